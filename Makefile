@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make              build the modules against KDIR (default: the cached
+#                     test kernel, set up and built on first use)
+#   make KDIR=...     build against your own Rust-enabled kernel build tree
+#   make check        every test: host, KUnit and integration (in QEMU)
+#   make demo         boot the test kernel, load kfabric, print the listing
+#   make clean
+#
+# KERNEL=debug selects the debug test kernel (KASAN, lockdep, kmemleak...).
+
+KERNEL ?= base
+SCRIPTS := $(CURDIR)/scripts
+
+ifeq ($(origin KDIR),undefined)
+# Our cached test kernel; set up and built on first use.
+KDIR_CMD = $(SCRIPTS)/setup.sh && $(SCRIPTS)/kernel.sh $(KERNEL)
+export PATH := /usr/lib/llvm-19/bin:$(PATH)
+KBUILD_TOOLS = LLVM=1 RUSTC=/usr/bin/rustc \
+	BINDGEN=$(or $(KFABRIC_CACHE),/var/cache/kfabric)/tools/bin/bindgen
+else
+KDIR_CMD = echo $(KDIR)
+# A user's kernel: build the way it was built (clang => LLVM=1); RUSTC and
+# BINDGEN may be overridden on the command line.
+KBUILD_TOOLS = $(if $(shell grep -s '^CONFIG_CC_IS_CLANG=y' $(KDIR)/include/config/auto.conf),LLVM=1) \
+	$(if $(RUSTC),RUSTC=$(RUSTC)) $(if $(BINDGEN),BINDGEN=$(BINDGEN))
+endif
+
+.PHONY: all modules check demo clean host-test
+
+all: modules
+
+modules:
+	@kdir=$$($(KDIR_CMD)) && \
+	$(MAKE) -C $$kdir M=$(CURDIR) $(KBUILD_TOOLS) $(if $(KFI_TESTS),KFI_TESTS=1) modules
+
+check:
+	@$(SCRIPTS)/check.sh $(KERNEL)
+
+demo:
+	@$(SCRIPTS)/demo.sh $(KERNEL)
+
+host-test:
+	cargo test
+
+clean:
+	rm -rf target
+	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '*.cmd' -o -name 'modules.order' -o -name 'Module.symvers' \
+		-o -name '*.rmeta' -o -name '*_generated.rs' -o -name '*.d' \) \
+		-not -path './.git/*' -delete

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# make demo: set up, build, boot the test kernel, load kfabric and print the
+# provider/fabric/domain listing.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+variant=${1:-base}
+# shellcheck source=env.sh
+. "$here/env.sh"
+"$here/setup.sh"
+kdir=$("$here/kernel.sh" "$variant")
+make -s -C "$top" KDIR="$kdir" RUSTC="$RUSTC" BINDGEN="$BINDGEN" modules
+"$here/vm.sh" "$kdir" "$top/tests/guest/run.sh demo" |
+	sed -n '/^kfabric API/,/^KFI-DMESG-BEGIN/p' | grep -v '^KFI-DMESG-BEGIN'

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Locate, and build if missing, the cached test kernel.
+#   scripts/kernel.sh [base|debug]          build if needed, print the build dir
+#   scripts/kernel.sh --path [base|debug]   print the build dir only
+# The cache key covers the kernel source version, the toolchain versions and the
+# config fragments, so any change to one of them gives a new build.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+# shellcheck source=env.sh
+. "$here/env.sh"
+
+path_only=0
+if [ "${1:-}" = --path ]; then path_only=1; shift; fi
+variant=${1:-base}
+frags=("$top/tests/kconfig/base.config")
+case $variant in
+base) ;;
+debug) frags+=("$top/tests/kconfig/debug.config") ;;
+*) echo "kernel.sh: unknown variant '$variant' (base|debug)" >&2; exit 2 ;;
+esac
+
+key=$( {
+	dpkg-query -W -f='${Version}\n' linux-source-6.12
+	"$RUSTC" --version
+	clang --version | head -1
+	echo "bindgen $BINDGEN_VERSION"
+	cat "${frags[@]}"
+} | sha256sum | cut -c1-16)
+dir=$KFABRIC_CACHE/kernel/$variant-$key
+if [ $path_only = 1 ] || [ -e "$dir/.kfabric-built" ]; then
+	echo "$dir"
+	exit 0
+fi
+
+log=$KFABRIC_CACHE/kernel/$variant-$key.log
+echo "kernel: building the $variant test kernel (6-7 min on 2 cores; log: $log)" >&2
+tmp=$dir.tmp
+rm -rf "$tmp"
+mkdir -p "$tmp"
+(
+	set -e
+	tar -C "$tmp" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
+	cd "$tmp"
+	# shellcheck disable=SC2086
+	make $KMAKE_FLAGS tinyconfig
+	scripts/kconfig/merge_config.sh -m .config "${frags[@]}"
+	# shellcheck disable=SC2086
+	make $KMAKE_FLAGS olddefconfig
+	for f in "${frags[@]}"; do
+		# every =y option of the fragments must survive olddefconfig
+		grep -E '^CONFIG_[A-Z0-9_]+=y' "$f" | while read -r opt; do
+			grep -qx "$opt" .config || { echo "kernel.sh: $opt dropped" >&2; exit 1; }
+		done
+	done
+	# shellcheck disable=SC2086
+	make $KMAKE_FLAGS -j"$(($(nproc) + 1))" bzImage modules
+	# shellcheck disable=SC2086
+	make $KMAKE_FLAGS rustavailable
+) >"$log" 2>&1 || {
+	tail -40 "$log" >&2
+	echo "kernel: build failed, see $log" >&2
+	exit 1
+}
+touch "$tmp/.kfabric-built"
+rm -rf "$dir"
+mv "$tmp" "$dir"
+echo "$dir"

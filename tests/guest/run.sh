@@ -1,0 +1,88 @@
+#!/bin/bash
+# Runs inside the test VM (as root, host filesystem shared read-only).
+#   run.sh check   KUnit suites + integration checks
+#   run.sh demo    the listing
+# Prints results between markers that scripts/check.sh parses:
+#   "KFI-RESULT PASS|FAIL <name>" for each integration check,
+#   the KTAP of each KUnit suite between "KFI-KTAP-BEGIN/END",
+#   the guest's dmesg between "KFI-DMESG-BEGIN/END".
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mode=${1:-check}
+core=$top/rust/kfabric.ko
+kunit=$top/tests/kunit/kfabric_kunit.ko
+consumer=$top/tests/consumer/kfi_consumer.ko
+
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+dmesg -n 1 2>/dev/null
+
+result() { # result NAME CMD...
+	local name=$1
+	shift
+	if "$@" >/tmp/kfi-check.log 2>&1; then
+		echo "KFI-RESULT PASS $name"
+	else
+		echo "KFI-RESULT FAIL $name"
+		sed 's/^/    /' /tmp/kfi-check.log | tail -20
+	fi
+}
+
+listing() {
+	echo "kfabric API: $(cat /sys/module/kfabric/version 2>/dev/null || echo 1.7)"
+	echo "--- /sys/kernel/debug/kfabric/info ---"
+	cat /sys/kernel/debug/kfabric/info
+}
+
+load_unload_loop() {
+	local i
+	for i in $(seq 1 50); do
+		insmod "$core" || { echo "iteration $i: insmod kfabric"; return 1; }
+		insmod "$consumer" || { echo "iteration $i: insmod consumer"; return 1; }
+		# the consumer pins the core: unloading it first must fail
+		if rmmod kfabric 2>/dev/null; then echo "iteration $i: core unloaded under consumer"; return 1; fi
+		rmmod kfi_consumer || { echo "iteration $i: rmmod consumer"; return 1; }
+		rmmod kfabric || { echo "iteration $i: rmmod kfabric"; return 1; }
+	done
+	echo "50 load/unload cycles"
+}
+
+debugfs_empty_listing() {
+	insmod "$core" || return 1
+	local out
+	out=$(cat /sys/kernel/debug/kfabric/info)
+	rmmod kfabric || return 1
+	echo "$out"
+	[ "$out" = "# no provider registered" ]
+}
+
+consumer_rejects_missing_core() {
+	# without kfabric.ko the consumer's symbols cannot resolve
+	! insmod "$consumer" 2>/dev/null
+}
+
+case $mode in
+check)
+	result debugfs_empty_listing debugfs_empty_listing
+	result consumer_needs_core consumer_rejects_missing_core
+	result load_unload_50 load_unload_loop
+	insmod "$core"
+	# KUnit suites run when their module loads
+	insmod "$kunit"
+	for d in /sys/kernel/debug/kunit/*/; do
+		s=$(basename "$d")
+		echo "KFI-KTAP-BEGIN $s"
+		cat "$d/results"
+		echo "KFI-KTAP-END $s"
+	done
+	rmmod kfabric_kunit
+	result unload_after_kunit rmmod kfabric
+	;;
+demo)
+	insmod "$core"
+	listing
+	rmmod kfabric
+	;;
+esac
+echo "KFI-DMESG-BEGIN"
+dmesg
+echo "KFI-DMESG-END"
