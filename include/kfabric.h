@@ -7,33 +7,6 @@
  * attribute structures exchanged with kfi_getinfo(), the generic object
  * header &struct kfid that starts every kfabric object, and the calls that
  * work on any object (kfi_close(), kfi_control(), ...).
- *
- * Design
- * ------
- * The kfabric core module only brokers providers: it finds them for
- * kfi_getinfo() and opens fabrics with kfi_fabric().  Every later call is a
- * static inline wrapper in these headers that jumps straight through the
- * ops table the provider hung off the object, so the core is never on the
- * data path.
- *
- * Ops table contract
- * ------------------
- * Every ops table a provider exposes (&struct kfi_ops, &struct
- * kfi_ops_fabric, &struct kfi_ops_domain, &struct kfi_ops_ep, ...) MUST
- * have its .size member set to sizeof() the ops structure, and MUST fill
- * in every function pointer.  An operation the provider does not support
- * is filled with a stub returning -KFI_ENOSYS (see <kfi_enosys.h>).
- * Data-path wrappers call through the table without any check, for speed;
- * only wrappers of optional or later-added operations look at .size first,
- * via KFI_CHECK_OP(), and return -KFI_ENOSYS when the operation is absent.
- *
- * Context rules
- * -------------
- * Unless a wrapper's documentation says otherwise: calls that create,
- * configure, bind or destroy objects may sleep and are for process context
- * only; data-transfer calls, completion-queue and counter reads never sleep
- * and may be used from process or softirq context, also with spinlocks
- * held.
  */
 
 #ifndef _KFABRIC_H_
@@ -49,6 +22,45 @@
 #ifdef KFABRIC_DIRECT
 #error "kfabric: KFABRIC_DIRECT (provider-direct) builds are not supported"
 #endif
+
+/**
+ * DOC: Design
+ *
+ * The kfabric core module only brokers providers: it finds them for
+ * kfi_getinfo() and opens fabrics with kfi_fabric().  Every later call is a
+ * static inline wrapper in these headers that jumps straight through the
+ * ops table the provider hung off the object, so the core is never on the
+ * data path.
+ */
+
+/**
+ * DOC: Ops table contract
+ *
+ * Every ops table a provider exposes (&struct kfi_ops, &struct
+ * kfi_ops_fabric, &struct kfi_ops_domain, &struct kfi_ops_ep, ...) MUST
+ * have its .size member set to sizeof() the ops structure, e.g.
+ * ``.size = sizeof(struct kfi_ops_msg)``, and MUST fill in every function
+ * pointer.  An operation the provider does not support is filled with a
+ * stub returning -KFI_ENOSYS (see <kfi_enosys.h>), never left NULL.
+ *
+ * Data-path wrappers call through the table without any check, for speed.
+ * Only the wrappers of optional or later-added operations (the *sgl()
+ * calls added in API 1.7, kfi_join(), kfi_query_atomic(),
+ * kfi_cntr_adderr(), kfi_cntr_seterr()) test the table with
+ * KFI_CHECK_OP() first and return -KFI_ENOSYS when the operation is
+ * absent.
+ */
+
+/**
+ * DOC: Context rules
+ *
+ * Unless a wrapper's documentation says otherwise: calls that create,
+ * configure, bind or destroy objects may sleep and are for process context
+ * only; data-transfer calls, completion-queue and counter reads never sleep
+ * and may be used from process or softirq context, also with spinlocks
+ * held.  Callbacks (&typedef kfi_comp_handler, &typedef kfi_event_handler)
+ * run in the provider's completion context and must not sleep.
+ */
 
 struct kvec;
 struct bio_vec;
@@ -131,7 +143,7 @@ enum {
 };
 
 #ifndef UINT64_MAX
-#define UINT64_MAX		(~0ULL)
+#define UINT64_MAX		0xFFFFFFFFFFFFFFFFULL
 #endif
 
 /**
@@ -798,8 +810,7 @@ typedef void (*kfi_event_handler)(struct kfid_eq *eq, void *context);
  * @control: Object-specific control command (KFI_GETFIDFLAG...).
  * @ops_open: Open a named provider-specific interface on the object.
  *
- * Every op must be filled in; see the ops table contract in this header's
- * introduction.
+ * Every op must be filled in; see "Ops table contract" above.
  */
 struct kfi_ops {
 	size_t	size;

@@ -1,21 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kfabric endpoints and message transfers.
- *
- * An active endpoint (&struct kfid_ep) moves data.  A scalable endpoint is
- * an active endpoint with several transmit and receive contexts, each
- * itself a &struct kfid_ep, so that CPUs can post and complete work without
- * sharing queues.  A passive endpoint (&struct kfid_pep) only listens for
- * connection requests.
- *
- * Data-transfer calls
- * -------------------
- * The send, receive, RMA, tagged and atomic calls never sleep.  They may be
- * called from process or softirq context, also with spinlocks held.  When
- * the provider has no room to queue the operation they return -KFI_EAGAIN;
- * the consumer should reap completions and retry.  Buffers and the
- * operation context must stay valid until the operation's completion is
- * read (or, for inject calls, until the call returns).
  */
 
 #ifndef _KFI_ENDPOINT_H_
@@ -23,6 +8,27 @@
 
 #include <kfabric.h>
 #include <kfi_domain.h>
+
+/**
+ * DOC: Endpoints
+ *
+ * An active endpoint (&struct kfid_ep) moves data.  A scalable endpoint is
+ * an active endpoint with several transmit and receive contexts, each
+ * itself a &struct kfid_ep, so that CPUs can post and complete work without
+ * sharing queues.  A passive endpoint (&struct kfid_pep) only listens for
+ * connection requests.
+ */
+
+/**
+ * DOC: Data-transfer calls
+ *
+ * The send, receive, RMA, tagged and atomic calls never sleep.  They may be
+ * called from process or softirq context, also with spinlocks held.  When
+ * the provider has no room to queue the operation they return -KFI_EAGAIN;
+ * the consumer should reap completions and retry.  Buffers and the
+ * operation context must stay valid until the operation's completion is
+ * read (or, for inject calls, until the call returns).
+ */
 
 /**
  * struct kfi_msg - Full description of a message send or receive.
@@ -480,7 +486,8 @@ static inline int kfi_srx_context(struct kfid_domain *domain,
  *	KFI_ADDR_UNSPEC.
  * @context: Operation context.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: 0 on success, -KFI_EAGAIN if the receive queue is full, or
  * another negative error code.
  */
@@ -499,7 +506,8 @@ static inline ssize_t kfi_recv(struct kfid_ep *ep, void *buf, size_t len,
  * @src_addr: Source filter, or KFI_ADDR_UNSPEC.
  * @context: Operation context.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_recv().
  */
 static inline ssize_t kfi_recvv(struct kfid_ep *ep, const struct kvec *iov,
@@ -518,7 +526,8 @@ static inline ssize_t kfi_recvv(struct kfid_ep *ep, const struct kvec *iov,
  * @src_addr: Source filter, or KFI_ADDR_UNSPEC.
  * @context: Operation context.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_recv().
  */
 static inline ssize_t kfi_recvbv(struct kfid_ep *ep,
@@ -540,7 +549,8 @@ static inline ssize_t kfi_recvbv(struct kfid_ep *ep,
  *
  * Added in API 1.7; the wrapper checks that the provider has it.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_recv(), or -KFI_ENOSYS if unsupported.
  */
 static inline ssize_t kfi_recvsgl(struct kfid_ep *ep,
@@ -559,7 +569,8 @@ static inline ssize_t kfi_recvsgl(struct kfid_ep *ep,
  * @msg: Receive description.
  * @flags: Operation flags (KFI_MULTI_RECV, KFI_COMPLETION...).
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_recv().
  */
 static inline ssize_t kfi_recvmsg(struct kfid_ep *ep, const struct kfi_msg *msg,
@@ -577,7 +588,8 @@ static inline ssize_t kfi_recvmsg(struct kfid_ep *ep, const struct kfi_msg *msg,
  * @dest_addr: Destination (ignored on connected endpoints).
  * @context: Operation context.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: 0 on success, -KFI_EAGAIN if the transmit queue is full, or
  * another negative error code.
  */
@@ -597,7 +609,8 @@ static inline ssize_t kfi_send(struct kfid_ep *ep, const void *buf, size_t len,
  * @dest_addr: Destination.
  * @context: Operation context.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_send().
  */
 static inline ssize_t kfi_sendv(struct kfid_ep *ep, const struct kvec *iov,
@@ -616,7 +629,8 @@ static inline ssize_t kfi_sendv(struct kfid_ep *ep, const struct kvec *iov,
  * @dest_addr: Destination.
  * @context: Operation context.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_send().
  */
 static inline ssize_t kfi_sendbv(struct kfid_ep *ep,
@@ -638,7 +652,8 @@ static inline ssize_t kfi_sendbv(struct kfid_ep *ep,
  *
  * Added in API 1.7; the wrapper checks that the provider has it.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_send(), or -KFI_ENOSYS if unsupported.
  */
 static inline ssize_t kfi_sendsgl(struct kfid_ep *ep,
@@ -657,7 +672,8 @@ static inline ssize_t kfi_sendsgl(struct kfid_ep *ep,
  * @msg: Message description.
  * @flags: Operation flags (KFI_REMOTE_CQ_DATA, KFI_INJECT, KFI_MORE...).
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_send().
  */
 static inline ssize_t kfi_sendmsg(struct kfid_ep *ep, const struct kfi_msg *msg,
@@ -673,7 +689,8 @@ static inline ssize_t kfi_sendmsg(struct kfid_ep *ep, const struct kfi_msg *msg,
  * @len: Length of @buf.
  * @dest_addr: Destination.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_send().
  */
 static inline ssize_t kfi_inject(struct kfid_ep *ep, const void *buf,
@@ -692,7 +709,8 @@ static inline ssize_t kfi_inject(struct kfid_ep *ep, const void *buf,
  * @dest_addr: Destination.
  * @context: Operation context.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_send().
  */
 static inline ssize_t kfi_senddata(struct kfid_ep *ep, const void *buf,
@@ -710,7 +728,8 @@ static inline ssize_t kfi_senddata(struct kfid_ep *ep, const void *buf,
  * @data: Remote CQ data.
  * @dest_addr: Destination.
  *
- * Context: See "Data-transfer calls" above; does not sleep.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep (see "Data-transfer calls").
  * Return: As kfi_send().
  */
 static inline ssize_t kfi_injectdata(struct kfid_ep *ep, const void *buf,

@@ -8,12 +8,6 @@
  * kfi_getinfo() through ->kgetinfo and creates fabrics through ->kfabric;
  * everything after that goes through the ops tables of the objects it
  * creates (see the ops table contract in <kfabric.h>).
- *
- * Object lifetime helpers are provided for the &struct kfid header every
- * object starts with: kfi_init_id() when the object is created,
- * kfi_ref_id()/kfi_deref_id() around uses by other objects or by provider
- * code running outside the consumer's call, and kfi_close_id() in the close
- * op to wait for those uses to drain.
  */
 
 #ifndef _KFI_PROV_H_
@@ -26,12 +20,24 @@
 #include <kfabric.h>
 
 /**
+ * DOC: Object lifetime
+ *
+ * Helpers are provided for the &struct kfid header every object starts
+ * with: kfi_init_id() when the object is created, kfi_ref_id() and
+ * kfi_deref_id() around uses by other objects or by provider code running
+ * outside the consumer's call, and kfi_close_id() in the close op to wait
+ * for those uses to drain.  Every object a provider creates should also
+ * hold a kfi_ref_provider() reference until it is destroyed, so that
+ * kfi_provider_deregister() cannot complete under it.
+ */
+
+/**
  * struct kfi_provider - A registered kfabric provider.
  * @version: Provider version, packed with KFI_VERSION().
  * @kfi_version: kfabric API version the provider was built for; use
  *	KFI_VERSION(KFI_MAJOR_VERSION, KFI_MINOR_VERSION).
- * @context: Scratch space of the kfabric core; the provider must not use
- *	it.
+ * @context: Reserved for the kfabric core; providers leave it zeroed and
+ *	never touch it.
  * @name: Unique provider name (matched against fabric_attr->prov_name).
  * @kgetinfo: Answer kfi_getinfo(): return a kfi_info list (allocated with
  *	kfi_allocinfo()/kfi_dupinfo()) of configurations matching @hints, or

@@ -130,7 +130,8 @@ struct kfi_ops_rma {
  * @key: Remote key.
  * @context: Operation context.
  *
- * Context: Does not sleep; see the introduction of this header.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep.
  * Return: 0 on success, -KFI_EAGAIN if the queue is full, or another
  * negative error code.
  */

@@ -126,7 +126,8 @@ struct kfi_ops_tagged {
  * @ignore: Tag bits that need not match.
  * @context: Operation context.
  *
- * Context: Does not sleep; see the introduction of this header.
+ * Context: Process or softirq context, also with spinlocks held; does not
+ * sleep.
  * Return: 0 on success, -KFI_EAGAIN if the queue is full, or another
  * negative error code.
  */

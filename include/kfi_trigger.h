@@ -1,6 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kfabric triggered operations.
+ */
+
+#ifndef _KFI_TRIGGER_H_
+#define _KFI_TRIGGER_H_
+
+#include <linux/build_bug.h>
+#include <kfabric.h>
+#include <kfi_tagged.h>
+#include <kfi_rma.h>
+#include <kfi_atomic.h>
+
+/**
+ * DOC: Triggered operations
  *
  * A triggered operation is a data transfer (or counter update) that the
  * provider holds back until a counter reaches a threshold.  There are two
@@ -27,15 +40,6 @@
  * provider from submission until the operation has completed or has been
  * cancelled, and must stay valid that long.
  */
-
-#ifndef _KFI_TRIGGER_H_
-#define _KFI_TRIGGER_H_
-
-#include <linux/build_bug.h>
-#include <kfabric.h>
-#include <kfi_tagged.h>
-#include <kfi_rma.h>
-#include <kfi_atomic.h>
 
 /**
  * enum kfi_trigger_event - Kind of condition a triggered operation waits on.

@@ -100,7 +100,7 @@ static int kfi_info_show(struct seq_file *m, void *unused)
 	ret = kfi_getinfo(KFI_VERSION(KFI_MAJOR_VERSION, KFI_MINOR_VERSION),
 			  NULL, NULL, 0, NULL, &list);
 	if (ret == -ENODATA) {
-		seq_puts(m, "# no provider registered\n");
+		seq_puts(m, "# no entries\n");
 		return 0;
 	}
 	if (ret) {

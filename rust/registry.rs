@@ -82,13 +82,14 @@ pub(crate) fn register(p: ProviderPtr) -> core::result::Result<(), c_int> {
     })?
 }
 
-/// Unlists a provider and waits until it is unused. -ENOENT if not listed.
+/// Unlists a provider and waits until it is unused. -ENODATA if not listed
+/// (as upstream kfabric).
 pub(crate) fn deregister(prov: *mut crate::ffi::kfi_provider) -> core::result::Result<(), c_int> {
     let p = with(|r| {
         let slot = r.slots.iter_mut().find(|s| matches!(s, Some((_, q)) if q.as_ptr() == prov))?;
         slot.take().map(|(_, p)| p)
     })?
-    .ok_or(-(bindings::ENOENT as c_int))?;
+    .ok_or(-(bindings::ENODATA as c_int))?;
     // Outside the lock: may sleep until the last fabric is closed.
     p.release_and_wait();
     Ok(())

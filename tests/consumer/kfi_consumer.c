@@ -10,6 +10,15 @@
 #include <linux/string.h>
 #include <kfabric.h>
 #include <kfi_errno.h>
+#include <kfi_cxi_ext.h>
+#include <kfi_endpoint.h>
+#include <kfi_domain.h>
+#include <kfi_cm.h>
+#include <kfi_eq.h>
+#include <kfi_rma.h>
+#include <kfi_tagged.h>
+#include <kfi_atomic.h>
+#include <kfi_trigger.h>
 
 static int __init kfi_consumer_init(void)
 {

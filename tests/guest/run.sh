@@ -52,7 +52,15 @@ debugfs_empty_listing() {
 	out=$(cat /sys/kernel/debug/kfabric/info)
 	rmmod kfabric || return 1
 	echo "$out"
-	[ "$out" = "# no provider registered" ]
+	[ "$out" = "# no entries" ]
+}
+
+compat_module_loads() {
+	# every header and wrapper compiled; its provider registers and goes
+	insmod "$core" || return 1
+	insmod "$top/tests/compat/kfi_compat.ko" || { rmmod kfabric; return 1; }
+	grep -q 'provider "test" registered' <(dmesg) || { echo "no registration"; return 1; }
+	rmmod kfi_compat && rmmod kfabric
 }
 
 consumer_rejects_missing_core() {
@@ -64,6 +72,7 @@ case $mode in
 check)
 	result debugfs_empty_listing debugfs_empty_listing
 	result consumer_needs_core consumer_rejects_missing_core
+	result compat_headers_module compat_module_loads
 	result load_unload_50 load_unload_loop
 	insmod "$core"
 	# KUnit suites run when their module loads

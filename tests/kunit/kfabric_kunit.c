@@ -402,7 +402,7 @@ static void registry_rejects_bad_providers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_provider_register(&dup.prov), 0);
 	KUNIT_EXPECT_EQ(test, kfi_provider_deregister(&dup.prov), 0);
 
-	KUNIT_EXPECT_EQ(test, kfi_provider_deregister(&dup.prov), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kfi_provider_deregister(&dup.prov), -ENODATA);
 	KUNIT_EXPECT_EQ(test, kfi_provider_deregister(NULL), -EINVAL);
 }
 
