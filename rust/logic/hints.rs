@@ -128,13 +128,23 @@ fn attr<T>(offered: Option<T>, wanted: Option<T>, f: impl FnOnce(T, T) -> Check)
     }
 }
 
+/// The five flag fields tx and rx attributes share: (caps, mode, op_flags,
+/// msg_order, comp_order); modes are required-by-entry, the rest offered.
+fn xattr_ok(o: [u64; 5], w: [u64; 5], m: [Mismatch; 5]) -> Check {
+    superset(o[0], w[0], m[0])?;
+    mode_ok(o[1], w[1], m[1])?;
+    superset(o[2], w[2], m[2])?;
+    superset(o[3], w[3], m[3])?;
+    superset(o[4], w[4], m[4])
+}
+
 fn tx_ok(o: TxAttr, w: TxAttr) -> Check {
     use Mismatch::*;
-    superset(o.caps, w.caps, TxCaps)?;
-    mode_ok(o.mode, w.mode, TxMode)?;
-    superset(o.op_flags, w.op_flags, TxOpFlags)?;
-    superset(o.msg_order, w.msg_order, TxMsgOrder)?;
-    superset(o.comp_order, w.comp_order, TxCompOrder)?;
+    xattr_ok(
+        [o.caps, o.mode, o.op_flags, o.msg_order, o.comp_order],
+        [w.caps, w.mode, w.op_flags, w.msg_order, w.comp_order],
+        [TxCaps, TxMode, TxOpFlags, TxMsgOrder, TxCompOrder],
+    )?;
     at_least(o.inject_size, w.inject_size, TxInjectSize)?;
     at_least(o.size, w.size, TxSize)?;
     at_least(o.iov_limit, w.iov_limit, TxIovLimit)?;
@@ -143,11 +153,11 @@ fn tx_ok(o: TxAttr, w: TxAttr) -> Check {
 
 fn rx_ok(o: RxAttr, w: RxAttr) -> Check {
     use Mismatch::*;
-    superset(o.caps, w.caps, RxCaps)?;
-    mode_ok(o.mode, w.mode, RxMode)?;
-    superset(o.op_flags, w.op_flags, RxOpFlags)?;
-    superset(o.msg_order, w.msg_order, RxMsgOrder)?;
-    superset(o.comp_order, w.comp_order, RxCompOrder)?;
+    xattr_ok(
+        [o.caps, o.mode, o.op_flags, o.msg_order, o.comp_order],
+        [w.caps, w.mode, w.op_flags, w.msg_order, w.comp_order],
+        [RxCaps, RxMode, RxOpFlags, RxMsgOrder, RxCompOrder],
+    )?;
     at_least(o.total_buffered_recv, w.total_buffered_recv, RxTotalBufferedRecv)?;
     at_least(o.size, w.size, RxSize)?;
     at_least(o.iov_limit, w.iov_limit, RxIovLimit)

@@ -279,19 +279,22 @@ fn version(w: &mut dyn Write, v: u32) -> fmt::Result {
     write!(w, "{}.{}", major(v), minor(v))
 }
 
+/// The five flag fields tx and rx attributes share, one line each.
+fn xattr_flags(w: &mut dyn Write, v: [u64; 5], ind: &str) -> fmt::Result {
+    let fields: [(&str, &[(u64, &str)]); 5] =
+        [("caps", CAPS), ("mode", MODES), ("op_flags", OP_FLAGS), ("msg_order", ORDER), ("comp_order", ORDER)];
+    for ((name, names), val) in fields.iter().zip(v) {
+        write!(w, "{ind}    {name}: ")?;
+        flags(w, val, names)?;
+        w.write_char('\n')?;
+    }
+    Ok(())
+}
+
 fn tx_attr(w: &mut dyn Write, a: &TxAttr, ind: &str) -> fmt::Result {
     writeln!(w, "{ind}kfi_tx_attr:")?;
-    write!(w, "{ind}    caps: ")?;
-    flags(w, a.caps, CAPS)?;
-    write!(w, "\n{ind}    mode: ")?;
-    flags(w, a.mode, MODES)?;
-    write!(w, "\n{ind}    op_flags: ")?;
-    flags(w, a.op_flags, OP_FLAGS)?;
-    write!(w, "\n{ind}    msg_order: ")?;
-    flags(w, a.msg_order, ORDER)?;
-    write!(w, "\n{ind}    comp_order: ")?;
-    flags(w, a.comp_order, ORDER)?;
-    writeln!(w, "\n{ind}    inject_size: {}", a.inject_size)?;
+    xattr_flags(w, [a.caps, a.mode, a.op_flags, a.msg_order, a.comp_order], ind)?;
+    writeln!(w, "{ind}    inject_size: {}", a.inject_size)?;
     writeln!(w, "{ind}    size: {}", a.size)?;
     writeln!(w, "{ind}    iov_limit: {}", a.iov_limit)?;
     writeln!(w, "{ind}    rma_iov_limit: {}", a.rma_iov_limit)?;
@@ -300,17 +303,8 @@ fn tx_attr(w: &mut dyn Write, a: &TxAttr, ind: &str) -> fmt::Result {
 
 fn rx_attr(w: &mut dyn Write, a: &RxAttr, ind: &str) -> fmt::Result {
     writeln!(w, "{ind}kfi_rx_attr:")?;
-    write!(w, "{ind}    caps: ")?;
-    flags(w, a.caps, CAPS)?;
-    write!(w, "\n{ind}    mode: ")?;
-    flags(w, a.mode, MODES)?;
-    write!(w, "\n{ind}    op_flags: ")?;
-    flags(w, a.op_flags, OP_FLAGS)?;
-    write!(w, "\n{ind}    msg_order: ")?;
-    flags(w, a.msg_order, ORDER)?;
-    write!(w, "\n{ind}    comp_order: ")?;
-    flags(w, a.comp_order, ORDER)?;
-    writeln!(w, "\n{ind}    total_buffered_recv: {}", a.total_buffered_recv)?;
+    xattr_flags(w, [a.caps, a.mode, a.op_flags, a.msg_order, a.comp_order], ind)?;
+    writeln!(w, "{ind}    total_buffered_recv: {}", a.total_buffered_recv)?;
     writeln!(w, "{ind}    size: {}", a.size)?;
     writeln!(w, "{ind}    iov_limit: {}", a.iov_limit)
 }

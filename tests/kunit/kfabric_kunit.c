@@ -47,7 +47,8 @@ struct fake_prov {
 	bool registered;
 	/* behaviour switches and what the core passed in */
 	int getinfo_ret, fabric_ret;
-	int getinfo_calls, fabrics_open, closes;
+	atomic_t getinfo_calls, fabrics_open, closes;
+	spinlock_t seen_lock;	/* protects the seen_* fields */
 	u64 seen_flags;
 	char seen_node[32], seen_service[32];
 	u32 seen_version;
@@ -79,8 +80,8 @@ static int fake_close(struct kfid *fid)
 {
 	struct fake_fabric *f = container_of(fid, struct fake_fabric, fab.fid);
 
-	f->owner->fabrics_open--;
-	f->owner->closes++;
+	atomic_dec(&f->owner->fabrics_open);
+	atomic_inc(&f->owner->closes);
 	kfree(f);
 	return 0;
 }
@@ -180,12 +181,14 @@ static int fake_getinfo(struct fake_prov *p, uint32_t version,
 	struct kfi_info *head = NULL, **tail = &head;
 	int n;
 
-	p->getinfo_calls++;
+	atomic_inc(&p->getinfo_calls);
+	spin_lock(&p->seen_lock);
 	p->seen_version = version;
 	p->seen_flags = flags;
 	strscpy(p->seen_node, node ? node : "", sizeof(p->seen_node));
 	strscpy(p->seen_service, service ? service : "",
 		sizeof(p->seen_service));
+	spin_unlock(&p->seen_lock);
 	if (p->getinfo_ret)
 		return p->getinfo_ret;
 	for (n = 0; n < p->n_entries; n++) {
@@ -216,7 +219,7 @@ static int fake_fabric_open(struct fake_prov *p, struct kfi_fabric_attr *attr,
 	f->fab.fid.ops = &fake_fid_ops;
 	f->fab.ops = &fake_fabric_ops;
 	f->fab.api_version = V17;
-	p->fabrics_open++;
+	atomic_inc(&p->fabrics_open);
 	*fabric = &f->fab;
 	return 0;
 }
@@ -246,6 +249,7 @@ static void fake_reset(struct fake_prov *p, const char *name,
 		       const struct fake_entry *entries, int n)
 {
 	memset(p, 0, sizeof(*p));
+	spin_lock_init(&p->seen_lock);
 	p->prov.version = KFI_VERSION(1, 0);
 	p->prov.kfi_version = V17;
 	p->prov.name = name;
@@ -334,10 +338,10 @@ static void registry_two_providers_by_name(struct kunit *test)
 	f = container_of(fab, struct fake_fabric, fab);
 	KUNIT_EXPECT_PTR_EQ(test, f->owner, &beta);
 	KUNIT_EXPECT_PTR_EQ(test, fab->fid.context, (void *)&ctx);
-	KUNIT_EXPECT_EQ(test, beta.fabrics_open, 1);
-	KUNIT_EXPECT_EQ(test, alpha.fabrics_open, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&beta.fabrics_open), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.fabrics_open), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
-	KUNIT_EXPECT_EQ(test, beta.closes, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&beta.closes), 1);
 
 	attr.prov_name = "alpha";
 	KUNIT_ASSERT_EQ(test, kfi_fabric(&attr, &fab, NULL), 0);
@@ -347,7 +351,7 @@ static void registry_two_providers_by_name(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fab->fid.ops->bind(&fab->fid, NULL, 0),
 			-KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
-	KUNIT_EXPECT_EQ(test, alpha.closes, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.closes), 1);
 }
 
 static void registry_unknown_name(struct kunit *test)
@@ -366,11 +370,11 @@ static void registry_unknown_name(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_fabric(NULL, &fab, NULL), -EINVAL);
 	attr.prov_name = "alpha";
 	KUNIT_EXPECT_EQ(test, kfi_fabric(&attr, NULL, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, alpha.fabrics_open + beta.fabrics_open, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.fabrics_open) + atomic_read(&beta.fabrics_open), 0);
 
 	set_str(test, &h->fabric_attr->prov_name, "gamma");
 	KUNIT_EXPECT_EQ(test, getinfo_count(h), -ENODATA);
-	KUNIT_EXPECT_EQ(test, alpha.getinfo_calls + beta.getinfo_calls, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.getinfo_calls) + atomic_read(&beta.getinfo_calls), 0);
 	kfi_freeinfo(h);
 }
 
@@ -467,12 +471,79 @@ static void registry_deregister_waits_for_fabric(struct kunit *test)
 	kfi_freeinfo(h);
 }
 
+struct stress_ctx {
+	atomic_t stop;
+	atomic_t errors;
+	atomic_t rounds;
+	struct completion done;
+};
+
+/* Readers: kfi_getinfo and kfi_fabric/kfi_close in a loop. */
+static int stress_reader(void *arg)
+{
+	struct stress_ctx *c = arg;
+	struct kfi_fabric_attr attr = { .prov_name = "alpha" };
+	struct kfid_fabric *fab;
+	int n;
+
+	while (!atomic_read(&c->stop)) {
+		n = getinfo_count(NULL);
+		/*
+		 * alpha (2) and beta (1) always; gamma, answering with
+		 * alpha's callbacks (2 more), comes and goes.
+		 */
+		if (n != 3 && n != 5)
+			atomic_inc(&c->errors);
+		if (kfi_fabric(&attr, &fab, NULL) || kfi_close(&fab->fid))
+			atomic_inc(&c->errors);
+		atomic_inc(&c->rounds);
+		cond_resched();
+	}
+	complete(&c->done);
+	return 0;
+}
+
+static void registry_concurrent_register_and_getinfo(struct kunit *test)
+{
+	struct stress_ctx c;
+	struct fake_prov *gamma;
+	struct task_struct *t[3];
+	int i, n, rounds = 200;
+
+	gamma = kunit_kzalloc(test, sizeof(*gamma), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, gamma);
+	atomic_set(&c.stop, 0);
+	atomic_set(&c.errors, 0);
+	atomic_set(&c.rounds, 0);
+	init_completion(&c.done);
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		t[i] = kthread_run(stress_reader, &c, "kfi_stress%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t[i]));
+	}
+	for (n = 0; n < rounds; n++) {
+		fake_reset(gamma, "gamma", "gamma-fab", alpha_getinfo,
+			   alpha_fabric, NULL, 0);
+		KUNIT_EXPECT_EQ(test, kfi_provider_register(&gamma->prov), 0);
+		usleep_range(50, 100);
+		KUNIT_EXPECT_EQ(test, kfi_provider_deregister(&gamma->prov), 0);
+	}
+	atomic_set(&c.stop, 1);
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&c.done,
+								  30 * HZ),
+				0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.errors), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&c.rounds), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.fabrics_open), 0);
+}
+
 static struct kunit_case registry_cases[] = {
 	KUNIT_CASE(registry_two_providers_by_name),
 	KUNIT_CASE(registry_unknown_name),
 	KUNIT_CASE(registry_rejects_bad_providers),
 	KUNIT_CASE(registry_fabric_pins_module),
 	KUNIT_CASE(registry_deregister_waits_for_fabric),
+	KUNIT_CASE_SLOW(registry_concurrent_register_and_getinfo),
 	{}
 };
 
@@ -557,7 +628,7 @@ static void getinfo_hint_names(struct kunit *test)
 	set_str(test, &h->fabric_attr->prov_name, "beta");
 	KUNIT_EXPECT_EQ(test, getinfo_count(h), 1);
 	/* only the named provider is asked */
-	KUNIT_EXPECT_EQ(test, alpha.getinfo_calls, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.getinfo_calls), 0);
 	set_str(test, &h->fabric_attr->prov_name, "alpha");
 	KUNIT_EXPECT_EQ(test, getinfo_count(h), 2);
 	kfree(h->fabric_attr->prov_name);
@@ -633,7 +704,7 @@ static void getinfo_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, "7471", KFI_NUMERICHOST,
 					  NULL, &list), -EINVAL);
 	/* nothing reached a provider */
-	KUNIT_EXPECT_EQ(test, alpha.getinfo_calls + beta.getinfo_calls, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.getinfo_calls) + atomic_read(&beta.getinfo_calls), 0);
 	/* an older API version is served */
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(KFI_VERSION(1, 5), NULL, NULL, 0,
 					  NULL, &list), 0);
@@ -648,8 +719,8 @@ static void getinfo_passes_arguments(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "::1", "7471",
 					  KFI_SOURCE | KFI_NUMERICHOST, NULL,
 					  &list), 0);
-	KUNIT_EXPECT_EQ(test, alpha.getinfo_calls, 1);
-	KUNIT_EXPECT_EQ(test, beta.getinfo_calls, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.getinfo_calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&beta.getinfo_calls), 1);
 	KUNIT_EXPECT_EQ(test, alpha.seen_flags, KFI_SOURCE | KFI_NUMERICHOST);
 	KUNIT_EXPECT_STREQ(test, alpha.seen_node, "::1");
 	KUNIT_EXPECT_STREQ(test, beta.seen_service, "7471");
@@ -695,7 +766,7 @@ static void getinfo_result_opens_fabric(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, dup);
 	kfi_freeinfo(list);
 	KUNIT_ASSERT_EQ(test, kfi_fabric(dup->fabric_attr, &fab, NULL), 0);
-	KUNIT_EXPECT_EQ(test, alpha.fabrics_open, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.fabrics_open), 1);
 	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
 	kfi_freeinfo(dup);
 }
