@@ -3,21 +3,34 @@
 //! the caller promises a numeric address, so no name resolution may happen and
 //! anything else is rejected with -EINVAL before a provider sees it.
 
-/// True for a dotted-quad IPv4 address (exactly four decimal parts, 0..=255,
-/// no leading `+`/`-`, no empty part).
-pub fn is_ipv4(s: &[u8]) -> bool {
+/// Parses a dotted-quad IPv4 address (exactly four decimal parts, 0..=255,
+/// no sign, no empty part) into its four bytes, network order.
+pub fn parse_ipv4(s: &[u8]) -> Option<[u8; 4]> {
+    let mut out = [0u8; 4];
     let mut parts = 0;
     for part in s.split(|&b| b == b'.') {
-        parts += 1;
-        if part.is_empty() || part.len() > 3 || !part.iter().all(u8::is_ascii_digit) {
-            return false;
+        if parts == 4 || part.is_empty() || part.len() > 3 || !part.iter().all(u8::is_ascii_digit) {
+            return None;
         }
         let v = part.iter().fold(0u32, |a, &d| a * 10 + u32::from(d - b'0'));
-        if v > 255 {
-            return false;
-        }
+        out[parts] = u8::try_from(v).ok()?;
+        parts += 1;
     }
-    parts == 4
+    (parts == 4).then_some(out)
+}
+
+/// True for a dotted-quad IPv4 address.
+pub fn is_ipv4(s: &[u8]) -> bool {
+    parse_ipv4(s).is_some()
+}
+
+/// Parses a numeric service (port) "0".."65535"; no sign, no spaces.
+pub fn parse_port(s: &[u8]) -> Option<u16> {
+    if s.is_empty() || s.len() > 5 || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let v = s.iter().fold(0u32, |a, &d| a * 10 + u32::from(d - b'0'));
+    u16::try_from(v).ok()
 }
 
 /// True for an IPv6 address in the textual forms of RFC 4291 (hex groups,

@@ -10,11 +10,14 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:-check}
 core=$top/rust/kfabric.ko
+tcp=$top/kfi_tcp/kfi_tcp.ko
 kunit=$top/tests/kunit/kfabric_kunit.ko
+tcp_kunit=$top/tests/kunit/kfi_tcp_kunit.ko
 consumer=$top/tests/consumer/kfi_consumer.ko
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 dmesg -n 1 2>/dev/null
+ip link set lo up
 
 result() { # result NAME CMD...
 	local name=$1
@@ -25,6 +28,22 @@ result() { # result NAME CMD...
 		echo "KFI-RESULT FAIL $name"
 		sed 's/^/    /' /tmp/kfi-check.log | tail -20
 	fi
+}
+
+# Loads a KUnit module (its suites run at load), prints the KTAP of the
+# suites it added, and unloads it (which removes their debugfs results).
+kunit_module() {
+	local before after s
+	before=$(ls /sys/kernel/debug/kunit/)
+	insmod "$1" || { echo "KFI-RESULT FAIL insmod_$(basename "$1")"; return; }
+	after=$(ls /sys/kernel/debug/kunit/)
+	for s in $after; do
+		grep -qx "$s" <<<"$before" && continue
+		echo "KFI-KTAP-BEGIN $s"
+		cat "/sys/kernel/debug/kunit/$s/results"
+		echo "KFI-KTAP-END $s"
+	done
+	rmmod "$(basename "$1" .ko)"
 }
 
 listing() {
@@ -63,6 +82,13 @@ compat_module_loads() {
 	rmmod kfi_compat && rmmod kfabric
 }
 
+tcp_listing_shows_lo() {
+	local out
+	out=$(cat /sys/kernel/debug/kfabric/info)
+	grep -q 'prov_name: tcp' <<<"$out" && grep -q 'name: lo' <<<"$out" &&
+		grep -q 'name: 127.0.0.0/8' <<<"$out"
+}
+
 consumer_rejects_missing_core() {
 	# without kfabric.ko the consumer's symbols cannot resolve
 	! insmod "$consumer" 2>/dev/null
@@ -75,20 +101,26 @@ check)
 	result compat_headers_module compat_module_loads
 	result load_unload_50 load_unload_loop
 	insmod "$core"
-	# KUnit suites run when their module loads
-	insmod "$kunit"
-	for d in /sys/kernel/debug/kunit/*/; do
-		s=$(basename "$d")
-		echo "KFI-KTAP-BEGIN $s"
-		cat "$d/results"
-		echo "KFI-KTAP-END $s"
-	done
-	rmmod kfabric_kunit
+	# the core's suites use fake providers only: before kfi_tcp is loaded
+	kunit_module "$kunit"
+	result tcp_provider_loads insmod "$tcp"
+	kunit_module "$tcp_kunit"
+	result tcp_listing_shows_lo tcp_listing_shows_lo
+	result unload_tcp rmmod kfi_tcp
 	result unload_after_kunit rmmod kfabric
+	if [ -e /sys/kernel/debug/kmemleak ]; then
+		# debug kernel: report anything our modules leaked
+		echo scan >/sys/kernel/debug/kmemleak
+		sleep 6
+		echo scan >/sys/kernel/debug/kmemleak
+		grep -A12 'unreferenced object' /sys/kernel/debug/kmemleak | grep -B3 -A9 -E 'kfi|kfabric' || true
+	fi
 	;;
 demo)
 	insmod "$core"
+	insmod "$tcp"
 	listing
+	rmmod kfi_tcp
 	rmmod kfabric
 	;;
 esac

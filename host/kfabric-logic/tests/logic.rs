@@ -204,7 +204,30 @@ fn numeric_hosts() {
     }
 }
 
+#[test]
+fn ports_and_ipv4_bytes() {
+    assert_eq!(host::parse_ipv4(b"10.1.2.3"), Some([10, 1, 2, 3]));
+    assert_eq!(host::parse_ipv4(b"10.1.2.3.4"), None);
+    assert_eq!(host::parse_port(b"0"), Some(0));
+    assert_eq!(host::parse_port(b"47592"), Some(47592));
+    assert_eq!(host::parse_port(b"65535"), Some(65535));
+    for bad in ["", "65536", "99999", "-1", "+5", " 1", "0x10", "123456"] {
+        assert_eq!(host::parse_port(bad.as_bytes()), None, "{bad}");
+    }
+}
+
 proptest! {
+    #[test]
+    fn ipv4_parse_matches_std(a: [u8; 4]) {
+        let s = std::net::Ipv4Addr::from(a).to_string();
+        prop_assert_eq!(host::parse_ipv4(s.as_bytes()), Some(a));
+    }
+
+    #[test]
+    fn port_parse_matches_std(p: u16) {
+        prop_assert_eq!(host::parse_port(p.to_string().as_bytes()), Some(p));
+    }
+
     #[test]
     fn ipv4_display_accepted(a: [u8; 4]) {
         let s = std::net::Ipv4Addr::from(a).to_string();

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Host build of `kfi_tcp/logic` (plus the core's `host` parser it uses):
+//! the same source files `kfi_tcp.ko` compiles.
+#![no_std]
+
+#[path = "../../rust/logic/host.rs"]
+pub mod host;
+#[path = "../../kfi_tcp/logic/plan.rs"]
+pub mod plan;
+
+/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan}`.
+pub mod logic {
+    pub use crate::{host, plan};
+}

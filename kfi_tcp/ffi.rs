@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+//! FFI layer of kfi_tcp.ko: bindings and RAII wrappers over C structures.
+//! Every `unsafe` block states the contract it relies on.
+
+use core::ffi::{c_char, c_int, c_void};
+use core::ptr::{self, NonNull};
+use kernel::bindings;
+use kernel::prelude::*;
+
+/// Bindings generated from `include/` and `tcp_sys.h` at build time.
+#[allow(
+    non_camel_case_types,
+    non_upper_case_globals,
+    non_snake_case,
+    dead_code,
+    improper_ctypes,
+    unreachable_pub,
+    missing_docs,
+    clippy::all
+)]
+pub(crate) mod sys {
+    include!("tcp_sys_generated.rs");
+}
+
+pub(crate) use sys::kfi_info;
+
+/// Bytes of a C string, without the NUL; `None` for NULL.
+///
+/// # Safety
+/// `s` is NULL or a valid NUL-terminated string for `'a`.
+pub(crate) unsafe fn c_bytes<'a>(s: *const c_char) -> Option<&'a [u8]> {
+    if s.is_null() {
+        return None;
+    }
+    // SAFETY: non-NULL and NUL-terminated for 'a (caller's contract).
+    Some(unsafe { core::ffi::CStr::from_ptr(s) }.to_bytes())
+}
+
+/// The registered provider: allocated, registered with the core on
+/// creation, deregistered (waiting until unused) and freed on drop.
+///
+/// # Invariants
+/// `prov` is a live allocation registered with the core until drop.
+pub(crate) struct Registration {
+    prov: NonNull<sys::kfi_provider>,
+}
+
+// SAFETY: the provider structure is shared with the core by design; we only
+// free it after deregistration returned.
+unsafe impl Send for Registration {}
+// SAFETY: as above; `&Registration` gives no access to it.
+unsafe impl Sync for Registration {}
+
+impl Registration {
+    /// Registers `p` (allocated here, so that its address is stable).
+    pub(crate) fn new(p: sys::kfi_provider) -> Result<Self> {
+        let b = KBox::new(p, GFP_KERNEL)?;
+        let prov = NonNull::from(KBox::leak(b));
+        // SAFETY: `prov` is valid until we free it in drop, after
+        // deregistration; the owner is this module.
+        let ret = unsafe { sys::__kfi_provider_register(prov.as_ptr(), sys::kfi_tcp_glue_this_module()) };
+        if ret != 0 {
+            // SAFETY: not registered: still exclusively ours.
+            drop(unsafe { KBox::from_raw(prov.as_ptr()) });
+            return Err(Error::from_errno(ret));
+        }
+        Ok(Registration { prov })
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        // SAFETY: registered by `new`; deregister returns once the core
+        // holds no reference any more.
+        let ret = unsafe { sys::kfi_provider_deregister(self.prov.as_ptr()) };
+        if ret != 0 {
+            pr_err!("deregister: {}\n", ret);
+            return; // leak rather than free what the core may still use
+        }
+        // SAFETY: allocated by `new`, unused by the core now.
+        drop(unsafe { KBox::from_raw(self.prov.as_ptr()) });
+    }
+}
+
+/// Up to `KFI_TCP_MAX_IFACES` IPv4 addresses of the caller's namespace.
+pub(crate) struct Ifaces {
+    list: KBox<[sys::kfi_tcp_iface; sys::KFI_TCP_MAX_IFACES as usize]>,
+    n: usize,
+}
+
+impl Ifaces {
+    /// Reads the interface list of the calling task's network namespace.
+    pub(crate) fn read() -> Result<Self> {
+        // SAFETY: all-zero is a valid `kfi_tcp_iface` array (bytes/bool).
+        let mut list: KBox<[sys::kfi_tcp_iface; sys::KFI_TCP_MAX_IFACES as usize]> =
+            KBox::new(unsafe { core::mem::zeroed() }, GFP_KERNEL)?;
+        let max = sys::KFI_TCP_MAX_IFACES as c_int;
+        // SAFETY: `list` has room for `max` entries.
+        let n = unsafe { sys::kfi_tcp_glue_ifaces(list.as_mut_ptr(), max) };
+        Ok(Ifaces { list, n: n.clamp(0, max) as usize })
+    }
+
+    /// The interfaces as the logic sees them.
+    pub(crate) fn views(&self) -> impl Iterator<Item = crate::logic::plan::Iface<'_>> {
+        self.list[..self.n].iter().map(|i| crate::logic::plan::Iface {
+            name: name_bytes(&i.name),
+            addr: i.addr,
+            prefix: i.prefix,
+            up: i.up,
+        })
+    }
+}
+
+/// A NUL-padded C char array as bytes (up to the first NUL).
+pub(crate) fn name_bytes(a: &[c_char]) -> &[u8] {
+    let len = a.iter().position(|&c| c == 0).unwrap_or(a.len());
+    // SAFETY: `c_char` and `u8` have the same size and alignment; the
+    // slice stays within `a`.
+    unsafe { core::slice::from_raw_parts(a.as_ptr().cast::<u8>(), len) }
+}
+
+/// A kmalloc'd copy of `bytes` with a NUL (for kfi_info strings).
+pub(crate) fn kstrdup(bytes: &[u8]) -> Result<*mut c_char> {
+    // SAFETY: `bytes` is valid for its length; kstrndup stops at `len`.
+    let p = unsafe { sys::kfi_tcp_glue_strndup(bytes.as_ptr().cast(), bytes.len()) };
+    if p.is_null() {
+        Err(ENOMEM)
+    } else {
+        Ok(p)
+    }
+}
+
+/// A kmalloc'd copy of `bytes`.
+pub(crate) fn kmemdup(bytes: &[u8]) -> Result<*mut c_void> {
+    // SAFETY: `bytes` is valid for its length.
+    let p = unsafe { sys::kfi_tcp_glue_memdup(bytes.as_ptr().cast(), bytes.len()) };
+    if p.is_null() {
+        Err(ENOMEM)
+    } else {
+        Ok(p)
+    }
+}
+
+/// An owned list of `kfi_info` entries being built for `kgetinfo`; freed
+/// with `kfi_freeinfo` unless handed to the caller.
+///
+/// # Invariants
+/// `head` is NULL or a list of `count` entries allocated with
+/// `kfi_allocinfo`, owned by us.
+pub(crate) struct InfoList {
+    head: *mut kfi_info,
+    count: usize,
+}
+
+impl InfoList {
+    pub(crate) fn new() -> Self {
+        InfoList { head: ptr::null_mut(), count: 0 }
+    }
+
+    /// Appends a fresh entry (every attribute allocated) and returns it to
+    /// be filled in.
+    pub(crate) fn push(&mut self) -> Result<&mut kfi_info> {
+        // SAFETY: plain allocation through the core.
+        let e = unsafe { sys::kfi_allocinfo() };
+        if e.is_null() {
+            return Err(ENOMEM);
+        }
+        let mut link: *mut *mut kfi_info = &mut self.head;
+        // SAFETY: walking our own list (invariant); lists are short.
+        unsafe {
+            while !(*link).is_null() {
+                link = &mut (**link).next;
+            }
+            *link = e;
+        }
+        self.count += 1;
+        // SAFETY: `e` is a valid entry owned by the list, borrowed mutably
+        // for as long as `self`.
+        Ok(unsafe { &mut *e })
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Hands the list over (to the core, which gives it to the consumer).
+    pub(crate) fn into_raw(self) -> *mut kfi_info {
+        let h = self.head;
+        core::mem::forget(self);
+        h
+    }
+}
+
+impl Drop for InfoList {
+    fn drop(&mut self) {
+        // SAFETY: our own list (invariant), freed once.
+        unsafe { sys::kfi_freeinfo(self.head) }
+    }
+}
+
+/// Negative errno as the C ABI wants it.
+pub(crate) fn neg(e: u32) -> c_int {
+    -(e as c_int)
+}
+
+/// `-EINVAL`, the most common answer to a bad argument.
+pub(crate) fn einval() -> c_int {
+    neg(bindings::EINVAL)
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfi_tcp.ko, C side: the ops tables of the provider's objects (the slots
+ * not implemented yet are kfi_enosys.h's -KFI_ENOSYS defaults, never NULL)
+ * and wrappers of kernel inlines and macros the Rust side cannot call.
+ */
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/nsproxy.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/net_namespace.h>
+
+#include <kfi_enosys.h>
+#include "tcp_sys.h"
+
+/**
+ * kfi_tcp_glue_ifaces() - List the IPv4 addresses of the caller's network
+ * namespace.
+ * @out: Array of at least @max entries.
+ * @max: Capacity of @out.
+ *
+ * Context: Process context (reads under RCU, does not sleep).
+ * Return: Number of entries written; at most @max.
+ */
+int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max)
+{
+	struct net *net = current->nsproxy->net_ns;
+	struct net_device *dev;
+	struct in_device *in_dev;
+	const struct in_ifaddr *ifa;
+	int n = 0;
+
+	rcu_read_lock();
+	for_each_netdev_rcu(net, dev) {
+		in_dev = __in_dev_get_rcu(dev);
+		if (!in_dev)
+			continue;
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			if (n == max)
+				goto out;
+			strscpy(out[n].name, dev->name, sizeof(out[n].name));
+			memcpy(out[n].addr, &ifa->ifa_local, 4);
+			out[n].prefix = ifa->ifa_prefixlen;
+			out[n].up = !!(dev->flags & IFF_UP);
+			n++;
+		}
+	}
+out:
+	rcu_read_unlock();
+	return n;
+}
+
+/* The caller's network namespace, referenced; put with _put_net(). */
+void *kfi_tcp_glue_get_net(void)
+{
+	return get_net(current->nsproxy->net_ns);
+}
+
+void kfi_tcp_glue_put_net(void *net)
+{
+	put_net(net);
+}
+
+/* kmalloc'd copies for kfi_info fields (kfi_freeinfo kfree()s them). */
+char *kfi_tcp_glue_strndup(const char *s, size_t len)
+{
+	return kstrndup(s, len, GFP_KERNEL);
+}
+
+void *kfi_tcp_glue_memdup(const void *p, size_t len)
+{
+	return kmemdup(p, len, GFP_KERNEL);
+}
+
+struct module *kfi_tcp_glue_this_module(void)
+{
+	return THIS_MODULE;
+}
+
+static struct kfi_ops kfi_tcp_fabric_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_tcp_fabric_close,
+	.bind = kfi_no_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_fabric kfi_tcp_fabric_ops = {
+	.size = sizeof(struct kfi_ops_fabric),
+	.domain = kfi_tcp_fabric_domain,
+	.passive_ep = kfi_no_passive_ep,
+	.eq_open = kfi_no_eq_open,
+	.wait_open = kfi_no_wait_open,
+};
+
+/**
+ * kfi_tcp_glue_fabric_init() - Fill the kfabric header of a new fabric.
+ * @fabric: The embedded struct kfid_fabric of the provider's fabric object.
+ * @context: The consumer's context.
+ */
+void kfi_tcp_glue_fabric_init(struct kfid_fabric *fabric, void *context)
+{
+	fabric->fid.fclass = KFI_CLASS_FABRIC;
+	fabric->fid.context = context;
+	fabric->fid.ops = &kfi_tcp_fabric_fid_ops;
+	fabric->ops = &kfi_tcp_fabric_ops;
+	fabric->api_version = KFI_VERSION(KFI_MAJOR_VERSION, KFI_MINOR_VERSION);
+}
+
+static struct kfi_ops kfi_tcp_domain_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_tcp_domain_close,
+	.bind = kfi_no_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_domain kfi_tcp_domain_ops = {
+	.size = sizeof(struct kfi_ops_domain),
+	.av_open = kfi_no_av_open,
+	.cq_open = kfi_no_cq_open,
+	.endpoint = kfi_no_endpoint,
+	.scalable_ep = kfi_no_scalable_ep,
+	.cntr_open = kfi_no_cntr_open,
+	.poll_open = kfi_no_poll_open,
+	.stx_ctx = kfi_no_stx_ctx,
+	.srx_ctx = kfi_no_srx_ctx,
+	.query_atomic = kfi_no_query_atomic,
+};
+
+static struct kfi_ops_mr kfi_tcp_mr_ops = {
+	.size = sizeof(struct kfi_ops_mr),
+	.reg = kfi_no_mr_reg,
+	.regv = kfi_no_mr_regv,
+	.regbv = kfi_no_mr_regbv,
+	.regattr = kfi_no_mr_regattr,
+	.regsgl = kfi_no_mr_regsgl,
+};
+
+/**
+ * kfi_tcp_glue_domain_init() - Fill the kfabric header of a new domain.
+ * @domain: The embedded struct kfid_domain of the provider's domain object.
+ * @context: The consumer's context.
+ */
+void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context)
+{
+	domain->fid.fclass = KFI_CLASS_DOMAIN;
+	domain->fid.context = context;
+	domain->fid.ops = &kfi_tcp_domain_fid_ops;
+	domain->ops = &kfi_tcp_domain_ops;
+	domain->mr = &kfi_tcp_mr_ops;
+}

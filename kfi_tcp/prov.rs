@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The provider's entry points: `kgetinfo` and `kfabric`.
+
+use crate::fabric;
+use crate::ffi::{self, einval, kfi_info, sys, InfoList};
+use crate::logic::plan::{self, Plan, SockIn};
+use crate::logic::writer::BufWriter;
+use core::ffi::{c_char, c_int, c_void};
+use core::fmt::Write;
+use kernel::bindings;
+use kernel::prelude::*;
+
+/// Provider version reported in `fabric_attr->prov_version`.
+const PROV_VERSION: u32 = (1 << 16) | 0;
+/// The wire protocol version of libfabric's tcp provider.
+const WIRE_VERSION: u32 = 3;
+/// Inject size and iov limits of the tcp wire protocol.
+const INJECT_SIZE: usize = 128;
+const IOV_LIMIT: usize = 4;
+/// Queue depths offered.
+const QUEUE_SIZE: usize = 1024;
+/// Largest message (1 GiB).
+const MAX_MSG_SIZE: usize = 1 << 30;
+
+const TX_CAPS: u64 = sys::KFI_MSG as u64
+    | sys::KFI_RMA as u64
+    | sys::KFI_TAGGED as u64
+    | sys::KFI_SEND as u64
+    | sys::KFI_READ as u64
+    | sys::KFI_WRITE as u64;
+const RX_CAPS: u64 = sys::KFI_MSG as u64
+    | sys::KFI_RMA as u64
+    | sys::KFI_TAGGED as u64
+    | sys::KFI_RECV as u64
+    | sys::KFI_REMOTE_READ as u64
+    | sys::KFI_REMOTE_WRITE as u64
+    | sys::KFI_MULTI_RECV as u64;
+const DOMAIN_CAPS: u64 = sys::KFI_LOCAL_COMM as u64 | sys::KFI_REMOTE_COMM as u64;
+/// A byte stream keeps everything in order except completions.
+const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
+    | sys::KFI_ORDER_RAW as u64
+    | sys::KFI_ORDER_RAS as u64
+    | sys::KFI_ORDER_WAR as u64
+    | sys::KFI_ORDER_WAW as u64
+    | sys::KFI_ORDER_WAS as u64
+    | sys::KFI_ORDER_SAR as u64
+    | sys::KFI_ORDER_SAW as u64
+    | sys::KFI_ORDER_SAS as u64;
+
+/// The provider structure handed to the core.
+pub(crate) fn provider() -> sys::kfi_provider {
+    // SAFETY: all-zero is valid for kfi_provider (pointers, integers,
+    // options of functions; comp/ref_cnt are set by the core).
+    let mut p: sys::kfi_provider = unsafe { core::mem::zeroed() };
+    p.version = PROV_VERSION;
+    p.kfi_version = (sys::KFI_MAJOR_VERSION << 16) | sys::KFI_MINOR_VERSION;
+    p.name = c"tcp".as_ptr();
+    p.kgetinfo = Some(tcp_getinfo);
+    p.kfabric = Some(tcp_fabric);
+    p
+}
+
+/// struct sockaddr_in as bytes: family (host order), port and address
+/// (network order), 8 bytes of zero.
+fn sockaddr_in(a: SockIn) -> [u8; 16] {
+    let mut s = [0u8; 16];
+    s[..2].copy_from_slice(&(bindings::AF_INET as u16).to_ne_bytes());
+    s[2..4].copy_from_slice(&a.port.to_be_bytes());
+    s[4..8].copy_from_slice(&a.addr);
+    s
+}
+
+fn fill(e: &mut kfi_info, iface: &plan::Iface<'_>, p: &Plan, version: u32) -> Result {
+    e.caps = TX_CAPS | RX_CAPS | DOMAIN_CAPS;
+    e.mode = 0;
+    e.addr_format = sys::KFI_SOCKADDR_IN;
+    if let Some(src) = p.src {
+        e.src_addr = ffi::kmemdup(&sockaddr_in(src))?;
+        e.src_addrlen = 16;
+    }
+    if let Some(dest) = p.dest {
+        e.dest_addr = ffi::kmemdup(&sockaddr_in(dest))?;
+        e.dest_addrlen = 16;
+    }
+    // SAFETY: kfi_allocinfo allocated all five attributes.
+    let (tx, rx, ep, dom, fab) = unsafe {
+        (&mut *e.tx_attr, &mut *e.rx_attr, &mut *e.ep_attr, &mut *e.domain_attr, &mut *e.fabric_attr)
+    };
+    tx.caps = TX_CAPS;
+    tx.msg_order = MSG_ORDER;
+    tx.inject_size = INJECT_SIZE;
+    tx.size = QUEUE_SIZE;
+    tx.iov_limit = IOV_LIMIT;
+    tx.rma_iov_limit = IOV_LIMIT;
+    rx.caps = RX_CAPS;
+    rx.msg_order = MSG_ORDER;
+    rx.size = QUEUE_SIZE;
+    rx.iov_limit = IOV_LIMIT;
+    ep.type_ = sys::KFI_EP_MSG;
+    ep.protocol = sys::KFI_PROTO_SOCK_TCP;
+    ep.protocol_version = WIRE_VERSION;
+    ep.max_msg_size = MAX_MSG_SIZE;
+    ep.max_order_raw_size = MAX_MSG_SIZE;
+    ep.max_order_war_size = MAX_MSG_SIZE;
+    ep.max_order_waw_size = MAX_MSG_SIZE;
+    ep.mem_tag_format = u64::MAX;
+    ep.tx_ctx_cnt = 1;
+    ep.rx_ctx_cnt = 1;
+    dom.name = ffi::kstrdup(iface.name)?;
+    dom.threading = sys::KFI_THREAD_SAFE;
+    dom.control_progress = sys::KFI_PROGRESS_AUTO;
+    dom.data_progress = sys::KFI_PROGRESS_AUTO;
+    dom.resource_mgmt = sys::KFI_RM_ENABLED;
+    dom.av_type = sys::KFI_AV_UNSPEC;
+    dom.mr_mode = 0;
+    dom.mr_key_size = 8;
+    dom.cq_data_size = 8;
+    dom.cq_cnt = 256;
+    dom.ep_cnt = 8192;
+    dom.tx_ctx_cnt = 8192;
+    dom.rx_ctx_cnt = 8192;
+    dom.max_ep_tx_ctx = 1;
+    dom.max_ep_rx_ctx = 1;
+    dom.cntr_cnt = 256;
+    dom.mr_iov_limit = IOV_LIMIT;
+    dom.mr_cnt = 65535;
+    dom.caps = DOMAIN_CAPS;
+    // Fabric name: the interface's subnet, "a.b.c.d/prefix".
+    let mut buf = [0u8; 24];
+    let mut w = BufWriter::new(&mut buf);
+    let s = iface.subnet();
+    let _ = write!(w, "{}.{}.{}.{}/{}", s[0], s[1], s[2], s[3], iface.prefix.min(32));
+    fab.name = ffi::kstrdup(w.as_bytes())?;
+    fab.prov_name = ffi::kstrdup(b"tcp")?;
+    fab.prov_version = PROV_VERSION;
+    fab.api_version = version;
+    Ok(())
+}
+
+/// `kgetinfo`: one entry per usable IPv4 interface of the caller's network
+/// namespace (see `logic::plan`). Hints are applied again by the core.
+unsafe extern "C" fn tcp_getinfo(
+    version: u32,
+    node: *const c_char,
+    service: *const c_char,
+    flags: u64,
+    hints: *mut kfi_info,
+    info: *mut *mut kfi_info,
+) -> c_int {
+    if info.is_null() {
+        return einval();
+    }
+    // This provider offers MSG endpoints only so far.
+    // SAFETY: the core passes NULL or valid hints.
+    if let Some(ep) = unsafe { hints.as_ref().and_then(|h| h.ep_attr.as_ref()) } {
+        if ep.type_ != sys::KFI_EP_UNSPEC && ep.type_ != sys::KFI_EP_MSG {
+            return ffi::neg(bindings::ENODATA);
+        }
+    }
+    let Ok(ifaces) = ffi::Ifaces::read() else {
+        return ffi::neg(bindings::ENOMEM);
+    };
+    let views: KVec<plan::Iface<'_>> = match KVec::with_capacity(sys::KFI_TCP_MAX_IFACES as usize, GFP_KERNEL) {
+        Ok(mut v) => {
+            for i in ifaces.views() {
+                // Capacity reserved above: cannot fail.
+                let _ = v.push(i, GFP_KERNEL);
+            }
+            v
+        }
+        Err(_) => return ffi::neg(bindings::ENOMEM),
+    };
+    let mut plans = [Plan::default(); sys::KFI_TCP_MAX_IFACES as usize];
+    let source = flags & sys::KFI_SOURCE as u64 != 0;
+    // SAFETY: the core passes NULL or valid strings.
+    let (node, service) = unsafe { (ffi::c_bytes(node), ffi::c_bytes(service)) };
+    let n = match plan::plan(&views, source, node, service, &mut plans) {
+        Ok(n) => n,
+        Err(e) => return e.errno(),
+    };
+    let mut list = InfoList::new();
+    for p in &plans[..n] {
+        let r = list.push().and_then(|e| fill(e, &views[p.iface], p, version));
+        if r.is_err() {
+            return ffi::neg(bindings::ENOMEM);
+        }
+    }
+    if list.is_empty() {
+        return ffi::neg(bindings::ENODATA);
+    }
+    // SAFETY: checked non-NULL above; the list becomes the caller's.
+    unsafe { *info = list.into_raw() };
+    0
+}
+
+/// `kfabric`: opens a fabric in the caller's network namespace.
+unsafe extern "C" fn tcp_fabric(
+    attr: *mut sys::kfi_fabric_attr,
+    fabric: *mut *mut sys::kfid_fabric,
+    context: *mut c_void,
+) -> c_int {
+    if attr.is_null() || fabric.is_null() {
+        return einval();
+    }
+    match fabric::Fabric::open(context) {
+        Ok(f) => {
+            // SAFETY: checked non-NULL above.
+            unsafe { *fabric = f };
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the Rust side of kfi_tcp.ko sees of C: the public kfabric headers and
+ * the functions of kfi_tcp_glue.c. bindgen turns this into
+ * tcp_sys_generated.rs at build time.
+ */
+#ifndef KFI_TCP_SYS_H
+#define KFI_TCP_SYS_H
+
+#include <kfabric.h>
+#include <kfi_domain.h>
+#include <kfi_errno.h>
+#include <kfi_prov.h>
+
+/* Longest interface name, with its NUL (IFNAMSIZ). */
+#define KFI_TCP_IFNAMSIZ 16
+/* At most this many IPv4 addresses are listed by one kfi_getinfo. */
+#define KFI_TCP_MAX_IFACES 32
+
+/**
+ * struct kfi_tcp_iface - One IPv4 address of a network interface.
+ * @name: Interface name, NUL-terminated.
+ * @addr: Address, network byte order, as bytes.
+ * @prefix: Prefix length of its subnet.
+ * @up: The interface is administratively up.
+ */
+struct kfi_tcp_iface {
+	char name[KFI_TCP_IFNAMSIZ];
+	unsigned char addr[4];
+	unsigned char prefix;
+	bool up;
+};
+
+int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max);
+void kfi_tcp_glue_fabric_init(struct kfid_fabric *fabric, void *context);
+void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
+void *kfi_tcp_glue_get_net(void);
+void kfi_tcp_glue_put_net(void *net);
+struct module *kfi_tcp_glue_this_module(void);
+char *kfi_tcp_glue_strndup(const char *s, size_t len);
+void *kfi_tcp_glue_memdup(const void *p, size_t len);
+
+/* Implemented in Rust. */
+int kfi_tcp_fabric_close(struct kfid *fid);
+int kfi_tcp_fabric_domain(struct kfid_fabric *fabric, struct kfi_info *info,
+			  struct kfid_domain **dom, void *context);
+int kfi_tcp_domain_close(struct kfid *fid);
+
+#endif

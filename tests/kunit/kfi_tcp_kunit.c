@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of the tcp provider (kfi_tcp.ko), through the public API
+ * only: what kfi_getinfo reports for the loopback interface, addresses from
+ * node/service, bad arguments, and the fabric/domain objects. Needs lo up
+ * (tests/guest/run.sh brings it up).
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <kfabric.h>
+#include <kfi_domain.h>
+#include <kfi_endpoint.h>
+#include <kfi_eq.h>
+#include <kfi_errno.h>
+
+#define V17 KFI_VERSION(1, 7)
+
+static struct kfi_info *tcp_hints(struct kunit *test)
+{
+	struct kfi_info *h = kfi_allocinfo();
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->fabric_attr->prov_name = kstrdup("tcp", GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h->fabric_attr->prov_name);
+	return h;
+}
+
+static struct kfi_info *find_domain(struct kfi_info *list, const char *name)
+{
+	for (; list; list = list->next)
+		if (list->domain_attr && list->domain_attr->name &&
+		    !strcmp(list->domain_attr->name, name))
+			return list;
+	return NULL;
+}
+
+static void expect_sin(struct kunit *test, void *addr, size_t len,
+		       __be32 ip, u16 port)
+{
+	struct sockaddr_in *sin = addr;
+
+	KUNIT_ASSERT_NOT_NULL(test, addr);
+	KUNIT_EXPECT_EQ(test, len, sizeof(*sin));
+	KUNIT_EXPECT_EQ(test, sin->sin_family, (sa_family_t)AF_INET);
+	KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), port);
+	KUNIT_EXPECT_EQ(test, sin->sin_addr.s_addr, ip);
+}
+
+static void tcp_getinfo_lists_loopback(struct kunit *test)
+{
+	struct kfi_info *h = tcp_hints(test), *list = NULL, *lo;
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
+	lo = find_domain(list, "lo");
+	KUNIT_ASSERT_NOT_NULL(test, lo);
+	KUNIT_EXPECT_STREQ(test, lo->fabric_attr->name, "127.0.0.0/8");
+	KUNIT_EXPECT_STREQ(test, lo->fabric_attr->prov_name, "tcp");
+	KUNIT_EXPECT_EQ(test, lo->ep_attr->type, KFI_EP_MSG);
+	KUNIT_EXPECT_EQ(test, lo->ep_attr->protocol, (u32)KFI_PROTO_SOCK_TCP);
+	KUNIT_EXPECT_EQ(test, lo->ep_attr->protocol_version, 3U);
+	KUNIT_EXPECT_EQ(test, lo->addr_format, (u32)KFI_SOCKADDR_IN);
+	KUNIT_EXPECT_EQ(test, lo->tx_attr->inject_size, (size_t)128);
+	KUNIT_EXPECT_EQ(test, lo->tx_attr->iov_limit, (size_t)4);
+	KUNIT_EXPECT_EQ(test, lo->tx_attr->rma_iov_limit, (size_t)4);
+	KUNIT_EXPECT_TRUE(test, (lo->caps & (KFI_MSG | KFI_RMA | KFI_TAGGED)) ==
+				(KFI_MSG | KFI_RMA | KFI_TAGGED));
+	KUNIT_EXPECT_EQ(test, lo->domain_attr->threading, KFI_THREAD_SAFE);
+	KUNIT_EXPECT_NULL(test, lo->src_addr);
+	KUNIT_EXPECT_NULL(test, lo->dest_addr);
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
+}
+
+static void tcp_getinfo_source_address(struct kunit *test)
+{
+	struct kfi_info *h = tcp_hints(test), *list = NULL;
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "127.0.0.1", "7471", KFI_SOURCE,
+					  h, &list), 0);
+	KUNIT_ASSERT_NOT_NULL(test, list);
+	KUNIT_EXPECT_NULL(test, list->next);
+	KUNIT_EXPECT_STREQ(test, list->domain_attr->name, "lo");
+	expect_sin(test, list->src_addr, list->src_addrlen,
+		   htonl(INADDR_LOOPBACK), 7471);
+	KUNIT_EXPECT_NULL(test, list->dest_addr);
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
+}
+
+static void tcp_getinfo_dest_address(struct kunit *test)
+{
+	struct kfi_info *h = tcp_hints(test), *list = NULL;
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "127.0.0.1", "47592", 0, h,
+					  &list), 0);
+	KUNIT_ASSERT_NOT_NULL(test, list);
+	/* the interface holding the peer comes first */
+	KUNIT_EXPECT_STREQ(test, list->domain_attr->name, "lo");
+	expect_sin(test, list->dest_addr, list->dest_addrlen,
+		   htonl(INADDR_LOOPBACK), 47592);
+	KUNIT_EXPECT_NULL(test, list->src_addr);
+	kfi_freeinfo(list);
+	/* localhost is the one name understood */
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "localhost", "1", 0, h, &list),
+			0);
+	expect_sin(test, list->dest_addr, list->dest_addrlen,
+		   htonl(INADDR_LOOPBACK), 1);
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
+}
+
+static void tcp_getinfo_bad_arguments(struct kunit *test)
+{
+	struct kfi_info *h = tcp_hints(test), *list = NULL;
+
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "no.such.host", NULL, 0, h,
+					  &list), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, "http", 0, h, &list),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, "65536", 0, h, &list),
+			-EINVAL);
+	/* an address no interface carries */
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "10.255.255.254", NULL,
+					  KFI_SOURCE, h, &list), -ENODATA);
+	/* only MSG endpoints are offered */
+	h->ep_attr->type = KFI_EP_RDM;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list),
+			-ENODATA);
+	KUNIT_EXPECT_NULL(test, list);
+	kfi_freeinfo(h);
+}
+
+static void tcp_fabric_domain_lifecycle(struct kunit *test)
+{
+	struct kfi_info *h = tcp_hints(test), *list = NULL, *lo;
+	struct kfid_fabric *fab;
+	struct kfid_domain *dom;
+	int ctx;
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
+	lo = find_domain(list, "lo");
+	KUNIT_ASSERT_NOT_NULL(test, lo);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(lo->fabric_attr, &fab, &ctx), 0);
+	KUNIT_EXPECT_EQ(test, fab->fid.fclass, (size_t)KFI_CLASS_FABRIC);
+	KUNIT_EXPECT_PTR_EQ(test, fab->fid.context, (void *)&ctx);
+	KUNIT_ASSERT_EQ(test, kfi_domain(fab, lo, &dom, &ctx), 0);
+	KUNIT_EXPECT_EQ(test, dom->fid.fclass, (size_t)KFI_CLASS_DOMAIN);
+	/* a fabric with an open domain cannot close */
+	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
+}
+
+static void tcp_domain_unknown_interface(struct kunit *test)
+{
+	struct kfi_info *h = tcp_hints(test), *list = NULL, *d;
+	struct kfid_fabric *fab;
+	struct kfid_domain *dom = NULL;
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
+	d = kfi_dupinfo(list);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	kfree(d->domain_attr->name);
+	d->domain_attr->name = kstrdup("nosuch0", GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(d->fabric_attr, &fab, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_domain(fab, d, &dom, NULL), -ENODEV);
+	KUNIT_EXPECT_NULL(test, dom);
+	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
+	kfi_freeinfo(d);
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
+}
+
+static void tcp_unimplemented_ops_enosys(struct kunit *test)
+{
+	struct kfi_info *h = tcp_hints(test), *list = NULL;
+	struct kfi_cq_attr cq_attr = { .format = KFI_CQ_FORMAT_CONTEXT };
+	struct kfi_eq_attr eq_attr = {};
+	struct kfid_fabric *fab;
+	struct kfid_domain *dom;
+	struct kfid_cq *cq;
+	struct kfid_eq *eq;
+	struct kfid_ep *ep;
+	struct kfid_pep *pep;
+	struct kfid_mr *mr;
+	char buf[8];
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(list->fabric_attr, &fab, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_domain(fab, list, &dom, NULL), 0);
+	/* not implemented yet: a clear error, never a NULL op */
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(dom, &cq_attr, &cq, NULL, NULL),
+			-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_endpoint(dom, list, &ep, NULL), -KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_passive_ep(fab, list, &pep, NULL),
+			-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_eq_open(fab, &eq_attr, &eq, NULL, NULL),
+			-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(dom, buf, sizeof(buf), KFI_SEND, 0, 0,
+					 0, &mr, NULL), -KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_close(&dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
+}
+
+static struct kunit_case tcp_cases[] = {
+	KUNIT_CASE(tcp_getinfo_lists_loopback),
+	KUNIT_CASE(tcp_getinfo_source_address),
+	KUNIT_CASE(tcp_getinfo_dest_address),
+	KUNIT_CASE(tcp_getinfo_bad_arguments),
+	KUNIT_CASE(tcp_fabric_domain_lifecycle),
+	KUNIT_CASE(tcp_domain_unknown_interface),
+	KUNIT_CASE(tcp_unimplemented_ops_enosys),
+	{}
+};
+
+static struct kunit_suite tcp_suite = {
+	.name = "kfi_tcp_provider",
+	.test_cases = tcp_cases,
+};
+
+kunit_test_suites(&tcp_suite);
+
+MODULE_DESCRIPTION("KUnit suite of the kfabric tcp provider");
+MODULE_LICENSE("GPL");
