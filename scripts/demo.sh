@@ -11,4 +11,4 @@ variant=${1:-base}
 kdir=$("$here/kernel.sh" "$variant")
 make -s -C "$top" KDIR="$kdir" RUSTC="$RUSTC" BINDGEN="$BINDGEN" modules
 "$here/vm.sh" "$kdir" "$top/tests/guest/run.sh demo" |
-	sed -n '/^kfabric API/,/^KFI-DMESG-BEGIN/p' | grep -v '^KFI-DMESG-BEGIN'
+	sed -n '/^--- loaded/,/^KFI-DMESG-BEGIN/p' | grep -v '^KFI-DMESG-BEGIN'

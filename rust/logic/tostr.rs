@@ -232,6 +232,9 @@ const OP_TYPES: &[&str] = &[
 
 /// Writes `[ A, B ]`; bits without a name are shown as one hex remainder.
 fn flags(w: &mut dyn Write, v: u64, names: &[(u64, &str)]) -> fmt::Result {
+    if v == 0 {
+        return w.write_str("[ ]");
+    }
     w.write_str("[ ")?;
     let mut rest = v;
     let mut first = true;

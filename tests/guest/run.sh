@@ -47,7 +47,7 @@ kunit_module() {
 }
 
 listing() {
-	echo "kfabric API: $(cat /sys/module/kfabric/version 2>/dev/null || echo 1.7)"
+	echo "--- loaded: $(lsmod | awk '$1 ~ /^(kfabric|kfi_)/ { printf "%s ", $1 }')"
 	echo "--- /sys/kernel/debug/kfabric/info ---"
 	cat /sys/kernel/debug/kfabric/info
 }

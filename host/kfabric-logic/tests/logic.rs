@@ -273,7 +273,7 @@ fn tostr_flags_and_enums() {
         o
     };
     assert_eq!(s(tostr::Value::Caps(KFI_MSG | KFI_RMA)), "[ KFI_MSG, KFI_RMA ]");
-    assert_eq!(s(tostr::Value::Caps(0)), "[  ]");
+    assert_eq!(s(tostr::Value::Caps(0)), "[ ]");
     assert_eq!(s(tostr::Value::Caps(KFI_MSG | 1)), "[ KFI_MSG, 0x1 ]");
     assert_eq!(s(tostr::Value::EpType(KFI_EP_RDM)), "KFI_EP_RDM");
     assert_eq!(s(tostr::Value::EpType(77)), "Unknown(77)");
