@@ -6,8 +6,8 @@
 //! tables (kfi_tcp_glue.c) call back into the `extern "C"` functions here,
 //! which recover the object with `container_of`. A fabric holds a reference
 //! on the caller's network namespace (sockets of its endpoints will live
-//! there) and counts its open domains: closing a fabric with open domains
-//! fails with -EBUSY, as a domain points at its fabric.
+//! there) and counts its open domains and EQs: closing a fabric with any
+//! open fails with -EBUSY, as they point at their fabric.
 
 use crate::ffi::{self, einval, kfi_info, sys};
 use core::ffi::{c_int, c_void};
@@ -22,8 +22,8 @@ pub(crate) struct Fabric {
     fab: sys::kfid_fabric,
     /// The network namespace, referenced (`get_net`) for the fabric's life.
     net: *mut c_void,
-    /// Open domains of this fabric.
-    domains: AtomicUsize,
+    /// Open domains and event queues of this fabric.
+    children: AtomicUsize,
 }
 
 impl Fabric {
@@ -34,7 +34,7 @@ impl Fabric {
                 // SAFETY: all-zero is a valid header; filled in below.
                 fab: unsafe { core::mem::zeroed() },
                 net: ptr::null_mut(),
-                domains: AtomicUsize::new(0),
+                children: AtomicUsize::new(0),
             },
             GFP_KERNEL,
         )?;
@@ -47,6 +47,34 @@ impl Fabric {
             Ok(&mut (*f).fab)
         }
     }
+
+    /// Recovers a fabric from its header.
+    ///
+    /// # Safety
+    /// `fab` is the header of a live fabric made by [`Fabric::open`] (our
+    /// fabric ops table only ever passes those).
+    pub(crate) unsafe fn from_header(fab: *mut sys::kfid_fabric) -> *mut Fabric {
+        // SAFETY: the header is the first field of `Fabric`.
+        unsafe { kernel::container_of!(fab, Fabric, fab) as *mut Fabric }
+    }
+
+    /// Counts a new domain or EQ of `f`.
+    ///
+    /// # Safety
+    /// `f` is a live fabric.
+    pub(crate) unsafe fn child_opened(f: *mut Fabric) {
+        // SAFETY: live by the caller's contract.
+        unsafe { (*f).children.fetch_add(1, Ordering::AcqRel) };
+    }
+
+    /// Uncounts a closed domain or EQ of `f`.
+    ///
+    /// # Safety
+    /// `f` is a live fabric with a child counted by `child_opened`.
+    pub(crate) unsafe fn child_closed(f: *mut Fabric) {
+        // SAFETY: live while the child was counted.
+        unsafe { (*f).children.fetch_sub(1, Ordering::AcqRel) };
+    }
 }
 
 /// `close` of a fabric (reached through the core's guard).
@@ -56,7 +84,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_close(fid: *mut sys::kfid) -> c_i
     // `Fabric::open`, whose header starts with this fid.
     let f = unsafe { kernel::container_of!(fid, Fabric, fab.fid) as *mut Fabric };
     // SAFETY: `f` is live until freed below.
-    if unsafe { (*f).domains.load(Ordering::Acquire) } != 0 {
+    if unsafe { (*f).children.load(Ordering::Acquire) } != 0 {
         return ffi::neg(bindings::EBUSY);
     }
     // SAFETY: allocated by `open` with KBox; no domain refers to it any
@@ -102,9 +130,8 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
             return ffi::neg(bindings::ENODEV);
         }
     }
-    // SAFETY: `fabric` is the header of one of our fabrics (only our
-    // fabric ops table reaches this function).
-    let f = unsafe { kernel::container_of!(fabric, Fabric, fab) as *mut Fabric };
+    // SAFETY: only our fabric ops table reaches this function.
+    let f = unsafe { Fabric::from_header(fabric) };
     let d = match KBox::new(
         Domain {
             // SAFETY: all-zero is a valid header; filled in below.
@@ -119,7 +146,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
     // SAFETY: `f` is live (the consumer holds it open while calling us);
     // `d` is our fresh allocation.
     unsafe {
-        (*f).domains.fetch_add(1, Ordering::AcqRel);
+        Fabric::child_opened(f);
         sys::kfi_tcp_glue_domain_init(&mut (*d).dom, context);
         *dom = &mut (*d).dom;
     }
@@ -133,6 +160,6 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_close(fid: *mut sys::kfid) -> c_i
     // whose header starts with this fid.
     let d = unsafe { KBox::from_raw(kernel::container_of!(fid, Domain, dom.fid) as *mut Domain) };
     // SAFETY: the fabric cannot be freed while this domain is counted.
-    unsafe { (*d.fabric).domains.fetch_sub(1, Ordering::AcqRel) };
+    unsafe { Fabric::child_closed(d.fabric) };
     0
 }

@@ -13,10 +13,12 @@
 //!   logic, also built as host crates;
 //! - `ffi.rs`: bindings generated from `include/` and `tcp_sys.h`, RAII
 //!   wrappers (the only `unsafe` besides the C entry points);
-//! - `prov.rs`: `kgetinfo`/`kfabric`; `fabric.rs`: fabric and domain.
+//! - `prov.rs`: `kgetinfo`/`kfabric`; `fabric.rs`: fabric and domain;
+//!   `eq.rs`: event queues.
 
 use kernel::prelude::*;
 
+mod eq;
 mod fabric;
 mod ffi;
 mod prov;
@@ -31,6 +33,8 @@ mod logic {
     pub mod writer;
     #[path = "../logic/plan.rs"]
     pub mod plan;
+    #[path = "../logic/eq.rs"]
+    pub mod eq;
 }
 
 module! {

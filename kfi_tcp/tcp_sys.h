@@ -9,6 +9,7 @@
 
 #include <kfabric.h>
 #include <kfi_domain.h>
+#include <kfi_eq.h>
 #include <kfi_errno.h>
 #include <kfi_prov.h>
 
@@ -34,6 +35,8 @@ struct kfi_tcp_iface {
 int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max);
 void kfi_tcp_glue_fabric_init(struct kfid_fabric *fabric, void *context);
 void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
+void kfi_tcp_glue_eq_init(struct kfid_eq *eq, void *context,
+			  kfi_event_handler handler);
 void *kfi_tcp_glue_get_net(void);
 void kfi_tcp_glue_put_net(void *net);
 struct module *kfi_tcp_glue_this_module(void);
@@ -45,5 +48,19 @@ int kfi_tcp_fabric_close(struct kfid *fid);
 int kfi_tcp_fabric_domain(struct kfid_fabric *fabric, struct kfi_info *info,
 			  struct kfid_domain **dom, void *context);
 int kfi_tcp_domain_close(struct kfid *fid);
+int kfi_tcp_fabric_eq_open(struct kfid_fabric *fabric, struct kfi_eq_attr *attr,
+			   struct kfid_eq **eq, kfi_event_handler handler,
+			   void *context);
+int kfi_tcp_eq_close(struct kfid *fid);
+ssize_t kfi_tcp_eq_read(struct kfid_eq *eq, uint32_t *event, void *buf,
+			size_t len, uint64_t flags);
+ssize_t kfi_tcp_eq_readerr(struct kfid_eq *eq, struct kfi_eq_err_entry *buf,
+			   uint64_t flags);
+ssize_t kfi_tcp_eq_write(struct kfid_eq *eq, uint32_t event, const void *buf,
+			 size_t len, uint64_t flags);
+ssize_t kfi_tcp_eq_sread(struct kfid_eq *eq, uint32_t *event, void *buf,
+			 size_t len, int timeout, uint64_t flags);
+const char *kfi_tcp_eq_strerror(struct kfid_eq *eq, int prov_errno,
+				const void *err_data, char *buf, size_t len);
 
 #endif

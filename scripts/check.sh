@@ -47,10 +47,17 @@ if grep -E '(^|[^-])warning:' "$logdir/build.log" | grep -v 'compiler differs' >
 	problems+=("build warnings")
 fi
 
+# The guest loads its modules from a copy, so that a build in the tree
+# while the guest runs cannot hand it modules of another kernel.
+kodir=$logdir/modules-$variant
+rm -rf "$kodir"
+mkdir -p "$kodir"
+find rust kfi_tcp tests -name '*.ko' -exec cp {} "$kodir/" \;
+
 # ---- guest
 echo "== guest ($variant kernel, QEMU)"
 guest_log=$logdir/guest-$variant.log
-timeout 1200 "$here/vm.sh" "$kdir" "$top/tests/guest/run.sh check" >"$guest_log" 2>&1
+timeout 1200 "$here/vm.sh" "$kdir" "$top/tests/guest/run.sh check $kodir" >"$guest_log" 2>&1
 vm_rc=$?
 if [ $vm_rc -ne 0 ]; then
 	problems+=("guest run exited $vm_rc")

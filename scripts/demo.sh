@@ -10,5 +10,8 @@ variant=${1:-base}
 "$here/setup.sh"
 kdir=$("$here/kernel.sh" "$variant")
 make -s -C "$top" KDIR="$kdir" RUSTC="$RUSTC" BINDGEN="$BINDGEN" modules
-"$here/vm.sh" "$kdir" "$top/tests/guest/run.sh demo" |
+kodir=$(mktemp -d)
+trap 'rm -rf "$kodir"' EXIT
+find "$top/rust" "$top/kfi_tcp" -name '*.ko' -exec cp {} "$kodir/" \;
+"$here/vm.sh" "$kdir" "$top/tests/guest/run.sh demo $kodir" |
 	sed -n '/^--- loaded/,/^KFI-DMESG-BEGIN/p' | grep -v '^KFI-DMESG-BEGIN'

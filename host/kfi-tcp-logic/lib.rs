@@ -7,8 +7,10 @@
 pub mod host;
 #[path = "../../kfi_tcp/logic/plan.rs"]
 pub mod plan;
+#[path = "../../kfi_tcp/logic/eq.rs"]
+pub mod eq;
 
-/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan}`.
+/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan, eq}`.
 pub mod logic {
-    pub use crate::{host, plan};
+    pub use crate::{eq, host, plan};
 }

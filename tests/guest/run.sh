@@ -1,19 +1,20 @@
 #!/bin/bash
 # Runs inside the test VM (as root, host filesystem shared read-only).
-#   run.sh check   KUnit suites + integration checks
-#   run.sh demo    the listing
+#   run.sh check KODIR   KUnit suites + integration checks
+#   run.sh demo KODIR    the listing
+# KODIR holds the built modules (copied there by the host scripts).
 # Prints results between markers that scripts/check.sh parses:
 #   "KFI-RESULT PASS|FAIL <name>" for each integration check,
 #   the KTAP of each KUnit suite between "KFI-KTAP-BEGIN/END",
 #   the guest's dmesg between "KFI-DMESG-BEGIN/END".
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:-check}
-core=$top/rust/kfabric.ko
-tcp=$top/kfi_tcp/kfi_tcp.ko
-kunit=$top/tests/kunit/kfabric_kunit.ko
-tcp_kunit=$top/tests/kunit/kfi_tcp_kunit.ko
-consumer=$top/tests/consumer/kfi_consumer.ko
+ko=${2:?module directory}
+core=$ko/kfabric.ko
+tcp=$ko/kfi_tcp.ko
+kunit=$ko/kfabric_kunit.ko
+tcp_kunit=$ko/kfi_tcp_kunit.ko
+consumer=$ko/kfi_consumer.ko
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 dmesg -n 1 2>/dev/null
@@ -77,7 +78,7 @@ debugfs_empty_listing() {
 compat_module_loads() {
 	# every header and wrapper compiled; its provider registers and goes
 	insmod "$core" || return 1
-	insmod "$top/tests/compat/kfi_compat.ko" || { rmmod kfabric; return 1; }
+	insmod "$ko/kfi_compat.ko" || { rmmod kfabric; return 1; }
 	grep -q 'provider "test" registered' <(dmesg) || { echo "no registration"; return 1; }
 	rmmod kfi_compat && rmmod kfabric
 }

@@ -6,7 +6,10 @@
  * (tests/guest/run.sh brings it up).
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/in.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -180,11 +183,9 @@ static void tcp_unimplemented_ops_enosys(struct kunit *test)
 {
 	struct kfi_info *h = tcp_hints(test), *list = NULL;
 	struct kfi_cq_attr cq_attr = { .format = KFI_CQ_FORMAT_CONTEXT };
-	struct kfi_eq_attr eq_attr = {};
 	struct kfid_fabric *fab;
 	struct kfid_domain *dom;
 	struct kfid_cq *cq;
-	struct kfid_eq *eq;
 	struct kfid_ep *ep;
 	struct kfid_pep *pep;
 	struct kfid_mr *mr;
@@ -199,14 +200,175 @@ static void tcp_unimplemented_ops_enosys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_endpoint(dom, list, &ep, NULL), -KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_passive_ep(fab, list, &pep, NULL),
 			-KFI_ENOSYS);
-	KUNIT_EXPECT_EQ(test, kfi_eq_open(fab, &eq_attr, &eq, NULL, NULL),
-			-KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_mr_reg(dom, buf, sizeof(buf), KFI_SEND, 0, 0,
 					 0, &mr, NULL), -KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_close(&dom->fid), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
 	kfi_freeinfo(list);
 	kfi_freeinfo(h);
+}
+
+/* ---------------------------------------------------------------- EQ */
+
+struct eq_fixture {
+	struct kfi_info *hints, *list;
+	struct kfid_fabric *fab;
+	struct kfid_eq *eq;
+	atomic_t handler_calls;
+};
+
+static void eq_handler(struct kfid_eq *eq, void *context)
+{
+	struct eq_fixture *f = context;
+
+	atomic_inc(&f->handler_calls);
+}
+
+static void eq_setup(struct kunit *test, struct eq_fixture *f, size_t size)
+{
+	struct kfi_eq_attr attr = { .size = size, .wait_obj = KFI_WAIT_NONE };
+
+	memset(f, 0, sizeof(*f));
+	f->hints = tcp_hints(test);
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, f->hints,
+					  &f->list), 0);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(f->list->fabric_attr, &f->fab, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(f->fab, &attr, &f->eq, eq_handler,
+					  f), 0);
+	KUNIT_EXPECT_EQ(test, f->eq->fid.fclass, (size_t)KFI_CLASS_EQ);
+}
+
+static void eq_teardown(struct kunit *test, struct eq_fixture *f)
+{
+	/* the fabric is busy while its EQ is open */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->eq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), 0);
+	kfi_freeinfo(f->list);
+	kfi_freeinfo(f->hints);
+}
+
+static void tcp_eq_write_read_in_order(struct kunit *test)
+{
+	struct eq_fixture f;
+	struct kfi_eq_entry in = { .data = 42 }, out;
+	struct kfi_eq_err_entry err;
+	char small[4];
+	uint32_t ev = 0;
+
+	eq_setup(test, &f, 8);
+	in.context = &f;
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, &out, sizeof(out), 0),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_NOTIFY, &in, sizeof(in), 0),
+			(ssize_t)sizeof(in));
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_MR_COMPLETE, "xyz", 3, 0),
+			(ssize_t)3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.handler_calls), 2);
+	/* too small a buffer loses nothing */
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, small, sizeof(small), 0),
+			(ssize_t)-KFI_ETOOSMALL);
+	/* peek leaves the entry */
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, &out, sizeof(out),
+					  KFI_PEEK), (ssize_t)sizeof(out));
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, &out, sizeof(out), 0),
+			(ssize_t)sizeof(out));
+	KUNIT_EXPECT_EQ(test, ev, (uint32_t)KFI_NOTIFY);
+	KUNIT_EXPECT_EQ(test, out.data, 42ULL);
+	KUNIT_EXPECT_PTR_EQ(test, out.context, (void *)&f);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, small, sizeof(small), 0),
+			(ssize_t)3);
+	KUNIT_EXPECT_EQ(test, ev, (uint32_t)KFI_MR_COMPLETE);
+	KUNIT_EXPECT_EQ(test, memcmp(small, "xyz", 3), 0);
+	/* no error entry queued */
+	KUNIT_EXPECT_EQ(test, kfi_eq_readerr(f.eq, &err, 0), (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_STREQ(test, kfi_eq_strerror(f.eq, -KFI_ETRUNC, NULL, NULL,
+						 0), "Truncation error");
+	eq_teardown(test, &f);
+}
+
+static void tcp_eq_full_and_bad_input(struct kunit *test)
+{
+	struct kfi_eq_attr attr = { .size = 100000 };
+	struct eq_fixture f;
+	struct kfid_eq *eq2;
+	char big[512] = {};
+	uint32_t ev;
+	int i;
+
+	eq_setup(test, &f, 4);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_NOTIFY, &i,
+						   sizeof(i), 0),
+				(ssize_t)sizeof(i));
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_NOTIFY, &i, sizeof(i), 0),
+			(ssize_t)-EAGAIN);
+	for (i = 0; i < 4; i++) {
+		int v = -1;
+
+		KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, &v, sizeof(v), 0),
+				(ssize_t)sizeof(v));
+		KUNIT_EXPECT_EQ(test, v, i);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_NOTIFY, big, sizeof(big),
+					   0), (ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_NOTIFY, &i, sizeof(i),
+					   1ULL << 3), (ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, big, sizeof(big),
+					  1ULL << 3), (ssize_t)-EINVAL);
+	/* bad attributes */
+	KUNIT_EXPECT_EQ(test, kfi_eq_open(f.fab, &attr, &eq2, NULL, NULL),
+			-EINVAL);
+	attr.size = 8;
+	attr.wait_obj = KFI_WAIT_SET;
+	KUNIT_EXPECT_EQ(test, kfi_eq_open(f.fab, &attr, &eq2, NULL, NULL),
+			-ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_eq_open(f.fab, NULL, &eq2, NULL, NULL),
+			-EINVAL);
+	eq_teardown(test, &f);
+}
+
+struct eq_writer {
+	struct kfid_eq *eq;
+	struct completion done;
+};
+
+static int eq_writer_fn(void *arg)
+{
+	struct eq_writer *w = arg;
+	u64 v = 7;
+
+	msleep(100);
+	kfi_eq_write(w->eq, KFI_NOTIFY, &v, sizeof(v), 0);
+	complete(&w->done);
+	return 0;
+}
+
+static void tcp_eq_sread_waits(struct kunit *test)
+{
+	struct eq_fixture f;
+	struct eq_writer w;
+	struct task_struct *t;
+	u64 v = 0;
+	uint32_t ev;
+	ktime_t start;
+
+	eq_setup(test, &f, 8);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_eq_sread(f.eq, &ev, &v, sizeof(v), 50, 0),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_GE(test, ktime_ms_delta(ktime_get(), start), 40LL);
+	/* woken by a writer on another thread */
+	w.eq = f.eq;
+	init_completion(&w.done);
+	t = kthread_run(eq_writer_fn, &w, "kfi_eqw");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_EQ(test, kfi_eq_sread(f.eq, &ev, &v, sizeof(v), 10000, 0),
+			(ssize_t)sizeof(v));
+	KUNIT_EXPECT_EQ(test, v, 7ULL);
+	wait_for_completion(&w.done);
+	eq_teardown(test, &f);
 }
 
 static struct kunit_case tcp_cases[] = {
@@ -217,6 +379,9 @@ static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_fabric_domain_lifecycle),
 	KUNIT_CASE(tcp_domain_unknown_interface),
 	KUNIT_CASE(tcp_unimplemented_ops_enosys),
+	KUNIT_CASE(tcp_eq_write_read_in_order),
+	KUNIT_CASE(tcp_eq_full_and_bad_input),
+	KUNIT_CASE(tcp_eq_sread_waits),
 	{}
 };
 

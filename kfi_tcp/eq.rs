@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The event queue (`kfi_eq_open` on a fabric).
+//!
+//! Entries live in a ring of fixed-size slots allocated at open
+//! (`logic::eq`), so posting an event never allocates. The ring is
+//! protected by a spinlock taken only in process context: the provider
+//! posts its connection events from work items, never from the socket
+//! callbacks themselves. `sread` sleeps on a condition variable; the
+//! consumer's event handler is called after an entry is queued, with no
+//! lock held.
+
+use crate::fabric::Fabric;
+use crate::ffi::{self, einval, sys};
+use crate::logic::eq::{PushError, ReadError, Ring, Slot, SLOT_BYTES};
+use core::ffi::{c_char, c_int, c_void};
+use core::ptr;
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::{CondVar, SpinLock};
+use kernel::{new_condvar, new_spinlock};
+
+/// Default and largest number of entries.
+const DEFAULT_SIZE: usize = 256;
+const MAX_SIZE: usize = 4096;
+
+/// Slot storage for the ring.
+pub(crate) struct Slots(KVec<Slot>);
+
+impl AsRef<[Slot]> for Slots {
+    fn as_ref(&self) -> &[Slot] {
+        &self.0
+    }
+}
+
+impl AsMut<[Slot]> for Slots {
+    fn as_mut(&mut self) -> &mut [Slot] {
+        &mut self.0
+    }
+}
+
+/// An event queue: the consumer sees `eq`.
+#[pin_data]
+#[repr(C)]
+pub(crate) struct Eq {
+    eq: sys::kfid_eq,
+    fabric: *mut Fabric,
+    #[pin]
+    ring: SpinLock<Ring<Slots>>,
+    #[pin]
+    wait: CondVar,
+}
+
+fn is_peek(flags: u64) -> core::result::Result<bool, c_int> {
+    let peek = sys::KFI_PEEK as u64;
+    if flags & !peek != 0 {
+        return Err(ffi::neg(bindings::EINVAL));
+    }
+    Ok(flags & peek != 0)
+}
+
+impl Eq {
+    /// Recovers the object from its header.
+    ///
+    /// # Safety
+    /// `eq` is the header of a live `Eq` (only our ops table, installed by
+    /// `open`, calls the functions that use this).
+    unsafe fn from_header<'a>(eq: *mut sys::kfid_eq) -> &'a Eq {
+        // SAFETY: by the caller's contract.
+        unsafe { &*kernel::container_of!(eq, Eq, eq) }
+    }
+
+    /// Queues an entry and wakes readers; calls the consumer's handler
+    /// after the lock is dropped.
+    pub(crate) fn post(&self, event: u32, error: bool, bytes: &[u8]) -> core::result::Result<(), PushError> {
+        self.ring.lock().push(event, error, bytes)?;
+        self.wait.notify_all();
+        if let Some(h) = self.eq.event_handler {
+            // SAFETY: the consumer's handler with its own context; no lock
+            // is held.
+            unsafe { h(&self.eq as *const _ as *mut _, self.eq.fid.context) };
+        }
+        Ok(())
+    }
+
+    fn read(&self, event: *mut u32, buf: *mut c_void, len: usize, peek: bool) -> isize {
+        let out = if len == 0 || buf.is_null() {
+            &mut [][..]
+        } else {
+            // SAFETY: the consumer passes a buffer writable for `len` bytes.
+            unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) }
+        };
+        match self.ring.lock().read(out, peek) {
+            Ok((ev, n)) => {
+                if !event.is_null() {
+                    // SAFETY: writable by the API contract.
+                    unsafe { *event = ev };
+                }
+                n as isize
+            }
+            Err(e) => e.errno(),
+        }
+    }
+}
+
+/// `eq_open` of a fabric.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
+    fabric: *mut sys::kfid_fabric,
+    attr: *mut sys::kfi_eq_attr,
+    eq: *mut *mut sys::kfid_eq,
+    handler: sys::kfi_event_handler,
+    context: *mut c_void,
+) -> c_int {
+    // SAFETY: NULL or valid by the API contract.
+    let (Some(attr), false, false) = (unsafe { attr.as_ref() }, fabric.is_null(), eq.is_null()) else {
+        return einval();
+    };
+    let size = match attr.size {
+        0 => DEFAULT_SIZE,
+        n if n <= MAX_SIZE => n,
+        _ => return einval(),
+    };
+    if attr.flags != 0 || attr.signaling_vector != 0 {
+        return einval();
+    }
+    // Waiting is done with kfi_eq_sread; wait sets are not supported.
+    if attr.wait_obj != sys::KFI_WAIT_NONE && attr.wait_obj != sys::KFI_WAIT_UNSPEC {
+        return ffi::neg(bindings::ENOSYS);
+    }
+    let Ok(slots) = KVec::from_elem(Slot::default(), size, GFP_KERNEL) else {
+        return ffi::neg(bindings::ENOMEM);
+    };
+    // SAFETY: `fabric` is one of our fabrics (our ops table called us).
+    let f = unsafe { Fabric::from_header(fabric) };
+    let init = pin_init!(Eq {
+        // SAFETY: all-zero is a valid header; filled in below.
+        eq: unsafe { core::mem::zeroed() },
+        fabric: f,
+        ring <- new_spinlock!(Ring::new(Slots(slots)), "kfi_tcp_eq"),
+        wait <- new_condvar!("kfi_tcp_eq_wait"),
+    });
+    let b = match KBox::pin_init(init, GFP_KERNEL) {
+        Ok(b) => b,
+        Err(_) => return ffi::neg(bindings::ENOMEM),
+    };
+    // SAFETY: the object stays pinned: it is only ever freed in place by
+    // `kfi_tcp_eq_close`, never moved.
+    let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
+    // SAFETY: `p` is our fresh object and `f` a live fabric.
+    unsafe {
+        Fabric::child_opened(f);
+        sys::kfi_tcp_glue_eq_init(&mut (*p).eq, context, handler);
+        *eq = &mut (*p).eq;
+    }
+    0
+}
+
+/// `close` of an event queue.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_eq_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on EQs made by `kfi_tcp_fabric_eq_open`; the
+    // header starts with this fid. The consumer gave up its pointer.
+    let e = unsafe { KBox::from_raw(kernel::container_of!(fid, Eq, eq.fid) as *mut Eq) };
+    // SAFETY: the fabric outlives its counted children.
+    unsafe { Fabric::child_closed(e.fabric) };
+    0
+}
+
+/// `read` of an event queue.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_eq_read(
+    eq: *mut sys::kfid_eq,
+    event: *mut u32,
+    buf: *mut c_void,
+    len: usize,
+    flags: u64,
+) -> isize {
+    let peek = match is_peek(flags) {
+        Ok(p) => p,
+        Err(e) => return e as isize,
+    };
+    // SAFETY: our ops table calls us with our EQ.
+    unsafe { Eq::from_header(eq) }.read(event, buf, len, peek)
+}
+
+/// `readerr` of an event queue: the head error entry, if any.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_eq_readerr(
+    eq: *mut sys::kfid_eq,
+    buf: *mut sys::kfi_eq_err_entry,
+    flags: u64,
+) -> isize {
+    let peek = match is_peek(flags) {
+        Ok(p) => p,
+        Err(e) => return e as isize,
+    };
+    if buf.is_null() {
+        return einval() as isize;
+    }
+    let len = core::mem::size_of::<sys::kfi_eq_err_entry>();
+    // SAFETY: the consumer passes a writable error entry.
+    let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
+    // SAFETY: our ops table calls us with our EQ.
+    match unsafe { Eq::from_header(eq) }.ring.lock().read_err(out, peek) {
+        Ok(n) => n as isize,
+        Err(e) => e.errno(),
+    }
+}
+
+/// `write` of an event queue: the consumer queues its own event.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_eq_write(
+    eq: *mut sys::kfid_eq,
+    event: u32,
+    buf: *const c_void,
+    len: usize,
+    flags: u64,
+) -> isize {
+    if flags != 0 || len > SLOT_BYTES || (buf.is_null() && len != 0) {
+        return einval() as isize;
+    }
+    let bytes = if len == 0 {
+        &[][..]
+    } else {
+        // SAFETY: readable for `len` bytes by the API contract.
+        unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), len) }
+    };
+    // SAFETY: our ops table calls us with our EQ.
+    match unsafe { Eq::from_header(eq) }.post(event, false, bytes) {
+        Ok(()) => len as isize,
+        Err(PushError::Full) => ffi::neg(bindings::EAGAIN) as isize,
+        Err(PushError::TooLarge) => einval() as isize,
+    }
+}
+
+/// `sread` of an event queue: waits up to `timeout` ms (negative: for
+/// ever) for an entry. -EAGAIN on timeout, -EINTR on a signal.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_eq_sread(
+    eq: *mut sys::kfid_eq,
+    event: *mut u32,
+    buf: *mut c_void,
+    len: usize,
+    timeout: c_int,
+    flags: u64,
+) -> isize {
+    let peek = match is_peek(flags) {
+        Ok(p) => p,
+        Err(e) => return e as isize,
+    };
+    // SAFETY: our ops table calls us with our EQ.
+    let e = unsafe { Eq::from_header(eq) };
+    let mut left = if timeout < 0 {
+        kernel::time::Jiffies::MAX
+    } else {
+        kernel::time::msecs_to_jiffies(timeout as u32)
+    };
+    loop {
+        let n = e.read(event, buf, len, peek);
+        if n != ReadError::Empty.errno() {
+            return n;
+        }
+        let mut g = e.ring.lock();
+        if !g.is_empty() {
+            continue;
+        }
+        if left == 0 {
+            return ffi::neg(bindings::EAGAIN) as isize;
+        }
+        match e.wait.wait_interruptible_timeout(&mut g, left) {
+            kernel::sync::CondVarTimeoutResult::Timeout => left = 0,
+            kernel::sync::CondVarTimeoutResult::Woken { jiffies } => left = jiffies,
+            kernel::sync::CondVarTimeoutResult::Signal { .. } => {
+                return ffi::neg(bindings::EINTR) as isize;
+            }
+        }
+    }
+}
+
+/// `strerror` of an event queue: the text of a provider error number,
+/// copied into `buf` when one is given.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_eq_strerror(
+    _eq: *mut sys::kfid_eq,
+    prov_errno: c_int,
+    _err_data: *const c_void,
+    buf: *mut c_char,
+    len: usize,
+) -> *const c_char {
+    // SAFETY: the core's constant strings.
+    let s = unsafe { sys::kfi_strerror(prov_errno) };
+    if buf.is_null() || len == 0 {
+        return s;
+    }
+    // SAFETY: `s` is a NUL-terminated constant; `buf` is writable for `len`.
+    unsafe {
+        let text = core::ffi::CStr::from_ptr(s).to_bytes();
+        let n = text.len().min(len - 1);
+        ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
+        *buf.add(n) = 0;
+    }
+    buf
+}
