@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Fabric and domain objects.
+//! The fabric object.
 //!
 //! Each object is a `#[repr(C)]` struct whose first field is the kfabric
 //! header (`kfid_fabric`, `kfid_domain`) handed to the consumer; the C ops
@@ -9,7 +9,7 @@
 //! there) and counts its open domains and EQs: closing a fabric with any
 //! open fails with -EBUSY, as they point at their fabric.
 
-use crate::ffi::{self, einval, kfi_info, sys};
+use crate::ffi::{self, sys};
 use core::ffi::{c_int, c_void};
 use core::ptr;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -92,74 +92,5 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_close(fid: *mut sys::kfid) -> c_i
     let f = unsafe { KBox::from_raw(f) };
     // SAFETY: the reference taken in `open`.
     unsafe { sys::kfi_tcp_glue_put_net(f.net) };
-    0
-}
-
-/// A domain: one interface of a fabric.
-#[repr(C)]
-pub(crate) struct Domain {
-    dom: sys::kfid_domain,
-    fabric: *mut Fabric,
-}
-
-/// `domain` of a fabric: opens a domain on the interface named by
-/// `info->domain_attr->name` (any when not given): -ENODEV if no such
-/// interface exists in the fabric's namespace.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
-    fabric: *mut sys::kfid_fabric,
-    info: *mut kfi_info,
-    dom: *mut *mut sys::kfid_domain,
-    context: *mut c_void,
-) -> c_int {
-    if fabric.is_null() || dom.is_null() {
-        return einval();
-    }
-    // SAFETY: the consumer passes NULL or a valid info; its domain name is
-    // NULL or a valid string.
-    let name = unsafe {
-        info.as_ref()
-            .and_then(|i| i.domain_attr.as_ref())
-            .and_then(|d| ffi::c_bytes(d.name))
-    };
-    if let Some(name) = name {
-        let Ok(ifaces) = ffi::Ifaces::read() else {
-            return ffi::neg(bindings::ENOMEM);
-        };
-        if !ifaces.views().any(|i| i.name == name) {
-            return ffi::neg(bindings::ENODEV);
-        }
-    }
-    // SAFETY: only our fabric ops table reaches this function.
-    let f = unsafe { Fabric::from_header(fabric) };
-    let d = match KBox::new(
-        Domain {
-            // SAFETY: all-zero is a valid header; filled in below.
-            dom: unsafe { core::mem::zeroed() },
-            fabric: f,
-        },
-        GFP_KERNEL,
-    ) {
-        Ok(d) => KBox::into_raw(d),
-        Err(_) => return ffi::neg(bindings::ENOMEM),
-    };
-    // SAFETY: `f` is live (the consumer holds it open while calling us);
-    // `d` is our fresh allocation.
-    unsafe {
-        Fabric::child_opened(f);
-        sys::kfi_tcp_glue_domain_init(&mut (*d).dom, context);
-        *dom = &mut (*d).dom;
-    }
-    0
-}
-
-/// `close` of a domain.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_domain_close(fid: *mut sys::kfid) -> c_int {
-    // SAFETY: only installed on domains made by `kfi_tcp_fabric_domain`,
-    // whose header starts with this fid.
-    let d = unsafe { KBox::from_raw(kernel::container_of!(fid, Domain, dom.fid) as *mut Domain) };
-    // SAFETY: the fabric cannot be freed while this domain is counted.
-    unsafe { Fabric::child_closed(d.fabric) };
     0
 }

@@ -9,6 +9,9 @@
 #include <linux/netdevice.h>
 #include <linux/nsproxy.h>
 #include <linux/rcupdate.h>
+#include <linux/scatterlist.h>
+#include <linux/bvec.h>
+#include <linux/uio.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -132,14 +135,154 @@ static struct kfi_ops_domain kfi_tcp_domain_ops = {
 	.query_atomic = kfi_no_query_atomic,
 };
 
+/*
+ * Every registration call becomes one kfi_mr_attr handed to the Rust
+ * kfi_tcp_mr_regattr(), which validates it.
+ */
+static int kfi_tcp_mr_reg_common(struct kfid *fid, struct kfi_mr_attr *attr,
+				 uint64_t access, uint64_t offset,
+				 uint64_t requested_key, uint64_t flags,
+				 struct kfid_mr **mr, void *context)
+{
+	attr->access = access;
+	attr->offset = offset;
+	attr->requested_key = requested_key;
+	attr->context = context;
+	return kfi_tcp_mr_regattr(fid, attr, flags, mr);
+}
+
+static int kfi_tcp_mr_reg(struct kfid *fid, const void *buf, size_t len,
+			  uint64_t access, uint64_t offset,
+			  uint64_t requested_key, uint64_t flags,
+			  struct kfid_mr **mr, void *context)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct kfi_mr_attr attr = { .type = KFI_KVEC, .mr_iov = &iov,
+				    .iov_count = 1 };
+
+	return kfi_tcp_mr_reg_common(fid, &attr, access, offset, requested_key,
+				     flags, mr, context);
+}
+
+static int kfi_tcp_mr_regv(struct kfid *fid, const struct kvec *iov,
+			   size_t count, uint64_t access, uint64_t offset,
+			   uint64_t requested_key, uint64_t flags,
+			   struct kfid_mr **mr, void *context)
+{
+	struct kfi_mr_attr attr = { .type = KFI_KVEC, .mr_iov = iov,
+				    .iov_count = count };
+
+	return kfi_tcp_mr_reg_common(fid, &attr, access, offset, requested_key,
+				     flags, mr, context);
+}
+
+static int kfi_tcp_mr_regbv(struct kfid *fid, const struct bio_vec *biov,
+			    size_t count, uint64_t access, uint64_t offset,
+			    uint64_t requested_key, uint64_t flags,
+			    struct kfid_mr **mr, void *context)
+{
+	struct kfi_mr_attr attr = { .type = KFI_BVEC, .mr_biov = biov,
+				    .iov_count = count };
+
+	return kfi_tcp_mr_reg_common(fid, &attr, access, offset, requested_key,
+				     flags, mr, context);
+}
+
+static int kfi_tcp_mr_regsgl(struct kfid *fid, const struct scatterlist *sgl,
+			     size_t count, uint64_t access, uint64_t offset,
+			     uint64_t requested_key, uint64_t flags,
+			     struct kfid_mr **mr, void *context)
+{
+	struct kfi_mr_attr attr = { .type = KFI_SGL, .mr_sgl = sgl,
+				    .iov_count = count };
+
+	return kfi_tcp_mr_reg_common(fid, &attr, access, offset, requested_key,
+				     flags, mr, context);
+}
+
 static struct kfi_ops_mr kfi_tcp_mr_ops = {
 	.size = sizeof(struct kfi_ops_mr),
-	.reg = kfi_no_mr_reg,
-	.regv = kfi_no_mr_regv,
-	.regbv = kfi_no_mr_regbv,
-	.regattr = kfi_no_mr_regattr,
-	.regsgl = kfi_no_mr_regsgl,
+	.reg = kfi_tcp_mr_reg,
+	.regv = kfi_tcp_mr_regv,
+	.regbv = kfi_tcp_mr_regbv,
+	.regattr = kfi_tcp_mr_regattr,
+	.regsgl = kfi_tcp_mr_regsgl,
 };
+
+/**
+ * kfi_tcp_glue_mr_segs() - Copy a registration's segments.
+ * @attr: The registration; @attr->iov_count descriptors of @attr->type.
+ * @out: Room for @attr->iov_count segments.
+ *
+ * Return: 0, or -EINVAL for an unknown type, a NULL descriptor array, or a
+ * kvec with a NULL base.
+ */
+int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
+			 struct kfi_tcp_seg *out)
+{
+	struct scatterlist *sg;
+	size_t i;
+
+	switch (attr->type) {
+	case KFI_KVEC:
+		if (!attr->mr_iov)
+			return -EINVAL;
+		for (i = 0; i < attr->iov_count; i++) {
+			if (!attr->mr_iov[i].iov_base)
+				return -EINVAL;
+			out[i] = (struct kfi_tcp_seg){
+				.base = attr->mr_iov[i].iov_base,
+				.len = attr->mr_iov[i].iov_len };
+		}
+		return 0;
+	case KFI_BVEC:
+		if (!attr->mr_biov)
+			return -EINVAL;
+		for (i = 0; i < attr->iov_count; i++) {
+			if (!attr->mr_biov[i].bv_page)
+				return -EINVAL;
+			out[i] = (struct kfi_tcp_seg){
+				.page = attr->mr_biov[i].bv_page,
+				.offset = attr->mr_biov[i].bv_offset,
+				.len = attr->mr_biov[i].bv_len };
+		}
+		return 0;
+	case KFI_SGL:
+		if (!attr->mr_sgl)
+			return -EINVAL;
+		for_each_sg((struct scatterlist *)attr->mr_sgl, sg,
+			    attr->iov_count, i) {
+			if (!sg_page(sg))
+				return -EINVAL;
+			out[i] = (struct kfi_tcp_seg){ .page = sg_page(sg),
+						       .offset = sg->offset,
+						       .len = sg->length };
+		}
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static struct kfi_ops kfi_tcp_mr_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_tcp_mr_close,
+	.bind = kfi_no_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+/**
+ * kfi_tcp_glue_mr_init() - Fill the kfabric header of a new memory region.
+ * @mr: The embedded struct kfid_mr (key, iova and mem_desc already set).
+ * @context: The consumer's context.
+ */
+void kfi_tcp_glue_mr_init(struct kfid_mr *mr, void *context)
+{
+	mr->fid.fclass = KFI_CLASS_MR;
+	mr->fid.context = context;
+	mr->fid.ops = &kfi_tcp_mr_fid_ops;
+}
 
 /**
  * kfi_tcp_glue_domain_init() - Fill the kfabric header of a new domain.

@@ -13,14 +13,16 @@
 //!   logic, also built as host crates;
 //! - `ffi.rs`: bindings generated from `include/` and `tcp_sys.h`, RAII
 //!   wrappers (the only `unsafe` besides the C entry points);
-//! - `prov.rs`: `kgetinfo`/`kfabric`; `fabric.rs`: fabric and domain;
-//!   `eq.rs`: event queues.
+//! - `prov.rs`: `kgetinfo`/`kfabric`; one file per object: `fabric.rs`,
+//!   `domain.rs`, `eq.rs`, `mr.rs`.
 
 use kernel::prelude::*;
 
+mod domain;
 mod eq;
 mod fabric;
 mod ffi;
+mod mr;
 mod prov;
 
 // Shared with the core and the host crates; some helpers are used only by
@@ -35,6 +37,8 @@ mod logic {
     pub mod plan;
     #[path = "../logic/eq.rs"]
     pub mod eq;
+    #[path = "../logic/mr.rs"]
+    pub mod mr;
 }
 
 module! {

@@ -32,7 +32,24 @@ struct kfi_tcp_iface {
 	bool up;
 };
 
+/**
+ * struct kfi_tcp_seg - One segment of a registered memory region.
+ * @base: Kernel virtual address (kvec segments), else NULL.
+ * @page: First page (bio_vec and scatterlist segments), else NULL.
+ * @offset: Offset into @page.
+ * @len: Length in bytes.
+ */
+struct kfi_tcp_seg {
+	void *base;
+	struct page *page;
+	unsigned int offset;
+	size_t len;
+};
+
 int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max);
+int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
+			 struct kfi_tcp_seg *out);
+void kfi_tcp_glue_mr_init(struct kfid_mr *mr, void *context);
 void kfi_tcp_glue_fabric_init(struct kfid_fabric *fabric, void *context);
 void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
 void kfi_tcp_glue_eq_init(struct kfid_eq *eq, void *context,
@@ -48,6 +65,9 @@ int kfi_tcp_fabric_close(struct kfid *fid);
 int kfi_tcp_fabric_domain(struct kfid_fabric *fabric, struct kfi_info *info,
 			  struct kfid_domain **dom, void *context);
 int kfi_tcp_domain_close(struct kfid *fid);
+int kfi_tcp_mr_regattr(struct kfid *fid, const struct kfi_mr_attr *attr,
+		       uint64_t flags, struct kfid_mr **mr);
+int kfi_tcp_mr_close(struct kfid *fid);
 int kfi_tcp_fabric_eq_open(struct kfid_fabric *fabric, struct kfi_eq_attr *attr,
 			   struct kfid_eq **eq, kfi_event_handler handler,
 			   void *context);

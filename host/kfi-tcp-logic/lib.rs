@@ -9,8 +9,10 @@ pub mod host;
 pub mod plan;
 #[path = "../../kfi_tcp/logic/eq.rs"]
 pub mod eq;
+#[path = "../../kfi_tcp/logic/mr.rs"]
+pub mod mr;
 
-/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan, eq}`.
+/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan, eq, mr}`.
 pub mod logic {
-    pub use crate::{eq, host, plan};
+    pub use crate::{eq, host, mr, plan};
 }

@@ -10,7 +10,10 @@
 #include <linux/in.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/bvec.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/string.h>
 
 #include <kfabric.h>
@@ -188,8 +191,6 @@ static void tcp_unimplemented_ops_enosys(struct kunit *test)
 	struct kfid_cq *cq;
 	struct kfid_ep *ep;
 	struct kfid_pep *pep;
-	struct kfid_mr *mr;
-	char buf[8];
 
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
 	KUNIT_ASSERT_EQ(test, kfi_fabric(list->fabric_attr, &fab, NULL), 0);
@@ -200,8 +201,6 @@ static void tcp_unimplemented_ops_enosys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_endpoint(dom, list, &ep, NULL), -KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_passive_ep(fab, list, &pep, NULL),
 			-KFI_ENOSYS);
-	KUNIT_EXPECT_EQ(test, kfi_mr_reg(dom, buf, sizeof(buf), KFI_SEND, 0, 0,
-					 0, &mr, NULL), -KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_close(&dom->fid), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
 	kfi_freeinfo(list);
@@ -371,6 +370,160 @@ static void tcp_eq_sread_waits(struct kunit *test)
 	eq_teardown(test, &f);
 }
 
+/* ---------------------------------------------------------------- MR */
+
+struct dom_fixture {
+	struct kfi_info *hints, *list;
+	struct kfid_fabric *fab;
+	struct kfid_domain *dom;
+};
+
+static void dom_setup(struct kunit *test, struct dom_fixture *f, int mr_mode)
+{
+	memset(f, 0, sizeof(*f));
+	f->hints = tcp_hints(test);
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, f->hints,
+					  &f->list), 0);
+	f->list->domain_attr->mr_mode = mr_mode;
+	KUNIT_ASSERT_EQ(test, kfi_fabric(f->list->fabric_attr, &f->fab, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, f->list, &f->dom, NULL), 0);
+}
+
+static void dom_teardown(struct kunit *test, struct dom_fixture *f)
+{
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), 0);
+	kfi_freeinfo(f->list);
+	kfi_freeinfo(f->hints);
+}
+
+static void tcp_mr_requested_keys(struct kunit *test)
+{
+	struct dom_fixture f;
+	struct kfid_mr *a, *b;
+	char buf[64];
+	int ctx;
+
+	dom_setup(test, &f, 0);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.dom, buf, sizeof(buf),
+					 KFI_REMOTE_WRITE, 0, 77, 0, &a, &ctx),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_mr_key(a), 77ULL);
+	KUNIT_EXPECT_EQ(test, a->fid.fclass, (size_t)KFI_CLASS_MR);
+	KUNIT_EXPECT_PTR_EQ(test, a->fid.context, (void *)&ctx);
+	KUNIT_EXPECT_NOT_NULL(test, kfi_mr_desc(a));
+	/* a key in use is refused */
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, buf, sizeof(buf),
+					 KFI_REMOTE_READ, 0, 77, 0, &b, NULL),
+			-KFI_ENOKEY);
+	/* the domain is busy while a region is registered */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&a->fid), 0);
+	/* and the key is free again */
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.dom, buf, sizeof(buf),
+					 KFI_REMOTE_READ, 4096, 77, 0, &b, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&b->fid), 0);
+	dom_teardown(test, &f);
+}
+
+static void tcp_mr_provider_keys(struct kunit *test)
+{
+	struct dom_fixture f;
+	struct kfid_mr *m[3];
+	char buf[16];
+	int i;
+
+	dom_setup(test, &f, KFI_MR_PROV_KEY);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.dom, buf, sizeof(buf),
+						 KFI_SEND, 0, 5, 0, &m[i],
+						 NULL), 0);
+	/* requested keys are ignored, chosen keys are distinct */
+	KUNIT_EXPECT_NE(test, kfi_mr_key(m[0]), kfi_mr_key(m[1]));
+	KUNIT_EXPECT_NE(test, kfi_mr_key(m[1]), kfi_mr_key(m[2]));
+	KUNIT_EXPECT_NE(test, kfi_mr_key(m[0]), kfi_mr_key(m[2]));
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, kfi_close(&m[i]->fid), 0);
+	dom_teardown(test, &f);
+}
+
+static void tcp_mr_buffer_types(struct kunit *test)
+{
+	struct dom_fixture f;
+	struct kvec iov[3];
+	struct bio_vec bv[2];
+	struct scatterlist sg[2];
+	struct page *pg[2];
+	struct kfid_mr *mk, *mb, *ms;
+	char buf[3][32];
+	int i;
+
+	dom_setup(test, &f, 0);
+	for (i = 0; i < 3; i++) {
+		iov[i].iov_base = buf[i];
+		iov[i].iov_len = sizeof(buf[i]);
+	}
+	KUNIT_ASSERT_EQ(test, kfi_mr_regv(f.dom, iov, 3, KFI_REMOTE_READ, 0,
+					  1, 0, &mk, NULL), 0);
+	for (i = 0; i < 2; i++) {
+		pg[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, pg[i]);
+		bvec_set_page(&bv[i], pg[i], PAGE_SIZE / 2, PAGE_SIZE / 4);
+	}
+	KUNIT_ASSERT_EQ(test, kfi_mr_regbv(f.dom, bv, 2, KFI_REMOTE_WRITE, 0,
+					   2, 0, &mb, NULL), 0);
+	sg_init_table(sg, 2);
+	sg_set_page(&sg[0], pg[0], PAGE_SIZE, 0);
+	sg_set_page(&sg[1], pg[1], 100, 8);
+	KUNIT_ASSERT_EQ(test, kfi_mr_regsgl(f.dom, sg, 2, KFI_REMOTE_READ, 0,
+					    3, 0, &ms, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mk->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mb->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ms->fid), 0);
+	for (i = 0; i < 2; i++)
+		__free_page(pg[i]);
+	dom_teardown(test, &f);
+}
+
+static void tcp_mr_bad_input(struct kunit *test)
+{
+	struct dom_fixture f;
+	struct kvec iov[5];
+	struct kfid_mr *m = NULL;
+	char buf[8];
+	int i;
+
+	dom_setup(test, &f, 0);
+	for (i = 0; i < 5; i++) {
+		iov[i].iov_base = buf;
+		iov[i].iov_len = sizeof(buf);
+	}
+	/* no access, unknown access bit, empty region */
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, buf, 8, 0, 0, 1, 0, &m, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, buf, 8, KFI_MSG, 0, 1, 0, &m,
+					 NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, buf, 0, KFI_SEND, 0, 1, 0, &m,
+					 NULL), -EINVAL);
+	/* a region wrapping the address space */
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, buf, 8, KFI_SEND, U64_MAX - 2,
+					 1, 0, &m, NULL), -EINVAL);
+	/* unknown flags, NULL buffer, iov count 0 and over the limit (4) */
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, buf, 8, KFI_SEND, 0, 1, 1, &m,
+					 NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, NULL, 8, KFI_SEND, 0, 1, 0, &m,
+					 NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_mr_regv(f.dom, iov, 0, KFI_SEND, 0, 1, 0, &m,
+					  NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_mr_regv(f.dom, iov, 5, KFI_SEND, 0, 1, 0, &m,
+					  NULL), -EINVAL);
+	KUNIT_EXPECT_NULL(test, m);
+	/* nothing was left registered: the domain closes */
+	dom_teardown(test, &f);
+}
+
 static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_getinfo_lists_loopback),
 	KUNIT_CASE(tcp_getinfo_source_address),
@@ -382,6 +535,10 @@ static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_eq_write_read_in_order),
 	KUNIT_CASE(tcp_eq_full_and_bad_input),
 	KUNIT_CASE(tcp_eq_sread_waits),
+	KUNIT_CASE(tcp_mr_requested_keys),
+	KUNIT_CASE(tcp_mr_provider_keys),
+	KUNIT_CASE(tcp_mr_buffer_types),
+	KUNIT_CASE(tcp_mr_bad_input),
 	{}
 };
 

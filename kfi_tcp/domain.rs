@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The domain object: one interface of a fabric, owning the table of its
+//! memory regions.
+//!
+//! The MR table maps keys to regions. It is a mutex-protected red-black
+//! tree: registrations and (later) the RMA target path, which runs in a
+//! connection's work item, are both in process context. A domain counts its
+//! open children (MRs so far): closing it with any open fails with -EBUSY.
+
+use crate::fabric::Fabric;
+use crate::ffi::{self, einval, kfi_info, sys};
+use crate::logic::mr::KeyChooser;
+use crate::mr::MrPtr;
+use core::ffi::{c_int, c_void};
+use core::sync::atomic::{AtomicUsize, Ordering};
+use kernel::bindings;
+use kernel::new_mutex;
+use kernel::prelude::*;
+use kernel::rbtree::RBTree;
+use kernel::sync::Mutex;
+
+/// Registered regions of a domain, by key.
+pub(crate) struct MrTable {
+    pub(crate) by_key: RBTree<u64, MrPtr>,
+    pub(crate) chooser: KeyChooser,
+}
+
+/// A domain: the consumer sees `dom`.
+#[pin_data]
+#[repr(C)]
+pub(crate) struct Domain {
+    dom: sys::kfid_domain,
+    fabric: *mut Fabric,
+    /// Keys are chosen by the provider (`KFI_MR_PROV_KEY` in the info the
+    /// domain was opened with) rather than requested by the consumer.
+    pub(crate) prov_key: bool,
+    /// Open children (memory regions).
+    children: AtomicUsize,
+    #[pin]
+    pub(crate) mrs: Mutex<MrTable>,
+}
+
+impl Domain {
+    /// Recovers a domain from its fid.
+    ///
+    /// # Safety
+    /// `fid` is the fid of a live domain made by `kfi_tcp_fabric_domain`
+    /// (our domain and MR ops tables only pass those).
+    pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Domain {
+        // SAFETY: the fid is the first field of the header, itself first.
+        unsafe { &*kernel::container_of!(fid, Domain, dom.fid) }
+    }
+
+    /// Counts a new child.
+    pub(crate) fn child_opened(&self) {
+        self.children.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Uncounts a closed child.
+    pub(crate) fn child_closed(&self) {
+        self.children.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// `domain` of a fabric: opens a domain on the interface named by
+/// `info->domain_attr->name` (any when not given): -ENODEV if no such
+/// interface exists in the fabric's namespace.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
+    fabric: *mut sys::kfid_fabric,
+    info: *mut kfi_info,
+    dom: *mut *mut sys::kfid_domain,
+    context: *mut c_void,
+) -> c_int {
+    if fabric.is_null() || dom.is_null() {
+        return einval();
+    }
+    // SAFETY: the consumer passes NULL or a valid info whose domain name is
+    // NULL or a valid string.
+    let dattr = unsafe { info.as_ref().and_then(|i| i.domain_attr.as_ref()) };
+    // SAFETY: as above.
+    let name = dattr.and_then(|d| unsafe { ffi::c_bytes(d.name) });
+    if let Some(name) = name {
+        let Ok(ifaces) = ffi::Ifaces::read() else {
+            return ffi::neg(bindings::ENOMEM);
+        };
+        if !ifaces.views().any(|i| i.name == name) {
+            return ffi::neg(bindings::ENODEV);
+        }
+    }
+    let prov_key = dattr.is_some_and(|d| d.mr_mode & sys::KFI_MR_PROV_KEY as c_int != 0);
+    // SAFETY: only our fabric ops table reaches this function.
+    let f = unsafe { Fabric::from_header(fabric) };
+    let init = pin_init!(Domain {
+        // SAFETY: all-zero is a valid header; filled in below.
+        dom: unsafe { core::mem::zeroed() },
+        fabric: f,
+        prov_key,
+        children: AtomicUsize::new(0),
+        mrs <- new_mutex!(MrTable { by_key: RBTree::new(), chooser: KeyChooser::default() }, "kfi_tcp_mrs"),
+    });
+    let b = match KBox::pin_init(init, GFP_KERNEL) {
+        Ok(b) => b,
+        Err(_) => return ffi::neg(bindings::ENOMEM),
+    };
+    // SAFETY: the object is never moved: it is freed in place by
+    // `kfi_tcp_domain_close`.
+    let d = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
+    // SAFETY: `f` is live (the consumer holds it open while calling us);
+    // `d` is our fresh object.
+    unsafe {
+        Fabric::child_opened(f);
+        sys::kfi_tcp_glue_domain_init(&mut (*d).dom, context);
+        *dom = &mut (*d).dom;
+    }
+    0
+}
+
+/// `close` of a domain: -EBUSY while regions are registered.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_domain_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on our domains.
+    let d = unsafe { Domain::from_fid(fid) };
+    if d.children.load(Ordering::Acquire) != 0 {
+        return ffi::neg(bindings::EBUSY);
+    }
+    let d = d as *const Domain as *mut Domain;
+    // SAFETY: allocated by `kfi_tcp_fabric_domain` with KBox; no child
+    // refers to it; the consumer gave up its pointer by closing.
+    let d = unsafe { KBox::from_raw(d) };
+    // SAFETY: the fabric cannot be freed while this domain is counted.
+    unsafe { Fabric::child_closed(d.fabric) };
+    0
+}

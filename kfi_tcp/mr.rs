@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Memory regions (`kfi_mr_reg`, `regv`, `regbv`, `regsgl`, `regattr`).
+//!
+//! Every registration call reaches `kfi_tcp_mr_regattr` (the C wrappers
+//! build a `kfi_mr_attr`). A region keeps a copy of its segments (kernel
+//! virtual ranges for kvecs, pages for bio_vecs and scatterlists), so the
+//! caller's descriptor arrays need not outlive the call; the memory itself
+//! must stay valid until the region is closed. Remote accesses are checked
+//! with `logic::mr::check` against the region's offset range and access.
+
+use crate::domain::Domain;
+use crate::ffi::{self, einval, sys};
+use crate::logic::mr::{self as rules, MrError, Region};
+use core::ffi::c_int;
+use core::ptr::NonNull;
+use kernel::bindings;
+use kernel::prelude::*;
+
+/// At most this many segments per region (the wire protocol's iov limit).
+const MR_IOV_LIMIT: usize = 4;
+
+/// A memory region: the consumer sees `mr`.
+#[repr(C)]
+pub(crate) struct Mr {
+    mr: sys::kfid_mr,
+    domain: *const Domain,
+    pub(crate) region: Region,
+    pub(crate) segs: KVec<sys::kfi_tcp_seg>,
+}
+
+/// A region in its domain's table.
+///
+/// # Invariants
+/// Points to a live `Mr` for as long as it is in the table: a region is
+/// removed from the table before it is freed.
+// The pointer is read by the RMA target path (next increment); until then
+// the table only answers whether a key is taken.
+#[allow(dead_code)]
+pub(crate) struct MrPtr(NonNull<Mr>);
+
+// SAFETY: the region is only reached under its domain's table mutex and is
+// freed only after removal from the table.
+unsafe impl Send for MrPtr {}
+
+fn err(e: MrError) -> c_int {
+    e.errno()
+}
+
+/// `regattr` of a domain's MR ops (and, through the C wrappers, `reg`,
+/// `regv`, `regbv` and `regsgl`).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_mr_regattr(
+    fid: *mut sys::kfid,
+    attr: *const sys::kfi_mr_attr,
+    flags: u64,
+    mr: *mut *mut sys::kfid_mr,
+) -> c_int {
+    // SAFETY: NULL or valid by the API contract.
+    let Some(a) = (unsafe { attr.as_ref() }) else {
+        return einval();
+    };
+    if fid.is_null() || mr.is_null() || flags != 0 || a.auth_key_size != 0 {
+        return einval();
+    }
+    if a.iov_count == 0 || a.iov_count > MR_IOV_LIMIT {
+        return einval();
+    }
+    // SAFETY: all-zero is a valid segment (NULL pointers, zero lengths).
+    let zero: sys::kfi_tcp_seg = unsafe { core::mem::zeroed() };
+    let Ok(mut segs) = KVec::from_elem(zero, a.iov_count, GFP_KERNEL) else {
+        return ffi::neg(bindings::ENOMEM);
+    };
+    // SAFETY: `a` describes `iov_count` valid descriptors of its type;
+    // `segs` has room for that many.
+    let ret = unsafe { sys::kfi_tcp_glue_mr_segs(a, segs.as_mut_ptr()) };
+    if ret != 0 {
+        return ret;
+    }
+    let total = segs.iter().try_fold(0u64, |t, s| t.checked_add(s.len as u64));
+    let region = match total.ok_or(MrError::BadRange).and_then(|t| rules::register(a.offset, t, a.access)) {
+        Ok(r) => r,
+        Err(e) => return err(e),
+    };
+    // SAFETY: our MR ops table is only installed on our domains.
+    let d = unsafe { Domain::from_fid(fid) };
+    let m = match KBox::new(
+        Mr {
+            // SAFETY: all-zero is a valid header; filled in below.
+            mr: unsafe { core::mem::zeroed() },
+            domain: d,
+            region,
+            segs,
+        },
+        GFP_KERNEL,
+    ) {
+        Ok(m) => KBox::into_raw(m),
+        Err(_) => return ffi::neg(bindings::ENOMEM),
+    };
+    // SAFETY: `m` is our fresh allocation.
+    let mptr = MrPtr(unsafe { NonNull::new_unchecked(m) });
+    let key = {
+        let mut t = d.mrs.lock();
+        let key = if d.prov_key {
+            let super::domain::MrTable { by_key, chooser } = &mut *t;
+            chooser.choose(|k| by_key.get(&k).is_some())
+        } else {
+            a.requested_key
+        };
+        if t.by_key.get(&key).is_some() {
+            drop(t);
+            // SAFETY: never published; freed once.
+            drop(unsafe { KBox::from_raw(m) });
+            return err(MrError::KeyInUse);
+        }
+        if t.by_key.try_create_and_insert(key, mptr, GFP_KERNEL).is_err() {
+            drop(t);
+            // SAFETY: never published; freed once.
+            drop(unsafe { KBox::from_raw(m) });
+            return ffi::neg(bindings::ENOMEM);
+        }
+        key
+    };
+    d.child_opened();
+    // SAFETY: `m` is live and now ours to publish; the glue fills the
+    // header (fclass, context, ops).
+    unsafe {
+        (*m).mr.key = key;
+        (*m).mr.iova = a.offset;
+        (*m).mr.mem_desc = m.cast();
+        sys::kfi_tcp_glue_mr_init(&mut (*m).mr, a.context);
+        *mr = &mut (*m).mr;
+    }
+    0
+}
+
+/// `close` of a memory region.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_mr_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on regions made by `kfi_tcp_mr_regattr`.
+    let m = unsafe { kernel::container_of!(fid, Mr, mr.fid) as *mut Mr };
+    // SAFETY: a live region keeps its domain open (it is counted).
+    let d = unsafe { &*(*m).domain };
+    // SAFETY: live until freed below.
+    let key = unsafe { (*m).mr.key };
+    d.mrs.lock().by_key.remove(&key);
+    d.child_closed();
+    // SAFETY: unlisted above (INVARIANT of MrPtr kept), allocated with
+    // KBox, the consumer gave up its pointer by closing.
+    drop(unsafe { KBox::from_raw(m) });
+    0
+}
