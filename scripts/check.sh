@@ -56,9 +56,17 @@ find rust kfi_tcp tests -name '*.ko' -exec cp {} "$kodir/" \;
 
 # ---- guest
 echo "== guest ($variant kernel, QEMU)"
+# The guest appends its results to $guest_log as it goes (a writable shared
+# directory), so a run cut short by the timeout still shows how far it got.
 guest_log=$logdir/guest-$variant.log
-timeout 1200 "$here/vm.sh" "$kdir" "$top/tests/guest/run.sh check $kodir" >"$guest_log" 2>&1
+: >"$guest_log"
+timeout 1800 "$here/vm.sh" "$kdir" --rwdir "$logdir" \
+	"$top/tests/guest/run.sh check $kodir $guest_log" >"$logdir/vm-$variant.log" 2>&1
 vm_rc=$?
+if [ $vm_rc -ne 0 ]; then
+	tail -5 "$logdir/vm-$variant.log"
+	grep -a '^KFI-STEP' "$guest_log" | tail -3
+fi
 if [ $vm_rc -ne 0 ]; then
 	problems+=("guest run exited $vm_rc")
 fi

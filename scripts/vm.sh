@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Boot the test kernel in QEMU (virtme-ng, software emulation) and run one
 # command in the guest as root; the guest's output comes back on stdout.
-#   scripts/vm.sh KDIR "command"
+#   scripts/vm.sh KDIR [--rwdir DIR] "command"
+# With --rwdir, DIR is writable in the guest (the host's root is shared
+# read-only otherwise). Killing this script (e.g. by timeout) kills the VM.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=env.sh
@@ -10,11 +12,20 @@ kdir=$1
 # vng runs its helpers (virtme-run...) from PATH
 export PATH=$KFABRIC_CACHE/venv/bin:$PATH
 shift
+rw=()
+if [ "${1:-}" = --rwdir ]; then
+	rw=(--rwdir "$2")
+	shift 2
+fi
 # KVM guests do not boot on these machines (nested virtualisation); use TCG
 # unless KFABRIC_KVM=1 says otherwise.
 kvm=--disable-kvm
 [ "${KFABRIC_KVM:-0}" = 1 ] && kvm=
-# No stdin/TTY in CI: setsid and /dev/null keep vng off the terminal.
+# No stdin/TTY in CI: setsid and /dev/null keep vng off the terminal. vng
+# runs in its own process group, killed as a whole if we are.
 # shellcheck disable=SC2086
 setsid "$VNG" $kvm --cpus 2 --memory 2G --run "$kdir/arch/x86/boot/bzImage" \
-	--user root --exec "$*" </dev/null 2>&1
+	"${rw[@]}" --user root --exec "$*" </dev/null 2>&1 &
+pid=$!
+trap 'kill -TERM -- -$pid 2>/dev/null; sleep 2; kill -KILL -- -$pid 2>/dev/null' TERM INT
+wait $pid

@@ -1,8 +1,10 @@
 #!/bin/bash
 # Runs inside the test VM (as root, host filesystem shared read-only).
-#   run.sh check KODIR   KUnit suites + integration checks
-#   run.sh demo KODIR    the listing
-# KODIR holds the built modules (copied there by the host scripts).
+#   run.sh check KODIR [LOG]   KUnit suites + integration checks
+#   run.sh demo KODIR           the listing
+# KODIR holds the built modules (copied there by the host scripts). With
+# LOG, everything is appended to that file (in a writable shared
+# directory) as it happens, with a KFI-STEP line before each step.
 # Prints results between markers that scripts/check.sh parses:
 #   "KFI-RESULT PASS|FAIL <name>" for each integration check,
 #   the KTAP of each KUnit suite between "KFI-KTAP-BEGIN/END",
@@ -10,6 +12,10 @@
 set -u
 mode=${1:-check}
 ko=${2:?module directory}
+if [ -n "${3:-}" ]; then
+	exec >>"$3" 2>&1
+fi
+step() { echo "KFI-STEP $* $(cut -d' ' -f1 /proc/uptime)"; }
 core=$ko/kfabric.ko
 tcp=$ko/kfi_tcp.ko
 kunit=$ko/kfabric_kunit.ko
@@ -23,6 +29,7 @@ ip link set lo up
 result() { # result NAME CMD...
 	local name=$1
 	shift
+	step "$name"
 	if "$@" >/tmp/kfi-check.log 2>&1; then
 		echo "KFI-RESULT PASS $name"
 	else
@@ -35,6 +42,7 @@ result() { # result NAME CMD...
 # suites it added, and unloads it (which removes their debugfs results).
 kunit_module() {
 	local before after s
+	step "kunit $(basename "$1")"
 	before=$(ls /sys/kernel/debug/kunit/)
 	insmod "$1" || { echo "KFI-RESULT FAIL insmod_$(basename "$1")"; return; }
 	after=$(ls /sys/kernel/debug/kunit/)
@@ -111,6 +119,7 @@ check)
 	result unload_after_kunit rmmod kfabric
 	if [ -e /sys/kernel/debug/kmemleak ]; then
 		# debug kernel: report anything our modules leaked
+		step kmemleak
 		echo scan >/sys/kernel/debug/kmemleak
 		sleep 6
 		echo scan >/sys/kernel/debug/kmemleak
@@ -125,6 +134,7 @@ demo)
 	rmmod kfabric
 	;;
 esac
+step done
 echo "KFI-DMESG-BEGIN"
 dmesg
 echo "KFI-DMESG-END"
