@@ -2,9 +2,12 @@
 //! The domain object: one interface of a fabric, owning the table of its
 //! memory regions.
 //!
-//! The MR table maps keys to regions. It is a mutex-protected red-black
-//! tree: registrations and (later) the RMA target path, which runs in a
-//! connection's work item, are both in process context. A domain counts its
+//! The MR table maps keys to regions. It is a mutex-protected array sorted
+//! by key (binary search; registration shifts entries): registrations and
+//! the RMA target path, which runs in a connection's work item, are both in
+//! process context. (The kernel crate's `RBTree` is not usable from a
+//! module on every kernel configuration: it references a symbol of the
+//! `bindings` crate that vmlinux does not always export.) A domain counts its
 //! open children (MRs so far): closing it with any open fails with -EBUSY.
 
 use crate::fabric::Fabric;
@@ -16,13 +19,53 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::new_mutex;
 use kernel::prelude::*;
-use kernel::rbtree::RBTree;
 use kernel::sync::Mutex;
 
 /// Registered regions of a domain, by key.
 pub(crate) struct MrTable {
-    pub(crate) by_key: RBTree<u64, MrPtr>,
+    /// Sorted by key, keys unique.
+    by_key: KVec<(u64, MrPtr)>,
     pub(crate) chooser: KeyChooser,
+}
+
+impl MrTable {
+    fn new() -> Self {
+        MrTable { by_key: KVec::new(), chooser: KeyChooser::default() }
+    }
+
+    fn find(&self, key: u64) -> core::result::Result<usize, usize> {
+        self.by_key.binary_search_by_key(&key, |e| e.0)
+    }
+
+    /// The region registered under `key` (for the RMA target path).
+    #[allow(dead_code)]
+    pub(crate) fn get(&self, key: u64) -> Option<&MrPtr> {
+        self.find(key).ok().map(|i| &self.by_key[i].1)
+    }
+
+    /// A key chosen by the provider, not in use.
+    pub(crate) fn choose_key(&mut self) -> u64 {
+        let MrTable { by_key, chooser } = self;
+        chooser.choose(|k| by_key.binary_search_by_key(&k, |e| e.0).is_ok())
+    }
+
+    /// Adds `mr` under a key not in use: `EEXIST` if it is, `ENOMEM`.
+    pub(crate) fn insert(&mut self, key: u64, mr: MrPtr) -> Result {
+        let at = match self.find(key) {
+            Ok(_) => return Err(EEXIST),
+            Err(at) => at,
+        };
+        self.by_key.push((key, mr), GFP_KERNEL)?;
+        self.by_key[at..].rotate_right(1);
+        Ok(())
+    }
+
+    /// Removes the region registered under `key`, if any.
+    pub(crate) fn remove(&mut self, key: u64) -> Option<MrPtr> {
+        let at = self.find(key).ok()?;
+        self.by_key[at..].rotate_left(1);
+        ffi::kvec_pop(&mut self.by_key).map(|e| e.1)
+    }
 }
 
 /// A domain: the consumer sees `dom`.
@@ -34,7 +77,7 @@ pub(crate) struct Domain {
     /// Keys are chosen by the provider (`KFI_MR_PROV_KEY` in the info the
     /// domain was opened with) rather than requested by the consumer.
     pub(crate) prov_key: bool,
-    /// Open children (memory regions).
+    /// Open children (memory regions, endpoints).
     children: AtomicUsize,
     #[pin]
     pub(crate) mrs: Mutex<MrTable>,
@@ -49,6 +92,11 @@ impl Domain {
     pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Domain {
         // SAFETY: the fid is the first field of the header, itself first.
         unsafe { &*kernel::container_of!(fid, Domain, dom.fid) }
+    }
+
+    /// The fabric the domain belongs to (outlives it).
+    pub(crate) fn fabric(&self) -> *mut Fabric {
+        self.fabric
     }
 
     /// Counts a new child.
@@ -97,7 +145,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
         fabric: f,
         prov_key,
         children: AtomicUsize::new(0),
-        mrs <- new_mutex!(MrTable { by_key: RBTree::new(), chooser: KeyChooser::default() }, "kfi_tcp_mrs"),
+        mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,

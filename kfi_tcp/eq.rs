@@ -16,6 +16,7 @@ use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
 use kernel::bindings;
 use kernel::prelude::*;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::sync::{CondVar, SpinLock};
 use kernel::{new_condvar, new_spinlock};
 
@@ -48,6 +49,9 @@ pub(crate) struct Eq {
     ring: SpinLock<Ring<Slots>>,
     #[pin]
     wait: CondVar,
+    /// Endpoints and passive endpoints this EQ is bound to: it cannot
+    /// close while any is (they post to it).
+    binds: AtomicUsize,
 }
 
 fn is_peek(flags: u64) -> core::result::Result<bool, c_int> {
@@ -67,6 +71,25 @@ impl Eq {
     unsafe fn from_header<'a>(eq: *mut sys::kfid_eq) -> &'a Eq {
         // SAFETY: by the caller's contract.
         unsafe { &*kernel::container_of!(eq, Eq, eq) }
+    }
+
+    /// Recovers an EQ from its fid.
+    ///
+    /// # Safety
+    /// `fid` is the fid of a live EQ of this provider.
+    pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Eq {
+        // SAFETY: the fid is the first field of the header, itself first.
+        unsafe { &*kernel::container_of!(fid, Eq, eq.fid) }
+    }
+
+    /// Counts a binding (an endpoint will post to this EQ).
+    pub(crate) fn bind(&self) {
+        self.binds.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Uncounts a binding.
+    pub(crate) fn unbind(&self) {
+        self.binds.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Queues an entry and wakes readers; calls the consumer's handler
@@ -138,6 +161,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
         fabric: f,
         ring <- new_spinlock!(Ring::new(Slots(slots)), "kfi_tcp_eq"),
         wait <- new_condvar!("kfi_tcp_eq_wait"),
+        binds: AtomicUsize::new(0),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
@@ -155,9 +179,13 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
     0
 }
 
-/// `close` of an event queue.
+/// `close` of an event queue: -EBUSY while an endpoint is bound to it.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_eq_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on our EQs.
+    if unsafe { Eq::from_fid(fid) }.binds.load(Ordering::Acquire) != 0 {
+        return ffi::neg(bindings::EBUSY);
+    }
     // SAFETY: only installed on EQs made by `kfi_tcp_fabric_eq_open`; the
     // header starts with this fid. The consumer gave up its pointer.
     let e = unsafe { KBox::from_raw(kernel::container_of!(fid, Eq, eq.fid) as *mut Eq) };

@@ -58,6 +58,15 @@ impl Fabric {
         unsafe { kernel::container_of!(fab, Fabric, fab) as *mut Fabric }
     }
 
+    /// The fabric's network namespace (referenced for its life).
+    ///
+    /// # Safety
+    /// `f` is a live fabric.
+    pub(crate) unsafe fn net(f: *mut Fabric) -> *mut c_void {
+        // SAFETY: live by the caller's contract.
+        unsafe { (*f).net }
+    }
+
     /// Counts a new domain or EQ of `f`.
     ///
     /// # Safety

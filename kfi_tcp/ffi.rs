@@ -82,6 +82,36 @@ impl Drop for Registration {
     }
 }
 
+/// The provider's workqueue (connection and listener work items),
+/// allocated at module init and destroyed at exit.
+///
+/// # Invariants
+/// At most one exists; work items are only queued while it does.
+pub(crate) struct WorkQueue(());
+
+impl WorkQueue {
+    pub(crate) fn new() -> Result<Self> {
+        // SAFETY: module init, before anything can queue work.
+        kernel::error::to_result(unsafe { sys::kfi_tcp_glue_wq_init() })?;
+        Ok(WorkQueue(()))
+    }
+}
+
+impl Drop for WorkQueue {
+    fn drop(&mut self) {
+        // SAFETY: the provider is deregistered: no fabric, hence no
+        // endpoint, pep or connection is left to queue work.
+        unsafe { sys::kfi_tcp_glue_wq_exit() }
+    }
+}
+
+/// The provider's workqueue.
+pub(crate) fn queue() -> &'static kernel::workqueue::Queue {
+    // SAFETY: valid while a `WorkQueue` exists (invariant), which is for
+    // as long as any connection or listener can run.
+    unsafe { kernel::workqueue::Queue::from_raw(sys::kfi_tcp_glue_wq().cast::<bindings::workqueue_struct>().cast_const()) }
+}
+
 /// Up to `KFI_TCP_MAX_IFACES` IPv4 addresses of the caller's namespace.
 pub(crate) struct Ifaces {
     list: KBox<[sys::kfi_tcp_iface; sys::KFI_TCP_MAX_IFACES as usize]>,
@@ -198,6 +228,22 @@ impl Drop for InfoList {
     }
 }
 
+/// The consumer's CM data (`param`, `paramlen`): `None` for a NULL
+/// pointer with a non-zero length.
+///
+/// # Safety
+/// `param` is NULL or readable for `len` bytes, for `'a`.
+pub(crate) unsafe fn param_bytes<'a>(param: *const c_void, len: usize) -> Option<&'a [u8]> {
+    if len == 0 {
+        return Some(&[]);
+    }
+    if param.is_null() {
+        return None;
+    }
+    // SAFETY: readable for `len` bytes (caller's contract).
+    Some(unsafe { core::slice::from_raw_parts(param.cast::<u8>(), len) })
+}
+
 /// Negative errno as the C ABI wants it.
 pub(crate) fn neg(e: u32) -> c_int {
     -(e as c_int)
@@ -206,4 +252,17 @@ pub(crate) fn neg(e: u32) -> c_int {
 /// `-EINVAL`, the most common answer to a bad argument.
 pub(crate) fn einval() -> c_int {
     neg(bindings::EINVAL)
+}
+
+/// Removes and returns the last element of `v` (6.12's `KVec` has no
+/// `pop`).
+pub(crate) fn kvec_pop<T>(v: &mut KVec<T>) -> Option<T> {
+    let n = v.len().checked_sub(1)?;
+    // SAFETY: index `n` is initialised; after the read the length excludes
+    // it, so it is neither dropped nor read again.
+    unsafe {
+        let e = ptr::read(v.as_ptr().add(n));
+        v.set_len(n);
+        Some(e)
+    }
 }

@@ -95,7 +95,7 @@ static struct kfi_ops kfi_tcp_fabric_fid_ops = {
 static struct kfi_ops_fabric kfi_tcp_fabric_ops = {
 	.size = sizeof(struct kfi_ops_fabric),
 	.domain = kfi_tcp_fabric_domain,
-	.passive_ep = kfi_no_passive_ep,
+	.passive_ep = kfi_tcp_fabric_passive_ep,
 	.eq_open = kfi_tcp_fabric_eq_open,
 	.wait_open = kfi_no_wait_open,
 };
@@ -126,7 +126,7 @@ static struct kfi_ops_domain kfi_tcp_domain_ops = {
 	.size = sizeof(struct kfi_ops_domain),
 	.av_open = kfi_no_av_open,
 	.cq_open = kfi_no_cq_open,
-	.endpoint = kfi_no_endpoint,
+	.endpoint = kfi_tcp_domain_endpoint,
 	.scalable_ep = kfi_no_scalable_ep,
 	.cntr_open = kfi_no_cntr_open,
 	.poll_open = kfi_no_poll_open,
@@ -329,4 +329,189 @@ void kfi_tcp_glue_eq_init(struct kfid_eq *eq, void *context,
 	eq->fid.ops = &kfi_tcp_eq_fid_ops;
 	eq->ops = &kfi_tcp_eq_ops;
 	eq->event_handler = handler;
+}
+
+/*
+ * Passive endpoints, connection requests and endpoints. Data operations
+ * come with the data path; until then they are the -KFI_ENOSYS defaults.
+ */
+static struct kfi_ops kfi_tcp_pep_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_tcp_pep_close,
+	.bind = kfi_tcp_pep_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_ep kfi_tcp_pep_ops = {
+	.size = sizeof(struct kfi_ops_ep),
+	.cancel = kfi_no_cancel,
+	.getopt = kfi_no_getopt,
+	.setopt = kfi_no_setopt,
+	.tx_ctx = kfi_no_tx_ctx,
+	.rx_ctx = kfi_no_rx_ctx,
+};
+
+static struct kfi_ops_cm kfi_tcp_pep_cm_ops = {
+	.size = sizeof(struct kfi_ops_cm),
+	.setname = kfi_no_setname,
+	.getname = kfi_tcp_pep_getname,
+	.getpeer = kfi_no_getpeer,
+	.connect = kfi_no_connect,
+	.listen = kfi_tcp_pep_listen,
+	.accept = kfi_no_accept,
+	.reject = kfi_tcp_pep_reject,
+	.shutdown = kfi_no_shutdown,
+	.join = kfi_no_join,
+};
+
+/**
+ * kfi_tcp_glue_pep_init() - Fill the kfabric header of a new passive
+ *	endpoint.
+ * @pep: The embedded struct kfid_pep.
+ * @context: The consumer's context.
+ */
+void kfi_tcp_glue_pep_init(struct kfid_pep *pep, void *context)
+{
+	pep->fid.fclass = KFI_CLASS_PEP;
+	pep->fid.context = context;
+	pep->fid.ops = &kfi_tcp_pep_fid_ops;
+	pep->ops = &kfi_tcp_pep_ops;
+	pep->cm = &kfi_tcp_pep_cm_ops;
+}
+
+static struct kfi_ops kfi_tcp_connreq_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_tcp_connreq_close,
+	.bind = kfi_no_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+/**
+ * kfi_tcp_glue_connreq_init() - Fill the header of a connection request
+ *	(info->handle of a KFI_CONNREQ event; kfi_close() rejects it).
+ * @fid: The embedded struct kfid.
+ */
+void kfi_tcp_glue_connreq_init(struct kfid *fid)
+{
+	fid->fclass = KFI_CLASS_CONNREQ;
+	fid->context = NULL;
+	fid->ops = &kfi_tcp_connreq_fid_ops;
+}
+
+static struct kfi_ops kfi_tcp_ep_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_tcp_ep_close,
+	.bind = kfi_tcp_ep_bind,
+	.control = kfi_tcp_ep_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_ep kfi_tcp_ep_ops = {
+	.size = sizeof(struct kfi_ops_ep),
+	.cancel = kfi_no_cancel,
+	.getopt = kfi_no_getopt,
+	.setopt = kfi_no_setopt,
+	.tx_ctx = kfi_no_tx_ctx,
+	.rx_ctx = kfi_no_rx_ctx,
+};
+
+static struct kfi_ops_cm kfi_tcp_ep_cm_ops = {
+	.size = sizeof(struct kfi_ops_cm),
+	.setname = kfi_no_setname,
+	.getname = kfi_tcp_ep_getname,
+	.getpeer = kfi_tcp_ep_getpeer,
+	.connect = kfi_tcp_ep_connect,
+	.listen = kfi_no_listen,
+	.accept = kfi_tcp_ep_accept,
+	.reject = kfi_no_reject,
+	.shutdown = kfi_tcp_ep_shutdown,
+	.join = kfi_no_join,
+};
+
+static struct kfi_ops_msg kfi_tcp_ep_msg_ops = {
+	.size = sizeof(struct kfi_ops_msg),
+	.recv = kfi_no_msg_recv,
+	.recvv = kfi_no_msg_recvv,
+	.recvbv = kfi_no_msg_recvbv,
+	.recvmsg = kfi_no_msg_recvmsg,
+	.send = kfi_no_msg_send,
+	.sendv = kfi_no_msg_sendv,
+	.sendbv = kfi_no_msg_sendbv,
+	.sendmsg = kfi_no_msg_sendmsg,
+	.inject = kfi_no_msg_inject,
+	.senddata = kfi_no_msg_senddata,
+	.injectdata = kfi_no_msg_injectdata,
+	.recvsgl = kfi_no_msg_recvsgl,
+	.sendsgl = kfi_no_msg_sendsgl,
+};
+
+static struct kfi_ops_rma kfi_tcp_ep_rma_ops = {
+	.size = sizeof(struct kfi_ops_rma),
+	.read = kfi_no_rma_read,
+	.readv = kfi_no_rma_readv,
+	.readbv = kfi_no_rma_readbv,
+	.readmsg = kfi_no_rma_readmsg,
+	.write = kfi_no_rma_write,
+	.writev = kfi_no_rma_writev,
+	.writebv = kfi_no_rma_writebv,
+	.writemsg = kfi_no_rma_writemsg,
+	.inject = kfi_no_rma_inject,
+	.writedata = kfi_no_rma_writedata,
+	.injectdata = kfi_no_rma_injectdata,
+	.readsgl = kfi_no_rma_readsgl,
+	.writesgl = kfi_no_rma_writesgl,
+};
+
+static struct kfi_ops_tagged kfi_tcp_ep_tagged_ops = {
+	.size = sizeof(struct kfi_ops_tagged),
+	.recv = kfi_no_tagged_recv,
+	.recvv = kfi_no_tagged_recvv,
+	.recvbv = kfi_no_tagged_recvbv,
+	.recvmsg = kfi_no_tagged_recvmsg,
+	.send = kfi_no_tagged_send,
+	.sendv = kfi_no_tagged_sendv,
+	.sendbv = kfi_no_tagged_sendbv,
+	.sendmsg = kfi_no_tagged_sendmsg,
+	.inject = kfi_no_tagged_inject,
+	.senddata = kfi_no_tagged_senddata,
+	.injectdata = kfi_no_tagged_injectdata,
+	.recvsgl = kfi_no_tagged_recvsgl,
+	.sendsgl = kfi_no_tagged_sendsgl,
+};
+
+static struct kfi_ops_atomic kfi_tcp_ep_atomic_ops = {
+	.size = sizeof(struct kfi_ops_atomic),
+	.write = kfi_no_atomic_write,
+	.writev = kfi_no_atomic_writev,
+	.writemsg = kfi_no_atomic_writemsg,
+	.inject = kfi_no_atomic_inject,
+	.readwrite = kfi_no_atomic_readwrite,
+	.readwritev = kfi_no_atomic_readwritev,
+	.readwritemsg = kfi_no_atomic_readwritemsg,
+	.compwrite = kfi_no_atomic_compwrite,
+	.compwritev = kfi_no_atomic_compwritev,
+	.compwritemsg = kfi_no_atomic_compwritemsg,
+	.writevalid = kfi_no_atomic_writevalid,
+	.readwritevalid = kfi_no_atomic_readwritevalid,
+	.compwritevalid = kfi_no_atomic_compwritevalid,
+};
+
+/**
+ * kfi_tcp_glue_ep_init() - Fill the kfabric header of a new endpoint.
+ * @ep: The embedded struct kfid_ep.
+ * @context: The consumer's context.
+ */
+void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context)
+{
+	ep->fid.fclass = KFI_CLASS_EP;
+	ep->fid.context = context;
+	ep->fid.ops = &kfi_tcp_ep_fid_ops;
+	ep->ops = &kfi_tcp_ep_ops;
+	ep->cm = &kfi_tcp_ep_cm_ops;
+	ep->msg = &kfi_tcp_ep_msg_ops;
+	ep->rma = &kfi_tcp_ep_rma_ops;
+	ep->tagged = &kfi_tcp_ep_tagged_ops;
+	ep->atomic = &kfi_tcp_ep_atomic_ops;
 }

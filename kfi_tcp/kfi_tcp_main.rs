@@ -18,12 +18,16 @@
 
 use kernel::prelude::*;
 
+mod conn;
 mod domain;
+mod ep;
 mod eq;
 mod fabric;
 mod ffi;
 mod mr;
+mod pep;
 mod prov;
+mod sock;
 // The frame codec (also the host crate kfi-tcp-wire); the connection layer
 // is its first user.
 #[allow(dead_code, unreachable_pub, unused_imports)]
@@ -54,20 +58,16 @@ module! {
 }
 
 struct KfiTcp {
-    provider: ffi::Registration,
+    // Dropped in this order: deregistration first (it waits until no
+    // fabric is open, so no connection is left), then the workqueue.
+    _provider: ffi::Registration,
+    _wq: ffi::WorkQueue,
 }
 
 impl kernel::Module for KfiTcp {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        let wq = ffi::WorkQueue::new()?;
         let provider = ffi::Registration::new(prov::provider())?;
-        Ok(KfiTcp { provider })
-    }
-}
-
-impl Drop for KfiTcp {
-    fn drop(&mut self) {
-        // Deregistration (in Registration's drop) waits for open fabrics;
-        // the core pins this module while any is open, so none is.
-        let _ = &self.provider;
+        Ok(KfiTcp { _provider: provider, _wq: wq })
     }
 }

@@ -100,23 +100,13 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_regattr(
     let mptr = MrPtr(unsafe { NonNull::new_unchecked(m) });
     let key = {
         let mut t = d.mrs.lock();
-        let key = if d.prov_key {
-            let super::domain::MrTable { by_key, chooser } = &mut *t;
-            chooser.choose(|k| by_key.get(&k).is_some())
-        } else {
-            a.requested_key
-        };
-        if t.by_key.get(&key).is_some() {
-            drop(t);
+        let key = if d.prov_key { t.choose_key() } else { a.requested_key };
+        let ret = t.insert(key, mptr);
+        drop(t);
+        if let Err(e) = ret {
             // SAFETY: never published; freed once.
             drop(unsafe { KBox::from_raw(m) });
-            return err(MrError::KeyInUse);
-        }
-        if t.by_key.try_create_and_insert(key, mptr, GFP_KERNEL).is_err() {
-            drop(t);
-            // SAFETY: never published; freed once.
-            drop(unsafe { KBox::from_raw(m) });
-            return ffi::neg(bindings::ENOMEM);
+            return if e == EEXIST { err(MrError::KeyInUse) } else { ffi::neg(bindings::ENOMEM) };
         }
         key
     };
@@ -142,7 +132,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_close(fid: *mut sys::kfid) -> c_int {
     let d = unsafe { &*(*m).domain };
     // SAFETY: live until freed below.
     let key = unsafe { (*m).mr.key };
-    d.mrs.lock().by_key.remove(&key);
+    d.mrs.lock().remove(key);
     d.child_closed();
     // SAFETY: unlisted above (INVARIANT of MrPtr kept), allocated with
     // KBox, the consumer gave up its pointer by closing.

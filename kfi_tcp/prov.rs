@@ -70,7 +70,7 @@ fn sockaddr_in(a: SockIn) -> [u8; 16] {
     s
 }
 
-fn fill(e: &mut kfi_info, iface: &plan::Iface<'_>, p: &Plan, version: u32) -> Result {
+fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u32) -> Result {
     e.caps = TX_CAPS | RX_CAPS | DOMAIN_CAPS;
     e.mode = 0;
     e.addr_format = sys::KFI_SOCKADDR_IN;
@@ -106,7 +106,6 @@ fn fill(e: &mut kfi_info, iface: &plan::Iface<'_>, p: &Plan, version: u32) -> Re
     ep.mem_tag_format = u64::MAX;
     ep.tx_ctx_cnt = 1;
     ep.rx_ctx_cnt = 1;
-    dom.name = ffi::kstrdup(iface.name)?;
     dom.threading = sys::KFI_THREAD_SAFE;
     dom.control_progress = sys::KFI_PROGRESS_AUTO;
     dom.data_progress = sys::KFI_PROGRESS_AUTO;
@@ -125,12 +124,15 @@ fn fill(e: &mut kfi_info, iface: &plan::Iface<'_>, p: &Plan, version: u32) -> Re
     dom.mr_iov_limit = IOV_LIMIT;
     dom.mr_cnt = 65535;
     dom.caps = DOMAIN_CAPS;
-    // Fabric name: the interface's subnet, "a.b.c.d/prefix".
-    let mut buf = [0u8; 24];
-    let mut w = BufWriter::new(&mut buf);
-    let s = iface.subnet();
-    let _ = write!(w, "{}.{}.{}.{}/{}", s[0], s[1], s[2], s[3], iface.prefix.min(32));
-    fab.name = ffi::kstrdup(w.as_bytes())?;
+    if let Some(iface) = iface {
+        dom.name = ffi::kstrdup(iface.name)?;
+        // Fabric name: the interface's subnet, "a.b.c.d/prefix".
+        let mut buf = [0u8; 24];
+        let mut w = BufWriter::new(&mut buf);
+        let s = iface.subnet();
+        let _ = write!(w, "{}.{}.{}.{}/{}", s[0], s[1], s[2], s[3], iface.prefix.min(32));
+        fab.name = ffi::kstrdup(w.as_bytes())?;
+    }
     fab.prov_name = ffi::kstrdup(b"tcp")?;
     fab.prov_version = PROV_VERSION;
     fab.api_version = version;
@@ -180,7 +182,7 @@ unsafe extern "C" fn tcp_getinfo(
     };
     let mut list = InfoList::new();
     for p in &plans[..n] {
-        let r = list.push().and_then(|e| fill(e, &views[p.iface], p, version));
+        let r = list.push().and_then(|e| fill(e, Some(&views[p.iface]), p, version));
         if r.is_err() {
             return ffi::neg(bindings::ENOMEM);
         }
@@ -191,6 +193,18 @@ unsafe extern "C" fn tcp_getinfo(
     // SAFETY: checked non-NULL above; the list becomes the caller's.
     unsafe { *info = list.into_raw() };
     0
+}
+
+/// The info of a `KFI_CONNREQ` event: the provider's attributes, the
+/// connection's addresses and `handle` (the request). No domain or fabric
+/// name: the work item reporting it runs outside the consumer's namespace.
+pub(crate) fn connreq_info(local: SockIn, peer: SockIn, handle: *mut sys::kfid) -> Result<*mut kfi_info> {
+    let mut list = InfoList::new();
+    let p = Plan { iface: 0, src: Some(local), dest: Some(peer) };
+    let e = list.push()?;
+    fill(e, None, &p, (sys::KFI_MAJOR_VERSION << 16) | sys::KFI_MINOR_VERSION)?;
+    e.handle = handle;
+    Ok(list.into_raw())
 }
 
 /// `kfabric`: opens a fabric in the caller's network namespace.

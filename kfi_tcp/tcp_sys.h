@@ -12,6 +12,8 @@
 #include <kfi_eq.h>
 #include <kfi_errno.h>
 #include <kfi_prov.h>
+#include <kfi_endpoint.h>
+#include <kfi_cm.h>
 
 /* Longest interface name, with its NUL (IFNAMSIZ). */
 #define KFI_TCP_IFNAMSIZ 16
@@ -54,11 +56,60 @@ void kfi_tcp_glue_fabric_init(struct kfid_fabric *fabric, void *context);
 void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
 void kfi_tcp_glue_eq_init(struct kfid_eq *eq, void *context,
 			  kfi_event_handler handler);
+void kfi_tcp_glue_pep_init(struct kfid_pep *pep, void *context);
+void kfi_tcp_glue_connreq_init(struct kfid *fid);
+void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context);
 void *kfi_tcp_glue_get_net(void);
 void kfi_tcp_glue_put_net(void *net);
 struct module *kfi_tcp_glue_this_module(void);
 char *kfi_tcp_glue_strndup(const char *s, size_t len);
 void *kfi_tcp_glue_memdup(const void *p, size_t len);
+
+/**
+ * struct kfi_tcp_addr - An IPv4 socket address, laid out as struct
+ *	sockaddr_in (checked at build time in kfi_tcp_sock.c).
+ * @family: AF_INET.
+ * @port: Port, network byte order.
+ * @addr: Address, network byte order.
+ * @zero: Padding, zero.
+ */
+struct kfi_tcp_addr {
+	uint16_t family;
+	uint16_t port;
+	uint8_t addr[4];
+	uint8_t zero[8];
+};
+
+/* kfi_tcp_sock.c: the provider's sockets (see the comment there). */
+struct kfi_tcp_sk;
+struct workqueue_struct;
+
+/* What kfi_tcp_sk_state() reports. */
+#define KFI_TCP_SK_CONNECTING	0
+#define KFI_TCP_SK_ESTABLISHED	1
+#define KFI_TCP_SK_LISTEN	2
+#define KFI_TCP_SK_CLOSED	3
+
+int kfi_tcp_glue_wq_init(void);
+struct workqueue_struct *kfi_tcp_glue_wq(void);
+void kfi_tcp_glue_wq_exit(void);
+int kfi_tcp_sk_create(void *net, struct kfi_tcp_sk **out);
+int kfi_tcp_sk_listen(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *addr,
+		      int backlog);
+int kfi_tcp_sk_accept(struct kfi_tcp_sk *s, struct kfi_tcp_sk **out);
+int kfi_tcp_sk_connect(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *src,
+		       const struct kfi_tcp_addr *dst);
+void kfi_tcp_sk_install(struct kfi_tcp_sk *s, void (*wake)(void *ctx),
+			void *ctx);
+void kfi_tcp_sk_detach(struct kfi_tcp_sk *s);
+void kfi_tcp_sk_release(struct kfi_tcp_sk *s);
+void kfi_tcp_sk_shutdown(struct kfi_tcp_sk *s);
+int kfi_tcp_sk_state(struct kfi_tcp_sk *s, int *err);
+int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer);
+ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
+			int n, size_t skip, size_t len, bool more);
+ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
+			int n, size_t skip, size_t len);
 
 /* Implemented in Rust. */
 int kfi_tcp_fabric_close(struct kfid *fid);
@@ -82,5 +133,26 @@ ssize_t kfi_tcp_eq_sread(struct kfid_eq *eq, uint32_t *event, void *buf,
 			 size_t len, int timeout, uint64_t flags);
 const char *kfi_tcp_eq_strerror(struct kfid_eq *eq, int prov_errno,
 				const void *err_data, char *buf, size_t len);
+int kfi_tcp_fabric_passive_ep(struct kfid_fabric *fabric,
+			      struct kfi_info *info, struct kfid_pep **pep,
+			      void *context);
+int kfi_tcp_pep_close(struct kfid *fid);
+int kfi_tcp_pep_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
+int kfi_tcp_pep_listen(struct kfid_pep *pep);
+int kfi_tcp_pep_getname(struct kfid *fid, void *addr, size_t *addrlen);
+int kfi_tcp_pep_reject(struct kfid_pep *pep, struct kfid *handle,
+		       const void *param, size_t paramlen);
+int kfi_tcp_connreq_close(struct kfid *fid);
+int kfi_tcp_domain_endpoint(struct kfid_domain *domain, struct kfi_info *info,
+			    struct kfid_ep **ep, void *context);
+int kfi_tcp_ep_close(struct kfid *fid);
+int kfi_tcp_ep_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
+int kfi_tcp_ep_control(struct kfid *fid, int command, void *arg);
+int kfi_tcp_ep_connect(struct kfid_ep *ep, const void *addr,
+		       const void *param, size_t paramlen);
+int kfi_tcp_ep_accept(struct kfid_ep *ep, const void *param, size_t paramlen);
+int kfi_tcp_ep_shutdown(struct kfid_ep *ep, uint64_t flags);
+int kfi_tcp_ep_getname(struct kfid *fid, void *addr, size_t *addrlen);
+int kfi_tcp_ep_getpeer(struct kfid_ep *ep, void *addr, size_t *addrlen);
 
 #endif

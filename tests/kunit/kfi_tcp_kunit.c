@@ -21,6 +21,10 @@
 #include <kfi_endpoint.h>
 #include <kfi_eq.h>
 #include <kfi_errno.h>
+#include <kfi_cm.h>
+#include <kfi_rma.h>
+#include <kfi_tagged.h>
+#include <kfi_atomic.h>
 
 #define V17 KFI_VERSION(1, 7)
 
@@ -198,10 +202,22 @@ static void tcp_unimplemented_ops_enosys(struct kunit *test)
 	/* not implemented yet: a clear error, never a NULL op */
 	KUNIT_EXPECT_EQ(test, kfi_cq_open(dom, &cq_attr, &cq, NULL, NULL),
 			-KFI_ENOSYS);
-	KUNIT_EXPECT_EQ(test, kfi_endpoint(dom, list, &ep, NULL), -KFI_ENOSYS);
-	KUNIT_EXPECT_EQ(test, kfi_passive_ep(fab, list, &pep, NULL),
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(dom, list, &ep, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_send(ep, "x", 1, NULL, 0, NULL), -KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_tsend(ep, "x", 1, NULL, 0, 1, NULL),
 			-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_write(ep, "x", 1, NULL, 0, 0, 1, NULL),
+			-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_atomic(ep, "x", 1, NULL, 0, 0, 1,
+					 KFI_UINT8, KFI_SUM, NULL), -KFI_ENOSYS);
+	/* endpoints count in their domain, peps in their fabric */
+	KUNIT_EXPECT_EQ(test, kfi_close(&dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(fab, list, &pep, NULL), 0);
+	KUNIT_EXPECT_EQ(test, pep->fid.fclass, (size_t)KFI_CLASS_PEP);
 	KUNIT_EXPECT_EQ(test, kfi_close(&dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
 	kfi_freeinfo(list);
 	kfi_freeinfo(h);
@@ -378,16 +394,22 @@ struct dom_fixture {
 	struct kfid_domain *dom;
 };
 
-static void dom_setup(struct kunit *test, struct dom_fixture *f, int mr_mode)
+static void dom_setup_at(struct kunit *test, struct dom_fixture *f,
+			 int mr_mode, const char *node, uint64_t flags)
 {
 	memset(f, 0, sizeof(*f));
 	f->hints = tcp_hints(test);
-	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, f->hints,
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, node, NULL, flags, f->hints,
 					  &f->list), 0);
 	f->list->domain_attr->mr_mode = mr_mode;
 	KUNIT_ASSERT_EQ(test, kfi_fabric(f->list->fabric_attr, &f->fab, NULL),
 			0);
 	KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, f->list, &f->dom, NULL), 0);
+}
+
+static void dom_setup(struct kunit *test, struct dom_fixture *f, int mr_mode)
+{
+	dom_setup_at(test, f, mr_mode, NULL, 0);
 }
 
 static void dom_teardown(struct kunit *test, struct dom_fixture *f)
@@ -524,6 +546,342 @@ static void tcp_mr_bad_input(struct kunit *test)
 	dom_teardown(test, &f);
 }
 
+/* ---------------------------------------------------------------- CM */
+
+#define CM_WAIT_MS 5000
+
+/*
+ * Two sides over loopback in one fabric and domain: a pep with its EQ,
+ * a client endpoint with its own, and (once accepted) a server endpoint
+ * sharing the pep's EQ.
+ */
+struct cm_fixture {
+	struct dom_fixture d;
+	struct kfid_eq *peq, *ceq;
+	struct kfid_pep *pep;
+	struct kfid_ep *cep, *sep;
+	struct sockaddr_in paddr;
+};
+
+/* Room for a CM entry with 256 bytes of data. */
+struct cm_event {
+	struct kfi_eq_cm_entry e;
+	u8 data[256];
+};
+
+static void cm_open_eq(struct kunit *test, struct cm_fixture *f,
+		       struct kfid_eq **eq)
+{
+	struct kfi_eq_attr attr = { .size = 16, .wait_obj = KFI_WAIT_UNSPEC };
+
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(f->d.fab, &attr, eq, NULL, NULL), 0);
+}
+
+static void cm_setup(struct kunit *test, struct cm_fixture *f)
+{
+	size_t len = sizeof(f->paddr);
+
+	memset(f, 0, sizeof(*f));
+	/* everything on 127.0.0.1 (src_addr 127.0.0.1:0) */
+	dom_setup_at(test, &f->d, 0, "127.0.0.1", KFI_SOURCE);
+	KUNIT_ASSERT_NOT_NULL(test, f->d.list->src_addr);
+	cm_open_eq(test, f, &f->peq);
+	cm_open_eq(test, f, &f->ceq);
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(f->d.fab, f->d.list, &f->pep,
+					     NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_pep_bind(f->pep, &f->peq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_listen(f->pep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&f->pep->fid, &f->paddr, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, sizeof(f->paddr));
+	KUNIT_EXPECT_EQ(test, f->paddr.sin_family, (sa_family_t)AF_INET);
+	KUNIT_EXPECT_NE(test, f->paddr.sin_port, 0);
+	KUNIT_EXPECT_EQ(test, f->paddr.sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f->d.dom, f->d.list, &f->cep, f), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(f->cep, &f->ceq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(f->cep), 0);
+}
+
+static void cm_teardown(struct kunit *test, struct cm_fixture *f)
+{
+	if (f->sep)
+		KUNIT_EXPECT_EQ(test, kfi_close(&f->sep->fid), 0);
+	if (f->cep)
+		KUNIT_EXPECT_EQ(test, kfi_close(&f->cep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->pep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->peq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->ceq->fid), 0);
+	dom_teardown(test, &f->d);
+}
+
+/* Waits for one event; returns its type, the entry in @ev. */
+static int cm_wait(struct kunit *test, struct kfid_eq *eq,
+		   struct cm_event *ev, ssize_t *len)
+{
+	uint32_t type = ~0U;
+
+	memset(ev, 0, sizeof(*ev));
+	*len = kfi_eq_sread(eq, &type, ev, sizeof(*ev), CM_WAIT_MS, 0);
+	return *len < 0 ? (int)*len : (int)type;
+}
+
+/* Server side: waits for the request, checks it, returns its info. */
+static struct kfi_info *cm_get_connreq(struct kunit *test,
+				       struct cm_fixture *f,
+				       const char *data, size_t dlen)
+{
+	struct cm_event ev;
+	struct sockaddr_in *peer;
+	ssize_t len;
+
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f->peq, &ev, &len), KFI_CONNREQ);
+	KUNIT_EXPECT_EQ(test, (size_t)len, sizeof(ev.e) + dlen);
+	KUNIT_EXPECT_PTR_EQ(test, ev.e.fid, &f->pep->fid);
+	KUNIT_EXPECT_EQ(test, memcmp(ev.e.data, data, dlen), 0);
+	KUNIT_ASSERT_NOT_NULL(test, ev.e.info);
+	KUNIT_ASSERT_NOT_NULL(test, ev.e.info->handle);
+	KUNIT_EXPECT_EQ(test, ev.e.info->handle->fclass,
+			(size_t)KFI_CLASS_CONNREQ);
+	KUNIT_EXPECT_EQ(test, ev.e.info->ep_attr->type, KFI_EP_MSG);
+	/* the request names both ends */
+	KUNIT_ASSERT_NOT_NULL(test, ev.e.info->dest_addr);
+	peer = ev.e.info->dest_addr;
+	KUNIT_EXPECT_EQ(test, peer->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	KUNIT_EXPECT_NE(test, peer->sin_port, 0);
+	KUNIT_ASSERT_NOT_NULL(test, ev.e.info->src_addr);
+	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)ev.e.info->src_addr)->sin_port,
+			f->paddr.sin_port);
+	return ev.e.info;
+}
+
+static void tcp_cm_connect_accept_shutdown(struct kunit *test)
+{
+	struct cm_fixture f;
+	struct kfi_info *req;
+	struct cm_event ev;
+	struct sockaddr_in cname, cpeer, sname, speer;
+	size_t l;
+	ssize_t len;
+
+	cm_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_connect(f.cep, &f.paddr, "hello", 6), 0);
+	/* a second connect on the same endpoint */
+	KUNIT_EXPECT_EQ(test, kfi_connect(f.cep, &f.paddr, NULL, 0), -EISCONN);
+	req = cm_get_connreq(test, &f, "hello", 6);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f.d.dom, req, &f.sep, NULL), 0);
+	kfi_freeinfo(req);
+	KUNIT_EXPECT_EQ(test, kfi_accept(f.sep, NULL, 0), -KFI_EOPBADSTATE);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(f.sep, &f.peq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(f.sep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_accept(f.sep, "world!", 7), 0);
+
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len), KFI_CONNECTED);
+	KUNIT_EXPECT_PTR_EQ(test, ev.e.fid, &f.cep->fid);
+	KUNIT_EXPECT_NULL(test, ev.e.info);
+	KUNIT_EXPECT_EQ(test, (size_t)len, sizeof(ev.e) + 7);
+	KUNIT_EXPECT_STREQ(test, (char *)ev.e.data, "world!");
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.peq, &ev, &len), KFI_CONNECTED);
+	KUNIT_EXPECT_PTR_EQ(test, ev.e.fid, &f.sep->fid);
+
+	/* each side's name is the other's peer */
+	l = sizeof(cname);
+	KUNIT_EXPECT_EQ(test, kfi_getname(&f.cep->fid, &cname, &l), 0);
+	l = sizeof(cpeer);
+	KUNIT_EXPECT_EQ(test, kfi_getpeer(f.cep, &cpeer, &l), 0);
+	l = sizeof(sname);
+	KUNIT_EXPECT_EQ(test, kfi_getname(&f.sep->fid, &sname, &l), 0);
+	l = sizeof(speer);
+	KUNIT_EXPECT_EQ(test, kfi_getpeer(f.sep, &speer, &l), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&cname, &speer, sizeof(cname)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&sname, &cpeer, sizeof(sname)), 0);
+	KUNIT_EXPECT_EQ(test, cpeer.sin_port, f.paddr.sin_port);
+
+	/* a bound EQ cannot close */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.ceq->fid), -EBUSY);
+
+	/* shutdown: reported once on each side */
+	KUNIT_EXPECT_EQ(test, kfi_shutdown(f.cep, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_shutdown(f.cep, 0), -ENOTCONN);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len), KFI_SHUTDOWN);
+	KUNIT_EXPECT_PTR_EQ(test, ev.e.fid, &f.cep->fid);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.peq, &ev, &len), KFI_SHUTDOWN);
+	KUNIT_EXPECT_PTR_EQ(test, ev.e.fid, &f.sep->fid);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.ceq, NULL, &ev, sizeof(ev), 0),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.peq, NULL, &ev, sizeof(ev), 0),
+			-EAGAIN);
+	cm_teardown(test, &f);
+}
+
+static void tcp_cm_reject_with_data(struct kunit *test)
+{
+	struct cm_fixture f;
+	struct kfi_info *req;
+	struct kfi_eq_err_entry err;
+	struct cm_event ev;
+	ssize_t len;
+
+	cm_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_connect(f.cep, &f.paddr, NULL, 0), 0);
+	req = cm_get_connreq(test, &f, "", 0);
+	KUNIT_EXPECT_EQ(test, kfi_reject(f.pep, req->handle, "busy", 5), 0);
+	kfi_freeinfo(req);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len), -KFI_EAVAIL);
+	memset(&err, 0, sizeof(err));
+	KUNIT_ASSERT_EQ(test, kfi_eq_readerr(f.ceq, &err, 0),
+			(ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, ECONNREFUSED);
+	KUNIT_EXPECT_PTR_EQ(test, err.fid, &f.cep->fid);
+	KUNIT_EXPECT_PTR_EQ(test, err.context, (void *)&f);
+	KUNIT_ASSERT_EQ(test, err.err_data_size, (size_t)5);
+	KUNIT_EXPECT_STREQ(test, (char *)err.err_data, "busy");
+	KUNIT_EXPECT_EQ(test, kfi_shutdown(f.cep, 0), -ENOTCONN);
+	cm_teardown(test, &f);
+}
+
+static void tcp_cm_connect_refused(struct kunit *test)
+{
+	struct cm_fixture f;
+	struct kfi_eq_err_entry err;
+	struct sockaddr_in closed;
+	struct cm_event ev;
+	ssize_t len;
+
+	cm_setup(test, &f);
+	/* the pep's port once the pep is gone: nobody listens there */
+	closed = f.paddr;
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.pep->fid), 0);
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(f.d.fab, f.d.list, &f.pep, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_connect(f.cep, &closed, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len), -KFI_EAVAIL);
+	KUNIT_ASSERT_EQ(test, kfi_eq_readerr(f.ceq, &err, 0),
+			(ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, err.err_data_size, (size_t)0);
+	/* the pep that never listened was bound to nothing */
+	KUNIT_EXPECT_EQ(test, kfi_listen(f.pep), -KFI_ENOEQ);
+	cm_teardown(test, &f);
+}
+
+static void tcp_cm_pep_close_drops_requests(struct kunit *test)
+{
+	struct cm_fixture f;
+	struct kfi_eq_err_entry err;
+	struct kfi_info *req;
+	struct cm_event ev;
+	ssize_t len;
+
+	cm_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_connect(f.cep, &f.paddr, "x", 1), 0);
+	req = cm_get_connreq(test, &f, "x", 1);
+	kfi_freeinfo(req);
+	/* closing the pep drops the request: the client sees a reset */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.pep->fid), 0);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len), -KFI_EAVAIL);
+	KUNIT_ASSERT_EQ(test, kfi_eq_readerr(f.ceq, &err, 0),
+			(ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, ECONNRESET);
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(f.d.fab, f.d.list, &f.pep, NULL),
+			0);
+	cm_teardown(test, &f);
+}
+
+static void tcp_cm_peer_close_is_shutdown(struct kunit *test)
+{
+	struct cm_fixture f;
+	struct kfi_info *req;
+	struct cm_event ev;
+	ssize_t len;
+
+	cm_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_connect(f.cep, &f.paddr, NULL, 0), 0);
+	req = cm_get_connreq(test, &f, "", 0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f.d.dom, req, &f.sep, NULL), 0);
+	kfi_freeinfo(req);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(f.sep, &f.peq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(f.sep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_accept(f.sep, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len), KFI_CONNECTED);
+	KUNIT_EXPECT_EQ(test, (size_t)len, sizeof(ev.e));
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.peq, &ev, &len), KFI_CONNECTED);
+	/* the server endpoint goes away: the client sees SHUTDOWN */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.sep->fid), 0);
+	f.sep = NULL;
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len), KFI_SHUTDOWN);
+	KUNIT_EXPECT_PTR_EQ(test, ev.e.fid, &f.cep->fid);
+	KUNIT_EXPECT_EQ(test, kfi_shutdown(f.cep, 0), -ENOTCONN);
+	cm_teardown(test, &f);
+}
+
+static void tcp_cm_bad_calls(struct kunit *test)
+{
+	struct cm_fixture f;
+	struct kfid_ep *ep;
+	struct kfid_pep *pep;
+	struct sockaddr_in a;
+	u8 big[257] = {};
+	size_t l;
+
+	cm_setup(test, &f);
+	/* an endpoint without EQ cannot be enabled nor connect */
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f.d.dom, f.d.list, &ep, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_enable(ep), -KFI_ENOEQ);
+	KUNIT_EXPECT_EQ(test, kfi_connect(ep, &f.paddr, NULL, 0),
+			-KFI_EOPBADSTATE);
+	KUNIT_EXPECT_EQ(test, kfi_accept(ep, NULL, 0), -KFI_EOPBADSTATE);
+	KUNIT_EXPECT_EQ(test, kfi_shutdown(ep, 0), -ENOTCONN);
+	l = sizeof(a);
+	KUNIT_EXPECT_EQ(test, kfi_getpeer(ep, &a, &l), -ENOTCONN);
+	/* binding: twice, a non-EQ object, flags */
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &f.ceq->fid, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &f.d.dom->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &f.ceq->fid, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &f.ceq->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_enable(ep), 0);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &f.peq->fid, 0), -KFI_EOPBADSTATE);
+	/* CM data over 256 bytes, NULL data with a length, no address */
+	KUNIT_EXPECT_EQ(test, kfi_connect(ep, &f.paddr, big, sizeof(big)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_connect(ep, &f.paddr, NULL, 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_connect(ep, NULL, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_shutdown(ep, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	/* getname into a short buffer says how much is needed */
+	l = 4;
+	KUNIT_EXPECT_EQ(test, kfi_getname(&f.pep->fid, &a, &l), -KFI_ETOOSMALL);
+	KUNIT_EXPECT_EQ(test, l, sizeof(a));
+	/* listening twice, or on the port in use */
+	KUNIT_EXPECT_EQ(test, kfi_listen(f.pep), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(f.d.fab, f.d.list, &pep, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_pep_bind(pep, &f.peq->fid, 0), 0);
+	kfree(f.d.list->src_addr);
+	f.d.list->src_addr = kmemdup(&f.paddr, sizeof(f.paddr), GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(f.d.fab, f.d.list, &pep, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_pep_bind(pep, &f.peq->fid, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_listen(pep), -EADDRINUSE);
+	KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
+	/* a request handle that is not one */
+	KUNIT_EXPECT_EQ(test, kfi_reject(f.pep, &f.d.dom->fid, NULL, 0),
+			-EINVAL);
+	cm_teardown(test, &f);
+}
+
+static struct kunit_case tcp_cm_cases[] = {
+	KUNIT_CASE(tcp_cm_connect_accept_shutdown),
+	KUNIT_CASE(tcp_cm_reject_with_data),
+	KUNIT_CASE(tcp_cm_connect_refused),
+	KUNIT_CASE(tcp_cm_pep_close_drops_requests),
+	KUNIT_CASE(tcp_cm_peer_close_is_shutdown),
+	KUNIT_CASE(tcp_cm_bad_calls),
+	{}
+};
+
+static struct kunit_suite tcp_cm_suite = {
+	.name = "kfi_tcp_cm",
+	.test_cases = tcp_cm_cases,
+};
+
 static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_getinfo_lists_loopback),
 	KUNIT_CASE(tcp_getinfo_source_address),
@@ -547,7 +905,7 @@ static struct kunit_suite tcp_suite = {
 	.test_cases = tcp_cases,
 };
 
-kunit_test_suites(&tcp_suite);
+kunit_test_suites(&tcp_suite, &tcp_cm_suite);
 
 MODULE_DESCRIPTION("KUnit suite of the kfabric tcp provider");
 MODULE_LICENSE("GPL");

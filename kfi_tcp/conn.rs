@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0
+//! One TCP connection of the provider: the connection-management handshake
+//! of libfabric's tcp protocol, then the data frames.
+//!
+//! # Contexts and lifetime
+//! A connection is an `Arc<Conn>` with a work item (`io_work`). The socket
+//! callbacks only queue that work (see `sock.rs`); everything else — CM
+//! messages, events, frames — happens in the work item, in process
+//! context, on the provider's `WQ_MEM_RECLAIM` workqueue. The workqueue
+//! never runs one work item on two CPUs at once, so the work's own state
+//! (`io`) is only contended by [`Conn::stop`] after the work stopped.
+//!
+//! Holders: the endpoint (or, before one exists, the passive endpoint's
+//! lists) holds one reference; a queued work item holds one; the socket
+//! callbacks borrow the holder's (they may only run before `stop`, which
+//! detaches them first, so theirs is never the last reference).
+//! [`Conn::stop`] — detach the callbacks, forbid requeueing, flush the
+//! work — is called by every holder before it drops its reference, after
+//! which the connection touches neither its owner nor its queues.
+//!
+//! # Locks
+//! `shared` (spinlock, process context only): phase, owner, the control
+//! message to send. `io` (mutex): the receive state of the work item.
+
+use crate::eq::Eq;
+use crate::ffi::{self, sys};
+use crate::pep::Pep;
+use crate::sock::{self, SkState, Sock};
+use crate::wire::{ByteOrder, CmHeader, CmType};
+use crate::wire::cm::{CM_HDR_SIZE, MAX_CM_DATA};
+use core::ffi::{c_int, c_void};
+use kernel::prelude::*;
+use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
+use kernel::workqueue::{Work, WorkItem};
+use kernel::{impl_has_work, new_mutex, new_spinlock, new_work};
+
+/// Bytes of the largest control message.
+const CM_MSG_MAX: usize = CM_HDR_SIZE + MAX_CM_DATA;
+
+/// Steps of the work item per run before it requeues itself.
+const BUDGET: usize = 64;
+
+/// Where a connection is in its life.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Phase {
+    /// Active side: TCP connect in progress; the connreq is queued.
+    Connecting,
+    /// Active side: connreq sent, reading the connresp or nack.
+    AwaitResp,
+    /// Passive side: reading the connreq.
+    AwaitReq,
+    /// Passive side: `KFI_CONNREQ` reported; waiting for accept/reject.
+    Reported,
+    /// Passive side: accepted, the connresp is being sent.
+    Accepting,
+    /// Data frames flow.
+    Established,
+    /// Over: shut down, refused or failed. Nothing more is reported.
+    Closed,
+}
+
+/// Whom a connection reports to.
+#[derive(Clone, Copy)]
+pub(crate) enum Owner {
+    /// Nobody (yet, or any more).
+    None,
+    /// A passive endpoint, until the request is reported.
+    Pep(*const Pep),
+    /// An endpoint: its EQ, its fid and the consumer's context (from the
+    /// header), for `KFI_CONNECTED`/`KFI_SHUTDOWN` and errors.
+    Ep { eq: *const Eq, fid: *mut sys::kfid },
+}
+
+/// A control message on its way out.
+struct CtlOut {
+    buf: [u8; CM_MSG_MAX],
+    len: usize,
+}
+
+/// State shared by the consumer's calls and the work item.
+struct Shared {
+    phase: Phase,
+    owner: Owner,
+    /// Set by `stop`: the work item does nothing more and never requeues.
+    stopping: bool,
+    /// A control message waiting to be sent by the work item.
+    ctl: Option<CtlOut>,
+}
+
+/// Receive state, owned by the work item.
+struct Io {
+    /// The control message being received.
+    cm: [u8; CM_MSG_MAX],
+    cm_got: usize,
+    /// The control message being sent and how much of it went.
+    ctl: Option<CtlOut>,
+    ctl_sent: usize,
+    /// CM data the peer sent with its connresp or nack (kept for
+    /// `KFI_CONNECTED` and for `err_data` of a refusal, which must stay
+    /// valid after the event is read).
+    peer_data: [u8; MAX_CM_DATA],
+    peer_data_len: usize,
+    /// Byte order of the data frames.
+    order: ByteOrder,
+}
+
+/// A connection.
+#[pin_data]
+pub(crate) struct Conn {
+    #[pin]
+    work: Work<Conn>,
+    sock: Sock,
+    #[pin]
+    shared: SpinLock<Shared>,
+    #[pin]
+    io: Mutex<Io>,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for Conn { self.work }
+}
+
+// SAFETY: the raw pointers in `Owner` point to objects that outlive the
+// connection's use of them (see the module comment: holders stop the
+// connection before those objects go); everything else is Send + Sync.
+unsafe impl Send for Shared {}
+
+
+/// Socket callback target: queues the connection's work.
+///
+/// # Safety
+/// `ctx` is `Arc::as_ptr` of a live connection whose holder keeps it
+/// alive until the callbacks are detached.
+unsafe extern "C" fn conn_wake(ctx: *mut c_void) {
+    // SAFETY: by the contract above the connection is alive and its holder
+    // keeps a reference, so this clone is never the last one.
+    let c: Arc<Conn> = unsafe { ArcBorrow::from_raw(ctx.cast::<Conn>().cast_const()) }.into();
+    let _ = ffi::queue().enqueue(c);
+}
+
+/// A control message: header then CM data.
+fn ctl_msg(kind: CmType, data: &[u8]) -> Result<CtlOut> {
+    let mut out = CtlOut { buf: [0; CM_MSG_MAX], len: 0 };
+    out.len = crate::wire::cm::encode_msg(kind, data, ByteOrder::NATIVE, &mut out.buf).map_err(|_| EINVAL)?;
+    Ok(out)
+}
+
+/// What the work item learned in one step.
+enum Step {
+    /// Something moved; go on.
+    Progress,
+    /// Nothing to do until the socket wakes us.
+    Idle,
+}
+
+impl Conn {
+    fn new(sock: Sock, phase: Phase, owner: Owner, ctl: Option<CtlOut>) -> Result<Arc<Conn>> {
+        let c = Arc::pin_init(
+            pin_init!(Conn {
+                work <- new_work!("kfi_tcp_conn"),
+                sock,
+                shared <- new_spinlock!(Shared { phase, owner, stopping: false, ctl }, "kfi_tcp_conn"),
+                io <- new_mutex!(Io {
+                    cm: [0; CM_MSG_MAX],
+                    cm_got: 0,
+                    ctl: None,
+                    ctl_sent: 0,
+                    peer_data: [0; MAX_CM_DATA],
+                    peer_data_len: 0,
+                    order: ByteOrder::NATIVE,
+                }, "kfi_tcp_conn_io"),
+            }),
+            GFP_KERNEL,
+        )?;
+        // SAFETY: the holder (our caller, then the endpoint or pep) keeps a
+        // reference until `stop` detached the callbacks.
+        unsafe { c.sock.install(conn_wake, (&*c as *const Conn).cast_mut().cast()) };
+        Ok(c)
+    }
+
+    /// Active side: starts connecting to `dst` with `data` as the
+    /// connreq's CM data; reports to `owner` (an endpoint).
+    pub(crate) fn connect(net: *mut c_void, src: Option<&sock::SockAddr>, dst: &sock::SockAddr, data: &[u8], owner: Owner) -> Result<Arc<Conn>> {
+        let ctl = ctl_msg(CmType::ConnReq, data)?;
+        let s = Sock::create(net)?;
+        let c = Conn::new(s, Phase::Connecting, owner, Some(ctl))?;
+        if let Err(e) = c.sock.connect(src, dst) {
+            c.stop();
+            return Err(e);
+        }
+        c.kick();
+        Ok(c)
+    }
+
+    /// Passive side: a connection accepted by `pep`'s listener; the
+    /// caller lists it, then kicks it.
+    pub(crate) fn accepted(s: Sock, pep: *const Pep) -> Result<Arc<Conn>> {
+        Conn::new(s, Phase::AwaitReq, Owner::Pep(pep), None)
+    }
+
+    /// Queues the work item.
+    pub(crate) fn kick(self: &Arc<Self>) {
+        let _ = ffi::queue().enqueue(self.clone());
+    }
+
+
+    /// The socket's local or peer address.
+    pub(crate) fn name(&self, peer: bool) -> Result<sock::SockAddr> {
+        self.sock.name(peer)
+    }
+
+    /// Passive side: accepts a reported request, sending `data` in the
+    /// connresp; `KFI_CONNECTED` follows on `owner`'s EQ once it is sent.
+    pub(crate) fn accept(self: &Arc<Self>, data: &[u8], owner: Owner) -> Result {
+        let ctl = ctl_msg(CmType::ConnResp, data)?;
+        {
+            let mut s = self.shared.lock();
+            if s.phase != Phase::Reported {
+                return Err(EINVAL);
+            }
+            s.phase = Phase::Accepting;
+            s.owner = owner;
+            s.ctl = Some(ctl);
+        }
+        self.kick();
+        Ok(())
+    }
+
+    /// Passive side: refuses a reported request with `data` in the nack,
+    /// sent from the caller's context (a fresh connection has room for
+    /// it), then shuts the connection down.
+    pub(crate) fn reject(&self, data: &[u8]) -> Result {
+        let ctl = ctl_msg(CmType::Nack, data)?;
+        {
+            let mut s = self.shared.lock();
+            if s.phase != Phase::Reported {
+                return Err(EINVAL);
+            }
+            s.phase = Phase::Closed;
+            s.owner = Owner::None;
+        }
+        let seg = [sock::kseg(&ctl.buf[..ctl.len])];
+        let mut sent = 0;
+        let mut r = Ok(());
+        while sent < ctl.len {
+            match self.sock.send(&seg, sent, ctl.len - sent, false) {
+                Ok(n) => sent += n,
+                Err(e) => {
+                    r = Err(e);
+                    break;
+                }
+            }
+        }
+        self.sock.shutdown();
+        r
+    }
+
+    /// Shuts the connection down (`kfi_shutdown`): the peer sees end of
+    /// stream, `KFI_SHUTDOWN` is reported once on the owner's EQ. Returns
+    /// false if it was not connected.
+    pub(crate) fn shutdown(&self) -> bool {
+        let owner = {
+            let mut s = self.shared.lock();
+            if s.phase != Phase::Established {
+                return false;
+            }
+            s.phase = Phase::Closed;
+            s.owner
+        };
+        self.sock.shutdown();
+        report_cm(owner, sys::KFI_SHUTDOWN, &[]);
+        true
+    }
+
+    /// Stops the connection for good: no callback, no work, no report
+    /// after this returns. Every holder calls it before letting go.
+    pub(crate) fn stop(&self) {
+        {
+            let mut s = self.shared.lock();
+            s.stopping = true;
+            s.owner = Owner::None;
+        }
+        self.sock.detach();
+        // SAFETY: `self.work` is this connection's initialised work item;
+        // flushing waits for the queued or running instance, which sees
+        // `stopping` and neither reports nor requeues.
+        unsafe { kernel::bindings::flush_work(Work::raw_get(&self.work)) };
+    }
+
+    /// One step of the control-message phases; `Idle` when waiting.
+    fn step(self: &Arc<Self>, io: &mut Io) -> Step {
+        // Take a control message to send, if one was queued.
+        let (phase, owner) = {
+            let mut s = self.shared.lock();
+            if io.ctl.is_none() {
+                if let Some(c) = s.ctl.take() {
+                    io.ctl = Some(c);
+                    io.ctl_sent = 0;
+                }
+            }
+            (s.phase, s.owner)
+        };
+        let st = self.sock.state();
+        match phase {
+            Phase::Closed => Step::Idle,
+            Phase::Connecting => match st {
+                SkState::Connecting => Step::Idle,
+                SkState::Established => {
+                    self.set_phase(Phase::Connecting, Phase::AwaitResp);
+                    Step::Progress
+                }
+                SkState::Closed(e) => {
+                    let e = if e == 0 { -(kernel::bindings::ECONNREFUSED as c_int) } else { e };
+                    self.fail(owner, e, &[]);
+                    Step::Idle
+                }
+                SkState::Listening => Step::Idle,
+            },
+            Phase::AwaitResp => {
+                if let Some(s) = self.send_ctl(io) {
+                    return s;
+                }
+                match self.recv_cm(io) {
+                    Err(e) => {
+                        self.fail(owner, e, &[]);
+                        Step::Idle
+                    }
+                    Ok(None) => Step::Idle,
+                    Ok(Some((hdr, len))) => {
+                        io.peer_data[..len].copy_from_slice(&io.cm[CM_HDR_SIZE..CM_HDR_SIZE + len]);
+                        io.peer_data_len = len;
+                        match hdr.kind() {
+                            CmType::ConnResp => match hdr.msg_order(ByteOrder::NATIVE) {
+                                Ok(o) => {
+                                    io.order = o;
+                                    self.set_phase(Phase::AwaitResp, Phase::Established);
+                                    report_cm(owner, sys::KFI_CONNECTED, &io.peer_data[..len]);
+                                    Step::Progress
+                                }
+                                Err(e) => {
+                                    self.fail(owner, -e.errno(), &[]);
+                                    Step::Idle
+                                }
+                            },
+                            CmType::Nack => {
+                                let data = &io.peer_data[..len];
+                                self.fail(owner, -(kernel::bindings::ECONNREFUSED as c_int), data);
+                                Step::Idle
+                            }
+                            CmType::ConnReq => {
+                                self.fail(owner, -(kernel::bindings::EPROTO as c_int), &[]);
+                                Step::Idle
+                            }
+                        }
+                    }
+                }
+            }
+            Phase::AwaitReq => match self.recv_cm(io) {
+                // A peer that hangs up or talks nonsense before its request
+                // is reported just goes away: there is nobody to tell.
+                Err(_) => {
+                    self.close_quietly();
+                    Step::Idle
+                }
+                Ok(None) => Step::Idle,
+                Ok(Some((hdr, len))) => {
+                    let order = match (hdr.kind(), hdr.msg_order(ByteOrder::NATIVE)) {
+                        (CmType::ConnReq, Ok(o)) => o,
+                        _ => {
+                            self.close_quietly();
+                            return Step::Idle;
+                        }
+                    };
+                    io.order = order;
+                    self.set_phase(Phase::AwaitReq, Phase::Reported);
+                    if let Owner::Pep(p) = owner {
+                        // SAFETY: a pep stops its pending connections
+                        // before it goes, so it is alive while we run.
+                        let pep = unsafe { &*p };
+                        if pep.report(self, &io.cm[CM_HDR_SIZE..CM_HDR_SIZE + len]).is_err() {
+                            self.close_quietly();
+                        }
+                    }
+                    Step::Idle
+                }
+            },
+            Phase::Reported => Step::Idle,
+            Phase::Accepting => match self.send_ctl(io) {
+                Some(s) => s,
+                None => {
+                    self.set_phase(Phase::Accepting, Phase::Established);
+                    report_cm(owner, sys::KFI_CONNECTED, &[]);
+                    Step::Progress
+                }
+            },
+            Phase::Established => self.step_established(owner, st),
+        }
+    }
+
+    /// Data phase. Frames come with the data path; so far the connection
+    /// only notices the peer going away.
+    fn step_established(&self, owner: Owner, st: SkState) -> Step {
+        match st {
+            SkState::Closed(_) => {
+                if self.set_phase(Phase::Established, Phase::Closed) {
+                    self.sock.shutdown();
+                    report_cm(owner, sys::KFI_SHUTDOWN, &[]);
+                }
+                Step::Idle
+            }
+            _ => Step::Idle,
+        }
+    }
+
+    /// Moves from `from` to `to`; false if the phase was not `from` (a
+    /// concurrent shutdown or stop got there first).
+    fn set_phase(&self, from: Phase, to: Phase) -> bool {
+        let mut s = self.shared.lock();
+        if s.phase != from {
+            return false;
+        }
+        s.phase = to;
+        true
+    }
+
+    /// Sends what is left of the control message: `None` once all of it
+    /// went (or there was none), `Some(step)` while some is left.
+    fn send_ctl(&self, io: &mut Io) -> Option<Step> {
+        let c = io.ctl.as_ref()?;
+        let seg = [sock::kseg(&c.buf[..c.len])];
+        match self.sock.send(&seg, io.ctl_sent, c.len - io.ctl_sent, false) {
+            Ok(n) => {
+                io.ctl_sent += n;
+                if io.ctl_sent < c.len {
+                    return Some(Step::Progress);
+                }
+                io.ctl = None;
+                None
+            }
+            Err(e) if e == EAGAIN => Some(Step::Idle),
+            // The state check of the next step reports the failure.
+            Err(_) => Some(Step::Idle),
+        }
+    }
+
+    /// Receives a control message: `Ok(Some)` with its header and data
+    /// length once complete, `Ok(None)` while incomplete, negative errno
+    /// on a bad header, end of stream or a socket error.
+    fn recv_cm(&self, io: &mut Io) -> core::result::Result<Option<(CmHeader, usize)>, c_int> {
+        loop {
+            let want = if io.cm_got < CM_HDR_SIZE {
+                CM_HDR_SIZE
+            } else {
+                let hdr = CmHeader::decode(&io.cm[..CM_HDR_SIZE]).map_err(|e| -e.errno())?;
+                let total = hdr.msg_len();
+                if io.cm_got == total {
+                    io.cm_got = 0;
+                    return Ok(Some((hdr, hdr.data_len())));
+                }
+                total
+            };
+            let seg = [sock::kseg(&io.cm[..want])];
+            match self.sock.recv(&seg, io.cm_got, want - io.cm_got) {
+                Ok(0) => return Err(-(kernel::bindings::ECONNRESET as c_int)),
+                Ok(n) => io.cm_got += n,
+                Err(e) if e == EAGAIN => return Ok(None),
+                Err(e) => return Err(e.to_errno()),
+            }
+        }
+    }
+
+    /// The connection failed before or while connecting: one error entry
+    /// on the owner's EQ (with the peer's reject data, if any), then
+    /// closed.
+    fn fail(&self, owner: Owner, err: c_int, data: &[u8]) {
+        {
+            let mut s = self.shared.lock();
+            if s.phase == Phase::Closed {
+                return;
+            }
+            s.phase = Phase::Closed;
+        }
+        self.sock.shutdown();
+        if let Owner::Ep { eq, fid } = owner {
+            // SAFETY: an endpoint unbinds its EQ only after stopping us.
+            let eq = unsafe { &*eq };
+            // SAFETY: `fid` is the endpoint's header, alive likewise.
+            let context = unsafe { (*fid).context };
+            // SAFETY: all-zero is a valid error entry.
+            let mut e: sys::kfi_eq_err_entry = unsafe { core::mem::zeroed() };
+            e.fid = fid;
+            e.context = context;
+            e.err = -err;
+            e.prov_errno = -err;
+            if !data.is_empty() {
+                e.err_data = data.as_ptr() as *mut c_void;
+                e.err_data_size = data.len();
+            }
+            let _ = eq.post(0, true, bytes_of(&e));
+        }
+    }
+
+    fn close_quietly(&self) {
+        self.shared.lock().phase = Phase::Closed;
+        self.sock.shutdown();
+    }
+}
+
+/// A value's bytes (for EQ entries, plain C structs).
+fn bytes_of<T>(v: &T) -> &[u8] {
+    // SAFETY: `v` is a live value of `size_of::<T>()` bytes; EQ entry
+    // structs have no padding the reader could misinterpret (it copies
+    // them back whole).
+    unsafe { core::slice::from_raw_parts((v as *const T).cast::<u8>(), core::mem::size_of::<T>()) }
+}
+
+/// Posts a CM event (`fid`, `info` NULL, `data`) on an endpoint owner's EQ.
+fn report_cm(owner: Owner, event: u32, data: &[u8]) {
+    if let Owner::Ep { eq, fid } = owner {
+        let mut buf = [0u8; 16 + MAX_CM_DATA];
+        buf[..8].copy_from_slice(&(fid as usize as u64).to_ne_bytes());
+        let n = data.len().min(MAX_CM_DATA);
+        buf[16..16 + n].copy_from_slice(&data[..n]);
+        // SAFETY: an endpoint unbinds its EQ only after stopping us.
+        let _ = unsafe { &*eq }.post(event, false, &buf[..16 + n]);
+    }
+}
+
+impl WorkItem for Conn {
+    type Pointer = Arc<Conn>;
+
+    fn run(this: Arc<Conn>) {
+        let mut io = this.io.lock();
+        for _ in 0..BUDGET {
+            if this.shared.lock().stopping {
+                return;
+            }
+            if let Step::Idle = this.step(&mut io) {
+                return;
+            }
+        }
+        drop(io);
+        // Out of budget: let others run, then go on.
+        if !this.shared.lock().stopping {
+            this.kick();
+        }
+    }
+}

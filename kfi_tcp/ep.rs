@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Active MSG endpoints (`kfi_endpoint`): binding, enabling and connection
+//! management (`connect`, `accept`, `shutdown`, `getname`, `getpeer`).
+//!
+//! An endpoint opened from a `KFI_CONNREQ` info (`info->handle`) takes the
+//! request's connection at once and accepts it with `kfi_accept`; any other
+//! endpoint creates its connection with `kfi_connect`. Either needs an EQ
+//! bound and `kfi_enable` first. Connection progress is reported on that EQ
+//! by the connection's work item (`conn.rs`).
+//!
+//! # Locks
+//! `inner` (mutex; the consumer's CM calls, process context): EQ binding,
+//! enabled flag and the connection. The connection has its own locks; none
+//! is held while it reports.
+
+use crate::conn::{Conn, Owner};
+use crate::domain::Domain;
+use crate::eq::Eq;
+use crate::fabric::Fabric;
+use crate::ffi::{self, einval, kfi_info, sys};
+use crate::pep::ConnReq;
+use crate::sock::{self, SockAddr};
+use core::ffi::{c_int, c_void};
+use kernel::bindings;
+use kernel::new_mutex;
+use kernel::prelude::*;
+use kernel::sync::{Arc, Mutex};
+
+struct EpInner {
+    eq: Option<*const Eq>,
+    enabled: bool,
+    conn: Option<Arc<Conn>>,
+}
+
+// SAFETY: the EQ pointer stays valid while bound (the EQ counts bindings
+// and refuses to close); accessed under the mutex only.
+unsafe impl Send for EpInner {}
+
+/// An endpoint: the consumer sees `ep`.
+#[pin_data]
+#[repr(C)]
+pub(crate) struct Ep {
+    ep: sys::kfid_ep,
+    domain: *const Domain,
+    /// `info->src_addr`, bound before connecting.
+    src: Option<SockAddr>,
+    #[pin]
+    inner: Mutex<EpInner>,
+}
+
+fn opbadstate() -> c_int {
+    -(sys::KFI_EOPBADSTATE as c_int)
+}
+
+impl Ep {
+    /// Recovers an endpoint from its fid.
+    ///
+    /// # Safety
+    /// `fid` is the fid of a live endpoint made by `kfi_tcp_domain_endpoint`.
+    unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Ep {
+        // SAFETY: the fid is the first field of the header, itself first.
+        unsafe { &*kernel::container_of!(fid, Ep, ep.fid) }
+    }
+
+    /// Recovers an endpoint from its header.
+    ///
+    /// # Safety
+    /// As for [`Ep::from_fid`].
+    unsafe fn from_ep<'a>(ep: *mut sys::kfid_ep) -> &'a Ep {
+        // SAFETY: by the caller's contract.
+        unsafe { Ep::from_fid(&mut (*ep).fid) }
+    }
+
+    fn owner(&self, eq: *const Eq) -> Owner {
+        Owner::Ep { eq, fid: &self.ep.fid as *const sys::kfid as *mut sys::kfid }
+    }
+
+    /// The connection, if connected (or connecting).
+    fn conn(&self) -> Option<Arc<Conn>> {
+        self.inner.lock().conn.clone()
+    }
+}
+
+/// `endpoint` of a domain: a MSG endpoint; with `info->handle` from a
+/// `KFI_CONNREQ`, the endpoint that will accept that request.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
+    domain: *mut sys::kfid_domain,
+    info: *mut kfi_info,
+    ep: *mut *mut sys::kfid_ep,
+    context: *mut c_void,
+) -> c_int {
+    // SAFETY: NULL or valid by the API contract.
+    let Some(i) = (unsafe { info.as_ref() }) else {
+        return einval();
+    };
+    if domain.is_null() || ep.is_null() {
+        return einval();
+    }
+    // SAFETY: NULL or valid (allocated by kfi_allocinfo or the consumer).
+    if let Some(a) = unsafe { i.ep_attr.as_ref() } {
+        if a.type_ != sys::KFI_EP_UNSPEC && a.type_ != sys::KFI_EP_MSG {
+            return einval();
+        }
+    }
+    let mut src = None;
+    if !i.src_addr.is_null() {
+        if i.src_addrlen < core::mem::size_of::<SockAddr>() {
+            return einval();
+        }
+        // SAFETY: `src_addr` holds `src_addrlen` bytes.
+        match unsafe { sock::read_addr(i.src_addr) } {
+            Ok(a) => src = Some(a),
+            Err(e) => return e.to_errno(),
+        }
+    }
+    let conn = if i.handle.is_null() {
+        None
+    } else {
+        // SAFETY: the consumer passes the info of one of our CONNREQ
+        // events, its pep still open.
+        match unsafe { ConnReq::take(i.handle) } {
+            Ok(c) => Some(c),
+            Err(e) => return e.to_errno(),
+        }
+    };
+    // SAFETY: our domain ops table passes our domains.
+    let d = unsafe { Domain::from_fid(&mut (*domain).fid) };
+    let taken = conn.clone();
+    let src = if conn.is_some() { None } else { src };
+    let init = pin_init!(Ep {
+        // SAFETY: all-zero is a valid header; filled in below.
+        ep: unsafe { core::mem::zeroed() },
+        domain: d,
+        src,
+        inner <- new_mutex!(EpInner { eq: None, enabled: false, conn: taken }, "kfi_tcp_ep"),
+    });
+    let b = match KBox::pin_init(init, GFP_KERNEL) {
+        Ok(b) => b,
+        Err(_) => {
+            if let Some(c) = conn {
+                c.stop();
+            }
+            return ffi::neg(bindings::ENOMEM);
+        }
+    };
+    // SAFETY: never moved: freed in place by `kfi_tcp_ep_close`.
+    let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
+    d.child_opened();
+    // SAFETY: `p` is our fresh object.
+    unsafe {
+        sys::kfi_tcp_glue_ep_init(&mut (*p).ep, context);
+        *ep = &mut (*p).ep;
+    }
+    0
+}
+
+/// `bind` of an endpoint: an EQ (flags 0), once, before `kfi_enable`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_bind(fid: *mut sys::kfid, bfid: *mut sys::kfid, flags: u64) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_fid(fid) };
+    if bfid.is_null() {
+        return einval();
+    }
+    // SAFETY: a valid fid by the API contract.
+    let class = unsafe { (*bfid).fclass } as u32;
+    let mut g = e.inner.lock();
+    if g.enabled {
+        return opbadstate();
+    }
+    match class {
+        sys::KFI_CLASS_EQ => {
+            if flags != 0 || g.eq.is_some() {
+                return einval();
+            }
+            // SAFETY: an EQ of this provider.
+            let eq = unsafe { Eq::from_fid(bfid) };
+            eq.bind();
+            g.eq = Some(eq);
+            0
+        }
+        // Completion queues and counters come with the data path.
+        sys::KFI_CLASS_CQ | sys::KFI_CLASS_CNTR => ffi::neg(bindings::ENOSYS),
+        _ => einval(),
+    }
+}
+
+/// `control` of an endpoint: `KFI_ENABLE` (needs an EQ: -KFI_ENOEQ).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_control(fid: *mut sys::kfid, command: c_int, _arg: *mut c_void) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_fid(fid) };
+    if command as u32 != sys::KFI_ENABLE {
+        return ffi::neg(bindings::ENOSYS);
+    }
+    let mut g = e.inner.lock();
+    if g.eq.is_none() {
+        return -(sys::KFI_ENOEQ as c_int);
+    }
+    g.enabled = true;
+    0
+}
+
+/// `connect` of an endpoint: starts connecting to `addr` (a sockaddr_in)
+/// with `param` as CM data (at most 256 bytes). `KFI_CONNECTED` or an
+/// error entry (-ECONNREFUSED when refused or rejected, with the reject's
+/// CM data) follows on the EQ.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_connect(
+    ep: *mut sys::kfid_ep,
+    addr: *const c_void,
+    param: *const c_void,
+    paramlen: usize,
+) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_ep(ep) };
+    // SAFETY: readable for `paramlen` bytes by the API contract.
+    let Some(data) = (unsafe { ffi::param_bytes(param, paramlen) }) else {
+        return einval();
+    };
+    if data.len() > crate::wire::cm::MAX_CM_DATA {
+        return einval();
+    }
+    // SAFETY: NULL or a sockaddr_in by the API contract.
+    let dst = match unsafe { sock::read_addr(addr) } {
+        Ok(a) => a,
+        Err(e) => return e.to_errno(),
+    };
+    let mut g = e.inner.lock();
+    let eq = match (g.enabled, g.eq, &g.conn) {
+        (true, Some(eq), None) => eq,
+        (_, _, Some(_)) => return ffi::neg(bindings::EISCONN),
+        _ => return opbadstate(),
+    };
+    // SAFETY: the domain outlives its counted endpoints; so does its
+    // fabric.
+    let net = unsafe { Fabric::net((*e.domain).fabric()) };
+    match Conn::connect(net, e.src.as_ref(), &dst, data, e.owner(eq)) {
+        Ok(c) => {
+            g.conn = Some(c);
+            0
+        }
+        Err(err) => err.to_errno(),
+    }
+}
+
+/// `accept` of an endpoint opened from a request: sends the connresp with
+/// `param` as CM data; `KFI_CONNECTED` follows on the EQ.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_accept(ep: *mut sys::kfid_ep, param: *const c_void, paramlen: usize) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_ep(ep) };
+    // SAFETY: readable for `paramlen` bytes by the API contract.
+    let Some(data) = (unsafe { ffi::param_bytes(param, paramlen) }) else {
+        return einval();
+    };
+    if data.len() > crate::wire::cm::MAX_CM_DATA {
+        return einval();
+    }
+    let g = e.inner.lock();
+    let (Some(eq), true, Some(c)) = (g.eq, g.enabled, g.conn.as_ref()) else {
+        return opbadstate();
+    };
+    match c.accept(data, e.owner(eq)) {
+        Ok(()) => 0,
+        Err(err) => err.to_errno(),
+    }
+}
+
+/// `shutdown` of an endpoint: closes the connection; `KFI_SHUTDOWN` is
+/// reported once. -ENOTCONN if not connected.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_shutdown(ep: *mut sys::kfid_ep, flags: u64) -> c_int {
+    if flags != 0 {
+        return einval();
+    }
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_ep(ep) };
+    match e.conn() {
+        Some(c) if c.shutdown() => 0,
+        _ => ffi::neg(bindings::ENOTCONN),
+    }
+}
+
+/// `getname` of an endpoint: the connection's local address, else the
+/// source address it was opened with.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_getname(fid: *mut sys::kfid, addr: *mut c_void, len: *mut usize) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_fid(fid) };
+    let a = match (e.conn().map(|c| c.name(false)), e.src) {
+        (Some(Ok(a)), _) => a,
+        (_, Some(a)) => a,
+        (Some(Err(err)), None) => return err.to_errno(),
+        (None, None) => return -(sys::KFI_EOPBADSTATE as c_int),
+    };
+    // SAFETY: buffers as given by the consumer (API contract).
+    unsafe { sock::write_addr(&a, addr, len) }
+}
+
+/// `getpeer` of an endpoint: the peer's address (-ENOTCONN if none).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_getpeer(ep: *mut sys::kfid_ep, addr: *mut c_void, len: *mut usize) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_ep(ep) };
+    let a = match e.conn().map(|c| c.name(true)) {
+        Some(Ok(a)) => a,
+        _ => return ffi::neg(bindings::ENOTCONN),
+    };
+    // SAFETY: buffers as given by the consumer (API contract).
+    unsafe { sock::write_addr(&a, addr, len) }
+}
+
+/// `close` of an endpoint: stops its connection (the peer sees it close),
+/// unbinds the EQ.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_fid(fid) };
+    let (conn, eq) = {
+        let mut g = e.inner.lock();
+        (g.conn.take(), g.eq.take())
+    };
+    if let Some(c) = conn {
+        c.stop();
+    }
+    if let Some(eq) = eq {
+        // SAFETY: bound, hence open.
+        unsafe { &*eq }.unbind();
+    }
+    // SAFETY: the domain outlives its counted endpoints.
+    let d = unsafe { &*e.domain };
+    // SAFETY: allocated by `kfi_tcp_domain_endpoint`; the connection is
+    // stopped, so nothing refers to it; the consumer gave up its pointer.
+    drop(unsafe { KBox::from_raw(e as *const Ep as *mut Ep) });
+    d.child_closed();
+    0
+}

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfi_tcp.ko: the kernel TCP sockets under the provider's connections and
+ * passive endpoints, wrapped for the Rust side (kfi_tcp/sock.rs).
+ *
+ * A struct kfi_tcp_sk owns one socket. Its owner may install a wake
+ * function: the socket's data_ready, write_space and state_change callbacks
+ * then only call wake(ctx) (which queues the owner's work item) — nothing
+ * is sent, received or allocated in callback (softirq) context. The
+ * original callbacks are restored by kfi_tcp_sk_detach(), under the write
+ * side of sk_callback_lock: once it returns, no callback is running wake()
+ * and none will, so the owner may go away. kfi_tcp_sk_release() detaches
+ * before releasing the socket: a socket never outlives the module with our
+ * callbacks installed.
+ *
+ * Sends and receives never block (MSG_DONTWAIT): the owner's work item
+ * retries when the callbacks say there is room or data.
+ */
+#include <linux/bvec.h>
+#include <linux/in.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include <kfi_enosys.h>
+#include "tcp_sys.h"
+
+/**
+ * struct kfi_tcp_sk - A socket of the provider.
+ * @sock: The kernel socket, owned.
+ * @wake: Called from the socket callbacks while installed.
+ * @ctx: Argument of @wake.
+ * @installed: Our callbacks are in place (protected by sk_callback_lock).
+ * @saved_data_ready: The socket's callbacks before ours.
+ * @saved_write_space: See @saved_data_ready.
+ * @saved_state_change: See @saved_data_ready.
+ */
+struct kfi_tcp_sk {
+	struct socket *sock;
+	void (*wake)(void *ctx);
+	void *ctx;
+	bool installed;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+};
+
+static struct workqueue_struct *kfi_tcp_wq;
+
+static_assert(sizeof(struct kfi_tcp_addr) == sizeof(struct sockaddr_in));
+static_assert(offsetof(struct kfi_tcp_addr, port) ==
+	      offsetof(struct sockaddr_in, sin_port));
+static_assert(offsetof(struct kfi_tcp_addr, addr) ==
+	      offsetof(struct sockaddr_in, sin_addr));
+
+/**
+ * kfi_tcp_glue_wq_init() - Allocate the provider's workqueue.
+ *
+ * Connection work runs there. WQ_MEM_RECLAIM: storage consumers may need
+ * their I/O to progress to free memory.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kfi_tcp_glue_wq_init(void)
+{
+	kfi_tcp_wq = alloc_workqueue("kfi_tcp", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	return kfi_tcp_wq ? 0 : -ENOMEM;
+}
+
+/** kfi_tcp_glue_wq() - The provider's workqueue (after _wq_init()). */
+struct workqueue_struct *kfi_tcp_glue_wq(void)
+{
+	return kfi_tcp_wq;
+}
+
+/** kfi_tcp_glue_wq_exit() - Flush and free the provider's workqueue. */
+void kfi_tcp_glue_wq_exit(void)
+{
+	destroy_workqueue(kfi_tcp_wq);
+}
+
+static struct kfi_tcp_sk *kfi_tcp_sk_wrap(struct socket *sock)
+{
+	struct kfi_tcp_sk *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	s->sock = sock;
+	/* Allocations under the socket lock must not recurse into reclaim
+	 * that may wait for this very connection (storage consumers). */
+	sock->sk->sk_allocation = GFP_NOIO;
+	sock->sk->sk_use_task_frag = false;
+	return s;
+}
+
+/**
+ * kfi_tcp_sk_create() - Create an unconnected TCP socket.
+ * @net: Network namespace (the fabric's, referenced by it).
+ * @out: The new socket.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0 or a negative errno.
+ */
+int kfi_tcp_sk_create(void *net, struct kfi_tcp_sk **out)
+{
+	struct socket *sock;
+	int ret;
+
+	ret = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (ret)
+		return ret;
+	tcp_sock_set_nodelay(sock->sk);
+	*out = kfi_tcp_sk_wrap(sock);
+	if (!*out) {
+		sock_release(sock);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * kfi_tcp_sk_listen() - Bind a socket and listen on it.
+ * @s: A socket from kfi_tcp_sk_create().
+ * @addr: Local address; port 0 picks one.
+ * @backlog: Listen backlog.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0 or a negative errno (-EADDRINUSE...).
+ */
+int kfi_tcp_sk_listen(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *addr,
+		      int backlog)
+{
+	int ret;
+
+	sock_set_reuseaddr(s->sock->sk);
+	ret = kernel_bind(s->sock, (struct sockaddr *)addr, sizeof(*addr));
+	if (ret)
+		return ret;
+	return kernel_listen(s->sock, backlog);
+}
+
+/**
+ * kfi_tcp_sk_accept() - Take one pending connection of a listening socket.
+ * @s: A listening socket.
+ * @out: The connection's socket.
+ *
+ * Context: Process context; does not wait for a connection.
+ * Return: 0, -EAGAIN when none is pending, or a negative errno.
+ */
+int kfi_tcp_sk_accept(struct kfi_tcp_sk *s, struct kfi_tcp_sk **out)
+{
+	struct socket *sock;
+	int ret;
+
+	ret = kernel_accept(s->sock, &sock, O_NONBLOCK);
+	if (ret)
+		return ret;
+	/*
+	 * The child was cloned from the listener with our callbacks and
+	 * sk_user_data: give it the socket's own callbacks back before
+	 * anyone installs on it (or saving them would make ours call
+	 * themselves).
+	 */
+	write_lock_bh(&sock->sk->sk_callback_lock);
+	if (sock->sk->sk_user_data == s) {
+		sock->sk->sk_user_data = NULL;
+		sock->sk->sk_data_ready = s->saved_data_ready;
+		sock->sk->sk_write_space = s->saved_write_space;
+		sock->sk->sk_state_change = s->saved_state_change;
+	}
+	write_unlock_bh(&sock->sk->sk_callback_lock);
+	tcp_sock_set_nodelay(sock->sk);
+	*out = kfi_tcp_sk_wrap(sock);
+	if (!*out) {
+		sock_release(sock);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * kfi_tcp_sk_connect() - Start connecting (does not wait).
+ * @s: A socket from kfi_tcp_sk_create(), callbacks installed first so the
+ *	outcome reaches the owner through state_change.
+ * @src: Local address to bind first (port 0: any), or NULL.
+ * @dst: Peer address.
+ *
+ * Context: Process context.
+ * Return: 0 (connected already) or -EINPROGRESS, or a negative errno.
+ */
+int kfi_tcp_sk_connect(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *src,
+		       const struct kfi_tcp_addr *dst)
+{
+	int ret;
+
+	if (src) {
+		ret = kernel_bind(s->sock, (struct sockaddr *)src, sizeof(*src));
+		if (ret)
+			return ret;
+	}
+	return kernel_connect(s->sock, (struct sockaddr *)dst, sizeof(*dst),
+			      O_NONBLOCK);
+}
+
+static void kfi_tcp_sk_wake(struct sock *sk)
+{
+	struct kfi_tcp_sk *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s && s->installed)
+		s->wake(s->ctx);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void kfi_tcp_sk_data_ready(struct sock *sk)
+{
+	kfi_tcp_sk_wake(sk);
+}
+
+static void kfi_tcp_sk_write_space(struct sock *sk)
+{
+	if (sk_stream_is_writeable(sk) && sk->sk_socket)
+		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+	kfi_tcp_sk_wake(sk);
+}
+
+static void kfi_tcp_sk_state_change(struct sock *sk)
+{
+	void (*saved)(struct sock *sk) = NULL;
+	struct kfi_tcp_sk *s;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	s = sk->sk_user_data;
+	if (s && s->installed) {
+		saved = s->saved_state_change;
+		s->wake(s->ctx);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	if (saved)
+		saved(sk);
+}
+
+/**
+ * kfi_tcp_sk_install() - Route the socket's callbacks to @wake.
+ * @s: The socket; not installed yet.
+ * @wake: Called (softirq or process context, must not sleep) when data
+ *	arrives, room frees up or the state changes.
+ * @ctx: Argument of @wake; must stay valid until kfi_tcp_sk_detach().
+ */
+void kfi_tcp_sk_install(struct kfi_tcp_sk *s, void (*wake)(void *ctx),
+			void *ctx)
+{
+	struct sock *sk = s->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	s->wake = wake;
+	s->ctx = ctx;
+	s->saved_data_ready = sk->sk_data_ready;
+	s->saved_write_space = sk->sk_write_space;
+	s->saved_state_change = sk->sk_state_change;
+	sk->sk_user_data = s;
+	sk->sk_data_ready = kfi_tcp_sk_data_ready;
+	sk->sk_write_space = kfi_tcp_sk_write_space;
+	sk->sk_state_change = kfi_tcp_sk_state_change;
+	s->installed = true;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/**
+ * kfi_tcp_sk_detach() - Restore the socket's own callbacks.
+ * @s: The socket.
+ *
+ * Idempotent. When it returns no callback is calling @wake and none will.
+ * Context: Process context.
+ */
+void kfi_tcp_sk_detach(struct kfi_tcp_sk *s)
+{
+	struct sock *sk = s->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	if (s->installed) {
+		sk->sk_user_data = NULL;
+		sk->sk_data_ready = s->saved_data_ready;
+		sk->sk_write_space = s->saved_write_space;
+		sk->sk_state_change = s->saved_state_change;
+		s->installed = false;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/**
+ * kfi_tcp_sk_release() - Detach, close and free a socket.
+ * @s: The socket; not used again.
+ *
+ * Context: Process context; may sleep.
+ */
+void kfi_tcp_sk_release(struct kfi_tcp_sk *s)
+{
+	kfi_tcp_sk_detach(s);
+	sock_release(s->sock);
+	kfree(s);
+}
+
+/**
+ * kfi_tcp_sk_shutdown() - Shut both directions down (the peer sees EOF).
+ * @s: The socket.
+ */
+void kfi_tcp_sk_shutdown(struct kfi_tcp_sk *s)
+{
+	kernel_sock_shutdown(s->sock, SHUT_RDWR);
+}
+
+/**
+ * kfi_tcp_sk_state() - TCP state of the socket and its pending error.
+ * @s: The socket.
+ * @err: Set to the socket's pending error (negative), cleared, or 0.
+ *
+ * Return: KFI_TCP_SK_CONNECTING, _ESTABLISHED, _LISTEN or _CLOSED.
+ */
+int kfi_tcp_sk_state(struct kfi_tcp_sk *s, int *err)
+{
+	struct sock *sk = s->sock->sk;
+
+	*err = sock_error(sk);
+	switch (READ_ONCE(sk->sk_state)) {
+	case TCP_SYN_SENT:
+	case TCP_SYN_RECV:
+		return KFI_TCP_SK_CONNECTING;
+	case TCP_ESTABLISHED:
+		return KFI_TCP_SK_ESTABLISHED;
+	case TCP_LISTEN:
+		return KFI_TCP_SK_LISTEN;
+	default:
+		return KFI_TCP_SK_CLOSED;
+	}
+}
+
+/**
+ * kfi_tcp_sk_name() - Local or peer address of the socket.
+ * @s: The socket.
+ * @out: The address.
+ * @peer: The peer's rather than ours.
+ *
+ * Return: 0 or a negative errno (-ENOTCONN for an unconnected peer).
+ */
+int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer)
+{
+	struct sockaddr_storage ss;
+	int ret;
+
+	ret = peer ? kernel_getpeername(s->sock, (struct sockaddr *)&ss) :
+		     kernel_getsockname(s->sock, (struct sockaddr *)&ss);
+	if (ret < 0)
+		return ret;
+	if (ss.ss_family != AF_INET)
+		return -EAFNOSUPPORT;
+	memcpy(out, &ss, sizeof(*out));
+	return 0;
+}
+
+/*
+ * Fills @bv with the pieces of @segs after skipping @skip bytes, up to @len
+ * bytes. Every segment is page-backed (kvec segments are translated; they
+ * are kmalloc or vmalloc memory, or pages of their own).
+ */
+static int kfi_tcp_sk_bvecs(struct bio_vec *bv, int max,
+			    const struct kfi_tcp_seg *segs, int n, size_t skip,
+			    size_t len, size_t *total)
+{
+	int i, nb = 0;
+
+	*total = 0;
+	for (i = 0; i < n && len; i++) {
+		size_t l = segs[i].len, off = 0;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		off = skip;
+		l -= skip;
+		skip = 0;
+		if (l > len)
+			l = len;
+		while (l) {
+			struct page *pg;
+			size_t po, take;
+
+			if (nb == max)
+				return nb;
+			if (segs[i].base) {
+				const char *p = (const char *)segs[i].base + off;
+
+				pg = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
+							  virt_to_page(p);
+				po = offset_in_page(p);
+				take = min_t(size_t, l, PAGE_SIZE - po);
+			} else {
+				size_t abs = segs[i].offset + off;
+
+				pg = nth_page(segs[i].page, abs / PAGE_SIZE);
+				po = abs % PAGE_SIZE;
+				take = min_t(size_t, l, PAGE_SIZE - po);
+			}
+			bvec_set_page(&bv[nb++], pg, take, po);
+			off += take;
+			l -= take;
+			len -= take;
+			*total += take;
+		}
+	}
+	return nb;
+}
+
+#define KFI_TCP_SK_BVECS 16
+
+/**
+ * kfi_tcp_sk_send() - Send bytes of a list of segments without blocking.
+ * @s: The socket.
+ * @segs: Segments (kernel virtual ranges or pages).
+ * @n: Number of @segs.
+ * @skip: Bytes of @segs already sent.
+ * @len: Bytes to send after @skip.
+ * @more: More data follows at once (MSG_MORE).
+ *
+ * The data is copied into the socket's buffers (no MSG_SPLICE_PAGES): the
+ * caller may complete the operation, and the consumer reuse its buffer, as
+ * soon as this returns. Sends at most 16 pages' worth per call.
+ *
+ * Context: Process context.
+ * Return: Bytes sent (> 0), -EAGAIN when the socket is full, or a negative
+ * errno.
+ */
+ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
+			int n, size_t skip, size_t len, bool more)
+{
+	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	size_t total;
+	int nb;
+
+	nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n, skip, len,
+			      &total);
+	if (!nb)
+		return 0;
+	if (more || total < len)
+		msg.msg_flags |= MSG_MORE;
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nb, total);
+	return sock_sendmsg(s->sock, &msg);
+}
+
+/**
+ * kfi_tcp_sk_recv() - Receive into a list of segments without blocking.
+ * @s: The socket.
+ * @segs: Destination segments.
+ * @n: Number of @segs.
+ * @skip: Bytes of @segs already filled.
+ * @len: Bytes wanted after @skip; not 0.
+ *
+ * Context: Process context.
+ * Return: Bytes received (> 0), 0 at end of stream, -EAGAIN when nothing is
+ * available, or a negative errno.
+ */
+ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
+			int n, size_t skip, size_t len)
+{
+	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	size_t total;
+	int nb;
+
+	nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n, skip, len,
+			      &total);
+	if (!nb)
+		return -EINVAL;
+	iov_iter_bvec(&msg.msg_iter, ITER_DEST, bv, nb, total);
+	return sock_recvmsg(s->sock, &msg, msg.msg_flags);
+}

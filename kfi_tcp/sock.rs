@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Owned kernel TCP sockets (`kfi_tcp_sock.c` does the socket calls).
+//!
+//! A [`Sock`] owns one socket. Its owner may [`Sock::install`] a wake
+//! function: the socket callbacks (softirq) then only call it, and it only
+//! queues the owner's work item. [`Sock::detach`] restores the socket's own
+//! callbacks; after it returns the wake function is not running and will
+//! not run again. Dropping a `Sock` detaches, then closes the socket.
+
+use crate::ffi::sys;
+use core::ffi::{c_int, c_void};
+use core::ptr::NonNull;
+use kernel::prelude::*;
+
+/// IPv4 socket address, laid out as `struct sockaddr_in` (checked by the
+/// C side): network order port and address inside.
+pub(crate) type SockAddr = sys::kfi_tcp_addr;
+
+/// What the TCP state machine says about a socket.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum SkState {
+    Connecting,
+    Established,
+    Listening,
+    /// Closed or closing; with the pending socket error (negative errno),
+    /// 0 when it closed cleanly.
+    Closed(c_int),
+}
+
+/// An owned socket.
+///
+/// # Invariants
+/// `sk` was returned by `kfi_tcp_sk_create`/`kfi_tcp_sk_accept` and is
+/// released exactly once, by `drop`.
+pub(crate) struct Sock {
+    sk: NonNull<sys::kfi_tcp_sk>,
+}
+
+// SAFETY: a socket may be used from any process context; the C side
+// serialises on the socket lock.
+unsafe impl Send for Sock {}
+// SAFETY: every method is safe to call concurrently (socket lock inside).
+unsafe impl Sync for Sock {}
+
+fn check(ret: c_int) -> Result {
+    if ret < 0 {
+        Err(Error::from_errno(ret))
+    } else {
+        Ok(())
+    }
+}
+
+fn from_raw(sk: *mut sys::kfi_tcp_sk) -> Result<Sock> {
+    NonNull::new(sk).map(|sk| Sock { sk }).ok_or(ENOMEM)
+}
+
+impl Sock {
+    /// A new unconnected socket in the namespace `net` (a fabric's).
+    pub(crate) fn create(net: *mut c_void) -> Result<Sock> {
+        let mut sk = core::ptr::null_mut();
+        // SAFETY: `net` is a namespace referenced by the calling fabric.
+        check(unsafe { sys::kfi_tcp_sk_create(net, &mut sk) })?;
+        from_raw(sk)
+    }
+
+    fn raw(&self) -> *mut sys::kfi_tcp_sk {
+        self.sk.as_ptr()
+    }
+
+    /// Binds to `addr` and listens.
+    pub(crate) fn listen(&self, addr: &SockAddr, backlog: i32) -> Result {
+        // SAFETY: our live socket (invariant); `addr` is a valid address.
+        check(unsafe { sys::kfi_tcp_sk_listen(self.raw(), addr, backlog) })
+    }
+
+    /// A pending connection of a listening socket, `None` if none.
+    pub(crate) fn accept(&self) -> Result<Option<Sock>> {
+        let mut sk = core::ptr::null_mut();
+        // SAFETY: our live socket (invariant).
+        match unsafe { sys::kfi_tcp_sk_accept(self.raw(), &mut sk) } {
+            0 => from_raw(sk).map(Some),
+            e if e == -(kernel::bindings::EAGAIN as c_int) => Ok(None),
+            e => Err(Error::from_errno(e)),
+        }
+    }
+
+    /// Starts connecting to `dst` (bound to `src` first if given). The
+    /// outcome arrives through the wake function: install it first.
+    pub(crate) fn connect(&self, src: Option<&SockAddr>, dst: &SockAddr) -> Result {
+        let src = src.map_or(core::ptr::null(), |s| s as *const SockAddr);
+        // SAFETY: our live socket; `src` is NULL or valid, `dst` valid.
+        let ret = unsafe { sys::kfi_tcp_sk_connect(self.raw(), src, dst) };
+        if ret == -(kernel::bindings::EINPROGRESS as c_int) {
+            return Ok(());
+        }
+        check(ret)
+    }
+
+    /// Routes the socket callbacks to `wake(ctx)`.
+    ///
+    /// # Safety
+    /// `ctx` stays valid for `wake` until [`Sock::detach`] returned or the
+    /// socket is dropped; `wake` must not sleep (softirq context).
+    pub(crate) unsafe fn install(&self, wake: unsafe extern "C" fn(*mut c_void), ctx: *mut c_void) {
+        // SAFETY: our live socket; the contract on `ctx` is the caller's.
+        unsafe { sys::kfi_tcp_sk_install(self.raw(), Some(wake), ctx) }
+    }
+
+    /// Restores the socket's own callbacks (idempotent).
+    pub(crate) fn detach(&self) {
+        // SAFETY: our live socket.
+        unsafe { sys::kfi_tcp_sk_detach(self.raw()) }
+    }
+
+    /// Shuts both directions down: the peer reads end of stream.
+    pub(crate) fn shutdown(&self) {
+        // SAFETY: our live socket.
+        unsafe { sys::kfi_tcp_sk_shutdown(self.raw()) }
+    }
+
+    /// The TCP state (and pending error, which this clears).
+    pub(crate) fn state(&self) -> SkState {
+        let mut err = 0;
+        // SAFETY: our live socket.
+        match unsafe { sys::kfi_tcp_sk_state(self.raw(), &mut err) } as u32 {
+            sys::KFI_TCP_SK_CONNECTING if err == 0 => SkState::Connecting,
+            sys::KFI_TCP_SK_ESTABLISHED if err == 0 => SkState::Established,
+            sys::KFI_TCP_SK_LISTEN => SkState::Listening,
+            _ => SkState::Closed(err),
+        }
+    }
+
+    /// Our address (`peer` false) or the peer's.
+    pub(crate) fn name(&self, peer: bool) -> Result<SockAddr> {
+        // SAFETY: all-zero is a valid address.
+        let mut a: SockAddr = unsafe { core::mem::zeroed() };
+        // SAFETY: our live socket; `a` is writable.
+        check(unsafe { sys::kfi_tcp_sk_name(self.raw(), &mut a, peer) })?;
+        Ok(a)
+    }
+
+    /// Sends up to `len` bytes of `segs` after the first `skip`, without
+    /// blocking: the bytes taken, or `EAGAIN` when the socket is full.
+    pub(crate) fn send(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize, more: bool) -> Result<usize> {
+        // SAFETY: our live socket; `segs` describe memory valid for the
+        // call (kernel virtual ranges or pages owned by the caller).
+        let n = unsafe { sys::kfi_tcp_sk_send(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len, more) };
+        if n < 0 {
+            Err(Error::from_errno(n as c_int))
+        } else {
+            Ok(n as usize)
+        }
+    }
+
+    /// Receives up to `len` (> 0) bytes into `segs` after the first
+    /// `skip`, without blocking: the bytes received, 0 at end of stream,
+    /// or `EAGAIN` when nothing is there.
+    pub(crate) fn recv(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize) -> Result<usize> {
+        // SAFETY: as in `send`; the segments are writable.
+        let n = unsafe { sys::kfi_tcp_sk_recv(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len) };
+        if n < 0 {
+            Err(Error::from_errno(n as c_int))
+        } else {
+            Ok(n as usize)
+        }
+    }
+}
+
+impl Drop for Sock {
+    fn drop(&mut self) {
+        // SAFETY: released once (invariant); detaches first.
+        unsafe { sys::kfi_tcp_sk_release(self.raw()) }
+    }
+}
+
+/// A segment over a kernel virtual range (a header buffer, a kvec).
+pub(crate) fn kseg(buf: &[u8]) -> sys::kfi_tcp_seg {
+    // SAFETY: all-zero is a valid segment.
+    let mut s: sys::kfi_tcp_seg = unsafe { core::mem::zeroed() };
+    s.base = buf.as_ptr() as *mut c_void;
+    s.len = buf.len();
+    s
+}
+
+/// The address as the logic sees it.
+pub(crate) fn sockin(a: &SockAddr) -> crate::logic::plan::SockIn {
+    crate::logic::plan::SockIn { addr: a.addr, port: u16::from_be(a.port) }
+}
+
+/// A kernel address from the logic's.
+pub(crate) fn sockaddr(a: crate::logic::plan::SockIn) -> SockAddr {
+    SockAddr { family: kernel::bindings::AF_INET as u16, port: a.port.to_be(), addr: a.addr, zero: [0; 8] }
+}
+
+/// Reads a consumer's `struct sockaddr_in` (`EINVAL` for NULL or another
+/// family).
+///
+/// # Safety
+/// `addr` is NULL or readable for a `sockaddr_in`.
+pub(crate) unsafe fn read_addr(addr: *const c_void) -> Result<SockAddr> {
+    if addr.is_null() {
+        return Err(EINVAL);
+    }
+    // SAFETY: readable by the caller's contract; may be unaligned.
+    let a = unsafe { core::ptr::read_unaligned(addr.cast::<SockAddr>()) };
+    if u32::from(a.family) != kernel::bindings::AF_INET {
+        return Err(EINVAL);
+    }
+    Ok(a)
+}
+
+/// Writes `a` to a consumer's buffer of `*len` bytes, as `getname` does:
+/// `*len` becomes the address size; `-KFI_ETOOSMALL` if it did not fit.
+///
+/// # Safety
+/// `addr` is writable for `*len` bytes (or NULL with `*len` 0); `len` valid.
+pub(crate) unsafe fn write_addr(a: &SockAddr, addr: *mut c_void, len: *mut usize) -> c_int {
+    if len.is_null() {
+        return crate::ffi::einval();
+    }
+    let need = core::mem::size_of::<SockAddr>();
+    // SAFETY: valid by the caller's contract.
+    let have = unsafe { *len };
+    // SAFETY: as above.
+    unsafe { *len = need };
+    if have < need || addr.is_null() {
+        return -(sys::KFI_ETOOSMALL as c_int);
+    }
+    // SAFETY: writable for `have >= need` bytes.
+    unsafe { core::ptr::write_unaligned(addr.cast::<SockAddr>(), *a) };
+    0
+}
