@@ -5,7 +5,8 @@
 //! The MR table maps keys to regions. It is a mutex-protected red-black
 //! tree: registrations and (later) the RMA target path, which runs in a
 //! connection's work item, are both in process context. A domain counts its
-//! open children (MRs so far): closing it with any open fails with -EBUSY.
+//! open children (MRs and CQs so far): closing it with any open fails with
+//! -EBUSY.
 
 use crate::fabric::Fabric;
 use crate::ffi::{self, einval, kfi_info, sys};
@@ -34,7 +35,7 @@ pub(crate) struct Domain {
     /// Keys are chosen by the provider (`KFI_MR_PROV_KEY` in the info the
     /// domain was opened with) rather than requested by the consumer.
     pub(crate) prov_key: bool,
-    /// Open children (memory regions).
+    /// Open children (memory regions, completion queues).
     children: AtomicUsize,
     #[pin]
     pub(crate) mrs: Mutex<MrTable>,

@@ -185,10 +185,10 @@ static void tcp_domain_unknown_interface(struct kunit *test)
 static void tcp_unimplemented_ops_enosys(struct kunit *test)
 {
 	struct kfi_info *h = tcp_hints(test), *list = NULL;
-	struct kfi_cq_attr cq_attr = { .format = KFI_CQ_FORMAT_CONTEXT };
+	struct kfi_cntr_attr cntr_attr = { .events = KFI_CNTR_EVENTS_COMP };
 	struct kfid_fabric *fab;
 	struct kfid_domain *dom;
-	struct kfid_cq *cq;
+	struct kfid_cntr *cntr;
 	struct kfid_ep *ep;
 	struct kfid_pep *pep;
 
@@ -196,7 +196,7 @@ static void tcp_unimplemented_ops_enosys(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kfi_fabric(list->fabric_attr, &fab, NULL), 0);
 	KUNIT_ASSERT_EQ(test, kfi_domain(fab, list, &dom, NULL), 0);
 	/* not implemented yet: a clear error, never a NULL op */
-	KUNIT_EXPECT_EQ(test, kfi_cq_open(dom, &cq_attr, &cq, NULL, NULL),
+	KUNIT_EXPECT_EQ(test, kfi_cntr_open(dom, &cntr_attr, &cntr, NULL),
 			-KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_endpoint(dom, list, &ep, NULL), -KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_passive_ep(fab, list, &pep, NULL),
