@@ -675,7 +675,8 @@ static inline ssize_t kfi_cq_readerr(struct kfid_cq *cq,
  * @timeout: Timeout in milliseconds, negative to wait forever.
  *
  * Context: Process context; sleeps.
- * Return: As kfi_cq_read(), or -KFI_ETIMEDOUT.
+ * Return: As kfi_cq_read(); -KFI_EAGAIN when nothing arrived before the
+ * timeout or kfi_cq_signal() ended the wait (as libfabric's fi_cq_sread).
  */
 static inline ssize_t kfi_cq_sread(struct kfid_cq *cq, void *buf,
 				   size_t count, const void *cond, int timeout)

@@ -8,7 +8,8 @@
 //! process context. (The kernel crate's `RBTree` is not usable from a
 //! module on every kernel configuration: it references a symbol of the
 //! `bindings` crate that vmlinux does not always export.) A domain counts its
-//! open children (MRs so far): closing it with any open fails with -EBUSY.
+//! open children (MRs, CQs and endpoints): closing it with any open fails
+//! with -EBUSY.
 
 use crate::fabric::Fabric;
 use crate::ffi::{self, einval, kfi_info, sys};
@@ -77,7 +78,7 @@ pub(crate) struct Domain {
     /// Keys are chosen by the provider (`KFI_MR_PROV_KEY` in the info the
     /// domain was opened with) rather than requested by the consumer.
     pub(crate) prov_key: bool,
-    /// Open children (memory regions, endpoints).
+    /// Open children (memory regions, completion queues, endpoints).
     children: AtomicUsize,
     #[pin]
     pub(crate) mrs: Mutex<MrTable>,

@@ -266,3 +266,26 @@ pub(crate) fn kvec_pop<T>(v: &mut KVec<T>) -> Option<T> {
         Some(e)
     }
 }
+
+/// The text of a kfabric error number (`kfi_strerror`), copied into `buf`
+/// (NUL-terminated, cut to `len`) when one is given; returns `buf`, or the
+/// core's constant string when `buf` is NULL or `len` is 0.
+///
+/// # Safety
+/// `buf` is NULL or writable for `len` bytes.
+pub(crate) unsafe fn strerror_into(errno: c_int, buf: *mut c_char, len: usize) -> *const c_char {
+    // SAFETY: the core's constant strings, for any number.
+    let s = unsafe { sys::kfi_strerror(errno) };
+    if buf.is_null() || len == 0 {
+        return s;
+    }
+    // SAFETY: `s` is a NUL-terminated constant; `buf` is writable for
+    // `len` bytes (caller's contract) and `n < len`.
+    unsafe {
+        let text = core::ffi::CStr::from_ptr(s).to_bytes();
+        let n = text.len().min(len - 1);
+        ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
+        *buf.add(n) = 0;
+    }
+    buf
+}

@@ -14,11 +14,13 @@
 //! - `ffi.rs`: bindings generated from `include/` and `tcp_sys.h`, RAII
 //!   wrappers (the only `unsafe` besides the C entry points);
 //! - `prov.rs`: `kgetinfo`/`kfabric`; one file per object: `fabric.rs`,
-//!   `domain.rs`, `eq.rs`, `mr.rs`.
+//!   `domain.rs`, `eq.rs`, `cq.rs`, `mr.rs`;
+//! - `sync.rs`: a spinlock taken with bottom halves disabled.
 
 use kernel::prelude::*;
 
 mod conn;
+mod cq;
 mod domain;
 mod ep;
 mod eq;
@@ -28,6 +30,7 @@ mod mr;
 mod pep;
 mod prov;
 mod sock;
+mod sync;
 // The frame codec (also the host crate kfi-tcp-wire); the connection layer
 // is its first user.
 #[allow(dead_code, unreachable_pub, unused_imports)]
@@ -45,6 +48,8 @@ mod logic {
     pub mod plan;
     #[path = "../logic/eq.rs"]
     pub mod eq;
+    #[path = "../logic/cq.rs"]
+    pub mod cq;
     #[path = "../logic/mr.rs"]
     pub mod mr;
 }

@@ -9,10 +9,12 @@ pub mod host;
 pub mod plan;
 #[path = "../../kfi_tcp/logic/eq.rs"]
 pub mod eq;
+#[path = "../../kfi_tcp/logic/cq.rs"]
+pub mod cq;
 #[path = "../../kfi_tcp/logic/mr.rs"]
 pub mod mr;
 
-/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan, eq, mr}`.
+/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan, eq, cq, mr}`.
 pub mod logic {
-    pub use crate::{eq, host, mr, plan};
+    pub use crate::{cq, eq, host, mr, plan};
 }

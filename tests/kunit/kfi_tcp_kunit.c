@@ -2,7 +2,8 @@
 /*
  * KUnit suite of the tcp provider (kfi_tcp.ko), through the public API
  * only: what kfi_getinfo reports for the loopback interface, addresses from
- * node/service, bad arguments, and the fabric/domain objects. Needs lo up
+ * node/service, bad arguments, the fabric/domain/EQ/MR objects, and (suite
+ * kfi_tcp_cq) completion queues. Needs lo up
  * (tests/guest/run.sh brings it up).
  */
 #include <kunit/test.h>
@@ -11,6 +12,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/bvec.h>
+#include <linux/cpumask.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -189,10 +191,10 @@ static void tcp_domain_unknown_interface(struct kunit *test)
 static void tcp_unimplemented_ops_enosys(struct kunit *test)
 {
 	struct kfi_info *h = tcp_hints(test), *list = NULL;
-	struct kfi_cq_attr cq_attr = { .format = KFI_CQ_FORMAT_CONTEXT };
+	struct kfi_cntr_attr cntr_attr = { .events = KFI_CNTR_EVENTS_COMP };
 	struct kfid_fabric *fab;
 	struct kfid_domain *dom;
-	struct kfid_cq *cq;
+	struct kfid_cntr *cntr;
 	struct kfid_ep *ep;
 	struct kfid_pep *pep;
 
@@ -200,7 +202,7 @@ static void tcp_unimplemented_ops_enosys(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kfi_fabric(list->fabric_attr, &fab, NULL), 0);
 	KUNIT_ASSERT_EQ(test, kfi_domain(fab, list, &dom, NULL), 0);
 	/* not implemented yet: a clear error, never a NULL op */
-	KUNIT_EXPECT_EQ(test, kfi_cq_open(dom, &cq_attr, &cq, NULL, NULL),
+	KUNIT_EXPECT_EQ(test, kfi_cntr_open(dom, &cntr_attr, &cntr, NULL),
 			-KFI_ENOSYS);
 	KUNIT_ASSERT_EQ(test, kfi_endpoint(dom, list, &ep, NULL), 0);
 	KUNIT_EXPECT_EQ(test, kfi_send(ep, "x", 1, NULL, 0, NULL), -KFI_ENOSYS);
@@ -881,6 +883,309 @@ static struct kunit_suite tcp_cm_suite = {
 	.name = "kfi_tcp_cm",
 	.test_cases = tcp_cm_cases,
 };
+/* ---------------------------------------------------------------- CQ */
+
+/*
+ * Completion queues. Entries cannot be produced without the data path yet:
+ * the ring (formats, order, error at the head, credits, wrap-around,
+ * arming) is covered by the host tests of kfi_tcp/logic/cq.rs; these
+ * cases cover the object, its checks and its blocking reads.
+ */
+
+struct cq_fixture {
+	struct kfi_info *hints, *list;
+	struct kfid_fabric *fab;
+	struct kfid_domain *dom;
+	atomic_t handler_calls;
+};
+
+static void cq_handler(struct kfid_cq *cq, void *context)
+{
+	struct cq_fixture *f = context;
+
+	atomic_inc(&f->handler_calls);
+}
+
+static void cq_setup(struct kunit *test, struct cq_fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->hints = tcp_hints(test);
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, f->hints,
+					  &f->list), 0);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(f->list->fabric_attr, &f->fab, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, f->list, &f->dom, NULL), 0);
+}
+
+static void cq_teardown(struct kunit *test, struct cq_fixture *f)
+{
+	/* the domain closes: no CQ is left counted */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), 0);
+	kfi_freeinfo(f->list);
+	kfi_freeinfo(f->hints);
+}
+
+static struct kfid_cq *cq_open(struct kunit *test, struct cq_fixture *f,
+			       struct kfi_cq_attr *attr)
+{
+	struct kfid_cq *cq = NULL;
+
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->dom, attr, &cq, cq_handler, f), 0);
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	return cq;
+}
+
+static void tcp_cq_open_each_format(struct kunit *test)
+{
+	static const enum kfi_cq_format formats[] = {
+		KFI_CQ_FORMAT_UNSPEC, KFI_CQ_FORMAT_CONTEXT, KFI_CQ_FORMAT_MSG,
+		KFI_CQ_FORMAT_DATA, KFI_CQ_FORMAT_TAGGED,
+	};
+	struct kfi_cq_tagged_entry buf[2];
+	kfi_addr_t src[2] = { 7, 7 };
+	struct kfi_cq_attr attr;
+	struct cq_fixture f;
+	struct kfid_cq *cq;
+	int i;
+
+	cq_setup(test, &f);
+	for (i = 0; i < ARRAY_SIZE(formats); i++) {
+		attr = (struct kfi_cq_attr){
+			.size = i ? 16 * i : 0,
+			.format = formats[i],
+			.wait_obj = i % 2 ? KFI_WAIT_UNSPEC : KFI_WAIT_NONE,
+			.wait_cond = i % 2 ? KFI_CQ_COND_THRESHOLD :
+					     KFI_CQ_COND_NONE,
+		};
+		cq = cq_open(test, &f, &attr);
+		KUNIT_EXPECT_EQ(test, cq->fid.fclass, (size_t)KFI_CLASS_CQ);
+		KUNIT_EXPECT_PTR_EQ(test, cq->fid.context, (void *)&f);
+		KUNIT_EXPECT_TRUE(test, cq->comp_handler == cq_handler);
+		KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, buf, 2),
+				(ssize_t)-KFI_EAGAIN);
+		KUNIT_EXPECT_EQ(test, kfi_cq_readfrom(cq, buf, 2, src),
+				(ssize_t)-EAGAIN);
+		/* nothing read, no address written */
+		KUNIT_EXPECT_EQ(test, src[0], 7ULL);
+		KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	}
+	/* what kfilnd asks for: CPU affinity, DATA format, no wait object */
+	attr = (struct kfi_cq_attr){ .size = 65536, .flags = KFI_AFFINITY,
+				     .signaling_vector = 0,
+				     .format = KFI_CQ_FORMAT_DATA,
+				     .wait_obj = KFI_WAIT_NONE };
+	cq = cq_open(test, &f, &attr);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	/* without KFI_AFFINITY the vector is only a hint */
+	attr.flags = 0;
+	attr.signaling_vector = -5;
+	cq = cq_open(test, &f, &attr);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	/* no entry was ever queued: the handler was not called */
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.handler_calls), 0);
+	cq_teardown(test, &f);
+}
+
+static void tcp_cq_bad_attributes(struct kunit *test)
+{
+	const struct kfi_cq_attr good = { .size = 8,
+					  .format = KFI_CQ_FORMAT_MSG };
+	struct kfi_cq_attr attr;
+	struct cq_fixture f;
+	struct kfid_cq *cq = NULL;
+
+	cq_setup(test, &f);
+	attr = good;
+	attr.size = 65537;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	attr = good;
+	attr.format = (enum kfi_cq_format)5;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	attr = good;
+	attr.flags = KFI_SEND;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	/* KFI_AFFINITY needs a possible CPU */
+	attr.flags = KFI_AFFINITY;
+	attr.signaling_vector = -1;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	attr.signaling_vector = nr_cpu_ids;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	attr = good;
+	attr.wait_cond = (enum kfi_cq_wait_cond)2;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	/* wait sets and wait queues are not supported */
+	attr = good;
+	attr.wait_obj = KFI_WAIT_SET;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-ENOSYS);
+	attr.wait_obj = KFI_WAIT_QUEUE;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-ENOSYS);
+	attr = good;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, NULL, &cq, NULL, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, NULL, NULL, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_NULL(test, cq);
+	cq_teardown(test, &f);
+}
+
+static void tcp_cq_empty_and_bad_reads(struct kunit *test)
+{
+	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_TAGGED };
+	struct kfi_cq_tagged_entry buf[4];
+	struct kfi_cq_err_entry err;
+	kfi_addr_t src[4];
+	struct cq_fixture f;
+	struct kfid_cq *cq;
+	char text[6];
+
+	cq_setup(test, &f);
+	cq = cq_open(test, &f, &attr);
+	/* NULL buffer or no room */
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, NULL, 1), (ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, buf, 0), (ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_readfrom(cq, NULL, 4, src),
+			(ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(cq, NULL, 1, NULL, 0),
+			(ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_sreadfrom(cq, buf, 0, src, NULL, 0),
+			(ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_readerr(cq, NULL, 0), (ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_readerr(cq, &err, KFI_PEEK),
+			(ssize_t)-EINVAL);
+	/* empty */
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, buf, 4), (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_cq_readfrom(cq, buf, 4, NULL),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_cq_readerr(cq, &err, 0), (ssize_t)-EAGAIN);
+	/* a zero timeout does not wait */
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(cq, buf, 4, NULL, 0),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_STREQ(test, kfi_cq_strerror(cq, KFI_ETRUNC, NULL, NULL, 0),
+			   "Truncation error");
+	KUNIT_EXPECT_PTR_EQ(test, kfi_cq_strerror(cq, KFI_ETRUNC, NULL, text,
+						  sizeof(text)),
+			    (const char *)text);
+	KUNIT_EXPECT_STREQ(test, text, "Trunc");
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.handler_calls), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	cq_teardown(test, &f);
+}
+
+static void tcp_cq_sread_times_out(struct kunit *test)
+{
+	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_DATA };
+	struct kfi_cq_data_entry buf[4];
+	kfi_addr_t src[4];
+	struct cq_fixture f;
+	struct kfid_cq *cq;
+	ktime_t start;
+	s64 ms;
+
+	cq_setup(test, &f);
+	cq = cq_open(test, &f, &attr);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(cq, buf, 4, NULL, 50),
+			(ssize_t)-EAGAIN);
+	ms = ktime_ms_delta(ktime_get(), start);
+	KUNIT_EXPECT_GE(test, ms, 40LL);
+	KUNIT_EXPECT_LT(test, ms, 5000LL);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cq_sreadfrom(cq, buf, 4, src, NULL, 50),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_GE(test, ktime_ms_delta(ktime_get(), start), 40LL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	/* a threshold CQ: the threshold is the value of cond */
+	attr.wait_cond = KFI_CQ_COND_THRESHOLD;
+	cq = cq_open(test, &f, &attr);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(cq, buf, 4, (void *)3, 30),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_GE(test, ktime_ms_delta(ktime_get(), start), 20LL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	cq_teardown(test, &f);
+}
+
+struct cq_signaller {
+	struct kfid_cq *cq;
+	struct completion done;
+};
+
+static int cq_signaller_fn(void *arg)
+{
+	struct cq_signaller *s = arg;
+
+	msleep(100);
+	kfi_cq_signal(s->cq);
+	complete(&s->done);
+	return 0;
+}
+
+static void tcp_cq_signal_wakes_sread(struct kunit *test)
+{
+	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_CONTEXT };
+	struct kfi_cq_entry buf[1];
+	struct cq_signaller s;
+	struct task_struct *t;
+	struct cq_fixture f;
+	ktime_t start;
+	s64 ms;
+
+	cq_setup(test, &f);
+	s.cq = cq_open(test, &f, &attr);
+	init_completion(&s.done);
+	start = ktime_get();
+	t = kthread_run(cq_signaller_fn, &s, "kfi_cqsig");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* woken by the signal long before the timeout; nothing to read */
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(s.cq, buf, 1, NULL, 10000),
+			(ssize_t)-EAGAIN);
+	ms = ktime_ms_delta(ktime_get(), start);
+	wait_for_completion(&s.done);
+	KUNIT_EXPECT_GE(test, ms, 90LL);
+	KUNIT_EXPECT_LT(test, ms, 5000LL);
+	/* a signal with nobody waiting is kept for the next blocking read */
+	KUNIT_EXPECT_EQ(test, kfi_cq_signal(s.cq), 0);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(s.cq, buf, 1, NULL, 10000),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), start), 5000LL);
+	/* ... which consumed it: the next one waits for its timeout */
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(s.cq, buf, 1, NULL, 50),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_GE(test, ktime_ms_delta(ktime_get(), start), 40LL);
+	/* signals are not completions */
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.handler_calls), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&s.cq->fid), 0);
+	cq_teardown(test, &f);
+}
+
+static void tcp_cq_domain_busy(struct kunit *test)
+{
+	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_MSG };
+	struct cq_fixture f;
+	struct kfid_cq *a, *b;
+
+	cq_setup(test, &f);
+	a = cq_open(test, &f, &attr);
+	b = cq_open(test, &f, &attr);
+	/* a domain with open CQs cannot close, nor can its fabric */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.fab->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&a->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&b->fid), 0);
+	cq_teardown(test, &f);
+}
 
 static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_getinfo_lists_loopback),
@@ -905,7 +1210,22 @@ static struct kunit_suite tcp_suite = {
 	.test_cases = tcp_cases,
 };
 
-kunit_test_suites(&tcp_suite, &tcp_cm_suite);
+static struct kunit_case cq_cases[] = {
+	KUNIT_CASE(tcp_cq_open_each_format),
+	KUNIT_CASE(tcp_cq_bad_attributes),
+	KUNIT_CASE(tcp_cq_empty_and_bad_reads),
+	KUNIT_CASE(tcp_cq_sread_times_out),
+	KUNIT_CASE(tcp_cq_signal_wakes_sread),
+	KUNIT_CASE(tcp_cq_domain_busy),
+	{}
+};
+
+static struct kunit_suite cq_suite = {
+	.name = "kfi_tcp_cq",
+	.test_cases = cq_cases,
+};
+
+kunit_test_suites(&tcp_suite, &tcp_cm_suite, &cq_suite);
 
 MODULE_DESCRIPTION("KUnit suite of the kfabric tcp provider");
 MODULE_LICENSE("GPL");

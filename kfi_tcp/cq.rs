@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The completion queue (`kfi_cq_open` on a domain).
+//!
+//! Entries live in a ring allocated at open (`logic::cq`), so completing an
+//! operation never allocates. The endpoint code reserves one slot per
+//! operation when it is posted (`try_reserve`: the post fails with -EAGAIN
+//! when the CQ is full) and fills it when the operation completes
+//! (`complete`, `complete_err`), so a completion is never lost; target-side
+//! completions that were never posted here use `try_complete_unreserved`
+//! and back off when it reports `Full`.
+//!
+//! Locking: one spinlock around the ring, taken with bottom halves
+//! disabled (`sync::SpinLockBh`), because consumers may read a CQ, and post
+//! operations that reserve in it, from softirq context as well as process
+//! context. It is never taken from hard-interrupt context and never held
+//! while calling the consumer's handler. Reads from several CPUs at once
+//! each get distinct entries (the whole read happens under the lock).
+//!
+//! Completion handler (`kfid_cq.comp_handler`, the `handler` argument of
+//! `kfi_cq_open`): called after an entry is queued, with no lock held, in
+//! the context of whoever completed the operation (a connection's work
+//! item, or a post path), and only when *armed*. The CQ is armed at open
+//! and whenever a read (`read`, `readfrom`, `readerr`, `sread`,
+//! `sreadfrom`) finds it empty (the read returns -EAGAIN), and disarmed by
+//! the call. A consumer that drains until -EAGAIN therefore always gets
+//! the next call, and is not called again before it has drained.
+//!
+//! Blocking reads (`sread`, `sreadfrom`) wait on a condition variable until
+//! enough entries are queued (1, or with `KFI_CQ_COND_THRESHOLD` the value
+//! of the `cond` pointer, at most `count`) or an error entry is queued, the
+//! timeout (ms; negative: forever) expires, or `kfi_cq_signal` is called;
+//! then they read what is there: -EAGAIN if nothing. A signal is remembered
+//! until one blocking read that is not yet satisfied consumes it (as in
+//! libfabric's `ofi_cq_signal`), so a signal sent just before the reader
+//! blocks is not lost. -EINTR on a pending signal of the task.
+
+use crate::domain::Domain;
+use crate::ffi::{self, einval, sys};
+use crate::logic::cq::{self as rules, Completion, Entry, ErrCompletion, Format, Full, Notify, Ring, Slot, WaitCond};
+use crate::sync::{new_spinlock_bh, SpinLockBh};
+use core::ffi::{c_char, c_int, c_void};
+use core::ptr;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use kernel::bindings;
+use kernel::new_condvar;
+use kernel::prelude::*;
+use kernel::sync::{CondVar, CondVarTimeoutResult};
+
+// The logic writes entries in these layouts; they must be the C ones.
+const _: () = {
+    use core::mem::{offset_of, size_of};
+    use rules::offset as o;
+    assert!(size_of::<sys::kfi_cq_entry>() == rules::CONTEXT_BYTES);
+    assert!(size_of::<sys::kfi_cq_msg_entry>() == rules::MSG_BYTES);
+    assert!(size_of::<sys::kfi_cq_data_entry>() == rules::DATA_BYTES);
+    assert!(size_of::<sys::kfi_cq_tagged_entry>() == rules::TAGGED_BYTES);
+    assert!(size_of::<sys::kfi_cq_err_entry>() == rules::ERR_BYTES);
+    assert!(offset_of!(sys::kfi_cq_entry, op_context) == o::OP_CONTEXT);
+    assert!(offset_of!(sys::kfi_cq_msg_entry, flags) == o::FLAGS);
+    assert!(offset_of!(sys::kfi_cq_msg_entry, len) == o::LEN);
+    assert!(offset_of!(sys::kfi_cq_data_entry, flags) == o::FLAGS);
+    assert!(offset_of!(sys::kfi_cq_data_entry, len) == o::LEN);
+    assert!(offset_of!(sys::kfi_cq_data_entry, buf) == o::BUF);
+    assert!(offset_of!(sys::kfi_cq_data_entry, data) == o::DATA);
+    assert!(offset_of!(sys::kfi_cq_tagged_entry, buf) == o::BUF);
+    assert!(offset_of!(sys::kfi_cq_tagged_entry, data) == o::DATA);
+    assert!(offset_of!(sys::kfi_cq_tagged_entry, tag) == o::TAG);
+    assert!(offset_of!(sys::kfi_cq_err_entry, op_context) == o::OP_CONTEXT);
+    assert!(offset_of!(sys::kfi_cq_err_entry, flags) == o::FLAGS);
+    assert!(offset_of!(sys::kfi_cq_err_entry, len) == o::LEN);
+    assert!(offset_of!(sys::kfi_cq_err_entry, buf) == o::BUF);
+    assert!(offset_of!(sys::kfi_cq_err_entry, data) == o::DATA);
+    assert!(offset_of!(sys::kfi_cq_err_entry, tag) == o::TAG);
+    assert!(offset_of!(sys::kfi_cq_err_entry, olen) == o::OLEN);
+    assert!(offset_of!(sys::kfi_cq_err_entry, err) == o::ERR);
+    assert!(offset_of!(sys::kfi_cq_err_entry, prov_errno) == o::PROV_ERRNO);
+    assert!(offset_of!(sys::kfi_cq_err_entry, err_data) == o::ERR_DATA);
+    assert!(offset_of!(sys::kfi_cq_err_entry, err_data_size) == o::ERR_DATA_SIZE);
+    assert!(sys::KFI_CQ_FORMAT_UNSPEC == rules::FORMAT_UNSPEC);
+    assert!(sys::KFI_CQ_FORMAT_CONTEXT == rules::FORMAT_CONTEXT);
+    assert!(sys::KFI_CQ_FORMAT_MSG == rules::FORMAT_MSG);
+    assert!(sys::KFI_CQ_FORMAT_DATA == rules::FORMAT_DATA);
+    assert!(sys::KFI_CQ_FORMAT_TAGGED == rules::FORMAT_TAGGED);
+    assert!(sys::KFI_CQ_COND_NONE == rules::COND_NONE);
+    assert!(sys::KFI_CQ_COND_THRESHOLD == rules::COND_THRESHOLD);
+};
+
+/// `KFI_ADDR_NOTAVAIL`: the source address `readfrom` reports, MSG
+/// endpoints having a single peer. (bindgen renders the header's
+/// `UINT64_MAX` as an `i32` -1.)
+const ADDR_NOTAVAIL: sys::kfi_addr_t = u64::MAX;
+const _: () = assert!(sys::KFI_ADDR_NOTAVAIL as sys::kfi_addr_t == ADDR_NOTAVAIL);
+
+/// Slot storage for the ring (up to 65536 slots of 72 bytes: kvmalloc).
+pub(crate) struct Slots(KVVec<Slot>);
+
+impl AsRef<[Slot]> for Slots {
+    fn as_ref(&self) -> &[Slot] {
+        &self.0
+    }
+}
+
+impl AsMut<[Slot]> for Slots {
+    fn as_mut(&mut self) -> &mut [Slot] {
+        &mut self.0
+    }
+}
+
+/// What the CQ's lock protects.
+struct State {
+    ring: Ring<Slots>,
+    /// A `kfi_cq_signal` not yet consumed by a blocking read.
+    signaled: bool,
+    /// Threads sleeping in a blocking read (pushes wake them only if any).
+    sleepers: usize,
+}
+
+/// A completion queue: the consumer sees `cq`.
+#[pin_data]
+#[repr(C)]
+pub(crate) struct Cq {
+    cq: sys::kfid_cq,
+    domain: *const Domain,
+    format: Format,
+    wait_cond: WaitCond,
+    /// Endpoints bound to this CQ; it cannot close while any is.
+    bound: AtomicUsize,
+    #[pin]
+    state: SpinLockBh<State>,
+    #[pin]
+    wait: CondVar,
+}
+
+impl Cq {
+    /// Recovers a CQ from its fid (as given to `kfi_ep_bind`).
+    ///
+    /// # Safety
+    /// `fid` is the fid of a live CQ of this provider: check it with
+    /// [`Cq::is_cq`] first when it comes from a consumer.
+    #[allow(dead_code)] // for kfi_ep_bind (endpoint code, next increment)
+    pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Cq {
+        // SAFETY: the fid is the first field of the header, itself the
+        // first field of `Cq` (caller's contract: a live CQ of ours).
+        unsafe { &*kernel::container_of!(fid, Cq, cq.fid) }
+    }
+
+    /// Whether `fid` is a CQ of this provider (its class and ops table are
+    /// ours), so that [`Cq::from_fid`] may be used on it.
+    ///
+    /// # Safety
+    /// `fid` is NULL or points to a valid `kfid`.
+    #[allow(dead_code)] // for kfi_ep_bind (endpoint code, next increment)
+    pub(crate) unsafe fn is_cq(fid: *const sys::kfid) -> bool {
+        // SAFETY: non-NULL and valid by the caller's contract.
+        !fid.is_null() && unsafe { sys::kfi_tcp_glue_is_cq(fid) }
+    }
+
+    /// Recovers the object from its header.
+    ///
+    /// # Safety
+    /// `cq` is the header of a live `Cq` (only our ops table, installed by
+    /// `kfi_tcp_domain_cq_open`, calls the functions that use this).
+    unsafe fn from_header<'a>(cq: *mut sys::kfid_cq) -> &'a Cq {
+        // SAFETY: by the caller's contract.
+        unsafe { &*kernel::container_of!(cq, Cq, cq) }
+    }
+
+    /// The layout of the entries the consumer reads (never UNSPEC).
+    #[allow(dead_code)] // for the endpoint code (next increment)
+    pub(crate) fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Counts an endpoint bound to this CQ (from `kfi_ep_bind`).
+    #[allow(dead_code)] // for the endpoint code (next increment)
+    pub(crate) fn bind_ep(&self) {
+        self.bound.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Uncounts an endpoint (when it is closed).
+    #[allow(dead_code)] // for the endpoint code (next increment)
+    pub(crate) fn unbind_ep(&self) {
+        self.bound.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Promises `n` slots to operations being posted; false when the CQ
+    /// has not that much room (the post then fails with -EAGAIN). Any
+    /// context but hard interrupts.
+    #[allow(dead_code)] // for the endpoint code (next increment)
+    pub(crate) fn try_reserve(&self, n: usize) -> bool {
+        self.state.lock().ring.try_reserve(n)
+    }
+
+    /// Returns `n` promised slots: operations that will write no entry
+    /// (a post that failed after reserving; a successful operation posted
+    /// without `KFI_COMPLETION` under selective completion).
+    #[allow(dead_code)] // for the endpoint code (next increment)
+    pub(crate) fn unreserve(&self, n: usize) {
+        if self.state.lock().ring.unreserve(n).is_err() {
+            pr_err!("CQ: returned more slots than were reserved\n");
+        }
+    }
+
+    /// Queues the completion of an operation that reserved a slot, wakes
+    /// blocking readers and calls the handler if armed. Call with no
+    /// provider lock held (the handler runs here).
+    #[allow(dead_code)] // for the endpoint code (next increment)
+    pub(crate) fn complete(&self, e: &Completion) {
+        self.push_reserved(Entry::Done(*e));
+    }
+
+    /// As [`Cq::complete`], for a failed operation.
+    #[allow(dead_code)] // for the endpoint code (next increment)
+    pub(crate) fn complete_err(&self, e: &ErrCompletion) {
+        self.push_reserved(Entry::Failed(*e));
+    }
+
+    /// Queues a completion that has no reservation (target side of a
+    /// remote operation with CQ data) in a free slot; `Full` when there is
+    /// none: the caller stops consuming from the peer and retries after the
+    /// consumer has read entries.
+    #[allow(dead_code)] // for the endpoint code (next increment)
+    pub(crate) fn try_complete_unreserved(&self, e: &Completion) -> core::result::Result<(), Full> {
+        let (notify, wake) = {
+            let mut g = self.state.lock();
+            let n = g.ring.try_push(Entry::Done(*e))?;
+            (n, g.sleepers > 0)
+        };
+        self.notify(notify, wake);
+        Ok(())
+    }
+
+    fn push_reserved(&self, e: Entry) {
+        let mut g = self.state.lock();
+        let (pushed, unreserved) = match g.ring.push_reserved(e) {
+            Ok(n) => (Some(n), false),
+            // A provider bug: still queue the entry if there is room.
+            Err(_) => (g.ring.try_push(e).ok(), true),
+        };
+        let wake = g.sleepers > 0;
+        drop(g);
+        if unreserved {
+            let fate = if pushed.is_some() { "queued" } else { "lost, CQ full" };
+            pr_err!("CQ: completion without a reservation ({})\n", fate);
+        }
+        if let Some(n) = pushed {
+            self.notify(n, wake);
+        }
+    }
+
+    /// After a push, with no lock held: wakes blocking readers if any and
+    /// calls the handler if the push disarmed the CQ.
+    fn notify(&self, n: Notify, wake: bool) {
+        if wake {
+            self.wait.notify_all();
+        }
+        if n == Notify::Handler {
+            if let Some(h) = self.cq.comp_handler {
+                // SAFETY: the consumer's handler with its own context, on
+                // this live CQ; no lock is held.
+                unsafe { h(&self.cq as *const _ as *mut _, self.cq.fid.context) };
+            }
+        }
+    }
+
+    /// The consumer's array of `count` entries in this CQ's format; `None`
+    /// for NULL, 0 entries or a size that overflows.
+    ///
+    /// # Safety
+    /// `buf` is NULL or writable for `count` entries of the CQ's format,
+    /// and not otherwise accessed for `'a`.
+    unsafe fn out<'a>(&self, buf: *mut c_void, count: usize) -> Option<&'a mut [u8]> {
+        let len = count.checked_mul(self.format.entry_bytes())?;
+        if buf.is_null() || len == 0 || len > isize::MAX as usize {
+            return None;
+        }
+        // SAFETY: writable for `len` bytes by the caller's contract.
+        Some(unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) })
+    }
+
+    /// Reads under the lock into `out`; sets a source address per entry
+    /// read when `src` is given.
+    ///
+    /// # Safety
+    /// `src` is NULL or writable for as many addresses as `out` holds
+    /// entries.
+    unsafe fn read_locked(&self, st: &mut State, out: &mut [u8], src: *mut sys::kfi_addr_t) -> isize {
+        match st.ring.read(self.format, out) {
+            Ok(n) => {
+                if !src.is_null() {
+                    // SAFETY: `n` is at most the number of entries `out`
+                    // holds, for which `src` is writable.
+                    unsafe { core::slice::from_raw_parts_mut(src, n) }.fill(ADDR_NOTAVAIL);
+                }
+                n as isize
+            }
+            Err(e) => e.errno(),
+        }
+    }
+
+    /// `read`/`readfrom`.
+    ///
+    /// # Safety
+    /// As [`Cq::out`] and [`Cq::read_locked`].
+    unsafe fn read(&self, buf: *mut c_void, count: usize, src: *mut sys::kfi_addr_t) -> isize {
+        // SAFETY: the consumer's buffer (caller's contract).
+        let Some(out) = (unsafe { self.out(buf, count) }) else {
+            return einval() as isize;
+        };
+        // SAFETY: `src` holds `count` addresses (caller's contract).
+        unsafe { self.read_locked(&mut self.state.lock(), out, src) }
+    }
+
+    /// `sread`/`sreadfrom`: see the module documentation.
+    ///
+    /// # Safety
+    /// As [`Cq::read`].
+    unsafe fn sread(
+        &self,
+        buf: *mut c_void,
+        count: usize,
+        src: *mut sys::kfi_addr_t,
+        cond: *const c_void,
+        timeout: c_int,
+    ) -> isize {
+        // SAFETY: the consumer's buffer (caller's contract).
+        let Some(out) = (unsafe { self.out(buf, count) }) else {
+            return einval() as isize;
+        };
+        let threshold = self.wait_cond.threshold(cond as usize, count);
+        let mut left = if timeout < 0 {
+            kernel::time::Jiffies::MAX
+        } else {
+            kernel::time::msecs_to_jiffies(timeout as u32)
+        };
+        let mut g = self.state.lock();
+        loop {
+            let stop = g.ring.ready(threshold) || left == 0 || core::mem::take(&mut g.signaled);
+            if stop {
+                // SAFETY: `src` holds `count` addresses (caller's contract).
+                return unsafe { self.read_locked(&mut g, out, src) };
+            }
+            g.sleepers += 1;
+            let r = self.wait.wait_interruptible_timeout(&mut g, left);
+            g.sleepers -= 1;
+            match r {
+                CondVarTimeoutResult::Timeout => left = 0,
+                CondVarTimeoutResult::Woken { jiffies } => left = jiffies,
+                CondVarTimeoutResult::Signal { .. } => return ffi::neg(bindings::EINTR) as isize,
+            }
+        }
+    }
+}
+
+/// `cq_open` of a domain.
+///
+/// Attributes: `size` 0 means 1024, at most 65536 (-EINVAL above); `flags`
+/// 0 or `KFI_AFFINITY`, which requires `signaling_vector` to be a possible
+/// CPU (a hint, accepted and not used yet: completions are produced by the
+/// connections' work items); without it `signaling_vector` is ignored;
+/// `format` UNSPEC (= CONTEXT), CONTEXT, MSG, DATA or TAGGED; `wait_cond`
+/// NONE or THRESHOLD; `wait_obj` NONE or UNSPEC (blocking reads work with
+/// either), WAIT_SET and WAIT_QUEUE: -ENOSYS. Anything else: -EINVAL.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
+    domain: *mut sys::kfid_domain,
+    attr: *mut sys::kfi_cq_attr,
+    cq: *mut *mut sys::kfid_cq,
+    handler: sys::kfi_comp_handler,
+    context: *mut c_void,
+) -> c_int {
+    // SAFETY: NULL or valid by the API contract.
+    let (Some(attr), false, false) = (unsafe { attr.as_ref() }, domain.is_null(), cq.is_null()) else {
+        return einval();
+    };
+    let (Some(size), Some(format), Some(wait_cond)) = (
+        rules::queue_size(attr.size),
+        Format::from_raw(attr.format),
+        WaitCond::from_raw(attr.wait_cond),
+    ) else {
+        return einval();
+    };
+    let affinity = sys::KFI_AFFINITY as u64;
+    if attr.flags & !affinity != 0 {
+        return einval();
+    }
+    // SAFETY: a plain query of the possible-CPU mask.
+    if attr.flags & affinity != 0 && !unsafe { sys::kfi_tcp_glue_cpu_possible(attr.signaling_vector) } {
+        return einval();
+    }
+    // Blocking reads are built in; wait sets and wait queues are not.
+    if attr.wait_obj != sys::KFI_WAIT_NONE && attr.wait_obj != sys::KFI_WAIT_UNSPEC {
+        return ffi::neg(bindings::ENOSYS);
+    }
+    let Ok(slots) = KVVec::from_elem(Slot::default(), size, GFP_KERNEL) else {
+        return ffi::neg(bindings::ENOMEM);
+    };
+    // SAFETY: `domain` is one of our domains (our domain ops table called
+    // us); its fid is the first field of its header.
+    let d = unsafe { Domain::from_fid(ptr::addr_of_mut!((*domain).fid)) };
+    let state = State { ring: Ring::new(Slots(slots)), signaled: false, sleepers: 0 };
+    let init = pin_init!(Cq {
+        // SAFETY: all-zero is a valid header; filled in below.
+        cq: unsafe { core::mem::zeroed() },
+        domain: d,
+        format,
+        wait_cond,
+        bound: AtomicUsize::new(0),
+        state <- new_spinlock_bh!(state, "kfi_tcp_cq"),
+        wait <- new_condvar!("kfi_tcp_cq_wait"),
+    });
+    // On failure the initialiser, and the slots it owns, are dropped.
+    let b = match KBox::pin_init(init, GFP_KERNEL) {
+        Ok(b) => b,
+        Err(_) => return ffi::neg(bindings::ENOMEM),
+    };
+    // SAFETY: the object stays pinned: it is only ever freed in place by
+    // `kfi_tcp_cq_close`, never moved.
+    let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
+    d.child_opened();
+    // SAFETY: `p` is our fresh object; the glue fills the header.
+    unsafe {
+        sys::kfi_tcp_glue_cq_init(&mut (*p).cq, context, handler);
+        *cq = &mut (*p).cq;
+    }
+    0
+}
+
+/// `close` of a completion queue: -EBUSY while endpoints are bound.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_cq_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on CQs made by `kfi_tcp_domain_cq_open`,
+    // whose header starts with this fid.
+    let p = unsafe { kernel::container_of!(fid, Cq, cq.fid) as *mut Cq };
+    // SAFETY: live until freed below.
+    let (bound, d) = unsafe { ((*p).bound.load(Ordering::Acquire), (*p).domain) };
+    if bound != 0 {
+        return ffi::neg(bindings::EBUSY);
+    }
+    // SAFETY: allocated with KBox by `kfi_tcp_domain_cq_open`; no endpoint
+    // refers to it; the consumer gave up its pointer by closing.
+    drop(unsafe { KBox::from_raw(p) });
+    // SAFETY: the domain cannot be freed while this CQ was counted.
+    unsafe { (*d).child_closed() };
+    0
+}
+
+/// `read` of a completion queue.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_cq_read(cq: *mut sys::kfid_cq, buf: *mut c_void, count: usize) -> isize {
+    // SAFETY: our ops table calls us with our CQ; `buf` holds `count`
+    // entries by the API contract.
+    unsafe { Cq::from_header(cq).read(buf, count, ptr::null_mut()) }
+}
+
+/// `readfrom` of a completion queue: as `read`, with `KFI_ADDR_NOTAVAIL`
+/// as the source of each entry (`src_addr` may be NULL).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_cq_readfrom(
+    cq: *mut sys::kfid_cq,
+    buf: *mut c_void,
+    count: usize,
+    src_addr: *mut sys::kfi_addr_t,
+) -> isize {
+    // SAFETY: our ops table calls us with our CQ; `buf` and `src_addr`
+    // hold `count` entries by the API contract.
+    unsafe { Cq::from_header(cq).read(buf, count, src_addr) }
+}
+
+/// `readerr` of a completion queue: pops the head error entry (1), or
+/// -EAGAIN when the head is not one. `err_data` is always NULL.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_cq_readerr(
+    cq: *mut sys::kfid_cq,
+    buf: *mut sys::kfi_cq_err_entry,
+    flags: u64,
+) -> isize {
+    if flags != 0 || buf.is_null() {
+        return einval() as isize;
+    }
+    // SAFETY: our ops table calls us with our CQ.
+    let c = unsafe { Cq::from_header(cq) };
+    let e = c.state.lock().ring.read_err();
+    match e {
+        Ok(e) => {
+            let len = core::mem::size_of::<sys::kfi_cq_err_entry>();
+            // SAFETY: the consumer passes a writable error entry.
+            e.encode(unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) });
+            1
+        }
+        Err(e) => e.errno(),
+    }
+}
+
+/// `sread` of a completion queue.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_cq_sread(
+    cq: *mut sys::kfid_cq,
+    buf: *mut c_void,
+    count: usize,
+    cond: *const c_void,
+    timeout: c_int,
+) -> isize {
+    // SAFETY: our ops table calls us with our CQ; `buf` holds `count`
+    // entries by the API contract.
+    unsafe { Cq::from_header(cq).sread(buf, count, ptr::null_mut(), cond, timeout) }
+}
+
+/// `sreadfrom` of a completion queue.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_cq_sreadfrom(
+    cq: *mut sys::kfid_cq,
+    buf: *mut c_void,
+    count: usize,
+    src_addr: *mut sys::kfi_addr_t,
+    cond: *const c_void,
+    timeout: c_int,
+) -> isize {
+    // SAFETY: our ops table calls us with our CQ; `buf` and `src_addr`
+    // hold `count` entries by the API contract.
+    unsafe { Cq::from_header(cq).sread(buf, count, src_addr, cond, timeout) }
+}
+
+/// `signal` of a completion queue: makes one unsatisfied blocking read
+/// (one blocked now, or the next) return early.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_cq_signal(cq: *mut sys::kfid_cq) -> c_int {
+    // SAFETY: our ops table calls us with our CQ.
+    let c = unsafe { Cq::from_header(cq) };
+    c.state.lock().signaled = true;
+    c.wait.notify_all();
+    0
+}
+
+/// `strerror` of a completion queue: the text of a provider error number,
+/// copied into `buf` when one is given.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_cq_strerror(
+    _cq: *mut sys::kfid_cq,
+    prov_errno: c_int,
+    _err_data: *const c_void,
+    buf: *mut c_char,
+    len: usize,
+) -> *const c_char {
+    // SAFETY: `buf` is NULL or writable for `len` bytes (API contract).
+    unsafe { ffi::strerror_into(prov_errno, buf, len) }
+}
