@@ -13,7 +13,6 @@ use crate::fabric::Fabric;
 use crate::ffi::{self, einval, sys};
 use crate::logic::eq::{PushError, ReadError, Ring, Slot, SLOT_BYTES};
 use core::ffi::{c_char, c_int, c_void};
-use core::ptr;
 use kernel::bindings;
 use kernel::prelude::*;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -315,17 +314,6 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_strerror(
     buf: *mut c_char,
     len: usize,
 ) -> *const c_char {
-    // SAFETY: the core's constant strings.
-    let s = unsafe { sys::kfi_strerror(prov_errno) };
-    if buf.is_null() || len == 0 {
-        return s;
-    }
-    // SAFETY: `s` is a NUL-terminated constant; `buf` is writable for `len`.
-    unsafe {
-        let text = core::ffi::CStr::from_ptr(s).to_bytes();
-        let n = text.len().min(len - 1);
-        ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
-        *buf.add(n) = 0;
-    }
-    buf
+    // SAFETY: `buf` is NULL or writable for `len` bytes (API contract).
+    unsafe { ffi::strerror_into(prov_errno, buf, len) }
 }

@@ -82,18 +82,23 @@ void kfi_tcp_glue_wq_exit(void)
 	destroy_workqueue(kfi_tcp_wq);
 }
 
-static struct kfi_tcp_sk *kfi_tcp_sk_wrap(struct socket *sock)
+/* Takes ownership of @sock (released on failure). */
+static int kfi_tcp_sk_wrap(struct socket *sock, struct kfi_tcp_sk **out)
 {
 	struct kfi_tcp_sk *s = kzalloc(sizeof(*s), GFP_KERNEL);
 
-	if (!s)
-		return NULL;
+	if (!s) {
+		sock_release(sock);
+		return -ENOMEM;
+	}
 	s->sock = sock;
+	tcp_sock_set_nodelay(sock->sk);
 	/* Allocations under the socket lock must not recurse into reclaim
 	 * that may wait for this very connection (storage consumers). */
 	sock->sk->sk_allocation = GFP_NOIO;
 	sock->sk->sk_use_task_frag = false;
-	return s;
+	*out = s;
+	return 0;
 }
 
 /**
@@ -112,13 +117,7 @@ int kfi_tcp_sk_create(void *net, struct kfi_tcp_sk **out)
 	ret = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
 	if (ret)
 		return ret;
-	tcp_sock_set_nodelay(sock->sk);
-	*out = kfi_tcp_sk_wrap(sock);
-	if (!*out) {
-		sock_release(sock);
-		return -ENOMEM;
-	}
-	return 0;
+	return kfi_tcp_sk_wrap(sock, out);
 }
 
 /**
@@ -172,13 +171,7 @@ int kfi_tcp_sk_accept(struct kfi_tcp_sk *s, struct kfi_tcp_sk **out)
 		sock->sk->sk_state_change = s->saved_state_change;
 	}
 	write_unlock_bh(&sock->sk->sk_callback_lock);
-	tcp_sock_set_nodelay(sock->sk);
-	*out = kfi_tcp_sk_wrap(sock);
-	if (!*out) {
-		sock_release(sock);
-		return -ENOMEM;
-	}
-	return 0;
+	return kfi_tcp_sk_wrap(sock, out);
 }
 
 /**
