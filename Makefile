@@ -26,12 +26,17 @@ KBUILD_TOOLS = $(if $(shell grep -s '^CONFIG_CC_IS_CLANG=y' $(KDIR)/include/conf
 	$(if $(RUSTC),RUSTC=$(RUSTC)) $(if $(BINDGEN),BINDGEN=$(BINDGEN))
 endif
 
-.PHONY: all modules check demo clean host-test
+.PHONY: all modules check demo clean clean-objs host-test
 
 all: modules
 
+# Objects built against one kernel are useless (and, for the Rust parts,
+# not always noticed as stale by kbuild) against another: switching KDIR
+# (e.g. base <-> debug test kernel) starts from clean objects.
 modules:
 	@kdir=$$($(KDIR_CMD)) && \
+	if [ "$$(cat .kfi-kdir 2>/dev/null)" != "$$kdir" ]; then \
+		$(MAKE) -s clean-objs && echo "$$kdir" >.kfi-kdir; fi && \
 	$(MAKE) -C $$kdir M=$(CURDIR) $(KBUILD_TOOLS) $(if $(KFI_TESTS),KFI_TESTS=1) modules
 
 check:
@@ -43,8 +48,10 @@ demo:
 host-test:
 	cargo test
 
-clean:
-	rm -rf target
+clean: clean-objs
+	rm -rf target .kfi-kdir
+
+clean-objs:
 	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '*.cmd' -o -name 'modules.order' -o -name 'Module.symvers' \
 		-o -name '*.rmeta' -o -name '*_generated.rs' -o -name '*.d' \) \
