@@ -64,8 +64,7 @@ impl MrTable {
     /// Removes the region registered under `key`, if any.
     pub(crate) fn remove(&mut self, key: u64) -> Option<MrPtr> {
         let at = self.find(key).ok()?;
-        self.by_key[at..].rotate_left(1);
-        ffi::kvec_pop(&mut self.by_key).map(|e| e.1)
+        ffi::kvec_remove(&mut self.by_key, at).map(|e| e.1)
     }
 }
 

@@ -254,10 +254,14 @@ pub(crate) fn einval() -> c_int {
     neg(bindings::EINVAL)
 }
 
-/// Removes and returns the last element of `v` (6.12's `KVec` has no
-/// `pop`).
-pub(crate) fn kvec_pop<T>(v: &mut KVec<T>) -> Option<T> {
-    let n = v.len().checked_sub(1)?;
+/// Removes and returns `v[i]`, keeping the order of the rest (6.12's
+/// `KVec` has neither `remove` nor `pop`); `None` if out of range.
+pub(crate) fn kvec_remove<T>(v: &mut KVec<T>, i: usize) -> Option<T> {
+    if i >= v.len() {
+        return None;
+    }
+    v[i..].rotate_left(1);
+    let n = v.len() - 1;
     // SAFETY: index `n` is initialised; after the read the length excludes
     // it, so it is neither dropped nor read again.
     unsafe {

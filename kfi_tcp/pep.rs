@@ -148,15 +148,6 @@ impl WorkItem for Listener {
     }
 }
 
-/// Removes `v[i]` keeping the order of the rest.
-fn remove_at<T>(v: &mut KVec<T>, i: usize) -> Option<T> {
-    if i >= v.len() {
-        return None;
-    }
-    v[i..].rotate_left(1);
-    ffi::kvec_pop(v)
-}
-
 impl Pep {
     /// Recovers a pep from its fid.
     ///
@@ -208,7 +199,7 @@ impl Pep {
             }
             return Err(ENOMEM);
         }
-        remove_at(&mut g.pending, i);
+        ffi::kvec_remove(&mut g.pending, i);
         drop(g);
         let mut buf = [0u8; 16 + crate::wire::cm::MAX_CM_DATA];
         let n = data.len().min(crate::wire::cm::MAX_CM_DATA);
@@ -235,7 +226,7 @@ impl Pep {
     fn take_req(&self, req: *mut ConnReq) -> Option<*mut ConnReq> {
         let mut g = self.inner.lock();
         let i = g.reqs.iter().position(|r| *r == req)?;
-        remove_at(&mut g.reqs, i)
+        ffi::kvec_remove(&mut g.reqs, i)
     }
 }
 
