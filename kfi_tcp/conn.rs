@@ -23,6 +23,7 @@
 //! message to send. `io` (mutex): the receive state of the work item.
 
 use crate::eq::Eq;
+use crate::xfer::EpData;
 use crate::ffi::{self, sys};
 use crate::pep::Pep;
 use crate::sock::{self, SkState, Sock};
@@ -33,6 +34,9 @@ use kernel::prelude::*;
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::workqueue::{Work, WorkItem};
 use kernel::{impl_has_work, new_mutex, new_spinlock, new_work};
+
+#[path = "data.rs"]
+mod data;
 
 /// Bytes of the largest control message.
 const CM_MSG_MAX: usize = CM_HDR_SIZE + MAX_CM_DATA;
@@ -67,8 +71,9 @@ pub(crate) enum Owner {
     /// A passive endpoint, until the request is reported.
     Pep(*const Pep),
     /// An endpoint: its EQ, its fid and the consumer's context (from the
-    /// header), for `KFI_CONNECTED`/`KFI_SHUTDOWN` and errors.
-    Ep { eq: *const Eq, fid: *mut sys::kfid },
+    /// header), for `KFI_CONNECTED`/`KFI_SHUTDOWN` and errors; its data
+    /// queues.
+    Ep { eq: *const Eq, fid: *mut sys::kfid, data: *const EpData },
 }
 
 /// A control message on its way out.
@@ -102,6 +107,8 @@ struct Io {
     peer_data_len: usize,
     /// Byte order of the data frames.
     order: ByteOrder,
+    /// The data phase's state.
+    data: data::DataIo,
 }
 
 /// A connection.
@@ -168,6 +175,7 @@ impl Conn {
                     peer_data: [0; MAX_CM_DATA],
                     peer_data_len: 0,
                     order: ByteOrder::NATIVE,
+                    data: data::DataIo::new(),
                 }, "kfi_tcp_conn_io"),
             }),
             GFP_KERNEL,
@@ -258,7 +266,7 @@ impl Conn {
     /// Shuts the connection down (`kfi_shutdown`): the peer sees end of
     /// stream, `KFI_SHUTDOWN` is reported once on the owner's EQ. Returns
     /// false if it was not connected.
-    pub(crate) fn shutdown(&self) -> bool {
+    pub(crate) fn shutdown(self: &Arc<Self>) -> bool {
         let owner = {
             let mut s = self.shared.lock();
             if s.phase != Phase::Established {
@@ -269,6 +277,8 @@ impl Conn {
         };
         self.sock.shutdown();
         report_cm(owner, sys::KFI_SHUTDOWN, &[]);
+        // The work item fails what is still queued.
+        self.kick();
         true
     }
 
@@ -302,7 +312,14 @@ impl Conn {
         };
         let st = self.sock.state();
         match phase {
-            Phase::Closed => Step::Idle,
+            Phase::Closed => {
+                // Whatever ended it, operations still queued fail.
+                if let Owner::Ep { data, .. } = owner {
+                    // SAFETY: an endpoint stops us before its data goes.
+                    self.cleanup(&mut io.data, unsafe { &*data }, kernel::bindings::ECONNABORTED);
+                }
+                Step::Idle
+            }
             Phase::Connecting => match st {
                 SkState::Connecting => Step::Idle,
                 SkState::Established => {
@@ -312,7 +329,7 @@ impl Conn {
                 SkState::Closed(e) => {
                     let e = if e == 0 { -(kernel::bindings::ECONNREFUSED as c_int) } else { e };
                     self.fail(owner, e, &[]);
-                    Step::Idle
+                    Step::Progress
                 }
                 SkState::Listening => Step::Idle,
             },
@@ -323,7 +340,7 @@ impl Conn {
                 match self.recv_cm(io) {
                     Err(e) => {
                         self.fail(owner, e, &[]);
-                        Step::Idle
+                        Step::Progress
                     }
                     Ok(None) => Step::Idle,
                     Ok(Some((hdr, len))) => {
@@ -339,17 +356,17 @@ impl Conn {
                                 }
                                 Err(e) => {
                                     self.fail(owner, -e.errno(), &[]);
-                                    Step::Idle
+                                    Step::Progress
                                 }
                             },
                             CmType::Nack => {
                                 let data = &io.peer_data[..len];
                                 self.fail(owner, -(kernel::bindings::ECONNREFUSED as c_int), data);
-                                Step::Idle
+                                Step::Progress
                             }
                             CmType::ConnReq => {
                                 self.fail(owner, -(kernel::bindings::EPROTO as c_int), &[]);
-                                Step::Idle
+                                Step::Progress
                             }
                         }
                     }
@@ -393,22 +410,7 @@ impl Conn {
                     Step::Progress
                 }
             },
-            Phase::Established => self.step_established(owner, st),
-        }
-    }
-
-    /// Data phase. Frames come with the data path; so far the connection
-    /// only notices the peer going away.
-    fn step_established(&self, owner: Owner, st: SkState) -> Step {
-        match st {
-            SkState::Closed(_) => {
-                if self.set_phase(Phase::Established, Phase::Closed) {
-                    self.sock.shutdown();
-                    report_cm(owner, sys::KFI_SHUTDOWN, &[]);
-                }
-                Step::Idle
-            }
-            _ => Step::Idle,
+            Phase::Established => self.step_data(io, owner),
         }
     }
 
@@ -481,7 +483,7 @@ impl Conn {
             s.phase = Phase::Closed;
         }
         self.sock.shutdown();
-        if let Owner::Ep { eq, fid } = owner {
+        if let Owner::Ep { eq, fid, .. } = owner {
             // SAFETY: an endpoint unbinds its EQ only after stopping us.
             let eq = unsafe { &*eq };
             // SAFETY: `fid` is the endpoint's header, alive likewise.
@@ -516,7 +518,7 @@ fn bytes_of<T>(v: &T) -> &[u8] {
 
 /// Posts a CM event (`fid`, `info` NULL, `data`) on an endpoint owner's EQ.
 fn report_cm(owner: Owner, event: u32, data: &[u8]) {
-    if let Owner::Ep { eq, fid } = owner {
+    if let Owner::Ep { eq, fid, .. } = owner {
         let mut buf = [0u8; 16 + MAX_CM_DATA];
         buf[..8].copy_from_slice(&(fid as usize as u64).to_ne_bytes());
         let n = data.len().min(MAX_CM_DATA);

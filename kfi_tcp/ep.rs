@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Active MSG endpoints (`kfi_endpoint`): binding, enabling and connection
-//! management (`connect`, `accept`, `shutdown`, `getname`, `getpeer`).
+//! Active MSG endpoints (`kfi_endpoint`): binding (EQ, CQs), enabling,
+//! connection management (`connect`, `accept`, `shutdown`, `getname`,
+//! `getpeer`), options, and the entry of every data transfer (the queues
+//! are in `xfer.rs`).
 //!
 //! An endpoint opened from a `KFI_CONNREQ` info (`info->handle`) takes the
 //! request's connection at once and accepts it with `kfi_accept`; any other
@@ -9,31 +11,45 @@
 //! by the connection's work item (`conn.rs`).
 //!
 //! # Locks
-//! `inner` (mutex; the consumer's CM calls, process context): EQ binding,
-//! enabled flag and the connection. The connection has its own locks; none
-//! is held while it reports.
+//! `inner` (mutex; the consumer's CM and bind calls, process context):
+//! bindings, enabled flag and the connection. The data queues have their
+//! own BH spinlock (`xfer.rs`): transfers may be posted from softirq
+//! context. The connection has its own locks; none is held while it
+//! reports.
 
 use crate::conn::{Conn, Owner};
+use crate::cq::Cq;
 use crate::domain::Domain;
 use crate::eq::Eq;
 use crate::fabric::Fabric;
 use crate::ffi::{self, einval, kfi_info, sys};
 use crate::pep::ConnReq;
+use crate::logic::xfer as rules;
 use crate::sock::{self, SockAddr};
+use crate::xfer::{self, Config, EpData};
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
 use kernel::new_mutex;
 use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex};
 
+/// A CQ binding.
+#[derive(Clone, Copy)]
+struct CqBind {
+    cq: *const Cq,
+    selective: bool,
+}
+
 struct EpInner {
     eq: Option<*const Eq>,
+    tx_cq: Option<CqBind>,
+    rx_cq: Option<CqBind>,
     enabled: bool,
     conn: Option<Arc<Conn>>,
 }
 
-// SAFETY: the EQ pointer stays valid while bound (the EQ counts bindings
-// and refuses to close); accessed under the mutex only.
+// SAFETY: the EQ and CQ pointers stay valid while bound (they count
+// bindings and refuse to close); accessed under the mutex only.
 unsafe impl Send for EpInner {}
 
 /// An endpoint: the consumer sees `ep`.
@@ -44,8 +60,33 @@ pub(crate) struct Ep {
     domain: *const Domain,
     /// `info->src_addr`, bound before connecting.
     src: Option<SockAddr>,
+    /// Queue sizes and default flags from `info->tx_attr`/`rx_attr`.
+    attrs: Attrs,
     #[pin]
     inner: Mutex<EpInner>,
+    #[pin]
+    data: EpData,
+}
+
+#[derive(Clone, Copy)]
+struct Attrs {
+    tx_size: usize,
+    rx_size: usize,
+    tx_flags: u64,
+    rx_flags: u64,
+}
+
+/// Default queue depth (what `kgetinfo` offers).
+const DEFAULT_QUEUE: usize = 1024;
+/// Largest message (as `kgetinfo` offers).
+const MAX_MSG_SIZE: u64 = 1 << 30;
+
+fn queue_size(requested: usize) -> Option<usize> {
+    match requested {
+        0 => Some(DEFAULT_QUEUE),
+        n if n <= xfer::MAX_QUEUE => Some(n),
+        _ => None,
+    }
 }
 
 fn opbadstate() -> c_int {
@@ -72,7 +113,7 @@ impl Ep {
     }
 
     fn owner(&self, eq: *const Eq) -> Owner {
-        Owner::Ep { eq, fid: &self.ep.fid as *const sys::kfid as *mut sys::kfid }
+        Owner::Ep { eq, fid: &self.ep.fid as *const sys::kfid as *mut sys::kfid, data: &self.data }
     }
 
     /// The connection, if connected (or connecting).
@@ -102,6 +143,23 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         if a.type_ != sys::KFI_EP_UNSPEC && a.type_ != sys::KFI_EP_MSG {
             return einval();
         }
+    }
+    let mut attrs = Attrs { tx_size: DEFAULT_QUEUE, rx_size: DEFAULT_QUEUE, tx_flags: 0, rx_flags: 0 };
+    // SAFETY: NULL or valid, as `ep_attr`.
+    if let Some(t) = unsafe { i.tx_attr.as_ref() } {
+        let Some(n) = queue_size(t.size) else {
+            return einval();
+        };
+        attrs.tx_size = n;
+        attrs.tx_flags = t.op_flags;
+    }
+    // SAFETY: as above.
+    if let Some(r) = unsafe { i.rx_attr.as_ref() } {
+        let Some(n) = queue_size(r.size) else {
+            return einval();
+        };
+        attrs.rx_size = n;
+        attrs.rx_flags = r.op_flags;
     }
     let mut src = None;
     if !i.src_addr.is_null() {
@@ -133,7 +191,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         ep: unsafe { core::mem::zeroed() },
         domain: d,
         src,
-        inner <- new_mutex!(EpInner { eq: None, enabled: false, conn: taken }, "kfi_tcp_ep"),
+        attrs,
+        inner <- new_mutex!(EpInner { eq: None, tx_cq: None, rx_cq: None, enabled: false, conn: taken }, "kfi_tcp_ep"),
+        data <- EpData::new(),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
@@ -146,6 +206,8 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
     };
     // SAFETY: never moved: freed in place by `kfi_tcp_ep_close`.
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
+    // SAFETY: `p` is our fresh object.
+    unsafe { (*p).data.set_conn(conn) };
     d.child_opened();
     // SAFETY: `p` is our fresh object.
     unsafe {
@@ -155,7 +217,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
     0
 }
 
-/// `bind` of an endpoint: an EQ (flags 0), once, before `kfi_enable`.
+/// `bind` of an endpoint, before `kfi_enable`: an EQ (flags 0), once; a
+/// CQ of this provider for `KFI_TRANSMIT` and/or `KFI_RECV` completions
+/// (optionally `KFI_SELECTIVE_COMPLETION`), once per direction.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_bind(fid: *mut sys::kfid, bfid: *mut sys::kfid, flags: u64) -> c_int {
     // SAFETY: only installed on our endpoints.
@@ -180,8 +244,35 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_bind(fid: *mut sys::kfid, bfid: *mut 
             g.eq = Some(eq);
             0
         }
-        // Completion queues and counters come with the data path.
-        sys::KFI_CLASS_CQ | sys::KFI_CLASS_CNTR => ffi::neg(bindings::ENOSYS),
+        sys::KFI_CLASS_CQ => {
+            let dirs = flags & (sys::KFI_TRANSMIT as u64 | sys::KFI_RECV as u64);
+            if dirs == 0 || flags & !(dirs | sys::KFI_SELECTIVE_COMPLETION) != 0 {
+                return -(sys::KFI_EBADFLAGS as c_int);
+            }
+            // SAFETY: a valid fid (checked class and ops table next).
+            if !unsafe { Cq::is_cq(bfid) } {
+                return einval();
+            }
+            let tx = dirs & sys::KFI_TRANSMIT as u64 != 0;
+            let rx = dirs & sys::KFI_RECV as u64 != 0;
+            if (tx && g.tx_cq.is_some()) || (rx && g.rx_cq.is_some()) {
+                return einval();
+            }
+            // SAFETY: a CQ of this provider.
+            let cq = unsafe { Cq::from_fid(bfid) };
+            let b = CqBind { cq, selective: flags & sys::KFI_SELECTIVE_COMPLETION != 0 };
+            if tx {
+                cq.bind_ep();
+                g.tx_cq = Some(b);
+            }
+            if rx {
+                cq.bind_ep();
+                g.rx_cq = Some(b);
+            }
+            0
+        }
+        // Counters come with the counter increment.
+        sys::KFI_CLASS_CNTR => ffi::neg(bindings::ENOSYS),
         _ => einval(),
     }
 }
@@ -197,6 +288,23 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_control(fid: *mut sys::kfid, command:
     let mut g = e.inner.lock();
     if g.eq.is_none() {
         return -(sys::KFI_ENOEQ as c_int);
+    }
+    if g.enabled {
+        return 0;
+    }
+    let cfg = Config {
+        tx_cq: g.tx_cq.map(|b| b.cq),
+        rx_cq: g.rx_cq.map(|b| b.cq),
+        tx_selective: g.tx_cq.is_some_and(|b| b.selective),
+        rx_selective: g.rx_cq.is_some_and(|b| b.selective),
+        tx_flags: e.attrs.tx_flags,
+        rx_flags: e.attrs.rx_flags,
+        tx_size: e.attrs.tx_size,
+        rx_size: e.attrs.rx_size,
+        max_msg: MAX_MSG_SIZE,
+    };
+    if let Err(err) = e.data.enable(cfg) {
+        return err.to_errno();
     }
     g.enabled = true;
     0
@@ -238,6 +346,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_connect(
     let net = unsafe { Fabric::net((*e.domain).fabric()) };
     match Conn::connect(net, e.src.as_ref(), &dst, data, e.owner(eq)) {
         Ok(c) => {
+            drop(e.data.set_conn(Some(c.clone())));
             g.conn = Some(c);
             0
         }
@@ -318,16 +427,23 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_getpeer(ep: *mut sys::kfid_ep, addr: 
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_fid(fid) };
-    let (conn, eq) = {
+    let (conn, eq, tx_cq, rx_cq) = {
         let mut g = e.inner.lock();
-        (g.conn.take(), g.eq.take())
+        (g.conn.take(), g.eq.take(), g.tx_cq.take(), g.rx_cq.take())
     };
     if let Some(c) = conn {
         c.stop();
     }
+    // The work item is stopped: return the CQ reservations of whatever
+    // was still queued, drop the queues' connection reference.
+    drop(e.data.close());
     if let Some(eq) = eq {
         // SAFETY: bound, hence open.
         unsafe { &*eq }.unbind();
+    }
+    for b in [tx_cq, rx_cq].into_iter().flatten() {
+        // SAFETY: bound, hence open.
+        unsafe { &*b.cq }.unbind_ep();
     }
     // SAFETY: the domain outlives its counted endpoints.
     let d = unsafe { &*e.domain };
@@ -337,3 +453,90 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
     d.child_closed();
     0
 }
+
+/// Every data transfer (`kfi_send`, `kfi_recvmsg`, `kfi_tinject`, ...):
+/// validated and queued, never sleeping. -EAGAIN when the queue or the CQ
+/// is full, -KFI_EOPBADSTATE before `kfi_enable`, -ENOTCONN once the
+/// connection is gone.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_tcp_xfer) -> isize {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_ep(ep) };
+    // SAFETY: built by the C wrappers on their stack.
+    let Some(x) = (unsafe { x.as_ref() }) else {
+        return einval() as isize;
+    };
+    e.data.post(x)
+}
+
+/// `kfi_cancel`: a posted receive (matched by its context) completes with
+/// -KFI_ECANCELED. -ENOENT if no queued receive has that context (sends
+/// are not cancellable: they are on the wire in order).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_cancel(fid: *mut sys::kfid, context: *mut c_void) -> isize {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_fid(fid) };
+    e.data.cancel(context)
+}
+
+/// `kfi_getopt`: `KFI_OPT_MIN_MULTI_RECV` and `KFI_OPT_CM_DATA_SIZE`
+/// (size_t each).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_getopt(
+    fid: *mut sys::kfid,
+    level: c_int,
+    optname: c_int,
+    optval: *mut c_void,
+    optlen: *mut usize,
+) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_fid(fid) };
+    if level as u32 != sys::KFI_OPT_ENDPOINT || optval.is_null() || optlen.is_null() {
+        return einval();
+    }
+    let v: usize = match optname as u32 {
+        sys::KFI_OPT_MIN_MULTI_RECV => e.data.min_multi() as usize,
+        sys::KFI_OPT_CM_DATA_SIZE => crate::wire::cm::MAX_CM_DATA,
+        _ => return -(bindings::ENOPROTOOPT as c_int),
+    };
+    // SAFETY: valid pointers by the API contract.
+    unsafe {
+        if *optlen < core::mem::size_of::<usize>() {
+            *optlen = core::mem::size_of::<usize>();
+            return -(sys::KFI_ETOOSMALL as c_int);
+        }
+        core::ptr::write_unaligned(optval.cast::<usize>(), v);
+        *optlen = core::mem::size_of::<usize>();
+    }
+    0
+}
+
+/// `kfi_setopt`: `KFI_OPT_MIN_MULTI_RECV` (applies to multi-receive
+/// buffers posted afterwards); `KFI_OPT_CM_DATA_SIZE` up to 256.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_setopt(
+    fid: *mut sys::kfid,
+    level: c_int,
+    optname: c_int,
+    optval: *const c_void,
+    optlen: usize,
+) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_fid(fid) };
+    if level as u32 != sys::KFI_OPT_ENDPOINT || optval.is_null() || optlen != core::mem::size_of::<usize>() {
+        return einval();
+    }
+    // SAFETY: readable for `optlen` bytes by the API contract.
+    let v = unsafe { core::ptr::read_unaligned(optval.cast::<usize>()) };
+    match optname as u32 {
+        sys::KFI_OPT_MIN_MULTI_RECV => {
+            e.data.set_min_multi(v as u64);
+            0
+        }
+        sys::KFI_OPT_CM_DATA_SIZE if v <= crate::wire::cm::MAX_CM_DATA => 0,
+        sys::KFI_OPT_CM_DATA_SIZE => einval(),
+        _ => -(bindings::ENOPROTOOPT as c_int),
+    }
+}
+
+const _: () = assert!(rules::IOV_LIMIT == sys::KFI_TCP_IOV_LIMIT as usize);

@@ -293,3 +293,20 @@ pub(crate) unsafe fn strerror_into(errno: c_int, buf: *mut c_char, len: usize) -
     }
     buf
 }
+
+/// Copies the first `dst.len()` bytes described by `segs` into `dst`;
+/// returns the bytes copied (fewer if the segments are shorter).
+pub(crate) fn copy_from_segs(segs: &[sys::kfi_tcp_seg], dst: &mut [u8]) -> usize {
+    // SAFETY: `segs` describe memory the caller may read (a consumer's
+    // buffer, valid during the call by the API contract); `dst` is
+    // writable for its length.
+    unsafe { sys::kfi_tcp_segs_copy_from(segs.as_ptr(), segs.len() as c_int, 0, dst.as_mut_ptr().cast(), dst.len()) }
+}
+
+/// Copies `src` into the bytes described by `segs` after the first
+/// `skip`; returns the bytes copied.
+pub(crate) fn copy_to_segs(segs: &[sys::kfi_tcp_seg], skip: usize, src: &[u8]) -> usize {
+    // SAFETY: `segs` describe a posted receive buffer, writable until the
+    // operation completes (API contract); `src` is readable.
+    unsafe { sys::kfi_tcp_segs_copy_to(segs.as_ptr(), segs.len() as c_int, skip, src.as_ptr().cast(), src.len()) }
+}

@@ -212,48 +212,49 @@ static struct kfi_ops_mr kfi_tcp_mr_ops = {
 };
 
 /**
- * kfi_tcp_glue_mr_segs() - Copy a registration's segments.
- * @attr: The registration; @attr->iov_count descriptors of @attr->type.
- * @out: Room for @attr->iov_count segments.
+ * kfi_tcp_glue_segs() - Describe a consumer's buffer list as segments.
+ * @type: Which kind of list @desc is.
+ * @desc: Array of @count kvecs, bio_vecs, or a scatterlist of @count
+ *	entries.
+ * @count: Number of entries.
+ * @out: Room for @count segments.
  *
- * Return: 0, or -EINVAL for an unknown type, a NULL descriptor array, or a
- * kvec with a NULL base.
+ * Return: 0, or -EINVAL for an unknown type, a NULL list (with @count > 0),
+ * a kvec with a NULL base or a page-less bio_vec/scatterlist entry.
  */
-int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
-			 struct kfi_tcp_seg *out)
+int kfi_tcp_glue_segs(enum kfi_iov_type type, const void *desc, size_t count,
+		      struct kfi_tcp_seg *out)
 {
+	const struct kvec *iov = desc;
+	const struct bio_vec *biov = desc;
 	struct scatterlist *sg;
 	size_t i;
 
-	switch (attr->type) {
+	if (!count)
+		return 0;
+	if (!desc)
+		return -EINVAL;
+	switch (type) {
 	case KFI_KVEC:
-		if (!attr->mr_iov)
-			return -EINVAL;
-		for (i = 0; i < attr->iov_count; i++) {
-			if (!attr->mr_iov[i].iov_base)
+		for (i = 0; i < count; i++) {
+			if (!iov[i].iov_base)
 				return -EINVAL;
-			out[i] = (struct kfi_tcp_seg){
-				.base = attr->mr_iov[i].iov_base,
-				.len = attr->mr_iov[i].iov_len };
+			out[i] = (struct kfi_tcp_seg){ .base = iov[i].iov_base,
+						       .len = iov[i].iov_len };
 		}
 		return 0;
 	case KFI_BVEC:
-		if (!attr->mr_biov)
-			return -EINVAL;
-		for (i = 0; i < attr->iov_count; i++) {
-			if (!attr->mr_biov[i].bv_page)
+		for (i = 0; i < count; i++) {
+			if (!biov[i].bv_page)
 				return -EINVAL;
 			out[i] = (struct kfi_tcp_seg){
-				.page = attr->mr_biov[i].bv_page,
-				.offset = attr->mr_biov[i].bv_offset,
-				.len = attr->mr_biov[i].bv_len };
+				.page = biov[i].bv_page,
+				.offset = biov[i].bv_offset,
+				.len = biov[i].bv_len };
 		}
 		return 0;
 	case KFI_SGL:
-		if (!attr->mr_sgl)
-			return -EINVAL;
-		for_each_sg((struct scatterlist *)attr->mr_sgl, sg,
-			    attr->iov_count, i) {
+		for_each_sg((struct scatterlist *)desc, sg, count, i) {
 			if (!sg_page(sg))
 				return -EINVAL;
 			out[i] = (struct kfi_tcp_seg){ .page = sg_page(sg),
@@ -264,6 +265,22 @@ int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
 	default:
 		return -EINVAL;
 	}
+}
+
+/**
+ * kfi_tcp_glue_mr_segs() - Copy a registration's segments.
+ * @attr: The registration; @attr->iov_count descriptors of @attr->type.
+ * @out: Room for @attr->iov_count segments.
+ *
+ * Return: 0, or -EINVAL as kfi_tcp_glue_segs() (also for an empty list).
+ */
+int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
+			 struct kfi_tcp_seg *out)
+{
+	if (!attr->iov_count || !attr->mr_iov)
+		return -EINVAL;
+	return kfi_tcp_glue_segs(attr->type, attr->mr_iov, attr->iov_count,
+				 out);
 }
 
 static struct kfi_ops kfi_tcp_mr_fid_ops = {
@@ -412,9 +429,9 @@ static struct kfi_ops kfi_tcp_ep_fid_ops = {
 
 static struct kfi_ops_ep kfi_tcp_ep_ops = {
 	.size = sizeof(struct kfi_ops_ep),
-	.cancel = kfi_no_cancel,
-	.getopt = kfi_no_getopt,
-	.setopt = kfi_no_setopt,
+	.cancel = kfi_tcp_ep_cancel,
+	.getopt = kfi_tcp_ep_getopt,
+	.setopt = kfi_tcp_ep_setopt,
 	.tx_ctx = kfi_no_tx_ctx,
 	.rx_ctx = kfi_no_rx_ctx,
 };
@@ -432,21 +449,340 @@ static struct kfi_ops_cm kfi_tcp_ep_cm_ops = {
 	.join = kfi_no_join,
 };
 
+/*
+ * Data transfers: every variant of every call becomes one struct
+ * kfi_tcp_xfer handed to the Rust kfi_tcp_ep_xfer(), which validates and
+ * queues it. The calls never sleep (kfi_endpoint.h).
+ */
+static ssize_t kfi_tcp_xfer_iov(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
+				enum kfi_iov_type type, const void *desc,
+				size_t count)
+{
+	int ret;
+
+	if (count > KFI_TCP_IOV_LIMIT)
+		return -EINVAL;
+	ret = kfi_tcp_glue_segs(type, desc, count, x->seg);
+	if (ret)
+		return ret;
+	x->nseg = count;
+	return kfi_tcp_ep_xfer(ep, x);
+}
+
+static ssize_t kfi_tcp_xfer_buf(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
+				const void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	/* A zero-length transfer may come without a buffer. */
+	if (!len) {
+		x->nseg = 0;
+		return kfi_tcp_ep_xfer(ep, x);
+	}
+	return kfi_tcp_xfer_iov(ep, x, KFI_KVEC, &iov, 1);
+}
+
+static ssize_t kfi_tcp_xfer_msg(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
+				const struct kfi_msg *msg, uint64_t flags)
+{
+	if (!msg)
+		return -EINVAL;
+	x->context = msg->context;
+	x->data = msg->data;
+	x->flags = flags;
+	x->msg_call = true;
+	return kfi_tcp_xfer_iov(ep, x, msg->type, msg->msg_iov,
+				msg->iov_count);
+}
+
+#define KFI_TCP_X(k, ...) (struct kfi_tcp_xfer){ .kind = (k), __VA_ARGS__ }
+
+static ssize_t kfi_tcp_recv(struct kfid_ep *ep, void *buf, size_t len,
+			    void *desc, kfi_addr_t src_addr, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_RECV, .context = context);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_recvv(struct kfid_ep *ep, const struct kvec *iov,
+			     void **desc, size_t count, kfi_addr_t src_addr,
+			     void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_RECV, .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_KVEC, iov, count);
+}
+
+static ssize_t kfi_tcp_recvbv(struct kfid_ep *ep, const struct bio_vec *biov,
+			      void **desc, size_t count, kfi_addr_t src_addr,
+			      void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_RECV, .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_BVEC, biov, count);
+}
+
+static ssize_t kfi_tcp_recvsgl(struct kfid_ep *ep,
+			       const struct scatterlist *sgl, void **desc,
+			       size_t count, kfi_addr_t src_addr, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_RECV, .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_SGL, sgl, count);
+}
+
+static ssize_t kfi_tcp_recvmsg(struct kfid_ep *ep, const struct kfi_msg *msg,
+			       uint64_t flags)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_RECV);
+
+	return kfi_tcp_xfer_msg(ep, &x, msg, flags);
+}
+
+static ssize_t kfi_tcp_send(struct kfid_ep *ep, const void *buf, size_t len,
+			    void *desc, kfi_addr_t dest_addr, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_SEND, .context = context);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_sendv(struct kfid_ep *ep, const struct kvec *iov,
+			     void **desc, size_t count, kfi_addr_t dest_addr,
+			     void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_SEND, .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_KVEC, iov, count);
+}
+
+static ssize_t kfi_tcp_sendbv(struct kfid_ep *ep, const struct bio_vec *biov,
+			      void **desc, size_t count, kfi_addr_t dest_addr,
+			      void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_SEND, .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_BVEC, biov, count);
+}
+
+static ssize_t kfi_tcp_sendsgl(struct kfid_ep *ep,
+			       const struct scatterlist *sgl, void **desc,
+			       size_t count, kfi_addr_t dest_addr,
+			       void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_SEND, .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_SGL, sgl, count);
+}
+
+static ssize_t kfi_tcp_sendmsg(struct kfid_ep *ep, const struct kfi_msg *msg,
+			       uint64_t flags)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_SEND);
+
+	return kfi_tcp_xfer_msg(ep, &x, msg, flags);
+}
+
+static ssize_t kfi_tcp_inject(struct kfid_ep *ep, const void *buf, size_t len,
+			      kfi_addr_t dest_addr)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_SEND, .flags = KFI_INJECT,
+					  .no_entry = true);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_senddata(struct kfid_ep *ep, const void *buf,
+				size_t len, void *desc, uint64_t data,
+				kfi_addr_t dest_addr, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_SEND, .context = context,
+					  .data = data,
+					  .flags = KFI_REMOTE_CQ_DATA);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_injectdata(struct kfid_ep *ep, const void *buf,
+				  size_t len, uint64_t data,
+				  kfi_addr_t dest_addr)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_SEND, .data = data,
+					  .flags = KFI_INJECT |
+						   KFI_REMOTE_CQ_DATA,
+					  .no_entry = true);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_trecv(struct kfid_ep *ep, void *buf, size_t len,
+			     void *desc, kfi_addr_t src_addr, uint64_t tag,
+			     uint64_t ignore, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TRECV, .context = context,
+					  .tag = tag, .ignore = ignore);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_trecvv(struct kfid_ep *ep, const struct kvec *iov,
+			      void **desc, size_t count, kfi_addr_t src_addr,
+			      uint64_t tag, uint64_t ignore, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TRECV, .context = context,
+					  .tag = tag, .ignore = ignore);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_KVEC, iov, count);
+}
+
+static ssize_t kfi_tcp_trecvbv(struct kfid_ep *ep, const struct bio_vec *biov,
+			       void **desc, size_t count, kfi_addr_t src_addr,
+			       uint64_t tag, uint64_t ignore, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TRECV, .context = context,
+					  .tag = tag, .ignore = ignore);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_BVEC, biov, count);
+}
+
+static ssize_t kfi_tcp_trecvsgl(struct kfid_ep *ep,
+				const struct scatterlist *sgl, void **desc,
+				size_t count, kfi_addr_t src_addr, uint64_t tag,
+				uint64_t ignore, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TRECV, .context = context,
+					  .tag = tag, .ignore = ignore);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_SGL, sgl, count);
+}
+
+static ssize_t kfi_tcp_trecvmsg(struct kfid_ep *ep,
+				const struct kfi_msg_tagged *msg,
+				uint64_t flags)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TRECV);
+
+	if (!msg)
+		return -EINVAL;
+	x.tag = msg->tag;
+	x.ignore = msg->ignore;
+	x.context = msg->context;
+	x.data = msg->data;
+	x.flags = flags;
+	x.msg_call = true;
+	return kfi_tcp_xfer_iov(ep, &x, msg->type, msg->msg_iov,
+				msg->iov_count);
+}
+
+static ssize_t kfi_tcp_tsend(struct kfid_ep *ep, const void *buf, size_t len,
+			     void *desc, kfi_addr_t dest_addr, uint64_t tag,
+			     void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TSEND, .context = context,
+					  .tag = tag);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_tsendv(struct kfid_ep *ep, const struct kvec *iov,
+			      void **desc, size_t count, kfi_addr_t dest_addr,
+			      uint64_t tag, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TSEND, .context = context,
+					  .tag = tag);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_KVEC, iov, count);
+}
+
+static ssize_t kfi_tcp_tsendbv(struct kfid_ep *ep, const struct bio_vec *biov,
+			       void **desc, size_t count, kfi_addr_t dest_addr,
+			       uint64_t tag, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TSEND, .context = context,
+					  .tag = tag);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_BVEC, biov, count);
+}
+
+static ssize_t kfi_tcp_tsendsgl(struct kfid_ep *ep,
+				const struct scatterlist *sgl, void **desc,
+				size_t count, kfi_addr_t dest_addr,
+				uint64_t tag, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TSEND, .context = context,
+					  .tag = tag);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_SGL, sgl, count);
+}
+
+static ssize_t kfi_tcp_tsendmsg(struct kfid_ep *ep,
+				const struct kfi_msg_tagged *msg,
+				uint64_t flags)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TSEND);
+
+	if (!msg)
+		return -EINVAL;
+	x.tag = msg->tag;
+	x.context = msg->context;
+	x.data = msg->data;
+	x.flags = flags;
+	x.msg_call = true;
+	return kfi_tcp_xfer_iov(ep, &x, msg->type, msg->msg_iov,
+				msg->iov_count);
+}
+
+static ssize_t kfi_tcp_tinject(struct kfid_ep *ep, const void *buf,
+			       size_t len, kfi_addr_t dest_addr, uint64_t tag)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TSEND, .tag = tag,
+					  .flags = KFI_INJECT,
+					  .no_entry = true);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_tsenddata(struct kfid_ep *ep, const void *buf,
+				 size_t len, void *desc, uint64_t data,
+				 kfi_addr_t dest_addr, uint64_t tag,
+				 void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TSEND, .context = context,
+					  .tag = tag, .data = data,
+					  .flags = KFI_REMOTE_CQ_DATA);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_tinjectdata(struct kfid_ep *ep, const void *buf,
+				   size_t len, uint64_t data,
+				   kfi_addr_t dest_addr, uint64_t tag)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TSEND, .tag = tag,
+					  .data = data,
+					  .flags = KFI_INJECT |
+						   KFI_REMOTE_CQ_DATA,
+					  .no_entry = true);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
 static struct kfi_ops_msg kfi_tcp_ep_msg_ops = {
 	.size = sizeof(struct kfi_ops_msg),
-	.recv = kfi_no_msg_recv,
-	.recvv = kfi_no_msg_recvv,
-	.recvbv = kfi_no_msg_recvbv,
-	.recvmsg = kfi_no_msg_recvmsg,
-	.send = kfi_no_msg_send,
-	.sendv = kfi_no_msg_sendv,
-	.sendbv = kfi_no_msg_sendbv,
-	.sendmsg = kfi_no_msg_sendmsg,
-	.inject = kfi_no_msg_inject,
-	.senddata = kfi_no_msg_senddata,
-	.injectdata = kfi_no_msg_injectdata,
-	.recvsgl = kfi_no_msg_recvsgl,
-	.sendsgl = kfi_no_msg_sendsgl,
+	.recv = kfi_tcp_recv,
+	.recvv = kfi_tcp_recvv,
+	.recvbv = kfi_tcp_recvbv,
+	.recvmsg = kfi_tcp_recvmsg,
+	.send = kfi_tcp_send,
+	.sendv = kfi_tcp_sendv,
+	.sendbv = kfi_tcp_sendbv,
+	.sendmsg = kfi_tcp_sendmsg,
+	.inject = kfi_tcp_inject,
+	.senddata = kfi_tcp_senddata,
+	.injectdata = kfi_tcp_injectdata,
+	.recvsgl = kfi_tcp_recvsgl,
+	.sendsgl = kfi_tcp_sendsgl,
 };
 
 static struct kfi_ops_rma kfi_tcp_ep_rma_ops = {
@@ -468,19 +804,19 @@ static struct kfi_ops_rma kfi_tcp_ep_rma_ops = {
 
 static struct kfi_ops_tagged kfi_tcp_ep_tagged_ops = {
 	.size = sizeof(struct kfi_ops_tagged),
-	.recv = kfi_no_tagged_recv,
-	.recvv = kfi_no_tagged_recvv,
-	.recvbv = kfi_no_tagged_recvbv,
-	.recvmsg = kfi_no_tagged_recvmsg,
-	.send = kfi_no_tagged_send,
-	.sendv = kfi_no_tagged_sendv,
-	.sendbv = kfi_no_tagged_sendbv,
-	.sendmsg = kfi_no_tagged_sendmsg,
-	.inject = kfi_no_tagged_inject,
-	.senddata = kfi_no_tagged_senddata,
-	.injectdata = kfi_no_tagged_injectdata,
-	.recvsgl = kfi_no_tagged_recvsgl,
-	.sendsgl = kfi_no_tagged_sendsgl,
+	.recv = kfi_tcp_trecv,
+	.recvv = kfi_tcp_trecvv,
+	.recvbv = kfi_tcp_trecvbv,
+	.recvmsg = kfi_tcp_trecvmsg,
+	.send = kfi_tcp_tsend,
+	.sendv = kfi_tcp_tsendv,
+	.sendbv = kfi_tcp_tsendbv,
+	.sendmsg = kfi_tcp_tsendmsg,
+	.inject = kfi_tcp_tinject,
+	.senddata = kfi_tcp_tsenddata,
+	.injectdata = kfi_tcp_tinjectdata,
+	.recvsgl = kfi_tcp_trecvsgl,
+	.sendsgl = kfi_tcp_tsendsgl,
 };
 
 static struct kfi_ops_atomic kfi_tcp_ep_atomic_ops = {

@@ -31,6 +31,7 @@ mod pep;
 mod prov;
 mod sock;
 mod sync;
+mod xfer;
 // The frame codec (also the host crate kfi-tcp-wire); the connection layer
 // is its first user.
 #[allow(dead_code, unreachable_pub, unused_imports)]
@@ -52,6 +53,8 @@ mod logic {
     pub mod cq;
     #[path = "../logic/mr.rs"]
     pub mod mr;
+    #[path = "../logic/xfer.rs"]
+    pub mod xfer;
 }
 
 module! {

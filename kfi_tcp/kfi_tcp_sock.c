@@ -388,8 +388,10 @@ static int kfi_tcp_sk_bvecs(struct bio_vec *bv, int max,
 			if (segs[i].base) {
 				const char *p = (const char *)segs[i].base + off;
 
-				pg = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
-							  virt_to_page(p);
+				/* vmalloc, vmap'ed stacks, module data */
+				pg = is_vmalloc_or_module_addr(p) ?
+					     vmalloc_to_page(p) :
+					     virt_to_page(p);
 				po = offset_in_page(p);
 				take = min_t(size_t, l, PAGE_SIZE - po);
 			} else {
@@ -409,7 +411,7 @@ static int kfi_tcp_sk_bvecs(struct bio_vec *bv, int max,
 	return nb;
 }
 
-#define KFI_TCP_SK_BVECS 16
+#define KFI_TCP_SK_BVECS 32
 
 /**
  * kfi_tcp_sk_send() - Send bytes of a list of segments without blocking.
@@ -422,7 +424,7 @@ static int kfi_tcp_sk_bvecs(struct bio_vec *bv, int max,
  *
  * The data is copied into the socket's buffers (no MSG_SPLICE_PAGES): the
  * caller may complete the operation, and the consumer reuse its buffer, as
- * soon as this returns. Sends at most 16 pages' worth per call.
+ * soon as this returns. Sends at most 32 pages' worth per call.
  *
  * Context: Process context.
  * Return: Bytes sent (> 0), -EAGAIN when the socket is full, or a negative
@@ -472,4 +474,74 @@ ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 		return -EINVAL;
 	iov_iter_bvec(&msg.msg_iter, ITER_DEST, bv, nb, total);
 	return sock_recvmsg(s->sock, &msg, msg.msg_flags);
+}
+
+/**
+ * kfi_tcp_segs_copy_to() - Copy bytes into a list of segments.
+ * @segs: Destination segments.
+ * @n: Number of @segs.
+ * @skip: Bytes of @segs to leave before the copy.
+ * @src: Source (kernel virtual memory).
+ * @len: Bytes to copy.
+ *
+ * Used to deliver a message that arrived before its receive was posted.
+ *
+ * Context: Any context that may map pages (kmap_local).
+ * Return: Bytes copied (less than @len only if @segs are shorter).
+ */
+size_t kfi_tcp_segs_copy_to(const struct kfi_tcp_seg *segs, int n,
+			    size_t skip, const void *src, size_t len)
+{
+	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct iov_iter it;
+	size_t done = 0, total, got;
+	int nb;
+
+	while (done < len) {
+		nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n,
+				      skip + done, len - done, &total);
+		if (!nb)
+			break;
+		iov_iter_bvec(&it, ITER_DEST, bv, nb, total);
+		got = copy_to_iter((const char *)src + done, total, &it);
+		done += got;
+		if (got < total)
+			break;
+	}
+	return done;
+}
+
+/**
+ * kfi_tcp_segs_copy_from() - Copy bytes out of a list of segments.
+ * @segs: Source segments.
+ * @n: Number of @segs.
+ * @skip: Bytes of @segs to skip first.
+ * @dst: Destination (kernel virtual memory).
+ * @len: Bytes to copy.
+ *
+ * Used for inject calls, whose buffer is copied before the call returns.
+ *
+ * Context: Any context that may map pages (kmap_local); does not sleep.
+ * Return: Bytes copied (less than @len only if @segs are shorter).
+ */
+size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
+			      size_t skip, void *dst, size_t len)
+{
+	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct iov_iter it;
+	size_t done = 0, total, got;
+	int nb;
+
+	while (done < len) {
+		nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n,
+				      skip + done, len - done, &total);
+		if (!nb)
+			break;
+		iov_iter_bvec(&it, ITER_SOURCE, bv, nb, total);
+		got = copy_from_iter((char *)dst + done, total, &it);
+		done += got;
+		if (got < total)
+			break;
+	}
+	return done;
 }

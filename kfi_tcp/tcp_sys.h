@@ -14,6 +14,7 @@
 #include <kfi_prov.h>
 #include <kfi_endpoint.h>
 #include <kfi_cm.h>
+#include <kfi_tagged.h>
 
 /* Longest interface name, with its NUL (IFNAMSIZ). */
 #define KFI_TCP_IFNAMSIZ 16
@@ -49,6 +50,8 @@ struct kfi_tcp_seg {
 };
 
 int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max);
+int kfi_tcp_glue_segs(enum kfi_iov_type type, const void *desc, size_t count,
+		      struct kfi_tcp_seg *out);
 int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
 			 struct kfi_tcp_seg *out);
 void kfi_tcp_glue_mr_init(struct kfid_mr *mr, void *context);
@@ -116,8 +119,57 @@ ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len, bool more);
 ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len);
+size_t kfi_tcp_segs_copy_to(const struct kfi_tcp_seg *segs, int n,
+			    size_t skip, const void *src, size_t len);
+size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
+			      size_t skip, void *dst, size_t len);
+
+/* Local iovs of one transfer (the wire protocol's limit). */
+#define KFI_TCP_IOV_LIMIT 4
+
+/* What struct kfi_tcp_xfer describes. */
+#define KFI_TCP_X_SEND	0
+#define KFI_TCP_X_RECV	1
+#define KFI_TCP_X_TSEND	2
+#define KFI_TCP_X_TRECV	3
+
+/**
+ * struct kfi_tcp_xfer - One data-transfer call, whatever its variant: what
+ *	the C wrappers of the ops tables hand to kfi_tcp_ep_xfer().
+ * @kind: KFI_TCP_X_*.
+ * @nseg: Number of @seg (at most KFI_TCP_IOV_LIMIT, checked by the caller
+ *	of kfi_tcp_glue_segs()).
+ * @seg: The buffer.
+ * @context: Operation context.
+ * @data: Remote CQ data (with KFI_REMOTE_CQ_DATA in @flags).
+ * @tag: Tag of a tagged send or receive.
+ * @ignore: Ignore mask of a tagged receive.
+ * @flags: Operation flags: those of a *msg call, else the implied ones
+ *	(KFI_INJECT, KFI_REMOTE_CQ_DATA).
+ * @msg_call: The call was a *msg variant: @flags replace the endpoint's
+ *	default operation flags instead of adding to them.
+ * @no_entry: An inject call: no completion entry, ever.
+ */
+struct kfi_tcp_xfer {
+	int kind;
+	unsigned int nseg;
+	struct kfi_tcp_seg seg[KFI_TCP_IOV_LIMIT];
+	void *context;
+	uint64_t data;
+	uint64_t tag;
+	uint64_t ignore;
+	uint64_t flags;
+	bool msg_call;
+	bool no_entry;
+};
 
 /* Implemented in Rust. */
+ssize_t kfi_tcp_ep_xfer(struct kfid_ep *ep, const struct kfi_tcp_xfer *x);
+ssize_t kfi_tcp_ep_cancel(struct kfid *fid, void *context);
+int kfi_tcp_ep_getopt(struct kfid *fid, int level, int optname, void *optval,
+		      size_t *optlen);
+int kfi_tcp_ep_setopt(struct kfid *fid, int level, int optname,
+		      const void *optval, size_t optlen);
 int kfi_tcp_fabric_close(struct kfid *fid);
 int kfi_tcp_fabric_domain(struct kfid_fabric *fabric, struct kfi_info *info,
 			  struct kfid_domain **dom, void *context);

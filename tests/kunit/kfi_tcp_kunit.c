@@ -2,8 +2,9 @@
 /*
  * KUnit suite of the tcp provider (kfi_tcp.ko), through the public API
  * only: what kfi_getinfo reports for the loopback interface, addresses from
- * node/service, bad arguments, the fabric/domain/EQ/MR objects, and (suite
- * kfi_tcp_cq) completion queues. Needs lo up
+ * node/service, bad arguments, the fabric/domain/EQ/MR objects, (suite
+ * kfi_tcp_cq) completion queues, (kfi_tcp_cm) connection management and
+ * (kfi_tcp_msg) message and tagged transfers between two endpoints. Needs lo up
  * (tests/guest/run.sh brings it up).
  */
 #include <kunit/test.h>
@@ -16,6 +17,8 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
+#include <linux/vmalloc.h>
+#include <linux/mm.h>
 #include <linux/string.h>
 
 #include <kfabric.h>
@@ -205,9 +208,11 @@ static void tcp_unimplemented_ops_enosys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_cntr_open(dom, &cntr_attr, &cntr, NULL),
 			-KFI_ENOSYS);
 	KUNIT_ASSERT_EQ(test, kfi_endpoint(dom, list, &ep, NULL), 0);
-	KUNIT_EXPECT_EQ(test, kfi_send(ep, "x", 1, NULL, 0, NULL), -KFI_ENOSYS);
+	/* transfers exist, but not before kfi_enable */
+	KUNIT_EXPECT_EQ(test, kfi_send(ep, "x", 1, NULL, 0, NULL),
+			-KFI_EOPBADSTATE);
 	KUNIT_EXPECT_EQ(test, kfi_tsend(ep, "x", 1, NULL, 0, 1, NULL),
-			-KFI_ENOSYS);
+			-KFI_EOPBADSTATE);
 	KUNIT_EXPECT_EQ(test, kfi_write(ep, "x", 1, NULL, 0, 0, 1, NULL),
 			-KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_atomic(ep, "x", 1, NULL, 0, 0, 1,
@@ -1187,6 +1192,604 @@ static void tcp_cq_domain_busy(struct kunit *test)
 	cq_teardown(test, &f);
 }
 
+
+/* ------------------------------------------------------- data transfers */
+
+/*
+ * A connected pair over loopback: client endpoint (cep) and server
+ * endpoint (sep), each with a transmit and a receive CQ of the tagged
+ * format (so that every field of an entry can be checked).
+ */
+struct xf_fixture {
+	struct cm_fixture c;
+	struct kfid_cq *ctx, *crx, *stx, *srx;
+};
+
+#define XF_WAIT_MS 5000
+
+static struct kfid_cq *xf_cq(struct kunit *test, struct xf_fixture *f)
+{
+	struct kfi_cq_attr attr = { .size = 256,
+				    .format = KFI_CQ_FORMAT_TAGGED };
+	struct kfid_cq *cq;
+
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->c.d.dom, &attr, &cq, NULL, NULL),
+			0);
+	return cq;
+}
+
+/*
+ * Opens everything; @cinfo_tx_size sizes the client's transmit queue (0:
+ * default); @cflags are the client's transmit CQ bind flags besides
+ * KFI_TRANSMIT. Connects unless @connect is false (then the client is
+ * enabled but not connected: xf_connect() finishes).
+ */
+static void xf_open(struct kunit *test, struct xf_fixture *f,
+		    size_t ctx_size, uint64_t cflags)
+{
+	struct cm_fixture *c = &f->c;
+	size_t len = sizeof(c->paddr);
+
+	memset(f, 0, sizeof(*f));
+	dom_setup_at(test, &c->d, 0, "127.0.0.1", KFI_SOURCE);
+	cm_open_eq(test, c, &c->peq);
+	cm_open_eq(test, c, &c->ceq);
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(c->d.fab, c->d.list, &c->pep,
+					     NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_pep_bind(c->pep, &c->peq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_listen(c->pep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&c->pep->fid, &c->paddr, &len), 0);
+	f->ctx = xf_cq(test, f);
+	f->crx = xf_cq(test, f);
+	f->stx = xf_cq(test, f);
+	f->srx = xf_cq(test, f);
+	if (ctx_size)
+		c->d.list->tx_attr->size = ctx_size;
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(c->d.dom, c->d.list, &c->cep, f),
+			0);
+	c->d.list->tx_attr->size = 0;
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->cep, &c->ceq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->cep, &f->ctx->fid,
+					  KFI_TRANSMIT | cflags), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->cep, &f->crx->fid, KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(c->cep), 0);
+}
+
+static void xf_connect(struct kunit *test, struct xf_fixture *f)
+{
+	struct cm_fixture *c = &f->c;
+	struct kfi_info *req;
+	struct cm_event ev;
+	ssize_t len;
+
+	KUNIT_ASSERT_EQ(test, kfi_connect(c->cep, &c->paddr, NULL, 0), 0);
+	req = cm_get_connreq(test, c, "", 0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(c->d.dom, req, &c->sep, f), 0);
+	kfi_freeinfo(req);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &c->peq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->stx->fid, KFI_TRANSMIT),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->srx->fid, KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(c->sep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_accept(c->sep, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, c->ceq, &ev, &len), KFI_CONNECTED);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, c->peq, &ev, &len), KFI_CONNECTED);
+}
+
+static void xf_setup(struct kunit *test, struct xf_fixture *f)
+{
+	xf_open(test, f, 0, 0);
+	xf_connect(test, f);
+}
+
+static void xf_teardown(struct kunit *test, struct xf_fixture *f)
+{
+	struct cm_fixture *c = &f->c;
+
+	if (c->sep)
+		KUNIT_EXPECT_EQ(test, kfi_close(&c->sep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&c->cep->fid), 0);
+	c->sep = NULL;
+	c->cep = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->ctx->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->crx->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->stx->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->srx->fid), 0);
+	cm_teardown(test, c);
+}
+
+/* Waits for one entry; returns 1, or the error (-KFI_EAVAIL: error entry). */
+static ssize_t xf_wait(struct kfid_cq *cq, struct kfi_cq_tagged_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	return kfi_cq_sread(cq, e, 1, NULL, XF_WAIT_MS);
+}
+
+/* Waits for an error entry and returns it in @e. */
+static void xf_wait_err(struct kunit *test, struct kfid_cq *cq,
+			struct kfi_cq_err_entry *e)
+{
+	struct kfi_cq_tagged_entry t;
+
+	KUNIT_ASSERT_EQ(test, xf_wait(cq, &t), (ssize_t)-KFI_EAVAIL);
+	memset(e, 0, sizeof(*e));
+	KUNIT_ASSERT_EQ(test, kfi_cq_readerr(cq, e, 0), 1);
+}
+
+static void xf_expect_none(struct kunit *test, struct kfid_cq *cq)
+{
+	struct kfi_cq_tagged_entry e;
+
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, &e, 1), (ssize_t)-EAGAIN);
+}
+
+static void fill(u8 *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (u8)(seed + i * 7 + (i >> 8));
+}
+
+static void tcp_msg_send_recv(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	char rbuf[32], ctx1, ctx2;
+
+	xf_setup(test, &f);
+	memset(rbuf, 0, sizeof(rbuf));
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rbuf, sizeof(rbuf), NULL, 0,
+				       &ctx1), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "hello, kernel", 14, NULL, 0,
+				       &ctx2), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx2);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_MSG);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)14);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)rbuf);
+	KUNIT_EXPECT_STREQ(test, rbuf, "hello, kernel");
+
+	/* and back, with remote CQ data */
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, rbuf, sizeof(rbuf), NULL, 0,
+				       &ctx1), 0);
+	KUNIT_ASSERT_EQ(test, kfi_senddata(f.c.sep, "pong", 5, NULL,
+					   0x1122334455667788ULL, 0, &ctx2), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.crx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG | KFI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.data, 0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)5);
+	KUNIT_EXPECT_STREQ(test, rbuf, "pong");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.stx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx2);
+
+	/* inject: no transmit entry; injectdata carries its data */
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rbuf, sizeof(rbuf), NULL, 0,
+				       &ctx1), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rbuf + 16, 16, NULL, 0,
+				       &ctx2), 0);
+	KUNIT_ASSERT_EQ(test, kfi_inject(f.c.cep, "inj", 4, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_injectdata(f.c.cep, "dat", 4, 42, 0), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx1);
+	KUNIT_EXPECT_STREQ(test, rbuf, "inj");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx2);
+	KUNIT_EXPECT_EQ(test, e.data, 42ULL);
+	KUNIT_EXPECT_STREQ(test, rbuf + 16, "dat");
+	xf_expect_none(test, f.ctx);
+	xf_teardown(test, &f);
+}
+
+/* kvec, bio_vec and scatterlist buffers on both sides, segments crossing */
+static void tcp_msg_buffer_types(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct page *sp, *rp;
+	struct kvec siov[3], riov[2];
+	struct bio_vec sbv[2];
+	struct scatterlist rsg[2];
+	u8 *src, *dst;
+	size_t n = 3 * PAGE_SIZE / 2;
+
+	xf_setup(test, &f);
+	src = kunit_kmalloc(test, n, GFP_KERNEL);
+	dst = kunit_kzalloc(test, n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	fill(src, n, 3);
+	siov[0] = (struct kvec){ src, 10 };
+	siov[1] = (struct kvec){ src + 10, 1000 };
+	siov[2] = (struct kvec){ src + 1010, n - 1010 };
+	riov[0] = (struct kvec){ dst, 777 };
+	riov[1] = (struct kvec){ dst + 777, n - 777 };
+	KUNIT_ASSERT_EQ(test, kfi_recvv(f.c.sep, riov, NULL, 2, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_sendv(f.c.cep, siov, NULL, 3, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, n);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+
+	/* pages: bio_vecs out, scatterlist in */
+	sp = alloc_pages(GFP_KERNEL, 1);
+	rp = alloc_pages(GFP_KERNEL, 1);
+	KUNIT_ASSERT_NOT_NULL(test, sp);
+	KUNIT_ASSERT_NOT_NULL(test, rp);
+	fill(page_address(sp), 2 * PAGE_SIZE, 9);
+	memset(page_address(rp), 0, 2 * PAGE_SIZE);
+	bvec_set_page(&sbv[0], sp, 100, 50);
+	bvec_set_page(&sbv[1], sp, PAGE_SIZE + 100, 150);
+	sg_init_table(rsg, 2);
+	sg_set_page(&rsg[0], rp, 3000, 0);
+	sg_set_page(&rsg[1], rp + 1, PAGE_SIZE - 7, 7);
+	KUNIT_ASSERT_EQ(test, kfi_recvsgl(f.c.sep, rsg, NULL, 2, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_sendbv(f.c.cep, sbv, NULL, 2, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)(PAGE_SIZE + 200));
+	/* the first 3000 bytes land in page 0, the rest at page 1 + 7 */
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(rp),
+				     (u8 *)page_address(sp) + 50, 100), 0);
+	KUNIT_EXPECT_EQ(test, memcmp((u8 *)page_address(rp) + 100,
+				     (u8 *)page_address(sp) + 150, 2900), 0);
+	KUNIT_EXPECT_EQ(test, memcmp((u8 *)page_address(rp + 1) + 7,
+				     (u8 *)page_address(sp) + 3050,
+				     PAGE_SIZE + 200 - 3000), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	__free_pages(sp, 1);
+	__free_pages(rp, 1);
+	xf_teardown(test, &f);
+}
+
+/* 1 MiB from vmalloc memory, then 200 small messages in order */
+static void tcp_msg_large_and_ordered(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	size_t n = 1 << 20;
+	u8 *src, *dst;
+	u32 *got, v;
+	int i;
+
+	got = kunit_kcalloc(test, 200, sizeof(*got), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	xf_setup(test, &f);
+	src = vmalloc(n);
+	dst = vzalloc(n);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	fill(src, n, 1);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst, n, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src, n, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, n);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	vfree(src);
+	vfree(dst);
+
+	for (i = 0; i < 200; i++)
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, &got[i], 4, NULL, 0,
+					       &got[i]), 0);
+	for (i = 0; i < 200; i++) {
+		v = 1000 + i;
+		KUNIT_ASSERT_EQ(test, kfi_inject(f.c.cep, &v, 4, 0), 0);
+	}
+	for (i = 0; i < 200; i++) {
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&got[i]);
+		KUNIT_EXPECT_EQ(test, got[i], (u32)(1000 + i));
+	}
+	xf_teardown(test, &f);
+}
+
+static void tcp_msg_tagged(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	char a[8] = "", b[8] = "", u1[8] = "", u2[8] = "";
+	struct kvec iov = { u2, sizeof(u2) };
+	struct kfi_msg_tagged tm = { .type = KFI_KVEC, .msg_iov = &iov,
+				     .iov_count = 1, .tag = 0x77,
+				     .context = u2 };
+
+	xf_setup(test, &f);
+	/* a takes tag 0x10 exactly, b any tag 0x2? */
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, a, 8, NULL, 0, 0x10, 0, a), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, b, 8, NULL, 0, 0x20, 0xf, b),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "for-b", 6, NULL, 0, 0x2c,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_tsenddata(f.c.cep, "for-a", 6, NULL, 5, 0,
+					    0x10, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)b);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_TAGGED);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x2cULL);
+	KUNIT_EXPECT_STREQ(test, b, "for-b");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)a);
+	KUNIT_EXPECT_EQ(test, e.flags,
+			KFI_RECV | KFI_TAGGED | KFI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x10ULL);
+	KUNIT_EXPECT_EQ(test, e.data, 5ULL);
+	KUNIT_EXPECT_STREQ(test, a, "for-a");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_TAGGED);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+
+	/* unexpected: two messages with tag 0x77 arrive before any receive;
+	 * a later message for a posted receive is not held up by them */
+	KUNIT_ASSERT_EQ(test, kfi_tinject(f.c.cep, "first", 6, 0, 0x77), 0);
+	KUNIT_ASSERT_EQ(test, kfi_tinject(f.c.cep, "second", 7, 0, 0x77), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, a, 8, NULL, 0, 0x99, 0, a),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_tinject(f.c.cep, "late", 5, 0, 0x99), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)a);
+	KUNIT_EXPECT_STREQ(test, a, "late");
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, u1, 8, NULL, 0, 0x77, 0, u1),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_trecvmsg(f.c.sep, &tm, 0), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)u1);
+	KUNIT_EXPECT_STREQ(test, u1, "first");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)u2);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)7);
+	KUNIT_EXPECT_STREQ(test, u2, "second");
+	xf_teardown(test, &f);
+}
+
+/* Posting limits and caller mistakes. */
+static void tcp_msg_post_errors(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kvec iov[5] = {};
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = iov, .iov_count = 1 };
+	char big[200] = "", buf[8] = "";
+	int i;
+
+	/* transmit queue of 4, not connected yet: sends queue up */
+	xf_open(test, &f, 4, 0);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, kfi_send(f.c.cep, "abc", 4, NULL, 0,
+					       NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_send(f.c.cep, "abc", 4, NULL, 0, NULL),
+			-EAGAIN);
+	iov[0] = (struct kvec){ buf, sizeof(buf) };
+	KUNIT_EXPECT_EQ(test, kfi_recvmsg(f.c.cep, &m, KFI_INJECT),
+			-KFI_EBADFLAGS);
+	KUNIT_EXPECT_EQ(test, kfi_sendmsg(f.c.cep, &m, KFI_MULTI_RECV),
+			-KFI_EBADFLAGS);
+	m.iov_count = 5;
+	KUNIT_EXPECT_EQ(test, kfi_recvmsg(f.c.cep, &m, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_inject(f.c.cep, big, sizeof(big), 0),
+			-EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, kfi_recvv(f.c.cep, NULL, NULL, 1, 0, NULL),
+			-EINVAL);
+	/* the queued sends go once connected */
+	xf_connect(test, &f);
+	for (i = 0; i < 4; i++) {
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf, sizeof(buf), NULL,
+					       0, NULL), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_EXPECT_STREQ(test, buf, "abc");
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	}
+	xf_teardown(test, &f);
+}
+
+/* A message longer than its receive: error entry, connection torn down,
+ * everything else queued flushed, later posts refused. */
+static void tcp_msg_truncation_tears_down(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_err_entry err;
+	struct cm_event ev;
+	char small[8], other[8];
+	ssize_t len;
+
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, small, sizeof(small), NULL, 0,
+				       small), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, other, sizeof(other), NULL, 0,
+				       other), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "0123456789abcdef", 16, NULL,
+				       0, NULL), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)small);
+	KUNIT_EXPECT_EQ(test, err.err, KFI_ETRUNC);
+	KUNIT_EXPECT_EQ(test, err.olen, (size_t)8);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)other);
+	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+	/* the server's EQ says why; the client sees the connection end */
+	KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.peq, &ev, &len), -KFI_EAVAIL);
+	KUNIT_EXPECT_EQ(test, kfi_recv(f.c.sep, small, 8, NULL, 0, NULL),
+			-ENOTCONN);
+	KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len), KFI_SHUTDOWN);
+	xf_teardown(test, &f);
+}
+
+static void tcp_msg_cancel(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	char b[3][8] = {};
+
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, b[0], 8, NULL, 0, b[0]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, b[1], 8, NULL, 0, 1, 0, b[1]),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, b[2], 8, NULL, 0, b[2]), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.sep->fid, b[1]), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.sep->fid, b[1]), -ENOENT);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)b[1]);
+	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+	KUNIT_EXPECT_EQ(test, err.flags, KFI_RECV | KFI_TAGGED);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.sep->fid, b[2]), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)b[2]);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "x", 2, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)b[0]);
+	KUNIT_EXPECT_STREQ(test, b[0], "x");
+	xf_teardown(test, &f);
+}
+
+/* Delivery complete: the send completes only once the peer placed the
+ * data (its receive was posted late), through the protocol's ACK. */
+static void tcp_msg_delivery_complete(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kvec iov = { "dc", 3 };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1, .context = &f };
+	char buf[4];
+
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.c.cep, &m, KFI_DELIVERY_COMPLETE),
+			0);
+	msleep(100);
+	xf_expect_none(test, f.ctx);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf, 4, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&f);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_STREQ(test, buf, "dc");
+	xf_teardown(test, &f);
+}
+
+static void tcp_msg_multi_recv(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	u8 mbuf[256], next[128], want[100];
+	u8 (*src)[100] = kunit_kzalloc(test, 3 * 100, GFP_KERNEL);
+	struct kvec iov = { mbuf, sizeof(mbuf) };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1, .context = mbuf };
+	size_t min = 64, l = sizeof(min);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_setopt(&f.c.sep->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min,
+					 sizeof(min)), 0);
+	min = 0;
+	KUNIT_ASSERT_EQ(test, kfi_getopt(&f.c.sep->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min, &l), 0);
+	KUNIT_EXPECT_EQ(test, min, (size_t)64);
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &m, KFI_MULTI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, next, sizeof(next), NULL, 0,
+				       next), 0);
+	/* each send's buffer stays untouched until its completion */
+	for (i = 0; i < 3; i++) {
+		fill(src[i], sizeof(src[i]), i);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src[i], sizeof(src[i]),
+					       NULL, 0, NULL), 0);
+	}
+	/* 100 at 0; 100 at 100, leaving 56 < 64: released; 100 in next */
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)mbuf);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)mbuf);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)(mbuf + 100));
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG | KFI_MULTI_RECV);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)next);
+	for (i = 0; i < 2; i++) {
+		fill(want, sizeof(want), i);
+		KUNIT_EXPECT_EQ(test, memcmp(mbuf + 100 * i, want, 100), 0);
+	}
+	fill(want, sizeof(want), 2);
+	KUNIT_EXPECT_EQ(test, memcmp(next, want, 100), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	xf_teardown(test, &f);
+}
+
+static void tcp_msg_selective_completion(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kvec iov = { "sel", 4 };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1, .context = &iov };
+	char buf[2][4];
+
+	xf_open(test, &f, 0, KFI_SELECTIVE_COMPLETION);
+	xf_connect(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[0], 4, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[1], 4, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "one", 4, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.c.cep, &m, KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_STREQ(test, buf[1], "sel");
+	/* only the send that asked for it */
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&iov);
+	xf_expect_none(test, f.ctx);
+	xf_teardown(test, &f);
+}
+
+/* The peer goes away: posted receives fail with -KFI_ECANCELED. */
+static void tcp_msg_peer_close_flushes(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_err_entry err;
+	struct cm_event ev;
+	char buf[2][8];
+	ssize_t len;
+
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, buf[0], 8, NULL, 0, buf[0]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.cep, buf[1], 8, NULL, 0, 3, 0,
+					buf[1]), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.c.sep->fid), 0);
+	f.c.sep = NULL;
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len), KFI_SHUTDOWN);
+	xf_wait_err(test, f.crx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)buf[0]);
+	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+	xf_wait_err(test, f.crx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)buf[1]);
+	KUNIT_EXPECT_EQ(test, kfi_send(f.c.cep, "x", 1, NULL, 0, NULL),
+			-ENOTCONN);
+	xf_teardown(test, &f);
+}
+
+static struct kunit_case tcp_msg_cases[] = {
+	KUNIT_CASE(tcp_msg_send_recv),
+	KUNIT_CASE(tcp_msg_buffer_types),
+	KUNIT_CASE(tcp_msg_large_and_ordered),
+	KUNIT_CASE(tcp_msg_tagged),
+	KUNIT_CASE(tcp_msg_post_errors),
+	KUNIT_CASE(tcp_msg_truncation_tears_down),
+	KUNIT_CASE(tcp_msg_cancel),
+	KUNIT_CASE(tcp_msg_delivery_complete),
+	KUNIT_CASE(tcp_msg_multi_recv),
+	KUNIT_CASE(tcp_msg_selective_completion),
+	KUNIT_CASE(tcp_msg_peer_close_flushes),
+	{}
+};
+
+static struct kunit_suite tcp_msg_suite = {
+	.name = "kfi_tcp_msg",
+	.test_cases = tcp_msg_cases,
+};
+
 static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_getinfo_lists_loopback),
 	KUNIT_CASE(tcp_getinfo_source_address),
@@ -1225,7 +1828,7 @@ static struct kunit_suite cq_suite = {
 	.test_cases = cq_cases,
 };
 
-kunit_test_suites(&tcp_suite, &tcp_cm_suite, &cq_suite);
+kunit_test_suites(&tcp_suite, &tcp_cm_suite, &cq_suite, &tcp_msg_suite);
 
 MODULE_DESCRIPTION("KUnit suite of the kfabric tcp provider");
 MODULE_LICENSE("GPL");

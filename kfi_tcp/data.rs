@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The data phase of a connection (a child module of `conn.rs`): what its
+//! work item does once `Established`.
+//!
+//! Each step sends at most one piece of the current outgoing frame and
+//! receives at most one piece of the current incoming one:
+//! - **tx**: owed ACKs first, then posted operations in order. A frame is
+//!   the encoded header (`wire::MsgHeader`, in the connection's byte
+//!   order) followed by the consumer's segments (or the inject copy),
+//!   written with one non-blocking `sendmsg` per step, `MSG_MORE` while
+//!   more is queued. Done when the last byte is taken by the socket,
+//!   or on the peer's ACK when one was asked for.
+//! - **rx**: the 16-byte base header, then the rest of the header
+//!   (`wire::header_len` validates everything that decides how the stream
+//!   is cut before a byte more is read), then the payload, received
+//!   straight into the posted buffer. An untagged message waits in the
+//!   socket until a receive is posted (TCP back-pressure). A tagged one
+//!   with no matching receive is read into a buffer of its own (at most
+//!   [`UNEXP_LIMIT`] bytes per connection; beyond, it waits in the
+//!   socket) and delivered when a matching receive is posted.
+//!
+//! Anything malformed — bad header, unknown op, an ACK nobody asked for,
+//! a message longer than its receive, end of stream inside a frame — ends
+//! the connection: the operation concerned fails with its own error, the
+//! endpoint's EQ gets an error entry, every other queued operation fails
+//! with -KFI_ECANCELED. End of stream between frames is `KFI_SHUTDOWN`.
+//! RMA frames are refused the same way until RMA is implemented.
+
+use super::{Conn, Io, Owner, Phase, Step};
+use crate::ffi::{self, sys};
+use crate::logic::xfer::{self as rules, Kind};
+use crate::sock::{self, SkState};
+use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
+use crate::xfer::{EpData, RxWork, TxOp, TxWork};
+use core::ffi::c_int;
+use kernel::bindings;
+use kernel::prelude::*;
+
+/// Bytes of unexpected tagged messages a connection buffers.
+const UNEXP_LIMIT: usize = 4 << 20;
+
+const HDR_MAX: usize = wire::hdr::MAX_HDR_SIZE;
+const BASE: usize = wire::hdr::BASE_HDR_SIZE;
+
+/// The frame being sent.
+struct TxCur {
+    /// The operation (`None`: an ACK).
+    op: Option<(usize, TxOp)>,
+    hdr: [u8; HDR_MAX],
+    hdr_len: usize,
+    total: usize,
+    sent: usize,
+}
+
+/// A tagged message that arrived before its receive.
+struct Unexp {
+    hdr: MsgHeader,
+    buf: KVVec<u8>,
+}
+
+/// Where the payload being received goes.
+enum Dest {
+    Op(RxWork),
+    Unexp(KVVec<u8>),
+}
+
+/// Receive state.
+enum Rx {
+    /// Reading a header (`rx_got` bytes in `rx_hdr`).
+    Hdr,
+    /// A message waits for its receive to be posted.
+    Await(MsgHeader),
+    /// Receiving the payload (`got` bytes so far).
+    Body { hdr: MsgHeader, dest: Dest, got: u64 },
+}
+
+/// The work item's data state (inside the connection's `io` mutex).
+pub(super) struct DataIo {
+    tx: Option<TxCur>,
+    rx: Rx,
+    rx_hdr: [u8; HDR_MAX],
+    rx_got: usize,
+    unexp: KVec<Unexp>,
+    unexp_bytes: usize,
+    /// Held operations were failed and the queues flushed (once).
+    cleaned: bool,
+}
+
+impl DataIo {
+    pub(super) fn new() -> DataIo {
+        DataIo { tx: None, rx: Rx::Hdr, rx_hdr: [0; HDR_MAX], rx_got: 0, unexp: KVec::new(), unexp_bytes: 0, cleaned: false }
+    }
+}
+
+/// Why the connection ends.
+struct Broken {
+    /// Positive errno for the EQ error entry (0: a clean end of stream,
+    /// reported as `KFI_SHUTDOWN`).
+    err: u32,
+}
+
+fn proto() -> Broken {
+    Broken { err: bindings::EPROTO }
+}
+
+fn errno_of(e: Error) -> u32 {
+    (-e.to_errno()) as u32
+}
+
+/// The header of an outgoing operation.
+fn header(op: &TxOp) -> core::result::Result<MsgHeader, wire::WireError> {
+    let mut h = match op.kind {
+        Kind::TSend => MsgHeader::tagged(op.tag, op.buf.len, TagForm::Op)?,
+        _ => MsgHeader::send(op.buf.len)?,
+    };
+    if op.flags & rules::F_REMOTE_CQ_DATA != 0 {
+        h = h.with_cq_data(op.data)?;
+    }
+    if op.ack {
+        h = h.with_delivery_complete()?;
+    }
+    Ok(h)
+}
+
+impl Conn {
+    /// One step of the data phase.
+    pub(super) fn step_data(&self, io: &mut Io, owner: Owner) -> Step {
+        let Owner::Ep { data, .. } = owner else {
+            return Step::Idle;
+        };
+        // SAFETY: an endpoint stops its connection before its data goes.
+        let ep = unsafe { &*data };
+        let order = io.order;
+        let d = &mut io.data;
+        let tx = self.tx_step(d, ep, order);
+        let rx = self.rx_step(d, ep, order);
+        match (tx, rx) {
+            (Err(b), _) | (_, Err(b)) => {
+                self.broken(d, ep, owner, b);
+                Step::Progress
+            }
+            (Ok(false), Ok(false)) => Step::Idle,
+            _ => Step::Progress,
+        }
+    }
+
+    /// Sends a piece of the current frame; true if something moved.
+    fn tx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder) -> core::result::Result<bool, Broken> {
+        if d.tx.is_none() {
+            let Some(w) = ep.tx_next() else {
+                return Ok(false);
+            };
+            let mut cur = TxCur { op: None, hdr: [0; HDR_MAX], hdr_len: 0, total: 0, sent: 0 };
+            let h = match w {
+                TxWork::Ack => MsgHeader::ack(),
+                TxWork::Op(i, op) => match header(&op) {
+                    Ok(h) => {
+                        cur.op = Some((i, op));
+                        h
+                    }
+                    Err(_) => {
+                        // Cannot happen for a validated post.
+                        ep.tx_failed(i, bindings::EINVAL);
+                        return Ok(true);
+                    }
+                },
+            };
+            let (bytes, n) = h.to_bytes(order);
+            cur.hdr = bytes;
+            cur.hdr_len = n;
+            cur.total = h.size() as usize;
+            d.tx = Some(cur);
+        }
+        let Some(cur) = d.tx.as_ref() else {
+            return Ok(false);
+        };
+        let mut segs = [sock::kseg(&[]); 1 + rules::IOV_LIMIT];
+        segs[0] = sock::kseg(&cur.hdr[..cur.hdr_len]);
+        let mut n = 1;
+        let mut more = false;
+        if let Some((_, op)) = &cur.op {
+            if op.inject {
+                segs[1] = sock::kseg(&op.inline[..op.buf.len as usize]);
+                n = 2;
+            } else {
+                for s in op.buf.segs() {
+                    segs[n] = *s;
+                    n += 1;
+                }
+            }
+            more = op.flags & rules::F_MORE != 0;
+        }
+        let more = more || ep.tx_more();
+        match self.sock.send(&segs[..n], cur.sent, cur.total - cur.sent, more) {
+            Ok(k) => {
+                let done = {
+                    let Some(c) = d.tx.as_mut() else { return Ok(false) };
+                    c.sent += k;
+                    c.sent == c.total
+                };
+                if done {
+                    if let Some(TxCur { op: Some((i, _)), .. }) = d.tx.take() {
+                        ep.tx_sent(i);
+                    }
+                }
+                Ok(true)
+            }
+            Err(e) if e == EAGAIN => Ok(false),
+            Err(e) => Err(Broken { err: errno_of(e) }),
+        }
+    }
+
+    /// Receives a piece of the current frame; true if something moved.
+    fn rx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder) -> core::result::Result<bool, Broken> {
+        let mut moved = self.deliver_unexpected(d, ep);
+        loop {
+            match core::mem::replace(&mut d.rx, Rx::Hdr) {
+                Rx::Hdr => {
+                    let need = if d.rx_got < BASE {
+                        BASE
+                    } else {
+                        wire::header_len(&d.rx_hdr[..BASE], order).map_err(|_| proto())?
+                    };
+                    if d.rx_got == need {
+                        let h = MsgHeader::decode(&d.rx_hdr[..need], order).map_err(|_| proto())?;
+                        d.rx_got = 0;
+                        moved = true;
+                        match h.kind() {
+                            FrameKind::Ack => {
+                                if !ep.ack_received() {
+                                    return Err(proto());
+                                }
+                                // One frame per step.
+                                return Ok(true);
+                            }
+                            FrameKind::Send | FrameKind::TaggedSend => d.rx = Rx::Await(h),
+                            // RMA comes with its own increment.
+                            _ => return Err(Broken { err: bindings::EOPNOTSUPP }),
+                        }
+                        continue;
+                    }
+                    let seg = [sock::kseg(&d.rx_hdr[..need])];
+                    match self.sock.recv(&seg, d.rx_got, need - d.rx_got) {
+                        Ok(0) if d.rx_got == 0 => return Err(Broken { err: 0 }),
+                        Ok(0) => return Err(Broken { err: bindings::ECONNRESET }),
+                        Ok(k) => {
+                            d.rx_got += k;
+                            moved = true;
+                        }
+                        Err(e) if e == EAGAIN => return Ok(moved),
+                        Err(e) => return Err(Broken { err: errno_of(e) }),
+                    }
+                }
+                Rx::Await(h) => {
+                    let len = h.payload_len();
+                    let w = if h.kind() == FrameKind::TaggedSend {
+                        // Messages that came earlier get their receives
+                        // first (posted between two looks: try again).
+                        let mut w = None;
+                        for _ in 0..4 {
+                            self.deliver_unexpected(d, ep);
+                            let unexp = &d.unexp;
+                            let older = |want: u64, ignore: u64| unexp.iter().any(|u| rules::tag_match(want, ignore, u.hdr.tag().unwrap_or(0)));
+                            match ep.rx_take_tagged(h.tag().unwrap_or(0), older) {
+                                Ok(x) => {
+                                    w = x;
+                                    break;
+                                }
+                                Err(()) => continue,
+                            }
+                        }
+                        w
+                    } else {
+                        ep.rx_take_msg(len)
+                    };
+                    let dest = match w {
+                        Some(w) => {
+                            if len > w.room {
+                                ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
+                                return Err(Broken { err: sys::KFI_ETRUNC });
+                            }
+                            Dest::Op(w)
+                        }
+                        None if h.kind() == FrameKind::TaggedSend && d.unexp_bytes.saturating_add(len as usize) <= UNEXP_LIMIT => {
+                            let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL).map_err(|_| Broken { err: bindings::ENOMEM })?;
+                            d.unexp_bytes += len as usize;
+                            Dest::Unexp(b)
+                        }
+                        None => {
+                            d.rx = Rx::Await(h);
+                            // Nothing can move until a receive is posted;
+                            // a peer that closed meanwhile ends it.
+                            if let SkState::Closed(_) = self.sock.state() {
+                                return Err(Broken { err: 0 });
+                            }
+                            return Ok(moved);
+                        }
+                    };
+                    d.rx = Rx::Body { hdr: h, dest, got: 0 };
+                    moved = true;
+                }
+                Rx::Body { hdr, dest, got } => {
+                    let len = hdr.payload_len();
+                    if got == len {
+                        self.rx_finish(d, ep, hdr, dest);
+                        // One frame per step.
+                        return Ok(true);
+                    }
+                    let r = match &dest {
+                        Dest::Op(w) => self.sock.recv(w.op.buf.segs(), (w.offset + got) as usize, (len - got) as usize),
+                        Dest::Unexp(b) => {
+                            let seg = [sock::kseg(&b[..])];
+                            self.sock.recv(&seg, got as usize, (len - got) as usize)
+                        }
+                    };
+                    match r {
+                        Ok(0) => {
+                            d.rx = Rx::Body { hdr, dest, got };
+                            return Err(Broken { err: bindings::ECONNRESET });
+                        }
+                        Ok(k) => {
+                            d.rx = Rx::Body { hdr, dest, got: got + k as u64 };
+                            moved = true;
+                        }
+                        Err(e) if e == EAGAIN => {
+                            d.rx = Rx::Body { hdr, dest, got };
+                            return Ok(moved);
+                        }
+                        Err(e) => {
+                            d.rx = Rx::Body { hdr, dest, got };
+                            return Err(Broken { err: errno_of(e) });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A payload is in: complete its receive, or keep it as unexpected.
+    fn rx_finish(&self, d: &mut DataIo, ep: &EpData, hdr: MsgHeader, dest: Dest) {
+        match dest {
+            Dest::Op(w) => {
+                if hdr.needs_ack() {
+                    ep.owe_ack();
+                }
+                ep.rx_done(&w, hdr.payload_len(), hdr.cq_data(), hdr.tag().unwrap_or(0));
+            }
+            Dest::Unexp(buf) => {
+                if d.unexp.push(Unexp { hdr, buf }, GFP_KERNEL).is_err() {
+                    // Out of memory for the list entry: the message is
+                    // lost; say so rather than pretend.
+                    pr_warn!("kfi_tcp: dropped an unexpected tagged message (no memory)\n");
+                    d.unexp_bytes = d.unexp_bytes.saturating_sub(hdr.payload_len() as usize);
+                }
+            }
+        }
+    }
+
+    /// Delivers unexpected messages to receives posted since they came.
+    fn deliver_unexpected(&self, d: &mut DataIo, ep: &EpData) -> bool {
+        let mut moved = false;
+        let mut i = 0;
+        while i < d.unexp.len() {
+            let tag = d.unexp[i].hdr.tag().unwrap_or(0);
+            // Earlier unexpected messages matching the receive come first.
+            let earlier = &d.unexp[..i];
+            let older = |want: u64, ignore: u64| earlier.iter().any(|u| rules::tag_match(want, ignore, u.hdr.tag().unwrap_or(0)));
+            let Ok(Some(w)) = ep.rx_take_tagged(tag, older) else {
+                i += 1;
+                continue;
+            };
+            let Some(u) = ffi::kvec_remove(&mut d.unexp, i) else {
+                break;
+            };
+            let len = u.buf.len() as u64;
+            d.unexp_bytes = d.unexp_bytes.saturating_sub(u.buf.len());
+            if u.hdr.needs_ack() {
+                ep.owe_ack();
+            }
+            if len > w.room {
+                // Only this receive fails: the stream is intact.
+                ffi::copy_to_segs(w.op.buf.segs(), 0, &u.buf[..w.room as usize]);
+                ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
+            } else {
+                ffi::copy_to_segs(w.op.buf.segs(), 0, &u.buf);
+                ep.rx_done(&w, len, u.hdr.cq_data(), tag);
+            }
+            moved = true;
+        }
+        moved
+    }
+
+    /// The connection ends: report (EQ error entry, or `KFI_SHUTDOWN` for
+    /// a clean end of stream), close, fail everything.
+    fn broken(&self, d: &mut DataIo, ep: &EpData, owner: Owner, b: Broken) {
+        if b.err == 0 {
+            if self.set_phase(Phase::Established, Phase::Closed) {
+                self.sock.shutdown();
+                super::report_cm(owner, sys::KFI_SHUTDOWN, &[]);
+            }
+        } else {
+            self.fail(owner, -(b.err as c_int), &[]);
+        }
+        self.cleanup(d, ep, if b.err == 0 { bindings::ECONNRESET } else { b.err });
+    }
+
+    /// Fails the operations the work item holds with `err` and every
+    /// queued one with -KFI_ECANCELED; drops unexpected messages. Once.
+    pub(super) fn cleanup(&self, d: &mut DataIo, ep: &EpData, err: u32) {
+        if d.cleaned {
+            return;
+        }
+        d.cleaned = true;
+        if let Some(TxCur { op: Some((i, _)), .. }) = d.tx.take() {
+            ep.tx_failed(i, err);
+        }
+        if let Rx::Body { dest: Dest::Op(w), got, .. } = core::mem::replace(&mut d.rx, Rx::Hdr) {
+            ep.rx_failed(&w, err, got, 0);
+        }
+        d.unexp = KVec::new();
+        d.unexp_bytes = 0;
+        ep.fail_all(bindings::ECANCELED);
+    }
+}

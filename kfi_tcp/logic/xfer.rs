@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Data-transfer rules that need no kernel: the operation lists of an
+//! endpoint (index-linked lists over preallocated slots, so posting never
+//! allocates), which flags each call accepts, tag matching, multi-receive
+//! buffer carving and the flags of completion entries.
+
+/// `KFI_MSG`.
+pub const F_MSG: u64 = 1 << 1;
+/// `KFI_RMA`.
+pub const F_RMA: u64 = 1 << 2;
+/// `KFI_TAGGED`.
+pub const F_TAGGED: u64 = 1 << 3;
+/// `KFI_READ`.
+pub const F_READ: u64 = 1 << 8;
+/// `KFI_WRITE`.
+pub const F_WRITE: u64 = 1 << 9;
+/// `KFI_RECV`.
+pub const F_RECV: u64 = 1 << 10;
+/// `KFI_SEND`.
+pub const F_SEND: u64 = 1 << 11;
+/// `KFI_REMOTE_WRITE`.
+pub const F_REMOTE_WRITE: u64 = 1 << 13;
+/// `KFI_MULTI_RECV`.
+pub const F_MULTI_RECV: u64 = 1 << 16;
+/// `KFI_REMOTE_CQ_DATA`.
+pub const F_REMOTE_CQ_DATA: u64 = 1 << 17;
+/// `KFI_MORE`.
+pub const F_MORE: u64 = 1 << 18;
+/// `KFI_PEEK`.
+pub const F_PEEK: u64 = 1 << 19;
+/// `KFI_TRIGGER`.
+pub const F_TRIGGER: u64 = 1 << 20;
+/// `KFI_COMPLETION`.
+pub const F_COMPLETION: u64 = 1 << 24;
+/// `KFI_INJECT`.
+pub const F_INJECT: u64 = 1 << 25;
+/// `KFI_INJECT_COMPLETE`.
+pub const F_INJECT_COMPLETE: u64 = 1 << 26;
+/// `KFI_TRANSMIT_COMPLETE`.
+pub const F_TRANSMIT_COMPLETE: u64 = 1 << 27;
+/// `KFI_DELIVERY_COMPLETE`.
+pub const F_DELIVERY_COMPLETE: u64 = 1 << 28;
+/// `KFI_CLAIM` (tagged receives).
+pub const F_CLAIM: u64 = 1 << 59;
+
+/// Local iovs per operation.
+pub const IOV_LIMIT: usize = 4;
+/// Largest inject payload.
+pub const INJECT_LIMIT: usize = 128;
+
+/// What a posted operation is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Untagged send.
+    Send,
+    /// Untagged receive.
+    Recv,
+    /// Tagged send.
+    TSend,
+    /// Tagged receive.
+    TRecv,
+}
+
+impl Kind {
+    /// Whether the operation transmits.
+    pub const fn is_tx(self) -> bool {
+        matches!(self, Kind::Send | Kind::TSend)
+    }
+
+    /// Whether the operation is tagged.
+    pub const fn is_tagged(self) -> bool {
+        matches!(self, Kind::TSend | Kind::TRecv)
+    }
+
+    /// The flags of its completion entry (`KFI_SEND | KFI_MSG`, ...).
+    pub const fn cq_flags(self) -> u64 {
+        match self {
+            Kind::Send => F_SEND | F_MSG,
+            Kind::Recv => F_RECV | F_MSG,
+            Kind::TSend => F_SEND | F_TAGGED,
+            Kind::TRecv => F_RECV | F_TAGGED,
+        }
+    }
+
+    /// Flags a `*msg` call of this kind accepts.
+    pub const fn allowed_flags(self) -> u64 {
+        let common = F_COMPLETION;
+        match self {
+            Kind::Send | Kind::TSend => {
+                common
+                    | F_REMOTE_CQ_DATA
+                    | F_INJECT
+                    | F_MORE
+                    | F_INJECT_COMPLETE
+                    | F_TRANSMIT_COMPLETE
+                    | F_DELIVERY_COMPLETE
+                    | F_MSG
+                    | F_TAGGED
+                    | F_SEND
+            }
+            Kind::Recv => common | F_MULTI_RECV | F_MORE | F_MSG | F_RECV,
+            Kind::TRecv => common | F_MORE | F_TAGGED | F_RECV,
+        }
+    }
+}
+
+/// Why a post was refused before anything was queued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PostError {
+    /// Flags the call does not support (-KFI_EBADFLAGS).
+    BadFlags,
+    /// More than [`IOV_LIMIT`] iovs, or a bad buffer description (-EINVAL).
+    BadIov,
+    /// Longer than the largest message, or an inject longer than
+    /// [`INJECT_LIMIT`] (-EMSGSIZE).
+    TooLong,
+}
+
+impl PostError {
+    /// Negative errno.
+    pub const fn errno(self) -> i32 {
+        match self {
+            PostError::BadFlags => -260, // KFI_EBADFLAGS
+            PostError::BadIov => -22,    // EINVAL
+            PostError::TooLong => -90,   // EMSGSIZE
+        }
+    }
+}
+
+/// Checks a post: flags against the kind, iov count, length.
+/// `KFI_TRIGGER` is refused here: the trigger engine handles it before.
+pub fn check_post(kind: Kind, flags: u64, nseg: usize, len: u64, max_msg: u64) -> Result<(), PostError> {
+    if flags & !kind.allowed_flags() != 0 {
+        return Err(PostError::BadFlags);
+    }
+    if nseg > IOV_LIMIT {
+        return Err(PostError::BadIov);
+    }
+    if len > max_msg {
+        return Err(PostError::TooLong);
+    }
+    if flags & F_INJECT != 0 && len > INJECT_LIMIT as u64 {
+        return Err(PostError::TooLong);
+    }
+    Ok(())
+}
+
+/// Whether a send asks the peer for an ACK (delivery-complete flag on the
+/// wire): transmit- and delivery-complete both mean "the peer has it".
+pub const fn wants_ack(flags: u64) -> bool {
+    flags & (F_TRANSMIT_COMPLETE | F_DELIVERY_COMPLETE) != 0
+}
+
+/// Whether a successful operation writes a completion entry: always,
+/// unless the CQ was bound with selective completion and the operation
+/// lacks `KFI_COMPLETION`; never for the inject calls (`suppress`).
+pub const fn writes_entry(selective: bool, flags: u64, suppress: bool) -> bool {
+    !suppress && (!selective || flags & F_COMPLETION != 0)
+}
+
+/// Tagged receive matching: the bits not ignored are equal.
+pub const fn tag_match(want: u64, ignore: u64, tag: u64) -> bool {
+    (want & !ignore) == (tag & !ignore)
+}
+
+/// Where a message lands in a multi-receive buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Carve {
+    /// Offset of the message in the buffer.
+    pub offset: u64,
+    /// The buffer is released after this message (`KFI_MULTI_RECV` in
+    /// its completion).
+    pub last: bool,
+}
+
+/// Consumption state of a multi-receive buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MultiRecv {
+    /// Buffer length.
+    pub len: u64,
+    /// Bytes consumed.
+    pub used: u64,
+    /// `KFI_OPT_MIN_MULTI_RECV` of the endpoint when posted.
+    pub min: u64,
+}
+
+impl MultiRecv {
+    /// A fresh buffer of `len` bytes released when less than `min` is
+    /// left.
+    pub const fn new(len: u64, min: u64) -> MultiRecv {
+        MultiRecv { len, used: 0, min }
+    }
+
+    /// Bytes left.
+    pub const fn left(&self) -> u64 {
+        self.len - self.used
+    }
+
+    /// Places a message of `n` bytes; `None` if it does not fit (the
+    /// message is truncated into what is left, which the caller reports).
+    pub fn carve(&mut self, n: u64) -> Option<Carve> {
+        if n > self.left() {
+            return None;
+        }
+        let offset = self.used;
+        self.used += n;
+        Some(Carve {
+            offset,
+            last: self.left() < self.min.max(1),
+        })
+    }
+}
+
+/// Sentinel index: no slot.
+pub const NIL: u32 = u32::MAX;
+
+/// A list of slot indices threaded through a shared `next` array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct List {
+    head: u32,
+    tail: u32,
+    len: u32,
+}
+
+impl Default for List {
+    fn default() -> Self {
+        List::new()
+    }
+}
+
+impl List {
+    /// An empty list.
+    pub const fn new() -> List {
+        List {
+            head: NIL,
+            tail: NIL,
+            len: 0,
+        }
+    }
+
+    /// Number of slots on the list.
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether the list is empty.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The first slot.
+    pub fn front(&self) -> Option<usize> {
+        (self.head != NIL).then_some(self.head as usize)
+    }
+}
+
+/// The links of a set of slots: every slot is on at most one list.
+/// `S` is the `next` array (one entry per slot).
+pub struct Links<S> {
+    next: S,
+}
+
+impl<S: core::ops::Deref<Target = [u32]> + core::ops::DerefMut> Links<S> {
+    /// Links over `next` (its length is the number of slots); every slot
+    /// starts on no list.
+    pub fn new(next: S) -> Links<S> {
+        Links { next }
+    }
+
+    /// Number of slots.
+    pub fn slots(&self) -> usize {
+        self.next.len()
+    }
+
+    /// A list holding every slot, in index order (the initial free list).
+    pub fn all(&mut self) -> List {
+        let mut l = List::new();
+        for i in 0..self.slots() {
+            self.push_back(&mut l, i);
+        }
+        l
+    }
+
+    /// Appends slot `i` (on no list) to `l`.
+    pub fn push_back(&mut self, l: &mut List, i: usize) {
+        let i32_ = i as u32;
+        self.next[i] = NIL;
+        if l.tail == NIL {
+            l.head = i32_;
+        } else {
+            self.next[l.tail as usize] = i32_;
+        }
+        l.tail = i32_;
+        l.len += 1;
+    }
+
+    /// Removes and returns the first slot of `l`.
+    pub fn pop_front(&mut self, l: &mut List) -> Option<usize> {
+        let h = l.front()?;
+        l.head = self.next[h];
+        if l.head == NIL {
+            l.tail = NIL;
+        }
+        l.len -= 1;
+        self.next[h] = NIL;
+        Some(h)
+    }
+
+    /// Removes and returns the first slot of `l` for which `pred` holds
+    /// (list order is kept for the others).
+    pub fn remove_first(&mut self, l: &mut List, mut pred: impl FnMut(usize) -> bool) -> Option<usize> {
+        let mut prev = NIL;
+        let mut cur = l.head;
+        while cur != NIL {
+            let next = self.next[cur as usize];
+            if pred(cur as usize) {
+                if prev == NIL {
+                    l.head = next;
+                } else {
+                    self.next[prev as usize] = next;
+                }
+                if l.tail == cur {
+                    l.tail = prev;
+                }
+                l.len -= 1;
+                self.next[cur as usize] = NIL;
+                return Some(cur as usize);
+            }
+            prev = cur;
+            cur = next;
+        }
+        None
+    }
+
+    /// Calls `f` on every slot of `l`, in order.
+    pub fn for_each(&self, l: &List, mut f: impl FnMut(usize)) {
+        let mut cur = l.head;
+        while cur != NIL {
+            f(cur as usize);
+            cur = self.next[cur as usize];
+        }
+    }
+}

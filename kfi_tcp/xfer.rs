@@ -1,0 +1,808 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The data-transfer queues of an endpoint: posting (`kfi_send`,
+//! `kfi_recv`, `kfi_tsend`, ... all arrive as one [`sys::kfi_tcp_xfer`]),
+//! cancel, and the hand-over of operations to the connection's work item,
+//! which moves the bytes (`data.rs`) and reports completions through the
+//! functions here.
+//!
+//! # Memory
+//! Every operation lives in a slot preallocated at `kfi_enable` (as many as
+//! `tx_attr->size` / `rx_attr->size`), threaded on index-linked lists
+//! (`logic::xfer::Links`): posting never allocates and fails with -EAGAIN
+//! when no slot (or no CQ entry, reserved at post time) is free.
+//!
+//! # Contexts and locks
+//! Posts may come from any context but hard interrupts, also under the
+//! consumer's spinlocks (`kfi_endpoint.h`): the queues are under one
+//! `SpinLockBh` (`q`), taken briefly by posts, cancel and the work item;
+//! nothing sleeps or calls out under it except `Cq::try_reserve` (the CQ's
+//! own BH spinlock: order q → CQ). Completions are written to the CQ after
+//! `q` is dropped (the CQ calls the consumer's handler). The slot of an
+//! operation the work item is moving stays allocated and off every list
+//! until the work item reports it done; only the work item frees such
+//! slots, so the buffer description it copied stays the consumer's.
+//!
+//! # Slot lifecycle
+//! tx: free → `tx_pending` (posted) → taken by the work item → done, or
+//! `tx_await` (sent with an ACK requested) → done on the ACK. rx: free →
+//! `rx_msg` / `rx_tag` (posted) → taken by the work item (a multi-receive
+//! buffer stays at the head of `rx_msg` until released) → done. Every
+//! operation ends with exactly one of: a completion entry, an error entry,
+//! or (successful without an entry: inject calls, selective completion)
+//! the return of its CQ reservation.
+
+use crate::conn::Conn;
+use crate::cq::Cq;
+use crate::ffi::{self, sys};
+use crate::logic::cq::{Completion, ErrCompletion};
+use crate::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
+use crate::sync::{new_spinlock_bh, SpinLockBh};
+use core::ffi::c_void;
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::Arc;
+
+/// A buffer segment (kernel virtual range or page range).
+pub(crate) type Seg = sys::kfi_tcp_seg;
+
+/// Largest queue an endpoint accepts (slots are preallocated).
+pub(crate) const MAX_QUEUE: usize = 4096;
+
+/// A buffer: up to four segments.
+#[derive(Clone, Copy)]
+pub(crate) struct Buf {
+    pub(crate) segs: [Seg; rules::IOV_LIMIT],
+    pub(crate) nseg: usize,
+    pub(crate) len: u64,
+}
+
+// SAFETY: the segments describe the consumer's memory, which it keeps
+// valid until the operation completes (API contract); they are plain
+// descriptions moved between the poster and the work item.
+unsafe impl Send for Buf {}
+
+impl Buf {
+    const fn empty() -> Buf {
+        Buf { segs: [Seg { base: core::ptr::null_mut(), page: core::ptr::null_mut(), offset: 0, len: 0 }; rules::IOV_LIMIT], nseg: 0, len: 0 }
+    }
+
+    /// The segments in use.
+    pub(crate) fn segs(&self) -> &[Seg] {
+        &self.segs[..self.nseg]
+    }
+
+    /// Address of the first byte, for the `buf` field of entries (kernel
+    /// virtual buffers only; 0 for page lists).
+    fn addr(&self, offset: u64) -> usize {
+        match self.segs().first() {
+            Some(s) if !s.base.is_null() => (s.base as usize).wrapping_add(offset as usize),
+            _ => 0,
+        }
+    }
+}
+
+/// A transmit operation.
+#[derive(Clone, Copy)]
+pub(crate) struct TxOp {
+    pub(crate) kind: Kind,
+    pub(crate) flags: u64,
+    pub(crate) context: usize,
+    /// The payload: the consumer's buffer, or `inline` for injects.
+    pub(crate) buf: Buf,
+    pub(crate) inline: [u8; rules::INJECT_LIMIT],
+    pub(crate) inject: bool,
+    pub(crate) data: u64,
+    pub(crate) tag: u64,
+    /// Write an entry on success.
+    pub(crate) entry: bool,
+    /// Ask the peer for an ACK and complete on it.
+    pub(crate) ack: bool,
+}
+
+/// A receive operation.
+#[derive(Clone, Copy)]
+pub(crate) struct RxOp {
+    pub(crate) kind: Kind,
+    pub(crate) flags: u64,
+    pub(crate) context: usize,
+    pub(crate) buf: Buf,
+    pub(crate) tag: u64,
+    pub(crate) ignore: u64,
+    pub(crate) entry: bool,
+    /// A multi-receive buffer's consumption.
+    pub(crate) multi: Option<MultiRecv>,
+}
+
+const TX_INIT: TxOp = TxOp {
+    kind: Kind::Send,
+    flags: 0,
+    context: 0,
+    buf: Buf::empty(),
+    inline: [0; rules::INJECT_LIMIT],
+    inject: false,
+    data: 0,
+    tag: 0,
+    entry: false,
+    ack: false,
+};
+
+const RX_INIT: RxOp = RxOp {
+    kind: Kind::Recv,
+    flags: 0,
+    context: 0,
+    buf: Buf::empty(),
+    tag: 0,
+    ignore: 0,
+    entry: false,
+    multi: None,
+};
+
+/// Endpoint configuration copied at enable.
+#[derive(Clone, Copy)]
+pub(crate) struct Config {
+    pub(crate) tx_cq: Option<*const Cq>,
+    pub(crate) rx_cq: Option<*const Cq>,
+    pub(crate) tx_selective: bool,
+    pub(crate) rx_selective: bool,
+    /// Default operation flags (`tx_attr->op_flags`, `rx_attr->op_flags`).
+    pub(crate) tx_flags: u64,
+    pub(crate) rx_flags: u64,
+    pub(crate) tx_size: usize,
+    pub(crate) rx_size: usize,
+    pub(crate) max_msg: u64,
+}
+
+/// What `q` protects.
+struct Queues {
+    /// Set by `kfi_enable` (slots allocated); posts before fail.
+    enabled: bool,
+    /// The connection failed or was shut down: posts fail with -ENOTCONN
+    /// (receives and sends queued before are flushed with errors).
+    down: bool,
+    /// The connection, for kicking its work item after a post.
+    conn: Option<Arc<Conn>>,
+    cfg: Config,
+    /// `KFI_OPT_MIN_MULTI_RECV`.
+    min_multi: u64,
+    tx: KVVec<TxOp>,
+    tx_links: Links<KVVec<u32>>,
+    tx_free: List,
+    tx_pending: List,
+    tx_await: List,
+    rx: KVVec<RxOp>,
+    rx_links: Links<KVVec<u32>>,
+    rx_free: List,
+    rx_msg: List,
+    rx_tag: List,
+    /// ACKs the work item still has to send.
+    acks_owed: usize,
+    /// CQ entries reserved by operations not reported yet (returned at
+    /// close for the operations that never complete).
+    tx_res: usize,
+    rx_res: usize,
+}
+
+// SAFETY: the CQ pointers stay valid while the endpoint is bound to them
+// (CQs refuse to close while bound); the rest is owned data.
+unsafe impl Send for Queues {}
+
+/// Something the work item must report once `q` is dropped.
+pub(crate) enum Report {
+    None,
+    Done(*const Cq, Completion),
+    Failed(*const Cq, ErrCompletion),
+    /// A successful operation without an entry: return its reservation.
+    Unreserve(*const Cq),
+}
+
+impl Report {
+    /// Delivers the report (no lock held).
+    pub(crate) fn deliver(self) {
+        // SAFETY (all arms): CQ pointers come from the endpoint's bindings,
+        // valid while it is bound (see `Queues`).
+        match self {
+            Report::None => {}
+            Report::Done(cq, c) => unsafe { &*cq }.complete(&c),
+            Report::Failed(cq, e) => unsafe { &*cq }.complete_err(&e),
+            Report::Unreserve(cq) => unsafe { &*cq }.unreserve(1),
+        }
+    }
+}
+
+/// A transmit the work item moves: the slot and a copy of the op.
+pub(crate) enum TxWork {
+    /// An ACK to send.
+    Ack,
+    /// Slot `idx`.
+    Op(usize, TxOp),
+}
+
+/// Where an incoming message goes.
+pub(crate) struct RxWork {
+    pub(crate) idx: usize,
+    pub(crate) op: RxOp,
+    /// Offset into the buffer (multi-receive).
+    pub(crate) offset: u64,
+    /// Room from `offset`.
+    pub(crate) room: u64,
+    /// The buffer is released after this message (multi-receive).
+    pub(crate) last: bool,
+}
+
+/// The data-transfer side of an endpoint.
+#[pin_data]
+pub(crate) struct EpData {
+    #[pin]
+    q: SpinLockBh<Queues>,
+}
+
+fn neg(e: u32) -> isize {
+    -(e as isize)
+}
+
+fn errc(kind: Kind, flags: u64, context: usize, err: u32) -> ErrCompletion {
+    ErrCompletion {
+        op_context: context,
+        flags: kind.cq_flags() | (flags & rules::F_MULTI_RECV),
+        err: err as i32,
+        prov_errno: err as i32,
+        ..ErrCompletion::default()
+    }
+}
+
+impl EpData {
+    /// Initialiser of the empty (not enabled) queues.
+    pub(crate) fn new() -> impl PinInit<EpData> {
+        pin_init!(EpData {
+            q <- new_spinlock_bh!(Queues {
+                enabled: false,
+                down: false,
+                conn: None,
+                cfg: Config {
+                    tx_cq: None,
+                    rx_cq: None,
+                    tx_selective: false,
+                    rx_selective: false,
+                    tx_flags: 0,
+                    rx_flags: 0,
+                    tx_size: 0,
+                    rx_size: 0,
+                    max_msg: 0,
+                },
+                min_multi: 0,
+                tx: KVVec::new(),
+                tx_links: Links::new(KVVec::new()),
+                tx_free: List::new(),
+                tx_pending: List::new(),
+                tx_await: List::new(),
+                rx: KVVec::new(),
+                rx_links: Links::new(KVVec::new()),
+                rx_free: List::new(),
+                rx_msg: List::new(),
+                rx_tag: List::new(),
+                acks_owed: 0,
+                tx_res: 0,
+                rx_res: 0,
+            }, "kfi_tcp_ep_q"),
+        })
+    }
+
+    /// `kfi_enable`: allocates the slots (process context).
+    pub(crate) fn enable(&self, cfg: Config) -> Result {
+        let mut tx = KVVec::with_capacity(cfg.tx_size, GFP_KERNEL)?;
+        let mut tx_next = KVVec::with_capacity(cfg.tx_size, GFP_KERNEL)?;
+        for _ in 0..cfg.tx_size {
+            tx.push(TX_INIT, GFP_KERNEL)?;
+            tx_next.push(rules::NIL, GFP_KERNEL)?;
+        }
+        let mut rx = KVVec::with_capacity(cfg.rx_size, GFP_KERNEL)?;
+        let mut rx_next = KVVec::with_capacity(cfg.rx_size, GFP_KERNEL)?;
+        for _ in 0..cfg.rx_size {
+            rx.push(RX_INIT, GFP_KERNEL)?;
+            rx_next.push(rules::NIL, GFP_KERNEL)?;
+        }
+        let mut tx_links = Links::new(tx_next);
+        let mut rx_links = Links::new(rx_next);
+        let tx_free = tx_links.all();
+        let rx_free = rx_links.all();
+        // The old vectors (empty: enable happens once) are dropped after
+        // the lock is released.
+        let old = {
+            let mut g = self.q.lock();
+            if g.enabled {
+                return Err(EINVAL);
+            }
+            g.cfg = cfg;
+            g.tx_free = tx_free;
+            g.rx_free = rx_free;
+            g.enabled = true;
+            (
+                core::mem::replace(&mut g.tx, tx),
+                core::mem::replace(&mut g.tx_links, tx_links),
+                core::mem::replace(&mut g.rx, rx),
+                core::mem::replace(&mut g.rx_links, rx_links),
+            )
+        };
+        drop(old);
+        Ok(())
+    }
+
+    /// Attaches the connection whose work item moves the data.
+    pub(crate) fn set_conn(&self, c: Option<Arc<Conn>>) -> Option<Arc<Conn>> {
+        let mut g = self.q.lock();
+        if c.is_some() {
+            g.down = false;
+        }
+        core::mem::replace(&mut g.conn, c)
+    }
+
+    /// `KFI_OPT_MIN_MULTI_RECV`.
+    pub(crate) fn min_multi(&self) -> u64 {
+        self.q.lock().min_multi
+    }
+
+    /// Sets `KFI_OPT_MIN_MULTI_RECV`.
+    pub(crate) fn set_min_multi(&self, v: u64) {
+        self.q.lock().min_multi = v;
+    }
+
+    /// Posts one transfer. Any context but hard interrupts; never sleeps.
+    pub(crate) fn post(&self, x: &sys::kfi_tcp_xfer) -> isize {
+        let kind = match x.kind as u32 {
+            sys::KFI_TCP_X_SEND => Kind::Send,
+            sys::KFI_TCP_X_RECV => Kind::Recv,
+            sys::KFI_TCP_X_TSEND => Kind::TSend,
+            sys::KFI_TCP_X_TRECV => Kind::TRecv,
+            _ => return neg(bindings::EINVAL),
+        };
+        if x.flags & rules::F_TRIGGER != 0 {
+            // Triggered operations come with the trigger engine.
+            return neg(bindings::ENOSYS);
+        }
+        let nseg = x.nseg as usize;
+        if nseg > rules::IOV_LIMIT {
+            return neg(bindings::EINVAL);
+        }
+        let mut buf = Buf::empty();
+        let mut len: u64 = 0;
+        for (d, s) in buf.segs.iter_mut().zip(&x.seg[..nseg]) {
+            *d = *s;
+            len = len.saturating_add(s.len as u64);
+        }
+        buf.nseg = nseg;
+        buf.len = len;
+
+        let mut g = self.q.lock();
+        if !g.enabled {
+            return -(sys::KFI_EOPBADSTATE as isize);
+        }
+        if g.down {
+            return neg(bindings::ENOTCONN);
+        }
+        let cfg = g.cfg;
+        let defaults = if kind.is_tx() { cfg.tx_flags } else { cfg.rx_flags };
+        // Default op flags that do not apply to this kind are ignored.
+        let flags = if x.msg_call { x.flags } else { x.flags | (defaults & kind.allowed_flags()) };
+        if let Err(e) = rules::check_post(kind, flags, nseg, len, cfg.max_msg) {
+            return e.errno() as isize;
+        }
+        let (cq, selective) = if kind.is_tx() { (cfg.tx_cq, cfg.tx_selective) } else { (cfg.rx_cq, cfg.rx_selective) };
+        let Some(cq) = cq else {
+            return -(sys::KFI_ENOCQ as isize);
+        };
+        let free = if kind.is_tx() { g.tx_free } else { g.rx_free };
+        if free.is_empty() {
+            return neg(bindings::EAGAIN);
+        }
+        // One CQ entry per operation, reserved now so that its completion
+        // (or error) always has room.
+        // SAFETY: bound CQ, valid while bound.
+        if !unsafe { &*cq }.try_reserve(1) {
+            return neg(bindings::EAGAIN);
+        }
+        let entry = rules::writes_entry(selective, flags, x.no_entry);
+        let q = &mut *g;
+        if kind.is_tx() {
+            q.tx_res += 1;
+        } else {
+            q.rx_res += 1;
+        }
+        if kind.is_tx() {
+            let Some(i) = q.tx_links.pop_front(&mut q.tx_free) else {
+                q.tx_res -= 1;
+                drop(g);
+                // SAFETY: as above.
+                unsafe { &*cq }.unreserve(1);
+                return neg(bindings::EAGAIN);
+            };
+            let op = &mut q.tx[i];
+            *op = TX_INIT;
+            op.kind = kind;
+            op.flags = flags;
+            op.context = x.context as usize;
+            op.data = x.data;
+            op.tag = x.tag;
+            op.entry = entry;
+            op.ack = rules::wants_ack(flags);
+            op.inject = flags & rules::F_INJECT != 0;
+            if op.inject {
+                // Copy now: the caller may reuse its buffer on return.
+                let l = len as usize;
+                let n = ffi::copy_from_segs(buf.segs(), &mut op.inline[..l]);
+                if n != l {
+                    op.inject = false;
+                    q.tx_res -= 1;
+                    q.tx_links.push_back(&mut q.tx_free, i);
+                    drop(g);
+                    // SAFETY: as above.
+                    unsafe { &*cq }.unreserve(1);
+                    return neg(bindings::EINVAL);
+                }
+                op.buf = Buf::empty();
+                op.buf.len = len;
+            } else {
+                op.buf = buf;
+            }
+            q.tx_links.push_back(&mut q.tx_pending, i);
+        } else {
+            let Some(i) = q.rx_links.pop_front(&mut q.rx_free) else {
+                q.rx_res -= 1;
+                drop(g);
+                // SAFETY: as above.
+                unsafe { &*cq }.unreserve(1);
+                return neg(bindings::EAGAIN);
+            };
+            let multi = (flags & rules::F_MULTI_RECV != 0).then(|| MultiRecv::new(len, q.min_multi));
+            q.rx[i] = RxOp { kind, flags, context: x.context as usize, buf, tag: x.tag, ignore: x.ignore, entry, multi };
+            if kind.is_tagged() {
+                q.rx_links.push_back(&mut q.rx_tag, i);
+            } else {
+                q.rx_links.push_back(&mut q.rx_msg, i);
+            }
+        }
+        // Kick under the lock: the endpoint's reference keeps the
+        // connection alive, so dropping the clone here is never the last.
+        if let Some(c) = &q.conn {
+            c.kick();
+        }
+        0
+    }
+
+    /// `kfi_cancel`: removes a posted receive with `context` (not one the
+    /// work item is filling) and reports it with -KFI_ECANCELED. -ENOENT
+    /// if there is none.
+    pub(crate) fn cancel(&self, context: *mut c_void) -> isize {
+        let ctx = context as usize;
+        let mut g = self.q.lock();
+        let q = &mut *g;
+        let rx = &q.rx;
+        let found = match q.rx_links.remove_first(&mut q.rx_tag, |i| rx[i].context == ctx) {
+            Some(i) => Some(i),
+            // A multi-receive buffer already partly filled is released
+            // the same way.
+            None => q.rx_links.remove_first(&mut q.rx_msg, |i| rx[i].context == ctx),
+        };
+        let Some(i) = found else {
+            return neg(bindings::ENOENT);
+        };
+        let op = q.rx[i];
+        q.rx_links.push_back(&mut q.rx_free, i);
+        q.rx_res -= 1;
+        let rep = q.cfg.rx_cq.map(|cq| Report::Failed(cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED)));
+        drop(g);
+        if let Some(r) = rep {
+            r.deliver();
+        }
+        0
+    }
+
+    // ---- the work item's side
+
+    /// The next thing to transmit: an owed ACK first (between frames),
+    /// else the oldest posted operation.
+    pub(crate) fn tx_next(&self) -> Option<TxWork> {
+        let mut g = self.q.lock();
+        if g.acks_owed > 0 {
+            g.acks_owed -= 1;
+            return Some(TxWork::Ack);
+        }
+        let q = &mut *g;
+        let i = q.tx_links.pop_front(&mut q.tx_pending)?;
+        Some(TxWork::Op(i, q.tx[i]))
+    }
+
+    /// Whether more frames are queued (for `MSG_MORE`).
+    pub(crate) fn tx_more(&self) -> bool {
+        let g = self.q.lock();
+        g.acks_owed > 0 || !g.tx_pending.is_empty()
+    }
+
+    /// A transmit went out whole: completed now, or on the peer's ACK.
+    pub(crate) fn tx_sent(&self, idx: usize) {
+        let rep = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            if q.tx[idx].ack {
+                q.tx_links.push_back(&mut q.tx_await, idx);
+                Report::None
+            } else {
+                Self::tx_finish(q, idx)
+            }
+        };
+        rep.deliver();
+    }
+
+    /// The peer acknowledged the oldest transmit that asked for it;
+    /// false if none did (a protocol error).
+    pub(crate) fn ack_received(&self) -> bool {
+        let rep = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            let Some(i) = q.tx_links.pop_front(&mut q.tx_await) else {
+                return false;
+            };
+            Self::tx_finish(q, i)
+        };
+        rep.deliver();
+        true
+    }
+
+    fn tx_finish(q: &mut Queues, i: usize) -> Report {
+        let op = q.tx[i];
+        q.tx_links.push_back(&mut q.tx_free, i);
+        q.tx_res -= 1;
+        let Some(cq) = q.cfg.tx_cq else {
+            return Report::None;
+        };
+        if !op.entry {
+            return Report::Unreserve(cq);
+        }
+        Report::Done(
+            cq,
+            Completion {
+                op_context: op.context,
+                flags: op.kind.cq_flags(),
+                len: op.buf.len as usize,
+                buf: 0,
+                data: 0,
+                tag: 0,
+            },
+        )
+    }
+
+    /// Owes the peer one ACK (a received message asked for it).
+    pub(crate) fn owe_ack(&self) {
+        self.q.lock().acks_owed += 1;
+    }
+
+    /// Takes the receive for an untagged message of `len` bytes: the
+    /// oldest posted untagged receive (a multi-receive buffer is carved;
+    /// one too full for the message is released first). `None` if none is
+    /// posted: the message waits in the socket.
+    pub(crate) fn rx_take_msg(&self, len: u64) -> Option<RxWork> {
+        loop {
+            let released = {
+                let mut g = self.q.lock();
+                let q = &mut *g;
+                let i = q.rx_msg.front()?;
+                let op = q.rx[i];
+                let Some(mut m) = op.multi else {
+                    q.rx_links.pop_front(&mut q.rx_msg);
+                    return Some(RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true });
+                };
+                let used = m.used;
+                match m.carve(len) {
+                    Some(c) => {
+                        q.rx[i].multi = Some(m);
+                        if c.last {
+                            q.rx_links.pop_front(&mut q.rx_msg);
+                        }
+                        return Some(RxWork { idx: i, op, offset: c.offset, room: len, last: c.last });
+                    }
+                    None if used == 0 => {
+                        // Fresh buffer too small: truncation.
+                        q.rx_links.pop_front(&mut q.rx_msg);
+                        return Some(RxWork { idx: i, op, offset: 0, room: m.len, last: true });
+                    }
+                    None => {
+                        // Release the used buffer, try the next.
+                        q.rx_links.pop_front(&mut q.rx_msg);
+                        q.rx_links.push_back(&mut q.rx_free, i);
+                        q.rx_res -= 1;
+                        q.cfg.rx_cq.map(|cq| (cq, op))
+                    }
+                }
+            };
+            if let Some((cq, op)) = released {
+                let c = Completion {
+                    op_context: op.context,
+                    flags: op.kind.cq_flags() | rules::F_MULTI_RECV,
+                    len: 0,
+                    buf: op.buf.addr(op.multi.map_or(0, |m| m.used)),
+                    data: 0,
+                    tag: 0,
+                };
+                // The release always writes an entry (the consumer must
+                // learn the buffer is back).
+                Report::Done(cq, c).deliver();
+            }
+        }
+    }
+
+    /// Takes the oldest posted tagged receive matching `tag`, unless an
+    /// older (unexpected) message, as told by `older(want, ignore)`,
+    /// matches that receive too: then it is that message's, and the
+    /// caller delivers it first (`Err(())`). `Ok(None)` if no receive
+    /// matches.
+    pub(crate) fn rx_take_tagged(&self, tag: u64, older: impl Fn(u64, u64) -> bool) -> core::result::Result<Option<RxWork>, ()> {
+        let mut g = self.q.lock();
+        let q = &mut *g;
+        let rx = &q.rx;
+        let mut conflict = false;
+        let found = q.rx_links.remove_first(&mut q.rx_tag, |i| {
+            if !rules::tag_match(rx[i].tag, rx[i].ignore, tag) {
+                return false;
+            }
+            conflict = older(rx[i].tag, rx[i].ignore);
+            !conflict
+        });
+        if conflict {
+            return Err(());
+        }
+        Ok(found.map(|i| {
+            let op = q.rx[i];
+            RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true }
+        }))
+    }
+
+    /// A receive got its message: `len` bytes at `w.offset`, with the
+    /// sender's CQ data and tag.
+    pub(crate) fn rx_done(&self, w: &RxWork, len: u64, data: Option<u64>, tag: u64) {
+        let rep = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            if w.last {
+                q.rx_links.push_back(&mut q.rx_free, w.idx);
+                q.rx_res -= 1;
+            }
+            let Some(cq) = q.cfg.rx_cq else {
+                return;
+            };
+            let mut flags = w.op.kind.cq_flags();
+            if data.is_some() {
+                flags |= rules::F_REMOTE_CQ_DATA;
+            }
+            let multi = w.op.multi.is_some();
+            if multi && w.last {
+                flags |= rules::F_MULTI_RECV;
+            }
+            // Every message of a multi-receive buffer writes an entry (it
+            // holds one reservation, for the last one): the others need
+            // room of their own.
+            let c = Completion {
+                op_context: w.op.context,
+                flags,
+                len: len as usize,
+                buf: w.op.buf.addr(w.offset),
+                data: data.unwrap_or(0),
+                tag: if w.op.kind.is_tagged() { tag } else { 0 },
+            };
+            if multi && !w.last {
+                drop(g);
+                // SAFETY: bound CQ, valid while bound.
+                let _ = unsafe { &*cq }.try_complete_unreserved(&c);
+                return;
+            }
+            if w.op.entry || data.is_some() || multi {
+                Report::Done(cq, c)
+            } else {
+                Report::Unreserve(cq)
+            }
+        };
+        rep.deliver();
+    }
+
+    /// A receive failed (`err`, positive): truncation (`olen` bytes did
+    /// not fit) or the connection failing under it.
+    pub(crate) fn rx_failed(&self, w: &RxWork, err: u32, len: u64, olen: u64) {
+        let rep = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            q.rx_links.push_back(&mut q.rx_free, w.idx);
+            q.rx_res -= 1;
+            let Some(cq) = q.cfg.rx_cq else {
+                return;
+            };
+            let mut e = errc(w.op.kind, w.op.flags, w.op.context, err);
+            e.len = len as usize;
+            e.olen = olen as usize;
+            e.buf = w.op.buf.addr(w.offset);
+            Report::Failed(cq, e)
+        };
+        rep.deliver();
+    }
+
+    /// A transmit the work item held failed.
+    pub(crate) fn tx_failed(&self, idx: usize, err: u32) {
+        let rep = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            let op = q.tx[idx];
+            q.tx_links.push_back(&mut q.tx_free, idx);
+            q.tx_res -= 1;
+            match q.cfg.tx_cq {
+                Some(cq) => Report::Failed(cq, errc(op.kind, op.flags, op.context, err)),
+                None => Report::None,
+            }
+        };
+        rep.deliver();
+    }
+
+    /// The connection is gone: every queued operation fails with `err`
+    /// (positive), in posting order per queue, and later posts fail with
+    /// -ENOTCONN.
+    pub(crate) fn fail_all(&self, err: u32) {
+        let mut g = self.q.lock();
+        g.down = true;
+        g.acks_owed = 0;
+        loop {
+            let q = &mut *g;
+            let next = if let Some(i) = q.tx_links.pop_front(&mut q.tx_await) {
+                Some((true, i))
+            } else if let Some(i) = q.tx_links.pop_front(&mut q.tx_pending) {
+                Some((true, i))
+            } else if let Some(i) = q.rx_links.pop_front(&mut q.rx_msg) {
+                Some((false, i))
+            } else {
+                q.rx_links.pop_front(&mut q.rx_tag).map(|i| (false, i))
+            };
+            let Some((tx, i)) = next else {
+                return;
+            };
+            let rep = if tx {
+                let op = q.tx[i];
+                q.tx_links.push_back(&mut q.tx_free, i);
+                q.tx_res -= 1;
+                q.cfg.tx_cq.map(|cq| Report::Failed(cq, errc(op.kind, op.flags, op.context, err)))
+            } else {
+                let op = q.rx[i];
+                q.rx_links.push_back(&mut q.rx_free, i);
+                q.rx_res -= 1;
+                q.cfg.rx_cq.map(|cq| Report::Failed(cq, errc(op.kind, op.flags, op.context, err)))
+            };
+            drop(g);
+            if let Some(r) = rep {
+                r.deliver();
+            }
+            g = self.q.lock();
+        }
+    }
+
+    /// Endpoint close, after the connection stopped: returns the CQ
+    /// reservations of the operations not reported (queued, or held by the
+    /// stopped work item: they complete nowhere, the endpoint is gone) and
+    /// hands back the connection reference.
+    pub(crate) fn close(&self) -> Option<Arc<Conn>> {
+        let (tx, rx, conn, cfg) = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            let (tx, rx) = (q.tx_res, q.rx_res);
+            q.tx_res = 0;
+            q.rx_res = 0;
+            q.tx_pending = List::new();
+            q.tx_await = List::new();
+            q.rx_msg = List::new();
+            q.rx_tag = List::new();
+            q.enabled = false;
+            (tx, rx, q.conn.take(), q.cfg)
+        };
+        // SAFETY (both): bound CQs, still bound (the caller unbinds after).
+        if let (Some(cq), true) = (cfg.tx_cq, tx > 0) {
+            unsafe { &*cq }.unreserve(tx);
+        }
+        if let (Some(cq), true) = (cfg.rx_cq, rx > 0) {
+            unsafe { &*cq }.unreserve(rx);
+        }
+        conn
+    }
+}
