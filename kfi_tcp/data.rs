@@ -24,14 +24,22 @@
 //! the connection: the operation concerned fails with its own error, the
 //! endpoint's EQ gets an error entry, every other queued operation fails
 //! with -KFI_ECANCELED. End of stream between frames is `KFI_SHUTDOWN`.
-//! RMA frames are refused the same way until RMA is implemented.
+//!
+//! RMA: a write's payload is received straight into the registered
+//! memory its regions resolve to (`Domain::rma_segs`: key, access and
+//! bounds of every region checked first; a bad one ends the connection
+//! before a byte is written); a read request queues a response, sent
+//! from the registered memory between frames; a read response fills the
+//! oldest outstanding read (responses carry no id: order is the match).
 
 use super::{Conn, Io, Owner, Phase, Step};
 use crate::ffi::{self, sys};
 use crate::logic::xfer::{self as rules, Kind};
 use crate::sock::{self, SkState};
 use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
-use crate::xfer::{EpData, RxWork, TxOp, TxWork};
+use crate::domain::RMA_SEGS;
+use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
+use crate::xfer::{EpData, RxWork, Seg, TxOp, TxWork};
 use core::ffi::c_int;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -42,10 +50,34 @@ const UNEXP_LIMIT: usize = 4 << 20;
 const HDR_MAX: usize = wire::hdr::MAX_HDR_SIZE;
 const BASE: usize = wire::hdr::BASE_HDR_SIZE;
 
+/// Memory a remote access resolved to.
+#[derive(Clone, Copy)]
+struct RmaSegs {
+    segs: [Seg; RMA_SEGS],
+    n: usize,
+}
+
+// SAFETY: descriptions of registered memory, valid while registered (the
+// consumer keeps regions registered while peers may access them).
+unsafe impl Send for RmaSegs {}
+
+impl RmaSegs {
+    fn segs(&self) -> &[Seg] {
+        &self.segs[..self.n]
+    }
+}
+
+/// What a frame being sent is.
+enum TxWhat {
+    Ack,
+    Op(usize, TxOp),
+    /// A read response from registered memory.
+    Rsp(RmaSegs),
+}
+
 /// The frame being sent.
 struct TxCur {
-    /// The operation (`None`: an ACK).
-    op: Option<(usize, TxOp)>,
+    what: TxWhat,
     hdr: [u8; HDR_MAX],
     hdr_len: usize,
     total: usize,
@@ -62,6 +94,10 @@ struct Unexp {
 enum Dest {
     Op(RxWork),
     Unexp(KVVec<u8>),
+    /// A remote write into registered memory.
+    Rma(RmaSegs),
+    /// The response to our read (slot, op).
+    Read(usize, TxOp),
 }
 
 /// Receive state.
@@ -82,13 +118,15 @@ pub(super) struct DataIo {
     rx_got: usize,
     unexp: KVec<Unexp>,
     unexp_bytes: usize,
+    /// Read responses to send, in request order.
+    rsp: KVec<RmaSegs>,
     /// Held operations were failed and the queues flushed (once).
     cleaned: bool,
 }
 
 impl DataIo {
     pub(super) fn new() -> DataIo {
-        DataIo { tx: None, rx: Rx::Hdr, rx_hdr: [0; HDR_MAX], rx_got: 0, unexp: KVec::new(), unexp_bytes: 0, cleaned: false }
+        DataIo { tx: None, rx: Rx::Hdr, rx_hdr: [0; HDR_MAX], rx_got: 0, unexp: KVec::new(), unexp_bytes: 0, rsp: KVec::new(), cleaned: false }
     }
 }
 
@@ -107,10 +145,27 @@ fn errno_of(e: Error) -> u32 {
     (-e.to_errno()) as u32
 }
 
+/// Resolves the regions of a remote access, or the reason to end the
+/// connection.
+fn resolve(ep: &EpData, h: &MsgHeader, need: u64) -> core::result::Result<RmaSegs, Broken> {
+    let mut r = RmaSegs { segs: [sock::kseg(&[]); RMA_SEGS], n: 0 };
+    // SAFETY: the domain outlives its endpoints, hence their connections.
+    let dom = unsafe { &*ep.domain() };
+    match dom.rma_segs(h.rma_iovs(), need, &mut r.segs) {
+        Ok(n) => {
+            r.n = n;
+            Ok(r)
+        }
+        Err(e) => Err(Broken { err: (-e.errno()) as u32 }),
+    }
+}
+
 /// The header of an outgoing operation.
 fn header(op: &TxOp) -> core::result::Result<MsgHeader, wire::WireError> {
     let mut h = match op.kind {
         Kind::TSend => MsgHeader::tagged(op.tag, op.buf.len, TagForm::Op)?,
+        Kind::Write => MsgHeader::write(op.rma(), op.buf.len)?,
+        Kind::Read => return MsgHeader::read_req(op.rma()),
         _ => MsgHeader::send(op.buf.len)?,
     };
     if op.flags & rules::F_REMOTE_CQ_DATA != 0 {
@@ -147,50 +202,60 @@ impl Conn {
     /// Sends a piece of the current frame; true if something moved.
     fn tx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder) -> core::result::Result<bool, Broken> {
         if d.tx.is_none() {
-            let Some(w) = ep.tx_next() else {
-                return Ok(false);
-            };
-            let mut cur = TxCur { op: None, hdr: [0; HDR_MAX], hdr_len: 0, total: 0, sent: 0 };
-            let h = match w {
-                TxWork::Ack => MsgHeader::ack(),
-                TxWork::Op(i, op) => match header(&op) {
-                    Ok(h) => {
-                        cur.op = Some((i, op));
-                        h
-                    }
-                    Err(_) => {
-                        // Cannot happen for a validated post.
-                        ep.tx_failed(i, bindings::EINVAL);
-                        return Ok(true);
-                    }
-                },
+            // Read responses first (they answer requests already on the
+            // wire), then ACKs and posted operations.
+            let (what, h) = if !d.rsp.is_empty() {
+                let Some(r) = ffi::kvec_remove(&mut d.rsp, 0) else {
+                    return Ok(false);
+                };
+                let len: u64 = r.segs().iter().map(|s| s.len as u64).sum();
+                let h = MsgHeader::read_rsp(len).map_err(|_| proto())?;
+                (TxWhat::Rsp(r), h)
+            } else {
+                match ep.tx_next() {
+                    None => return Ok(false),
+                    Some(TxWork::Ack) => (TxWhat::Ack, MsgHeader::ack()),
+                    Some(TxWork::Op(i, op)) => match header(&op) {
+                        Ok(h) => (TxWhat::Op(i, op), h),
+                        Err(_) => {
+                            // Cannot happen for a validated post.
+                            ep.tx_failed(i, bindings::EINVAL);
+                            return Ok(true);
+                        }
+                    },
+                }
             };
             let (bytes, n) = h.to_bytes(order);
-            cur.hdr = bytes;
-            cur.hdr_len = n;
-            cur.total = h.size() as usize;
-            d.tx = Some(cur);
+            d.tx = Some(TxCur { what, hdr: bytes, hdr_len: n, total: h.size() as usize, sent: 0 });
         }
         let Some(cur) = d.tx.as_ref() else {
             return Ok(false);
         };
-        let mut segs = [sock::kseg(&[]); 1 + rules::IOV_LIMIT];
+        let mut segs = [sock::kseg(&[]); 1 + RMA_SEGS];
         segs[0] = sock::kseg(&cur.hdr[..cur.hdr_len]);
         let mut n = 1;
         let mut more = false;
-        if let Some((_, op)) = &cur.op {
-            if op.inject {
-                segs[1] = sock::kseg(&op.inline[..op.buf.len as usize]);
-                n = 2;
-            } else {
-                for s in op.buf.segs() {
-                    segs[n] = *s;
-                    n += 1;
+        let payload: &[Seg] = match &cur.what {
+            TxWhat::Ack => &[],
+            TxWhat::Rsp(r) => r.segs(),
+            TxWhat::Op(_, op) => {
+                more = op.flags & rules::F_MORE != 0;
+                if op.kind == Kind::Read {
+                    &[]
+                } else if op.inject {
+                    segs[1] = sock::kseg(&op.inline[..op.buf.len as usize]);
+                    n = 2;
+                    &[]
+                } else {
+                    op.buf.segs()
                 }
             }
-            more = op.flags & rules::F_MORE != 0;
+        };
+        for s in payload {
+            segs[n] = *s;
+            n += 1;
         }
-        let more = more || ep.tx_more();
+        let more = more || !d.rsp.is_empty() || ep.tx_more();
         match self.sock.send(&segs[..n], cur.sent, cur.total - cur.sent, more) {
             Ok(k) => {
                 let done = {
@@ -199,7 +264,7 @@ impl Conn {
                     c.sent == c.total
                 };
                 if done {
-                    if let Some(TxCur { op: Some((i, _)), .. }) = d.tx.take() {
+                    if let Some(TxCur { what: TxWhat::Op(i, _), .. }) = d.tx.take() {
                         ep.tx_sent(i);
                     }
                 }
@@ -234,8 +299,25 @@ impl Conn {
                                 return Ok(true);
                             }
                             FrameKind::Send | FrameKind::TaggedSend => d.rx = Rx::Await(h),
-                            // RMA comes with its own increment.
-                            _ => return Err(Broken { err: bindings::EOPNOTSUPP }),
+                            FrameKind::Write => {
+                                let r = resolve(ep, &h, REMOTE_WRITE)?;
+                                d.rx = Rx::Body { hdr: h, dest: Dest::Rma(r), got: 0 };
+                            }
+                            FrameKind::ReadReq => {
+                                let r = resolve(ep, &h, REMOTE_READ)?;
+                                d.rsp.push(r, GFP_KERNEL).map_err(|_| Broken { err: bindings::ENOMEM })?;
+                                return Ok(true);
+                            }
+                            FrameKind::ReadRsp => {
+                                let Some((i, op)) = ep.read_take() else {
+                                    return Err(proto());
+                                };
+                                if h.payload_len() != op.len {
+                                    ep.tx_failed(i, bindings::EPROTO);
+                                    return Err(proto());
+                                }
+                                d.rx = Rx::Body { hdr: h, dest: Dest::Read(i, op), got: 0 };
+                            }
                         }
                         continue;
                     }
@@ -308,6 +390,8 @@ impl Conn {
                     }
                     let r = match &dest {
                         Dest::Op(w) => self.sock.recv(w.op.buf.segs(), (w.offset + got) as usize, (len - got) as usize),
+                        Dest::Rma(m) => self.sock.recv(m.segs(), got as usize, (len - got) as usize),
+                        Dest::Read(_, op) => self.sock.recv(op.buf.segs(), got as usize, (len - got) as usize),
                         Dest::Unexp(b) => {
                             let seg = [sock::kseg(&b[..])];
                             self.sock.recv(&seg, got as usize, (len - got) as usize)
@@ -345,6 +429,17 @@ impl Conn {
                 }
                 ep.rx_done(&w, hdr.payload_len(), hdr.cq_data(), hdr.tag().unwrap_or(0));
             }
+            Dest::Rma(_) => {
+                if let Some(data) = hdr.cq_data() {
+                    if !ep.remote_write_data(hdr.payload_len(), data) {
+                        pr_warn!("kfi_tcp: remote write data lost (no receive CQ or CQ full)\n");
+                    }
+                }
+                if hdr.needs_ack() {
+                    ep.owe_ack();
+                }
+            }
+            Dest::Read(i, _) => ep.read_done(i),
             Dest::Unexp(buf) => {
                 if d.unexp.push(Unexp { hdr, buf }, GFP_KERNEL).is_err() {
                     // Out of memory for the list entry: the message is
@@ -411,12 +506,15 @@ impl Conn {
             return;
         }
         d.cleaned = true;
-        if let Some(TxCur { op: Some((i, _)), .. }) = d.tx.take() {
+        if let Some(TxCur { what: TxWhat::Op(i, _), .. }) = d.tx.take() {
             ep.tx_failed(i, err);
         }
-        if let Rx::Body { dest: Dest::Op(w), got, .. } = core::mem::replace(&mut d.rx, Rx::Hdr) {
-            ep.rx_failed(&w, err, got, 0);
+        match core::mem::replace(&mut d.rx, Rx::Hdr) {
+            Rx::Body { dest: Dest::Op(w), got, .. } => ep.rx_failed(&w, err, got, 0),
+            Rx::Body { dest: Dest::Read(i, _), .. } => ep.tx_failed(i, err),
+            _ => {}
         }
+        d.rsp = KVec::new();
         d.unexp = KVec::new();
         d.unexp_bytes = 0;
         ep.fail_all(bindings::ECANCELED);

@@ -39,7 +39,6 @@ impl MrTable {
     }
 
     /// The region registered under `key` (for the RMA target path).
-    #[allow(dead_code)]
     pub(crate) fn get(&self, key: u64) -> Option<&MrPtr> {
         self.find(key).ok().map(|i| &self.by_key[i].1)
     }
@@ -83,7 +82,62 @@ pub(crate) struct Domain {
     pub(crate) mrs: Mutex<MrTable>,
 }
 
+/// Segments a remote access resolves to: up to 4 regions of up to 4
+/// segments each.
+pub(crate) const RMA_SEGS: usize = 16;
+
 impl Domain {
+    /// Resolves the remote regions of an RMA (key, bounds and `need`ed
+    /// access checked for each, before any byte moves) into the segments
+    /// of the registered memory, in order. Returns how many of `out` are
+    /// used.
+    pub(crate) fn rma_segs(
+        &self,
+        iovs: &[crate::wire::RmaIov],
+        need: u64,
+        out: &mut [sys::kfi_tcp_seg; RMA_SEGS],
+    ) -> core::result::Result<usize, crate::logic::mr::MrError> {
+        use crate::logic::mr::{check, pieces, MrError};
+        let t = self.mrs.lock();
+        let mut n = 0;
+        for iov in iovs {
+            let mr = t.get(iov.key).ok_or(MrError::NoKey)?.mr();
+            let off = check(&mr.region, iov.addr, iov.len, need)?;
+            let mut lens = [0usize; 4];
+            for (l, s) in lens.iter_mut().zip(mr.segs.iter()) {
+                *l = s.len;
+            }
+            let nsegs = mr.segs.len().min(4);
+            let mut full = false;
+            let ok = pieces(&lens[..nsegs], off, iov.len, |p| {
+                if n == RMA_SEGS {
+                    full = true;
+                    return;
+                }
+                let s = &mr.segs[p.seg];
+                let mut d = *s;
+                if s.base.is_null() {
+                    match u32::try_from(p.off).ok().and_then(|o| d.offset.checked_add(o)) {
+                        Some(o) => d.offset = o,
+                        None => {
+                            full = true;
+                            return;
+                        }
+                    }
+                } else {
+                    d.base = s.base.wrapping_byte_add(p.off);
+                }
+                d.len = p.len;
+                out[n] = d;
+                n += 1;
+            });
+            if !ok || full {
+                return Err(MrError::OutOfBounds);
+            }
+        }
+        Ok(n)
+    }
+
     /// Recovers a domain from its fid.
     ///
     /// # Safety

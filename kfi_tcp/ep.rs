@@ -302,6 +302,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_control(fid: *mut sys::kfid, command:
         tx_size: e.attrs.tx_size,
         rx_size: e.attrs.rx_size,
         max_msg: MAX_MSG_SIZE,
+        domain: e.domain,
     };
     if let Err(err) = e.data.enable(cfg) {
         return err.to_errno();

@@ -768,6 +768,163 @@ static ssize_t kfi_tcp_tinjectdata(struct kfid_ep *ep, const void *buf,
 	return kfi_tcp_xfer_buf(ep, &x, buf, len);
 }
 
+static ssize_t kfi_tcp_rma_msg(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
+			       const struct kfi_msg_rma *msg, uint64_t flags)
+{
+	if (!msg || (msg->rma_iov_count && !msg->rma_iov))
+		return -EINVAL;
+	if (msg->rma_iov_count > KFI_TCP_IOV_LIMIT)
+		return -EINVAL;
+	memcpy(x->rma, msg->rma_iov, msg->rma_iov_count * sizeof(x->rma[0]));
+	x->rma_count = msg->rma_iov_count;
+	x->context = msg->context;
+	x->data = msg->data;
+	x->flags = flags;
+	x->msg_call = true;
+	return kfi_tcp_xfer_iov(ep, x, msg->type, msg->msg_iov,
+				msg->iov_count);
+}
+
+/* One remote region covering the whole local buffer. */
+#define KFI_TCP_RMA(k, a, key_, ...)					\
+	KFI_TCP_X(k, .rma = { { .addr = (a), .key = (key_) } },		\
+		  .rma_count = 1, .rma_whole = true, __VA_ARGS__)
+
+static ssize_t kfi_tcp_read(struct kfid_ep *ep, void *buf, size_t len,
+			    void *desc, kfi_addr_t src_addr, uint64_t addr,
+			    uint64_t key, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_READ, addr, key,
+					    .context = context);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_readv(struct kfid_ep *ep, const struct kvec *iov,
+			     void **desc, size_t count, kfi_addr_t src_addr,
+			     uint64_t addr, uint64_t key, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_READ, addr, key,
+					    .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_KVEC, iov, count);
+}
+
+static ssize_t kfi_tcp_readbv(struct kfid_ep *ep, const struct bio_vec *biov,
+			      void **desc, size_t count, kfi_addr_t src_addr,
+			      uint64_t addr, uint64_t key, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_READ, addr, key,
+					    .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_BVEC, biov, count);
+}
+
+static ssize_t kfi_tcp_readsgl(struct kfid_ep *ep,
+			       const struct scatterlist *sgl, void **desc,
+			       size_t count, kfi_addr_t src_addr,
+			       uint64_t addr, uint64_t key, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_READ, addr, key,
+					    .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_SGL, sgl, count);
+}
+
+static ssize_t kfi_tcp_readmsg(struct kfid_ep *ep,
+			       const struct kfi_msg_rma *msg, uint64_t flags)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_READ);
+
+	return kfi_tcp_rma_msg(ep, &x, msg, flags);
+}
+
+static ssize_t kfi_tcp_write(struct kfid_ep *ep, const void *buf, size_t len,
+			     void *desc, kfi_addr_t dest_addr, uint64_t addr,
+			     uint64_t key, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_WRITE, addr, key,
+					    .context = context);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_writev(struct kfid_ep *ep, const struct kvec *iov,
+			      void **desc, size_t count, kfi_addr_t dest_addr,
+			      uint64_t addr, uint64_t key, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_WRITE, addr, key,
+					    .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_KVEC, iov, count);
+}
+
+static ssize_t kfi_tcp_writebv(struct kfid_ep *ep, const struct bio_vec *biov,
+			       void **desc, size_t count, kfi_addr_t dest_addr,
+			       uint64_t addr, uint64_t key, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_WRITE, addr, key,
+					    .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_BVEC, biov, count);
+}
+
+static ssize_t kfi_tcp_writesgl(struct kfid_ep *ep,
+				const struct scatterlist *sgl, void **desc,
+				size_t count, kfi_addr_t dest_addr,
+				uint64_t addr, uint64_t key, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_WRITE, addr, key,
+					    .context = context);
+
+	return kfi_tcp_xfer_iov(ep, &x, KFI_SGL, sgl, count);
+}
+
+static ssize_t kfi_tcp_writemsg(struct kfid_ep *ep,
+				const struct kfi_msg_rma *msg, uint64_t flags)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_WRITE);
+
+	return kfi_tcp_rma_msg(ep, &x, msg, flags);
+}
+
+static ssize_t kfi_tcp_inject_write(struct kfid_ep *ep, const void *buf,
+				    size_t len, kfi_addr_t dest_addr,
+				    uint64_t addr, uint64_t key)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_WRITE, addr, key,
+					    .flags = KFI_INJECT,
+					    .no_entry = true);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_writedata(struct kfid_ep *ep, const void *buf,
+				 size_t len, void *desc, uint64_t data,
+				 kfi_addr_t dest_addr, uint64_t addr,
+				 uint64_t key, void *context)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_WRITE, addr, key,
+					    .context = context, .data = data,
+					    .flags = KFI_REMOTE_CQ_DATA);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
+static ssize_t kfi_tcp_inject_writedata(struct kfid_ep *ep, const void *buf,
+					size_t len, uint64_t data,
+					kfi_addr_t dest_addr, uint64_t addr,
+					uint64_t key)
+{
+	struct kfi_tcp_xfer x = KFI_TCP_RMA(KFI_TCP_X_WRITE, addr, key,
+					    .data = data,
+					    .flags = KFI_INJECT |
+						     KFI_REMOTE_CQ_DATA,
+					    .no_entry = true);
+
+	return kfi_tcp_xfer_buf(ep, &x, buf, len);
+}
+
 static struct kfi_ops_msg kfi_tcp_ep_msg_ops = {
 	.size = sizeof(struct kfi_ops_msg),
 	.recv = kfi_tcp_recv,
@@ -787,19 +944,19 @@ static struct kfi_ops_msg kfi_tcp_ep_msg_ops = {
 
 static struct kfi_ops_rma kfi_tcp_ep_rma_ops = {
 	.size = sizeof(struct kfi_ops_rma),
-	.read = kfi_no_rma_read,
-	.readv = kfi_no_rma_readv,
-	.readbv = kfi_no_rma_readbv,
-	.readmsg = kfi_no_rma_readmsg,
-	.write = kfi_no_rma_write,
-	.writev = kfi_no_rma_writev,
-	.writebv = kfi_no_rma_writebv,
-	.writemsg = kfi_no_rma_writemsg,
-	.inject = kfi_no_rma_inject,
-	.writedata = kfi_no_rma_writedata,
-	.injectdata = kfi_no_rma_injectdata,
-	.readsgl = kfi_no_rma_readsgl,
-	.writesgl = kfi_no_rma_writesgl,
+	.read = kfi_tcp_read,
+	.readv = kfi_tcp_readv,
+	.readbv = kfi_tcp_readbv,
+	.readmsg = kfi_tcp_readmsg,
+	.write = kfi_tcp_write,
+	.writev = kfi_tcp_writev,
+	.writebv = kfi_tcp_writebv,
+	.writemsg = kfi_tcp_writemsg,
+	.inject = kfi_tcp_inject_write,
+	.writedata = kfi_tcp_writedata,
+	.injectdata = kfi_tcp_inject_writedata,
+	.readsgl = kfi_tcp_readsgl,
+	.writesgl = kfi_tcp_writesgl,
 };
 
 static struct kfi_ops_tagged kfi_tcp_ep_tagged_ops = {

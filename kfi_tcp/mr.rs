@@ -33,10 +33,16 @@ pub(crate) struct Mr {
 /// # Invariants
 /// Points to a live `Mr` for as long as it is in the table: a region is
 /// removed from the table before it is freed.
-// The pointer is read by the RMA target path (next increment); until then
-// the table only answers whether a key is taken.
-#[allow(dead_code)]
 pub(crate) struct MrPtr(NonNull<Mr>);
+
+impl MrPtr {
+    /// The region (for the RMA target path, under the table's mutex).
+    pub(crate) fn mr(&self) -> &Mr {
+        // SAFETY: live while in the table (type invariant); the caller
+        // reached `self` through the table.
+        unsafe { self.0.as_ref() }
+    }
+}
 
 // SAFETY: the region is only reached under its domain's table mutex and is
 // freed only after removal from the table.

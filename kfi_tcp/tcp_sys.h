@@ -15,6 +15,7 @@
 #include <kfi_endpoint.h>
 #include <kfi_cm.h>
 #include <kfi_tagged.h>
+#include <kfi_rma.h>
 
 /* Longest interface name, with its NUL (IFNAMSIZ). */
 #define KFI_TCP_IFNAMSIZ 16
@@ -132,6 +133,8 @@ size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
 #define KFI_TCP_X_RECV	1
 #define KFI_TCP_X_TSEND	2
 #define KFI_TCP_X_TRECV	3
+#define KFI_TCP_X_READ	4
+#define KFI_TCP_X_WRITE	5
 
 /**
  * struct kfi_tcp_xfer - One data-transfer call, whatever its variant: what
@@ -149,6 +152,10 @@ size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
  * @msg_call: The call was a *msg variant: @flags replace the endpoint's
  *	default operation flags instead of adding to them.
  * @no_entry: An inject call: no completion entry, ever.
+ * @rma: Remote regions of an RMA read or write.
+ * @rma_count: Number of @rma (at most KFI_TCP_IOV_LIMIT).
+ * @rma_whole: A single-region call (kfi_read(), kfi_write()...): @rma[0]
+ *	covers the whole local buffer; its len is set by the provider.
  */
 struct kfi_tcp_xfer {
 	int kind;
@@ -161,6 +168,9 @@ struct kfi_tcp_xfer {
 	uint64_t flags;
 	bool msg_call;
 	bool no_entry;
+	struct kfi_rma_iov rma[KFI_TCP_IOV_LIMIT];
+	unsigned int rma_count;
+	bool rma_whole;
 };
 
 /* Implemented in Rust. */

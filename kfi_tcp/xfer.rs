@@ -33,7 +33,9 @@
 
 use crate::conn::Conn;
 use crate::cq::Cq;
+use crate::domain::Domain;
 use crate::ffi::{self, sys};
+use crate::wire::RmaIov;
 use crate::logic::cq::{Completion, ErrCompletion};
 use crate::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
 use crate::sync::{new_spinlock_bh, SpinLockBh};
@@ -97,6 +99,18 @@ pub(crate) struct TxOp {
     pub(crate) entry: bool,
     /// Ask the peer for an ACK and complete on it.
     pub(crate) ack: bool,
+    /// Remote regions of an RMA.
+    pub(crate) rma: [RmaIov; rules::IOV_LIMIT],
+    pub(crate) n_rma: usize,
+    /// Bytes the operation moves (its entry's `len`).
+    pub(crate) len: u64,
+}
+
+impl TxOp {
+    /// The remote regions.
+    pub(crate) fn rma(&self) -> &[RmaIov] {
+        &self.rma[..self.n_rma]
+    }
 }
 
 /// A receive operation.
@@ -124,6 +138,9 @@ const TX_INIT: TxOp = TxOp {
     tag: 0,
     entry: false,
     ack: false,
+    rma: [RmaIov { addr: 0, len: 0, key: 0 }; rules::IOV_LIMIT],
+    n_rma: 0,
+    len: 0,
 };
 
 const RX_INIT: RxOp = RxOp {
@@ -150,6 +167,8 @@ pub(crate) struct Config {
     pub(crate) tx_size: usize,
     pub(crate) rx_size: usize,
     pub(crate) max_msg: u64,
+    /// The endpoint's domain (its MR table serves remote accesses).
+    pub(crate) domain: *const Domain,
 }
 
 /// What `q` protects.
@@ -169,6 +188,8 @@ struct Queues {
     tx_free: List,
     tx_pending: List,
     tx_await: List,
+    /// Read requests sent, waiting for their responses (in order).
+    tx_read: List,
     rx: KVVec<RxOp>,
     rx_links: Links<KVVec<u32>>,
     rx_free: List,
@@ -268,6 +289,7 @@ impl EpData {
                     tx_size: 0,
                     rx_size: 0,
                     max_msg: 0,
+                    domain: core::ptr::null(),
                 },
                 min_multi: 0,
                 tx: KVVec::new(),
@@ -275,6 +297,7 @@ impl EpData {
                 tx_free: List::new(),
                 tx_pending: List::new(),
                 tx_await: List::new(),
+                tx_read: List::new(),
                 rx: KVVec::new(),
                 rx_links: Links::new(KVVec::new()),
                 rx_free: List::new(),
@@ -353,6 +376,8 @@ impl EpData {
             sys::KFI_TCP_X_RECV => Kind::Recv,
             sys::KFI_TCP_X_TSEND => Kind::TSend,
             sys::KFI_TCP_X_TRECV => Kind::TRecv,
+            sys::KFI_TCP_X_READ => Kind::Read,
+            sys::KFI_TCP_X_WRITE => Kind::Write,
             _ => return neg(bindings::EINVAL),
         };
         if x.flags & rules::F_TRIGGER != 0 {
@@ -371,6 +396,25 @@ impl EpData {
         }
         buf.nseg = nseg;
         buf.len = len;
+        let mut rma = [RmaIov::default(); rules::IOV_LIMIT];
+        let mut n_rma = 0;
+        let mut moved = len;
+        if kind.is_rma() {
+            n_rma = x.rma_count as usize;
+            if n_rma == 0 || n_rma > rules::IOV_LIMIT {
+                return neg(bindings::EINVAL);
+            }
+            let mut lens = [0u64; rules::IOV_LIMIT];
+            for (i, r) in x.rma[..n_rma].iter().enumerate() {
+                let l = if x.rma_whole && i == 0 { len } else { r.len as u64 };
+                rma[i] = RmaIov { addr: r.addr, len: l, key: r.key };
+                lens[i] = l;
+            }
+            moved = match rules::check_rma(kind, len, &lens[..n_rma]) {
+                Ok(m) => m,
+                Err(e) => return e.errno() as isize,
+            };
+        }
 
         let mut g = self.q.lock();
         if !g.enabled {
@@ -425,6 +469,9 @@ impl EpData {
             op.entry = entry;
             op.ack = rules::wants_ack(flags);
             op.inject = flags & rules::F_INJECT != 0;
+            op.rma = rma;
+            op.n_rma = n_rma;
+            op.len = moved;
             if op.inject {
                 // Copy now: the caller may reuse its buffer on return.
                 let l = len as usize;
@@ -522,7 +569,10 @@ impl EpData {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
-            if q.tx[idx].ack {
+            if q.tx[idx].kind == Kind::Read {
+                q.tx_links.push_back(&mut q.tx_read, idx);
+                Report::None
+            } else if q.tx[idx].ack {
                 q.tx_links.push_back(&mut q.tx_await, idx);
                 Report::None
             } else {
@@ -547,6 +597,50 @@ impl EpData {
         true
     }
 
+    /// The oldest read request waits for the response that just arrived:
+    /// its slot and a copy (`None`: no read is outstanding).
+    pub(crate) fn read_take(&self) -> Option<(usize, TxOp)> {
+        let mut g = self.q.lock();
+        let q = &mut *g;
+        let i = q.tx_links.pop_front(&mut q.tx_read)?;
+        Some((i, q.tx[i]))
+    }
+
+    /// A read's response is in its buffer.
+    pub(crate) fn read_done(&self, idx: usize) {
+        let rep = {
+            let mut g = self.q.lock();
+            Self::tx_finish(&mut g, idx)
+        };
+        rep.deliver();
+    }
+
+    /// The domain (for the RMA target path).
+    pub(crate) fn domain(&self) -> *const Domain {
+        self.q.lock().cfg.domain
+    }
+
+    /// A remote write with CQ data landed: an entry on the receive CQ
+    /// (`KFI_RMA | KFI_REMOTE_WRITE | KFI_REMOTE_CQ_DATA`). False if there
+    /// is no receive CQ or it is full (the entry is lost: counted in the
+    /// caller's warning).
+    pub(crate) fn remote_write_data(&self, len: u64, data: u64) -> bool {
+        let cq = self.q.lock().cfg.rx_cq;
+        let Some(cq) = cq else {
+            return false;
+        };
+        let c = Completion {
+            op_context: 0,
+            flags: rules::F_RMA | rules::F_REMOTE_WRITE | rules::F_REMOTE_CQ_DATA,
+            len: len as usize,
+            buf: 0,
+            data,
+            tag: 0,
+        };
+        // SAFETY: bound CQ, valid while bound.
+        unsafe { &*cq }.try_complete_unreserved(&c).is_ok()
+    }
+
     fn tx_finish(q: &mut Queues, i: usize) -> Report {
         let op = q.tx[i];
         q.tx_links.push_back(&mut q.tx_free, i);
@@ -562,7 +656,7 @@ impl EpData {
             Completion {
                 op_context: op.context,
                 flags: op.kind.cq_flags(),
-                len: op.buf.len as usize,
+                len: op.len as usize,
                 buf: 0,
                 data: 0,
                 tag: 0,
@@ -749,6 +843,8 @@ impl EpData {
             let q = &mut *g;
             let next = if let Some(i) = q.tx_links.pop_front(&mut q.tx_await) {
                 Some((true, i))
+            } else if let Some(i) = q.tx_links.pop_front(&mut q.tx_read) {
+                Some((true, i))
             } else if let Some(i) = q.tx_links.pop_front(&mut q.tx_pending) {
                 Some((true, i))
             } else if let Some(i) = q.rx_links.pop_front(&mut q.rx_msg) {
@@ -791,6 +887,7 @@ impl EpData {
             q.rx_res = 0;
             q.tx_pending = List::new();
             q.tx_await = List::new();
+            q.tx_read = List::new();
             q.rx_msg = List::new();
             q.rx_tag = List::new();
             q.enabled = false;

@@ -59,12 +59,21 @@ pub enum Kind {
     TSend,
     /// Tagged receive.
     TRecv,
+    /// RMA read (request, then the peer's response).
+    Read,
+    /// RMA write.
+    Write,
 }
 
 impl Kind {
     /// Whether the operation transmits.
     pub const fn is_tx(self) -> bool {
-        matches!(self, Kind::Send | Kind::TSend)
+        !matches!(self, Kind::Recv | Kind::TRecv)
+    }
+
+    /// Whether the operation is an RMA.
+    pub const fn is_rma(self) -> bool {
+        matches!(self, Kind::Read | Kind::Write)
     }
 
     /// Whether the operation is tagged.
@@ -79,6 +88,8 @@ impl Kind {
             Kind::Recv => F_RECV | F_MSG,
             Kind::TSend => F_SEND | F_TAGGED,
             Kind::TRecv => F_RECV | F_TAGGED,
+            Kind::Read => F_RMA | F_READ,
+            Kind::Write => F_RMA | F_WRITE,
         }
     }
 
@@ -100,6 +111,18 @@ impl Kind {
             }
             Kind::Recv => common | F_MULTI_RECV | F_MORE | F_MSG | F_RECV,
             Kind::TRecv => common | F_MORE | F_TAGGED | F_RECV,
+            Kind::Read => common | F_MORE | F_RMA | F_READ,
+            Kind::Write => {
+                common
+                    | F_REMOTE_CQ_DATA
+                    | F_INJECT
+                    | F_MORE
+                    | F_INJECT_COMPLETE
+                    | F_TRANSMIT_COMPLETE
+                    | F_DELIVERY_COMPLETE
+                    | F_RMA
+                    | F_WRITE
+            }
         }
     }
 }
@@ -143,6 +166,23 @@ pub fn check_post(kind: Kind, flags: u64, nseg: usize, len: u64, max_msg: u64) -
         return Err(PostError::TooLong);
     }
     Ok(())
+}
+
+/// Checks the remote side of an RMA of `local` bytes: 1 to
+/// [`IOV_LIMIT`] regions; a write's payload fits them, a read's response
+/// fits the local buffer. Returns the bytes the operation moves (the
+/// payload of a write, the regions' total for a read).
+pub fn check_rma(kind: Kind, local: u64, rma_lens: &[u64]) -> Result<u64, PostError> {
+    if rma_lens.is_empty() || rma_lens.len() > IOV_LIMIT {
+        return Err(PostError::BadIov);
+    }
+    let total = rma_lens.iter().try_fold(0u64, |a, &l| a.checked_add(l)).ok_or(PostError::TooLong)?;
+    match kind {
+        Kind::Write if local <= total => Ok(local),
+        Kind::Read if total <= local => Ok(total),
+        Kind::Write | Kind::Read => Err(PostError::TooLong),
+        _ => Err(PostError::BadIov),
+    }
 }
 
 /// Whether a send asks the peer for an ACK (delivery-complete flag on the

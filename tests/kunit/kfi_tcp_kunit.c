@@ -214,7 +214,7 @@ static void tcp_unimplemented_ops_enosys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_tsend(ep, "x", 1, NULL, 0, 1, NULL),
 			-KFI_EOPBADSTATE);
 	KUNIT_EXPECT_EQ(test, kfi_write(ep, "x", 1, NULL, 0, 0, 1, NULL),
-			-KFI_ENOSYS);
+			-KFI_EOPBADSTATE);
 	KUNIT_EXPECT_EQ(test, kfi_atomic(ep, "x", 1, NULL, 0, 0, 1,
 					 KFI_UINT8, KFI_SUM, NULL), -KFI_ENOSYS);
 	/* endpoints count in their domain, peps in their fabric */
@@ -1770,6 +1770,159 @@ static void tcp_msg_peer_close_flushes(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+
+/* RMA: write, writedata, read, several regions, against registered memory
+ * of the server's domain (offset addressing). */
+static void tcp_rma_write_read(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfid_mr *m1, *m2;
+	u8 *r1, *r2, *src, *dst;
+	struct kvec liov[1];
+	struct kfi_rma_iov riov[2];
+	struct kfi_msg_rma rm = { .type = KFI_KVEC, .msg_iov = liov,
+				  .iov_count = 1, .rma_iov = riov,
+				  .rma_iov_count = 2 };
+	int i;
+
+	r1 = kunit_kzalloc(test, 4096 + 64, GFP_KERNEL);
+	r2 = kunit_kzalloc(test, 1000, GFP_KERNEL);
+	src = kunit_kmalloc(test, 8192, GFP_KERNEL);
+	dst = kunit_kzalloc(test, 8192, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r1);
+	KUNIT_ASSERT_NOT_NULL(test, r2);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	xf_setup(test, &f);
+	/* region 1: offsets [1000, 5096) over r1 + 32 (guard bytes around) */
+	memset(r1, 0xee, 4096 + 64);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, r1 + 32, 4096,
+					 KFI_REMOTE_WRITE | KFI_REMOTE_READ,
+					 1000, 11, 0, &m1, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, r2, 1000, KFI_REMOTE_READ,
+					 0, 12, 0, &m2, NULL), 0);
+	fill(src, 8192, 5);
+	KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, src, 4096, NULL, 0, 1000, 11,
+					src), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)src);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_WRITE);
+	/* a write without CQ data leaves no entry at the target; read it
+	 * back (after the write: the stream keeps them in order) */
+	KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, 4096, NULL, 0, 1000, 11,
+				       dst), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_READ);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)4096);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, 4096), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(r1 + 32, src, 4096), 0);
+	for (i = 0; i < 32; i++) {
+		KUNIT_EXPECT_EQ(test, r1[i], (u8)0xee);
+		KUNIT_EXPECT_EQ(test, r1[32 + 4096 + i], (u8)0xee);
+	}
+	xf_expect_none(test, f.srx);
+
+	/* writedata: an entry at the target with the data */
+	KUNIT_ASSERT_EQ(test, kfi_writedata(f.c.cep, "abc", 3, NULL, 99, 0,
+					    2000, 11, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags,
+			KFI_RMA | KFI_REMOTE_WRITE | KFI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.data, 99ULL);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)3);
+	KUNIT_EXPECT_EQ(test, memcmp(r1 + 32 + 1000, "abc", 3), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_ASSERT_EQ(test, kfi_inject_write(f.c.cep, "xy", 2, 0, 5094, 11),
+			0);
+
+	/* one read gathering two regions: last 100 bytes of region 1 and the
+	 * first 50 of region 2 */
+	fill(r2, 1000, 8);
+	memset(dst, 0, 8192);
+	liov[0] = (struct kvec){ dst, 150 };
+	riov[0] = (struct kfi_rma_iov){ .addr = 4996, .len = 100, .key = 11 };
+	riov[1] = (struct kfi_rma_iov){ .addr = 0, .len = 50, .key = 12 };
+	KUNIT_ASSERT_EQ(test, kfi_readmsg(f.c.cep, &rm, 0), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)150);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, r1 + 32 + 3996, 98), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + 98, "xy", 2), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + 100, r2, 50), 0);
+	/* bad calls: no regions, read into a buffer smaller than them */
+	rm.rma_iov_count = 0;
+	KUNIT_EXPECT_EQ(test, kfi_readmsg(f.c.cep, &rm, 0), -EINVAL);
+	rm.rma_iov_count = 2;
+	liov[0].iov_len = 100;
+	KUNIT_EXPECT_EQ(test, kfi_readmsg(f.c.cep, &rm, 0), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, kfi_close(&m2->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&m1->fid), 0);
+	xf_teardown(test, &f);
+}
+
+/* A write outside its region, with an unknown key, or without the access:
+ * nothing is written, the connection ends with an error at the target. */
+static void tcp_rma_bad_access(struct kunit *test)
+{
+	static const struct {
+		u64 addr, key;
+		size_t len;
+		int err;
+	} bad[] = {
+		{ 96, 21, 64, EFAULT },		/* crosses the end */
+		{ 0, 99, 8, KFI_ENOKEY },	/* no such key */
+		{ 0, 22, 8, EACCES },		/* read-only region */
+	};
+	struct kfi_eq_err_entry ee;
+	struct kfid_mr *w, *r;
+	struct cm_event ev;
+	struct xf_fixture f;
+	struct kfi_cq_err_entry err;
+	u8 *mem;
+	ssize_t len;
+	int i, j;
+
+	mem = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		xf_setup(test, &f);
+		memset(mem, 0x5a, 256);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, 128,
+						 KFI_REMOTE_WRITE, 0, 21, 0,
+						 &w, NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem + 128, 128,
+						 KFI_REMOTE_READ, 0, 22, 0,
+						 &r, NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, mem, 8, NULL, 0, mem),
+				0);
+		KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, "zzzzzzzzzzzzzzzz"
+						"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"
+						"zzzzzzzzzzzzzzzzzz",
+						bad[i].len, NULL, 0,
+						bad[i].addr, bad[i].key, NULL),
+				0);
+		KUNIT_ASSERT_EQ(test, cm_wait(test, f.c.peq, &ev, &len),
+				-KFI_EAVAIL);
+		KUNIT_ASSERT_EQ(test, kfi_eq_readerr(f.c.peq, &ee, 0),
+				(ssize_t)sizeof(ee));
+		KUNIT_EXPECT_EQ(test, ee.err, bad[i].err);
+		KUNIT_EXPECT_PTR_EQ(test, ee.fid, &f.c.sep->fid);
+		/* the posted receive is flushed, memory untouched */
+		xf_wait_err(test, f.srx, &err);
+		KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+		for (j = 0; j < 256; j++)
+			if (mem[j] != 0x5a)
+				break;
+		KUNIT_EXPECT_EQ(test, j, 256);
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len),
+				KFI_SHUTDOWN);
+		KUNIT_EXPECT_EQ(test, kfi_close(&w->fid), 0);
+		KUNIT_EXPECT_EQ(test, kfi_close(&r->fid), 0);
+		xf_teardown(test, &f);
+	}
+}
+
 static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_send_recv),
 	KUNIT_CASE(tcp_msg_buffer_types),
@@ -1782,6 +1935,8 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_multi_recv),
 	KUNIT_CASE(tcp_msg_selective_completion),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
+	KUNIT_CASE(tcp_rma_write_read),
+	KUNIT_CASE(tcp_rma_bad_access),
 	{}
 };
 
