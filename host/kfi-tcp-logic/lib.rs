@@ -13,8 +13,10 @@ pub mod eq;
 pub mod cq;
 #[path = "../../kfi_tcp/logic/mr.rs"]
 pub mod mr;
+#[path = "../../kfi_tcp/logic/xfer.rs"]
+pub mod xfer;
 
-/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan, eq, cq, mr}`.
+/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan, eq, cq, mr, xfer}`.
 pub mod logic {
-    pub use crate::{cq, eq, host, mr, plan};
+    pub use crate::{cq, eq, host, mr, plan, xfer};
 }

@@ -98,6 +98,7 @@ impl Kind {
         let common = F_COMPLETION;
         match self {
             Kind::Send | Kind::TSend => {
+                let class = if matches!(self, Kind::Send) { F_MSG } else { F_TAGGED };
                 common
                     | F_REMOTE_CQ_DATA
                     | F_INJECT
@@ -105,8 +106,7 @@ impl Kind {
                     | F_INJECT_COMPLETE
                     | F_TRANSMIT_COMPLETE
                     | F_DELIVERY_COMPLETE
-                    | F_MSG
-                    | F_TAGGED
+                    | class
                     | F_SEND
             }
             Kind::Recv => common | F_MULTI_RECV | F_MORE | F_MSG | F_RECV,
