@@ -704,9 +704,47 @@ static int pp_raw_send(struct pp_session *s, size_t len, const char *what)
 	return ret;
 }
 
+/*
+ * wait=spin: polls the data socket (MSG_DONTWAIT) the way fi_pingpong's
+ * provider polls its sockets, instead of sleeping in the receive.
+ */
+static int pp_sock_recv_spin(struct pp_session *s, struct socket *sock,
+			     void *buf, size_t len, const char *what)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+
+	while (len) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		struct kvec iov = { .iov_base = buf, .iov_len = len };
+		int ret;
+
+		ret = kernel_recvmsg(sock, &msg, &iov, 1, len, MSG_DONTWAIT);
+		if (ret > 0) {
+			buf += ret;
+			len -= ret;
+			deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+			continue;
+		}
+		if (!ret)
+			return -ECONNABORTED;
+		if (ret != -EAGAIN)
+			return ret;
+		ret = pp_wait_check(s, deadline, what);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
 static int pp_raw_recv(struct pp_session *s, size_t len, const char *what)
 {
-	int ret = pp_sock_recv(s->data, s->rx_buf, len);
+	int ret;
+
+	if (s->o.wait == PP_WAIT_SPIN)
+		ret = pp_sock_recv_spin(s, s->data, s->rx_buf, len, what);
+	else
+		ret = pp_sock_recv(s->data, s->rx_buf, len);
 
 	if (ret)
 		pr_err("%s: raw: receiving %s failed: %d%s\n", pp_role(s), what,
