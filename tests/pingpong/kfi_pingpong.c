@@ -28,10 +28,30 @@
  * every payload sent in the timed loop is filled with a rotating
  * alphanumeric pattern and every payload received is checked against it.
  *
- * Interface (debugfs, see Documentation in the write handler below):
+ * Interface (debugfs):
  *   /sys/kernel/debug/kfi_pingpong/run   write "key=value ..." to run one
  *                                         session in the writer's context
  *   /sys/kernel/debug/kfi_pingpong/last  result lines of the last session
+ *
+ * Keys (defaults are fi_pingpong's where it has one):
+ *   role=server|client  required
+ *   addr=A.B.C.D        client: the server (127.0.0.1); server: the address
+ *                       to listen on for the control connection (0.0.0.0)
+ *                       and the fabric source address (127.0.0.1, also
+ *                       when addr=0.0.0.0)
+ *   oob_port=N          control port (47592)
+ *   sizes=N,N,...|all   message sizes (64,256,1024,4096,65536,1048576);
+ *                       "all" is fi_pingpong -S all (0, 1, 2, 3, 4, 6, ...
+ *                       6 MiB)
+ *   iters=N             iterations per size (10)
+ *   tagged=0|1          tagged messages (0)
+ *   verify=0|1          fill and check the payloads, fi_pingpong -c (0)
+ *   transport=kfi|raw   kfabric tcp provider, or plain kernel TCP (kfi)
+ *   wait=spin|sleep     poll completions (and raw sockets) like
+ *                       fi_pingpong, or block in kfi_cq_sread()/recvmsg
+ *                       (spin)
+ *   timeout_ms=N        bound of every blocking wait (30000)
+ * Many sessions may run at once (e.g. both sides of a pair in one guest).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -1854,10 +1874,9 @@ static int pp_parse(struct pp_opts *o, char *line)
 /* ------------------------------------------------------------ debugfs */
 
 /*
- * Write "role=server|client [addr=A.B.C.D] [oob_port=N] [sizes=a,b,...|all]
- * [iters=N] [tagged=0|1] [verify=0|1] [transport=kfi|raw] [wait=spin|sleep]
- * [timeout_ms=N]" to run one session; the write returns when it is over,
- * with the byte count on success or a negative errno.
+ * A write of "role=... [key=value ...]" (keys in the comment at the top)
+ * runs one session; the write returns when it is over, with the byte
+ * count on success or a negative errno.
  */
 static ssize_t pp_run_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
