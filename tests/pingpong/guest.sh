@@ -1,0 +1,190 @@
+#!/bin/bash
+# Runs inside the test VM (as root): exercises kfi_pingpong.ko.
+#   guest.sh KODIR [ITERS]
+# KODIR holds kfabric.ko, kfi_tcp.ko and kfi_pingpong.ko. Prints one
+# "PP-RESULT PASS|FAIL <name>" line per check, the session results and the
+# module's kernel log.
+#   scripts/vm.sh "$(scripts/kernel.sh base)" --rwdir DIR \
+#	"$PWD/tests/pingpong/guest.sh DIR/modules"
+set -u
+ko=${1:?module directory}
+iters=${2:-200}
+dbg=/sys/kernel/debug/kfi_pingpong
+
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+dmesg -n 1 2>/dev/null
+ip link set lo up
+
+result() { # result NAME CONDITION...
+	local name=$1
+	shift
+	if "$@"; then echo "PP-RESULT PASS $name"; else echo "PP-RESULT FAIL $name"; fi
+}
+
+# pp OUTFILE ARGS...: one session; OUTFILE gets the shell's error text and
+# the write's status (0, or 1 with the errno text).
+pp() {
+	local out=$1
+	shift
+	(echo "$*" >$dbg/run) >"$out" 2>&1
+	echo "rc=$?" >>"$out"
+}
+
+ok() { grep -q '^rc=0$' "$1"; }
+failed_with() { grep -q "^rc=1$" "$1" && grep -qi "$2" "$1"; }
+
+insmod "$ko/kfabric.ko" || exit 1
+insmod "$ko/kfi_tcp.ko" || exit 1
+insmod "$ko/kfi_pingpong.ko" || exit 1
+result debugfs_files test -w $dbg/run -a -r $dbg/last
+
+# --- argument errors fail visibly
+pp /tmp/e1 "role=bogus"
+result bad_role failed_with /tmp/e1 "invalid argument"
+pp /tmp/e2 "role=client sizes=64,99999999"
+result bad_size failed_with /tmp/e2 "invalid argument"
+pp /tmp/e3 "role=client transport=raw tagged=1"
+result raw_has_no_tagged failed_with /tmp/e3 "invalid argument"
+
+# --- raw transport, default sizes, data verification
+pp /tmp/s1 "role=server transport=raw verify=1 iters=$iters" &
+sleep 0.5
+pp /tmp/c1 "role=client addr=127.0.0.1 transport=raw verify=1 iters=$iters"
+wait
+result raw_verify_client ok /tmp/c1
+result raw_verify_server ok /tmp/s1
+echo "--- last:"
+cat $dbg/last
+result raw_last_has_6_sizes test "$(grep -c 'bytes=' $dbg/last)" -eq 6
+
+# --- raw: latency run without verification, client started first
+pp /tmp/c2 "role=client transport=raw sizes=1,64,4096 iters=$((iters * 5))" &
+sleep 0.5
+pp /tmp/s2 "role=server transport=raw sizes=1,64,4096 iters=$((iters * 5))"
+wait
+result raw_client_first ok /tmp/c2
+result raw_server_second ok /tmp/s2
+
+# --- two pairs at once, on two control ports
+pp /tmp/s3 "role=server transport=raw oob_port=47600 sizes=64,65536 iters=$iters verify=1" &
+pp /tmp/s4 "role=server transport=raw oob_port=47601 sizes=256 iters=$iters verify=1" &
+sleep 0.5
+pp /tmp/c3 "role=client transport=raw oob_port=47600 sizes=64,65536 iters=$iters verify=1" &
+pp /tmp/c4 "role=client transport=raw oob_port=47601 sizes=256 iters=$iters verify=1"
+wait
+result raw_concurrent_pairs bash -c "grep -q '^rc=0$' /tmp/s3 && grep -q '^rc=0$' /tmp/s4 && grep -q '^rc=0$' /tmp/c3 && grep -q '^rc=0$' /tmp/c4"
+
+# --- mismatched sizes: the stream desynchronises, both sides wait for
+# bytes that never come; the timeout ends one, the other sees it go
+pp /tmp/s5 "role=server transport=raw sizes=64 iters=4 verify=1 timeout_ms=3000" &
+sleep 0.5
+pp /tmp/c5 "role=client transport=raw sizes=65 iters=4 verify=1 timeout_ms=3000"
+wait
+result raw_mismatch_fails bash -c "! grep -q '^rc=0$' /tmp/s5 && ! grep -q '^rc=0$' /tmp/c5"
+echo "--- mismatch: server: $(tail -2 /tmp/s5 | tr '\n' ' ') client: $(tail -2 /tmp/c5 | tr '\n' ' ')"
+
+# --- timeouts: no peer
+pp /tmp/s6 "role=server transport=raw timeout_ms=1500"
+result server_alone_times_out failed_with /tmp/s6 "timed out"
+pp /tmp/c6 "role=client transport=raw timeout_ms=1500"
+result client_alone_fails failed_with /tmp/c6 "refused"
+
+# --- the module cannot go while a session runs, and can once it is over
+pp /tmp/s7 "role=server transport=raw timeout_ms=3000" &
+sleep 0.5
+if rmmod kfi_pingpong 2>/dev/null; then busy=0; else busy=1; fi
+wait
+result busy_while_running test $busy = 1
+
+# --- kfi transport, kernel to kernel
+pair() { # pair NAME SERVER_ARGS -- CLIENT_ARGS: both sides must succeed
+	local name=$1 sargs=() cargs=()
+	shift
+	while [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	cargs=("$@")
+	pp "/tmp/$name.s" "role=server ${sargs[*]}" &
+	sleep 0.5
+	pp "/tmp/$name.c" "role=client ${cargs[*]}"
+	wait
+	result "$name" bash -c "grep -q '^rc=0$' /tmp/$name.s && grep -q '^rc=0$' /tmp/$name.c"
+	grep -q '^rc=0$' "/tmp/$name.s" || echo "    server: $(tr '\n' ' ' <"/tmp/$name.s")"
+	grep -q '^rc=0$' "/tmp/$name.c" || echo "    client: $(tr '\n' ' ' <"/tmp/$name.c")"
+}
+pair kfi_msg_verify verify=1 iters=$iters -- verify=1 iters=$iters
+echo "--- last:"
+cat $dbg/last
+pair kfi_tagged_verify tagged=1 verify=1 iters=$iters -- tagged=1 verify=1 iters=$iters
+pair kfi_msg_sleep wait=sleep verify=1 sizes=64,4096 iters=$iters -- wait=sleep verify=1 sizes=64,4096 iters=$iters
+pair kfi_all_sizes verify=1 sizes=all iters=3 -- verify=1 sizes=all iters=3
+pair kfi_latency sizes=1,64,127,128,4096 iters=$((iters * 5)) -- sizes=1,64,127,128,4096 iters=$((iters * 5))
+
+# --- against the real fi_pingpong (userspace libfabric 1.17, tcp provider)
+fpp() { # fpp NAME ROLE MODULE_ARGS -- FI_PINGPONG_ARGS
+	local name=$1 role=$2 margs=() fargs=() frc
+	shift 2
+	while [ "$1" != -- ]; do margs+=("$1"); shift; done
+	shift
+	fargs=("$@")
+	if [ "$role" = server ]; then
+		pp "/tmp/$name.m" "role=server ${margs[*]}" &
+		sleep 0.5
+		timeout 120 fi_pingpong -p tcp -e msg "${fargs[@]}" 127.0.0.1 >"/tmp/$name.f" 2>&1
+		frc=$?
+	else
+		timeout 120 fi_pingpong -p tcp -e msg "${fargs[@]}" >"/tmp/$name.f" 2>&1 &
+		local fpid=$!
+		sleep 1
+		pp "/tmp/$name.m" "role=client ${margs[*]}"
+		wait $fpid
+		frc=$?
+	fi
+	wait
+	result "$name" bash -c "grep -q '^rc=0$' /tmp/$name.m && [ $frc = 0 ]"
+	echo "    fi_pingpong (rc=$frc):"
+	sed 's/^/      /' "/tmp/$name.f"
+	grep -q '^rc=0$' "/tmp/$name.m" || echo "    module: $(tr '\n' ' ' <"/tmp/$name.m")"
+}
+if command -v fi_pingpong >/dev/null; then
+	fpp fi_pp_client_msg server verify=1 iters=$iters -- -c -I "$iters"
+	fpp fi_pp_server_msg client verify=1 iters=$iters -- -c -I "$iters"
+	# libfabric 1.17's tcp provider offers FI_TAGGED on MSG endpoints only
+	# with a shared receive context (for rxm): fi_pingpong -e msg -m tagged
+	# stops in its fi_getinfo, so tagged mode is checked kernel to kernel.
+	# (fi_pingpong asks for it once the control connection is up.)
+	pp /tmp/mt "role=server tagged=1 timeout_ms=5000" &
+	sleep 0.5
+	timeout 20 fi_pingpong -p tcp -e msg -m tagged 127.0.0.1 >/tmp/ft 2>&1
+	wait
+	result fi_pp_tagged_msg_unsupported grep -q 'fi_getinfo.*-61' /tmp/ft
+	echo "    fi_pingpong: $(tr '\n' ' ' </tmp/ft)"
+	echo "    module: $(tr '\n' ' ' </tmp/mt)"
+	fpp fi_pp_all_sizes server verify=1 sizes=all iters=3 -- -c -S all -I 3
+fi
+
+# --- latency/bandwidth side by side (same sizes and iterations)
+bench="sizes=64,4096,65536 iters=$((iters * 5))"
+mark=$(dmesg | wc -l)
+pair bench_raw_spin transport=raw $bench -- transport=raw $bench
+pair bench_raw_sleep transport=raw wait=sleep $bench -- transport=raw wait=sleep $bench
+pair bench_kfi_spin $bench -- $bench
+pair bench_kfi_sleep wait=sleep $bench -- wait=sleep $bench
+pair bench_kfi_tagged tagged=1 $bench -- tagged=1 $bench
+if command -v fi_pingpong >/dev/null; then
+	echo "--- fi_pingpong against itself (userspace tcp), same sizes:"
+	for sz in 64 4096 65536; do
+		timeout 120 fi_pingpong -p tcp -e msg -I "$((iters * 5))" -S $sz >/tmp/fs 2>&1 &
+		sleep 1
+		timeout 120 fi_pingpong -p tcp -e msg -I "$((iters * 5))" -S $sz 127.0.0.1 2>&1 | tail -1
+		wait
+	done
+fi
+echo "--- bench results (client side):"
+dmesg | tail -n +"$((mark + 1))" | grep -E 'client (raw|kfi) .* bytes=' | sed 's/^\[[^]]*\] //'
+
+result unload_pingpong rmmod kfi_pingpong
+result unload_tcp rmmod kfi_tcp
+result unload_core rmmod kfabric
+echo "--- kernel log (without result lines):"
+dmesg | grep -E 'kfi_pingpong|kfi_tcp|BUG|WARNING|Oops|Call Trace' | grep -vE 'registered|bytes='
+echo "PP-DONE"

@@ -1,0 +1,1953 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfi_pingpong: libfabric's fi_pingpong (util/pingpong.c of v1.17.0) for
+ * kernel consumers, over kfabric MSG endpoints of the "tcp" provider, and,
+ * as a baseline, the same exchange over plain kernel TCP sockets.
+ *
+ * The module speaks fi_pingpong's protocol, so either side can be the real
+ * userspace fi_pingpong (-p tcp -e msg [-m tagged] [-c]):
+ *
+ * - an out-of-band (OOB) TCP control connection, client to server, port
+ *   47592 by default;
+ * - the server sends its passive endpoint's name over it: u32 length
+ *   (big-endian), u32 address format (host order), the name bytes; the
+ *   client opens its endpoint, pre-posts a receive and kfi_connect()s to
+ *   that name without CM data; the server pre-posts its receive before
+ *   kfi_accept();
+ * - per message size, on the OOB connection: the client sends "q\0", the
+ *   server answers "a\0"; then the timed iterations on the fabric (client:
+ *   send then receive; server: receive then send), a send being an inject
+ *   when the size is below tx_attr->inject_size; then the client sends its
+ *   receive count as 10 bytes (decimal digits padded with NULs) and the
+ *   server answers "cnt ok\0";
+ * - at the end, on the fabric, each side sends "fin\0" with
+ *   KFI_TRANSMIT_COMPLETE, waits for that completion and for the peer's
+ *   "fin", closes the OOB connection and shuts the endpoint down.
+ *
+ * Tagged mode uses tag 1234 and an ignore mask of 0. With verify=1 (-c)
+ * every payload sent in the timed loop is filled with a rotating
+ * alphanumeric pattern and every payload received is checked against it.
+ *
+ * Interface (debugfs):
+ *   /sys/kernel/debug/kfi_pingpong/run   write "key=value ..." to run one
+ *                                         session in the writer's context
+ *   /sys/kernel/debug/kfi_pingpong/last  result lines of the last session
+ *
+ * Keys (defaults are fi_pingpong's where it has one):
+ *   role=server|client  required
+ *   addr=A.B.C.D        client: the server (127.0.0.1); server: the address
+ *                       to listen on for the control connection (0.0.0.0)
+ *                       and the fabric source address (127.0.0.1, also
+ *                       when addr=0.0.0.0)
+ *   oob_port=N          control port (47592)
+ *   sizes=N,N,...|all   message sizes (64,256,1024,4096,65536,1048576);
+ *                       "all" is fi_pingpong -S all (0, 1, 2, 3, 4, 6, ...
+ *                       6 MiB)
+ *   iters=N             iterations per size (10)
+ *   tagged=0|1          tagged messages (0)
+ *   verify=0|1          fill and check the payloads, fi_pingpong -c (0)
+ *   transport=kfi|raw   kfabric tcp provider, or plain kernel TCP (kfi)
+ *   wait=spin|sleep     poll completions (and raw sockets) like
+ *                       fi_pingpong, or block in kfi_cq_sread()/recvmsg
+ *                       (spin)
+ *   timeout_ms=N        bound of every blocking wait (30000)
+ * Many sessions may run at once (e.g. both sides of a pair in one guest).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/in.h>
+#include <linux/inet.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/net.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tcp.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include <kfabric.h>
+#include <kfi_cm.h>
+#include <kfi_domain.h>
+#include <kfi_endpoint.h>
+#include <kfi_eq.h>
+#include <kfi_errno.h>
+#include <kfi_tagged.h>
+
+/* Protocol constants of fi_pingpong. */
+#define PP_OOB_PORT		47592
+#define PP_DEFAULT_ITERS	10
+#define PP_TAG			1234ULL
+#define PP_MAX_CTRL_MSG		64
+#define PP_MAX_DATA_MSG		((1 << 22) + (1 << 21))
+#define PP_MAX_ADDRLEN		1024
+#define PP_CNT_LEN		10
+#define PP_INTEG_SEED		7U
+#define PP_MR_KEY		0xC0DE
+
+/* Limits of this module. */
+#define PP_MAX_SIZES		64
+#define PP_MAX_LINE		1024
+#define PP_OUT_CAP		8192
+#define PP_DEFAULT_TIMEOUT_MS	30000
+#define PP_EQ_SLICE_MS		100
+#define PP_CONNECT_RETRY_MS	100
+
+static const char pp_alphabet[] =
+	"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+#define PP_ALPHABET_LEN		((u32)sizeof(pp_alphabet) - 1)
+
+/* Control and final messages, sent with their terminating NUL. */
+static const char pp_sync_q[] = "q";
+static const char pp_sync_a[] = "a";
+static const char pp_cnt_ok[] = "cnt ok";
+static const char pp_fin[] = "fin";
+
+static const u32 pp_default_sizes[] = { 64, 256, 1024, 4096, 65536, 1048576 };
+
+enum pp_transport {
+	PP_KFI,
+	PP_RAW,
+};
+
+enum pp_wait {
+	PP_WAIT_SPIN,
+	PP_WAIT_SLEEP,
+};
+
+struct pp_opts {
+	bool server;
+	bool addr_set;
+	__be32 addr;
+	u16 oob_port;
+	u32 sizes[PP_MAX_SIZES];
+	unsigned int nsizes;
+	u32 iters;
+	bool tagged;
+	bool verify;
+	enum pp_transport transport;
+	enum pp_wait wait;
+	u32 timeout_ms;
+};
+
+/* The kfabric objects of a session. */
+struct pp_kfi {
+	struct kfi_info *hints;
+	struct kfi_info *pep_info;	/* server: the passive endpoint's */
+	struct kfi_info *info;		/* CONNREQ info, or the client's */
+	struct kfid_fabric *fabric;
+	struct kfid_eq *eq;
+	struct kfid_pep *pep;
+	struct kfid_domain *domain;
+	struct kfid_mr *tx_mr;
+	struct kfid_mr *rx_mr;
+	struct kfid_cq *txcq;
+	struct kfid_cq *rxcq;
+	struct kfid_ep *ep;
+	void *tx_desc;
+	void *rx_desc;
+	struct kfi_context2 tx_ctx;
+	struct kfi_context2 rx_ctx;
+	struct kfi_context2 fin_ctx;
+	u64 tx_seq, rx_seq, tx_cq_cntr, rx_cq_cntr;
+	size_t inject_size;
+	size_t max_msg_size;
+	size_t tx_prefix;
+	size_t rx_prefix;
+	bool connected;
+};
+
+struct pp_session {
+	struct pp_opts o;
+	struct socket *oob;		/* control connection */
+	struct socket *data;		/* raw transport: data connection */
+	/* Message buffers: prefix (kfi MSG_PREFIX mode) + payload. */
+	u8 *tx_buf;
+	u8 *rx_buf;
+	size_t tx_len;			/* tx buffer, prefix included */
+	size_t rx_len;			/* posted receive, prefix included */
+	size_t max_size;		/* largest payload of the run */
+	/* Pattern counters (one per direction, never reset in a session). */
+	u32 fill_iter;
+	u32 check_iter;
+	bool active;			/* inside the timed loop */
+	bool watch_oob;			/* a closed OOB connection ends waits */
+	long cnt_ack;
+	struct pp_kfi k;
+	/* Result lines of this session. */
+	char *out;
+	size_t out_len;
+};
+
+static struct dentry *pp_dir;
+static DEFINE_MUTEX(pp_last_lock);
+static char *pp_last;
+static size_t pp_last_len;
+
+static const char *pp_role(const struct pp_session *s)
+{
+	return s->o.server ? "server" : "client";
+}
+
+static const char *pp_tname(const struct pp_session *s)
+{
+	return s->o.transport == PP_RAW ? "raw" : "kfi";
+}
+
+static const char *pp_mode(const struct pp_session *s)
+{
+	return s->o.tagged ? "tagged" : "msg";
+}
+
+/*
+ * Errors handed back to the writer must be Linux errno values: kfabric's
+ * own codes (256 and up) become -EIO (they were logged with their text),
+ * an interrupted wait becomes -EINTR (never restart a whole session).
+ */
+static int pp_user_errno(int err)
+{
+	if (err >= 0)
+		return err;
+	if (-err >= KFI_ERRNO_OFFSET)
+		return -EIO;
+	if (err == -ERESTARTSYS || err == -ERESTARTNOINTR ||
+	    err == -ERESTARTNOHAND || err == -ERESTART_RESTARTBLOCK)
+		return -EINTR;
+	return err;
+}
+
+/* ------------------------------------------------------------ results */
+
+static __printf(2, 3) void pp_out(struct pp_session *s, const char *fmt, ...)
+{
+	va_list args;
+
+	if (!s->out)
+		return;
+	va_start(args, fmt);
+	s->out_len += vscnprintf(s->out + s->out_len, PP_OUT_CAP - s->out_len,
+				 fmt, args);
+	va_end(args);
+}
+
+/*
+ * One size done: fi_pingpong's usec/xfer (elapsed time over 2 transfers
+ * per iteration) and MB/sec (bytes of both directions per microsecond),
+ * here with two decimals in integer arithmetic.
+ */
+static void pp_report(struct pp_session *s, u32 size, u64 ns)
+{
+	u64 xfers = (u64)s->o.iters * 2;
+	u64 bytes = xfers * size;
+	u64 usec100, mbps100;
+	char line[160];
+
+	if (!s->o.iters)
+		return;		/* fi_pingpong prints nothing either */
+	if (!ns)
+		ns = 1;
+	usec100 = div64_u64(ns, xfers * 10);
+	mbps100 = mul_u64_u64_div_u64(bytes, 100000, ns);
+	scnprintf(line, sizeof(line),
+		  "%s %s %s bytes=%u iters=%u usec_per_xfer=%llu.%02llu MBps=%llu.%02llu",
+		  pp_role(s), pp_tname(s), pp_mode(s), size, s->o.iters,
+		  usec100 / 100, usec100 % 100, mbps100 / 100, mbps100 % 100);
+	pr_info("%s\n", line);
+	pp_out(s, KBUILD_MODNAME ": %s\n", line);
+}
+
+/* Makes this session's lines the content of debugfs "last". */
+static void pp_publish(struct pp_session *s)
+{
+	char *old;
+
+	mutex_lock(&pp_last_lock);
+	old = pp_last;
+	pp_last = s->out;
+	pp_last_len = s->out_len;
+	mutex_unlock(&pp_last_lock);
+	s->out = NULL;
+	kfree(old);
+}
+
+/* ------------------------------------------------------------ pattern */
+
+/*
+ * fi_pingpong's integrity pattern: the alphabet above, starting at
+ * (n * 7) % 62 for the n-th filled (resp. checked) buffer of the run and
+ * wrapping around. Fill and check keep separate counters, so each side's
+ * n-th send matches the peer's n-th receive.
+ */
+static void pp_fill(struct pp_session *s, u8 *buf, size_t len)
+{
+	u32 idx = (s->fill_iter++ * PP_INTEG_SEED) % PP_ALPHABET_LEN;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		buf[i] = pp_alphabet[idx++];
+		if (idx >= PP_ALPHABET_LEN)
+			idx = 0;
+	}
+}
+
+static int pp_check(struct pp_session *s, const u8 *buf, size_t len)
+{
+	u32 n = s->check_iter++;
+	u32 idx = (n * PP_INTEG_SEED) % PP_ALPHABET_LEN;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] != pp_alphabet[idx]) {
+			pr_err("%s: data corrupted: buffer %u, size %zu, byte %zu: expected 0x%02x, got 0x%02x\n",
+			       pp_role(s), n, len, i, pp_alphabet[idx], buf[i]);
+			return -EBADMSG;
+		}
+		if (++idx >= PP_ALPHABET_LEN)
+			idx = 0;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ buffers */
+
+static int pp_alloc_bufs(struct pp_session *s, size_t tx_prefix,
+			 size_t rx_prefix)
+{
+	size_t payload = max_t(size_t, s->max_size, PP_MAX_CTRL_MSG);
+
+	s->tx_len = payload + tx_prefix;
+	s->rx_len = payload + rx_prefix;
+	s->tx_buf = kvzalloc(s->tx_len, GFP_KERNEL);
+	s->rx_buf = kvzalloc(s->rx_len, GFP_KERNEL);
+	if (!s->tx_buf || !s->rx_buf) {
+		pr_err("%s: no memory for %zu-byte message buffers\n",
+		       pp_role(s), payload);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void pp_free_bufs(struct pp_session *s)
+{
+	kvfree(s->tx_buf);
+	kvfree(s->rx_buf);
+	s->tx_buf = NULL;
+	s->rx_buf = NULL;
+}
+
+/* ------------------------------------------------------------ sockets */
+
+static void pp_sock_timeouts(struct socket *sock, u32 ms)
+{
+	long t = msecs_to_jiffies(ms);
+
+	WRITE_ONCE(sock->sk->sk_rcvtimeo, t);
+	WRITE_ONCE(sock->sk->sk_sndtimeo, t);
+}
+
+static int pp_sock_create(struct pp_session *s, struct socket **res)
+{
+	int ret;
+
+	ret = sock_create_kern(current->nsproxy->net_ns, AF_INET, SOCK_STREAM,
+			       IPPROTO_TCP, res);
+	if (ret) {
+		pr_err("%s: sock_create_kern failed: %d\n", pp_role(s), ret);
+		return ret;
+	}
+	pp_sock_timeouts(*res, s->o.timeout_ms);
+	return 0;
+}
+
+static void pp_sock_release(struct socket **sock)
+{
+	if (*sock) {
+		kernel_sock_shutdown(*sock, SHUT_RDWR);
+		sock_release(*sock);
+		*sock = NULL;
+	}
+}
+
+static int pp_tcp_listen(struct pp_session *s, __be32 addr, u16 port,
+			 struct socket **res, const char *what)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = addr,
+	};
+	struct socket *sock;
+	int ret;
+
+	ret = pp_sock_create(s, &sock);
+	if (ret)
+		return ret;
+	sock_set_reuseaddr(sock->sk);
+	ret = kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+	if (ret) {
+		pr_err("%s: %s: bind to %pI4:%u failed: %d\n", pp_role(s), what,
+		       &addr, port, ret);
+		goto fail;
+	}
+	ret = kernel_listen(sock, 10);
+	if (ret) {
+		pr_err("%s: %s: listen failed: %d\n", pp_role(s), what, ret);
+		goto fail;
+	}
+	*res = sock;
+	return 0;
+fail:
+	sock_release(sock);
+	return ret;
+}
+
+static int pp_tcp_accept(struct pp_session *s, struct socket *lsock,
+			 struct socket **res, const char *what)
+{
+	int ret;
+
+	ret = kernel_accept(lsock, res, 0);
+	if (ret) {
+		if (ret == -EAGAIN)
+			ret = -ETIMEDOUT;
+		pr_err("%s: %s: accept failed: %d%s\n", pp_role(s), what, ret,
+		       ret == -ETIMEDOUT ? " (timed out)" : "");
+		return ret;
+	}
+	pp_sock_timeouts(*res, s->o.timeout_ms);
+	tcp_sock_set_nodelay((*res)->sk);
+	return 0;
+}
+
+/*
+ * Connects to @addr:@port. A refused connection is retried until the
+ * timeout, so that a client may be started just before its server.
+ */
+static int pp_tcp_connect(struct pp_session *s, __be32 addr, u16 port,
+			  struct socket **res, const char *what)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = addr,
+	};
+	struct socket *sock;
+	int ret;
+
+	for (;;) {
+		ret = pp_sock_create(s, &sock);
+		if (ret)
+			return ret;
+		ret = kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin),
+				     0);
+		if (!ret)
+			break;
+		sock_release(sock);
+		if (ret == -EINPROGRESS || ret == -EAGAIN)
+			ret = -ETIMEDOUT;
+		if (ret == -ECONNREFUSED && time_before(jiffies, deadline)) {
+			if (msleep_interruptible(PP_CONNECT_RETRY_MS))
+				ret = -EINTR;
+			else
+				continue;
+		}
+		pr_err("%s: %s: connect to %pI4:%u failed: %d\n", pp_role(s),
+		       what, &addr, port, ret);
+		return ret;
+	}
+	tcp_sock_set_nodelay(sock->sk);
+	*res = sock;
+	return 0;
+}
+
+/* Sends all of @buf; the socket's send timeout bounds each wait. */
+static int pp_sock_send(struct socket *sock, const void *buf, size_t len)
+{
+	while (len) {
+		struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+		struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+		int ret;
+
+		ret = kernel_sendmsg(sock, &msg, &iov, 1, len);
+		if (ret < 0)
+			return ret == -EAGAIN ? -ETIMEDOUT : ret;
+		if (!ret)
+			return -ECONNABORTED;
+		buf += ret;
+		len -= ret;
+	}
+	return 0;
+}
+
+/* Receives exactly @len bytes; a closed connection is -ECONNABORTED. */
+static int pp_sock_recv(struct socket *sock, void *buf, size_t len)
+{
+	while (len) {
+		struct msghdr msg = { .msg_flags = 0 };
+		struct kvec iov = { .iov_base = buf, .iov_len = len };
+		int ret;
+
+		ret = kernel_recvmsg(sock, &msg, &iov, 1, len, MSG_WAITALL);
+		if (ret < 0)
+			return ret == -EAGAIN ? -ETIMEDOUT : ret;
+		if (!ret)
+			return -ECONNABORTED;
+		buf += ret;
+		len -= ret;
+	}
+	return 0;
+}
+
+/* True once the peer closed (or broke) the control connection. */
+static bool pp_oob_gone(struct pp_session *s)
+{
+	struct sock *sk;
+
+	if (!s->watch_oob || !s->oob)
+		return false;
+	sk = s->oob->sk;
+	return READ_ONCE(sk->sk_err) ||
+	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN);
+}
+
+/* ------------------------------------------------------------ control */
+
+static int pp_ctrl_send(struct pp_session *s, const void *buf, size_t len,
+			const char *what)
+{
+	int ret = pp_sock_send(s->oob, buf, len);
+
+	if (ret)
+		pr_err("%s: control: sending %s failed: %d\n", pp_role(s), what,
+		       ret);
+	return ret;
+}
+
+static int pp_ctrl_recv(struct pp_session *s, void *buf, size_t len,
+			const char *what)
+{
+	int ret = pp_sock_recv(s->oob, buf, len);
+
+	if (ret)
+		pr_err("%s: control: receiving %s failed: %d%s\n", pp_role(s),
+		       what, ret,
+		       ret == -ECONNABORTED ? " (peer closed the connection)" :
+		       "");
+	return ret;
+}
+
+/* Sets up the control connection: the server accepts, the client connects. */
+static int pp_ctrl_init(struct pp_session *s)
+{
+	struct socket *lsock;
+	int ret;
+
+	if (!s->o.server)
+		return pp_tcp_connect(s, s->o.addr, s->o.oob_port, &s->oob,
+				      "control");
+	ret = pp_tcp_listen(s, s->o.addr_set ? s->o.addr : htonl(INADDR_ANY),
+			    s->o.oob_port, &lsock, "control");
+	if (ret)
+		return ret;
+	ret = pp_tcp_accept(s, lsock, &s->oob, "control");
+	sock_release(lsock);
+	return ret;
+}
+
+/* Name exchange: length (big-endian u32), format (host u32), name. */
+static int pp_send_name(struct pp_session *s, const void *name, u32 len,
+			u32 format)
+{
+	__be32 blen = cpu_to_be32(len);
+	int ret;
+
+	ret = pp_ctrl_send(s, &blen, sizeof(blen), "name length");
+	if (!ret)
+		ret = pp_ctrl_send(s, &format, sizeof(format), "address format");
+	if (!ret)
+		ret = pp_ctrl_send(s, name, len, "name");
+	return ret;
+}
+
+/*
+ * Receives the server's name; only IPv4 socket addresses are usable here.
+ * On success *@name is a kmalloc()ed copy of the name.
+ */
+static int pp_recv_name(struct pp_session *s, void **name, u32 *len,
+			u32 *format)
+{
+	struct sockaddr_in *sin;
+	__be32 blen;
+	int ret;
+
+	ret = pp_ctrl_recv(s, &blen, sizeof(blen), "name length");
+	if (ret)
+		return ret;
+	*len = be32_to_cpu(blen);
+	if (*len > PP_MAX_ADDRLEN) {
+		pr_err("%s: control: name length %u over %u\n", pp_role(s),
+		       *len, PP_MAX_ADDRLEN);
+		return -EINVAL;
+	}
+	ret = pp_ctrl_recv(s, format, sizeof(*format), "address format");
+	if (ret)
+		return ret;
+	*name = kzalloc(max_t(u32, *len, sizeof(*sin)), GFP_KERNEL);
+	if (!*name)
+		return -ENOMEM;
+	ret = pp_ctrl_recv(s, *name, *len, "name");
+	if (ret)
+		return ret;
+	sin = *name;
+	if (*len < sizeof(*sin) || sin->sin_family != AF_INET) {
+		pr_err("%s: control: peer name is not an IPv4 address (format %u, %u bytes)\n",
+		       pp_role(s), *format, *len);
+		return -EAFNOSUPPORT;
+	}
+	return 0;
+}
+
+/* Per-size synchronisation: the client sends "q\0", the server "a\0". */
+static int pp_ctrl_sync(struct pp_session *s)
+{
+	char buf[sizeof(pp_sync_q)];
+	const char *want = s->o.server ? pp_sync_q : pp_sync_a;
+	int ret;
+
+	if (!s->o.server) {
+		ret = pp_ctrl_send(s, pp_sync_q, sizeof(pp_sync_q), "sync");
+		if (ret)
+			return ret;
+	}
+	ret = pp_ctrl_recv(s, buf, sizeof(buf), "sync");
+	if (ret)
+		return ret;
+	buf[sizeof(buf) - 1] = '\0';
+	if (strcmp(buf, want)) {
+		pr_err("%s: control: bad sync message \"%s\", expected \"%s\"\n",
+		       pp_role(s), buf, want);
+		return -EBADMSG;
+	}
+	if (s->o.server)
+		ret = pp_ctrl_send(s, pp_sync_a, sizeof(pp_sync_a), "sync");
+	return ret;
+}
+
+/*
+ * After each size the client reports how many messages it received: 10
+ * bytes of decimal digits padded with NULs; the server answers "cnt ok\0".
+ * The server keeps the client's count (fi_pingpong's "#ack").
+ */
+static int pp_ctrl_count(struct pp_session *s)
+{
+	char buf[PP_CNT_LEN + 1] = {};
+	long cnt;
+	int ret;
+
+	if (!s->o.server) {
+		snprintf(buf, sizeof(buf), "%ld", s->cnt_ack);
+		ret = pp_ctrl_send(s, buf, PP_CNT_LEN, "count");
+		if (ret)
+			return ret;
+		memset(buf, 0, sizeof(buf));
+		ret = pp_ctrl_recv(s, buf, sizeof(pp_cnt_ok), "count ack");
+		if (ret)
+			return ret;
+		buf[sizeof(pp_cnt_ok) - 1] = '\0';
+		if (strcmp(buf, pp_cnt_ok)) {
+			pr_err("%s: control: bad count ack \"%s\"\n", pp_role(s),
+			       buf);
+			return -EBADMSG;
+		}
+		return 0;
+	}
+	ret = pp_ctrl_recv(s, buf, PP_CNT_LEN, "count");
+	if (ret)
+		return ret;
+	if (kstrtol(buf, 10, &cnt) || cnt < 0) {
+		pr_err("%s: control: bad count \"%s\"\n", pp_role(s), buf);
+		return -EBADMSG;
+	}
+	if (cnt != s->o.iters)
+		pr_warn("%s: client received %ld of %u messages\n", pp_role(s),
+			cnt, s->o.iters);
+	s->cnt_ack = cnt;
+	return pp_ctrl_send(s, pp_cnt_ok, sizeof(pp_cnt_ok), "count ack");
+}
+
+/* ------------------------------------------------------------ waits */
+
+/* Common end of a wait's polling round: signal, peer gone, deadline. */
+static int pp_wait_check(struct pp_session *s, unsigned long deadline,
+			 const char *what)
+{
+	if (signal_pending(current)) {
+		pr_err("%s: %s: interrupted\n", pp_role(s), what);
+		return -EINTR;
+	}
+	if (pp_oob_gone(s)) {
+		pr_err("%s: %s: peer closed the control connection\n",
+		       pp_role(s), what);
+		return -ECONNABORTED;
+	}
+	if (time_after_eq(jiffies, deadline)) {
+		pr_err("%s: %s: timed out after %u ms\n", pp_role(s), what,
+		       s->o.timeout_ms);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ raw */
+
+static int pp_raw_send(struct pp_session *s, size_t len, const char *what)
+{
+	int ret = pp_sock_send(s->data, s->tx_buf, len);
+
+	if (ret)
+		pr_err("%s: raw: sending %s failed: %d\n", pp_role(s), what, ret);
+	return ret;
+}
+
+/*
+ * wait=spin: polls the data socket (MSG_DONTWAIT) the way fi_pingpong's
+ * provider polls its sockets, instead of sleeping in the receive.
+ */
+static int pp_sock_recv_spin(struct pp_session *s, struct socket *sock,
+			     void *buf, size_t len, const char *what)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+
+	while (len) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		struct kvec iov = { .iov_base = buf, .iov_len = len };
+		int ret;
+
+		ret = kernel_recvmsg(sock, &msg, &iov, 1, len, MSG_DONTWAIT);
+		if (ret > 0) {
+			buf += ret;
+			len -= ret;
+			deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+			continue;
+		}
+		if (!ret)
+			return -ECONNABORTED;
+		if (ret != -EAGAIN)
+			return ret;
+		ret = pp_wait_check(s, deadline, what);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+static int pp_raw_recv(struct pp_session *s, size_t len, const char *what)
+{
+	int ret;
+
+	if (s->o.wait == PP_WAIT_SPIN)
+		ret = pp_sock_recv_spin(s, s->data, s->rx_buf, len, what);
+	else
+		ret = pp_sock_recv(s->data, s->rx_buf, len);
+
+	if (ret)
+		pr_err("%s: raw: receiving %s failed: %d%s\n", pp_role(s), what,
+		       ret,
+		       ret == -ECONNABORTED ? " (peer closed the connection)" :
+		       "");
+	return ret;
+}
+
+static int pp_raw_tx(struct pp_session *s, u32 size)
+{
+	if (s->o.verify && s->active)
+		pp_fill(s, s->tx_buf, size);
+	return pp_raw_send(s, size, "message");
+}
+
+static int pp_raw_rx(struct pp_session *s, u32 size)
+{
+	int ret = pp_raw_recv(s, size, "message");
+
+	if (ret)
+		return ret;
+	if (s->o.verify && s->active) {
+		ret = pp_check(s, s->rx_buf, size);
+		if (ret)
+			return ret;
+	}
+	s->cnt_ack++;
+	return 0;
+}
+
+/*
+ * Raw baseline: the server listens for the data connection on the fabric
+ * source address and sends that address the way it would send its passive
+ * endpoint's name; the client connects to it.
+ */
+static int pp_raw_connect(struct pp_session *s, __be32 src)
+{
+	struct sockaddr_in sin = {};
+	struct socket *lsock;
+	void *name = NULL;
+	u32 len, format;
+	int ret;
+
+	if (!s->o.server) {
+		ret = pp_recv_name(s, &name, &len, &format);
+		if (!ret) {
+			struct sockaddr_in *peer = name;
+
+			ret = pp_tcp_connect(s, peer->sin_addr.s_addr,
+					     ntohs(peer->sin_port), &s->data,
+					     "data");
+		}
+		kfree(name);
+		return ret;
+	}
+	ret = pp_tcp_listen(s, src, 0, &lsock, "data");
+	if (ret)
+		return ret;
+	ret = kernel_getsockname(lsock, (struct sockaddr *)&sin);
+	if (ret < 0) {
+		pr_err("%s: data: getsockname failed: %d\n", pp_role(s), ret);
+		goto out;
+	}
+	ret = pp_send_name(s, &sin, sizeof(sin), KFI_SOCKADDR_IN);
+	if (!ret)
+		ret = pp_tcp_accept(s, lsock, &s->data, "data");
+out:
+	sock_release(lsock);
+	return ret;
+}
+
+static int pp_raw_finalize(struct pp_session *s)
+{
+	int ret;
+
+	memcpy(s->tx_buf, pp_fin, sizeof(pp_fin));
+	ret = pp_raw_send(s, sizeof(pp_fin), "fin");
+	if (!ret)
+		ret = pp_raw_recv(s, sizeof(pp_fin), "fin");
+	if (ret)
+		return ret;
+	if (s->o.verify && memcmp(s->rx_buf, pp_fin, sizeof(pp_fin))) {
+		pr_err("%s: raw: bad fin message\n", pp_role(s));
+		return -EBADMSG;
+	}
+	pp_sock_release(&s->oob);
+	return 0;
+}
+
+/* ------------------------------------------------------------ kfi */
+
+enum pp_op {
+	PP_OP_SEND,
+	PP_OP_INJECT,
+	PP_OP_RECV,
+	PP_OP_FIN,
+};
+
+static const char * const pp_op_name[][2] = {
+	[PP_OP_SEND] = { "kfi_send", "kfi_tsend" },
+	[PP_OP_INJECT] = { "kfi_inject", "kfi_tinject" },
+	[PP_OP_RECV] = { "kfi_recv", "kfi_trecv" },
+	[PP_OP_FIN] = { "kfi_sendmsg", "kfi_tsendmsg" },
+};
+
+static void pp_kfi_close(struct pp_session *s, struct kfid *fid,
+			 const char *what)
+{
+	int ret = kfi_close(fid);
+
+	if (ret)
+		pr_err("%s: kfi_close(%s) failed: %d (%s)\n", pp_role(s), what,
+		       ret, kfi_strerror(ret));
+}
+
+/* Logs a failed kfabric call; returns @ret. */
+static int pp_kfi_err(struct pp_session *s, const char *call, long ret)
+{
+	pr_err("%s: %s failed: %ld (%s)\n", pp_role(s), call, ret,
+	       kfi_strerror((int)ret));
+	return (int)ret;
+}
+
+/* Reads the error entry behind -KFI_EAVAIL; returns its negated code. */
+static int pp_kfi_cq_error(struct pp_session *s, struct kfid_cq *cq,
+			   const char *what)
+{
+	struct kfi_cq_err_entry e = {};
+	char text[80];
+	ssize_t rd;
+
+	rd = kfi_cq_readerr(cq, &e, 0);
+	if (rd < 0)
+		return pp_kfi_err(s, "kfi_cq_readerr", rd);
+	pr_err("%s: %s: completion error %d (%s), provider: %s\n", pp_role(s),
+	       what, e.err, kfi_strerror(e.err),
+	       kfi_cq_strerror(cq, e.prov_errno, e.err_data, text,
+			       sizeof(text)));
+	return e.err ? -e.err : -EIO;
+}
+
+/*
+ * Reads one completion from @cq without waiting. Returns 1 when one was
+ * read (and counted in *@cur), 0 when the CQ was empty, or an error (an
+ * error completion also counts, as in fi_pingpong).
+ */
+static int pp_kfi_cq_poll(struct pp_session *s, struct kfid_cq *cq, u64 *cur,
+			  int timeout_ms, const char *what)
+{
+	struct kfi_cq_entry comp;
+	ssize_t rd;
+
+	if (timeout_ms)
+		rd = kfi_cq_sread(cq, &comp, 1, NULL, timeout_ms);
+	else
+		rd = kfi_cq_read(cq, &comp, 1);
+	if (rd > 0) {
+		(*cur)++;
+		return 1;
+	}
+	if (rd == -KFI_EAGAIN || rd == -KFI_ETIMEDOUT)
+		return 0;
+	if (rd == -KFI_EAVAIL) {
+		(*cur)++;
+		return pp_kfi_cq_error(s, cq, what);
+	}
+	return pp_kfi_err(s, timeout_ms ? "kfi_cq_sread" : "kfi_cq_read", rd);
+}
+
+/*
+ * Waits until *@cur reaches @total. With wait=spin (fi_pingpong's way,
+ * CQs without wait object) the CQ is polled, yielding the CPU when asked
+ * to; with wait=sleep blocking reads are used. The timeout restarts on
+ * every completion.
+ */
+static int pp_kfi_cq_wait(struct pp_session *s, struct kfid_cq *cq, u64 *cur,
+			  u64 total, const char *what)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+	int ret;
+
+	while (*cur < total) {
+		ret = pp_kfi_cq_poll(s, cq, cur, s->o.wait == PP_WAIT_SLEEP ?
+				     PP_EQ_SLICE_MS : 0, what);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+			continue;
+		}
+		ret = pp_wait_check(s, deadline, what);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+static ssize_t pp_kfi_post_once(struct pp_session *s, enum pp_op op,
+				size_t len)
+{
+	struct pp_kfi *k = &s->k;
+	struct kvec iov = { .iov_base = s->tx_buf, .iov_len = len };
+
+	switch (op) {
+	case PP_OP_SEND:
+		if (s->o.tagged)
+			return kfi_tsend(k->ep, s->tx_buf, len, k->tx_desc, 0,
+					 PP_TAG, &k->tx_ctx);
+		return kfi_send(k->ep, s->tx_buf, len, k->tx_desc, 0,
+				&k->tx_ctx);
+	case PP_OP_INJECT:
+		if (s->o.tagged)
+			return kfi_tinject(k->ep, s->tx_buf, len, 0, PP_TAG);
+		return kfi_inject(k->ep, s->tx_buf, len, 0);
+	case PP_OP_RECV:
+		if (s->o.tagged)
+			return kfi_trecv(k->ep, s->rx_buf, len, k->rx_desc,
+					 KFI_ADDR_UNSPEC, PP_TAG, 0,
+					 &k->rx_ctx);
+		return kfi_recv(k->ep, s->rx_buf, len, k->rx_desc,
+				KFI_ADDR_UNSPEC, &k->rx_ctx);
+	case PP_OP_FIN:
+		if (s->o.tagged) {
+			struct kfi_msg_tagged tmsg = {
+				.type = KFI_KVEC,
+				.msg_iov = &iov,
+				.desc = &k->tx_desc,
+				.iov_count = 1,
+				.addr = 0,
+				.tag = PP_TAG,
+				.ignore = 0,
+				.context = &k->fin_ctx,
+			};
+
+			return kfi_tsendmsg(k->ep, &tmsg,
+					    KFI_TRANSMIT_COMPLETE);
+		} else {
+			struct kfi_msg msg = {
+				.type = KFI_KVEC,
+				.msg_iov = &iov,
+				.desc = &k->tx_desc,
+				.iov_count = 1,
+				.addr = 0,
+				.context = &k->fin_ctx,
+			};
+
+			return kfi_sendmsg(k->ep, &msg, KFI_TRANSMIT_COMPLETE);
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * Posts one operation. While the provider's queue is full (-KFI_EAGAIN)
+ * completions of the same direction are reaped and the post retried.
+ * Counts the operation in tx_seq or rx_seq.
+ */
+static int pp_kfi_post(struct pp_session *s, enum pp_op op, size_t len)
+{
+	struct pp_kfi *k = &s->k;
+	bool rx = op == PP_OP_RECV;
+	const char *name = pp_op_name[op][s->o.tagged];
+	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+	ssize_t ret;
+	int err;
+
+	for (;;) {
+		ret = pp_kfi_post_once(s, op, len);
+		if (!ret)
+			break;
+		if (ret != -KFI_EAGAIN)
+			return pp_kfi_err(s, name, ret);
+		if (rx ? k->rx_cq_cntr < k->rx_seq : k->tx_cq_cntr < k->tx_seq) {
+			err = pp_kfi_cq_poll(s, rx ? k->rxcq : k->txcq,
+					     rx ? &k->rx_cq_cntr :
+						  &k->tx_cq_cntr, 0, name);
+			if (err < 0)
+				return err;
+		}
+		err = pp_wait_check(s, deadline, name);
+		if (err)
+			return err;
+		cond_resched();
+	}
+	if (rx)
+		k->rx_seq++;
+	else
+		k->tx_seq++;
+	return 0;
+}
+
+static int pp_kfi_post_rx(struct pp_session *s)
+{
+	return pp_kfi_post(s, PP_OP_RECV, s->rx_len);
+}
+
+/* Sends one message and waits for its completion, or injects it. */
+static int pp_kfi_tx(struct pp_session *s, u32 size)
+{
+	struct pp_kfi *k = &s->k;
+	int ret;
+
+	if (s->o.verify && s->active)
+		pp_fill(s, s->tx_buf + k->tx_prefix, size);
+	if (size < k->inject_size) {
+		ret = pp_kfi_post(s, PP_OP_INJECT, size + k->tx_prefix);
+		if (!ret)
+			k->tx_cq_cntr++;	/* an inject has no completion */
+		return ret;
+	}
+	ret = pp_kfi_post(s, PP_OP_SEND, size + k->tx_prefix);
+	if (ret)
+		return ret;
+	return pp_kfi_cq_wait(s, k->txcq, &k->tx_cq_cntr, k->tx_seq,
+			      "send completion");
+}
+
+/*
+ * Waits for the posted receive, checks it, and posts the next one (always
+ * of the full buffer: it may receive the next size, or "fin").
+ */
+static int pp_kfi_rx(struct pp_session *s, u32 size)
+{
+	struct pp_kfi *k = &s->k;
+	int ret;
+
+	ret = pp_kfi_cq_wait(s, k->rxcq, &k->rx_cq_cntr, k->rx_seq,
+			     "receive completion");
+	if (ret)
+		return ret;
+	if (s->o.verify && s->active) {
+		ret = pp_check(s, s->rx_buf + k->rx_prefix, size);
+		if (ret)
+			return ret;
+	}
+	ret = pp_kfi_post_rx(s);
+	if (!ret)
+		s->cnt_ack++;
+	return ret;
+}
+
+static int pp_kfi_hints(struct pp_session *s)
+{
+	struct kfi_info *h = kfi_allocinfo();
+
+	if (!h)
+		return -ENOMEM;
+	s->k.hints = h;
+	h->fabric_attr->prov_name = kstrdup("tcp", GFP_KERNEL);
+	if (!h->fabric_attr->prov_name)
+		return -ENOMEM;
+	h->ep_attr->type = KFI_EP_MSG;
+	h->caps = s->o.tagged ? KFI_TAGGED : KFI_MSG;
+	h->mode = KFI_CONTEXT | KFI_CONTEXT2 | KFI_MSG_PREFIX;
+	h->domain_attr->mr_mode = KFI_MR_LOCAL | KFI_MR_VIRT_ADDR |
+				  KFI_MR_PROV_KEY;
+	return 0;
+}
+
+/* fi_pingpong drops directed receive unless it asked for it. */
+static void pp_kfi_no_directed_recv(struct kfi_info *info)
+{
+	info->caps &= ~KFI_DIRECTED_RECV;
+	if (info->rx_attr)
+		info->rx_attr->caps &= ~KFI_DIRECTED_RECV;
+}
+
+static int pp_kfi_getinfo(struct pp_session *s, const char *node,
+			  const char *service, u64 flags,
+			  struct kfi_info **info)
+{
+	int ret;
+
+	ret = kfi_getinfo(KFI_VERSION(1, 7), node, service, flags, s->k.hints,
+			  info);
+	if (ret) {
+		pr_err("%s: kfi_getinfo(%s, %s) for provider tcp failed: %d (%s)\n",
+		       pp_role(s), node ?: "NULL", service ?: "NULL", ret,
+		       kfi_strerror(ret));
+		return ret;
+	}
+	pp_kfi_no_directed_recv(*info);
+	return 0;
+}
+
+static int pp_kfi_eq_open(struct pp_session *s)
+{
+	struct kfi_eq_attr attr = { .wait_obj = KFI_WAIT_UNSPEC };
+	int ret;
+
+	ret = kfi_eq_open(s->k.fabric, &attr, &s->k.eq, NULL, NULL);
+	if (ret) {
+		s->k.eq = NULL;
+		return pp_kfi_err(s, "kfi_eq_open", ret);
+	}
+	return 0;
+}
+
+/* Room for a CM entry and the largest CM data (256 bytes over tcp). */
+struct pp_cm_event {
+	struct kfi_eq_cm_entry e;
+	u8 data[256];
+};
+
+/*
+ * Waits for the CM event @want on the EQ (for @fid unless NULL). A
+ * KFI_CONNREQ's info is returned in *@info. Waits in slices so that a
+ * peer gone from the control connection ends the wait early.
+ */
+static int pp_kfi_eq_wait(struct pp_session *s, u32 want, struct kfid *fid,
+			  struct kfi_info **info, const char *what)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+	struct pp_cm_event ev;
+	u32 event = 0;
+	ssize_t rd;
+	int ret;
+
+	for (;;) {
+		memset(&ev, 0, sizeof(ev));
+		rd = kfi_eq_sread(s->k.eq, &event, &ev, sizeof(ev),
+				  PP_EQ_SLICE_MS, 0);
+		if (rd >= (ssize_t)sizeof(ev.e))
+			break;
+		if (rd == -KFI_EAVAIL) {
+			struct kfi_eq_err_entry e = {};
+			char text[80];
+
+			rd = kfi_eq_readerr(s->k.eq, &e, 0);
+			if (rd < 0)
+				return pp_kfi_err(s, "kfi_eq_readerr", rd);
+			pr_err("%s: %s: event queue error %d (%s), provider: %s\n",
+			       pp_role(s), what, e.err, kfi_strerror(e.err),
+			       kfi_eq_strerror(s->k.eq, e.prov_errno,
+					       e.err_data, text, sizeof(text)));
+			return e.err ? -e.err : -EIO;
+		}
+		if (rd >= 0) {
+			pr_err("%s: %s: short event (%zd bytes)\n", pp_role(s),
+			       what, rd);
+			return -EIO;
+		}
+		if (rd != -KFI_EAGAIN && rd != -KFI_ETIMEDOUT)
+			return pp_kfi_err(s, "kfi_eq_sread", rd);
+		ret = pp_wait_check(s, deadline, what);
+		if (ret)
+			return ret;
+	}
+	if (event != want || (fid && ev.e.fid != fid)) {
+		pr_err("%s: %s: unexpected CM event %u (fid %p), expected %u (fid %p)\n",
+		       pp_role(s), what, event, ev.e.fid, want, fid);
+		if (event == KFI_CONNREQ && ev.e.info) {
+			if (s->k.pep)
+				kfi_reject(s->k.pep, ev.e.info->handle, NULL, 0);
+			kfi_freeinfo(ev.e.info);
+		}
+		return -EPROTO;
+	}
+	if (info)
+		*info = ev.e.info;
+	return 0;
+}
+
+/*
+ * fi_pingpong's active resources: message buffers (registered when the
+ * domain wants local MRs), a CQ per direction and the endpoint.
+ */
+static int pp_kfi_alloc_active(struct pp_session *s, struct kfi_info *fi)
+{
+	struct pp_kfi *k = &s->k;
+	struct kfi_cq_attr attr = {
+		.format = KFI_CQ_FORMAT_CONTEXT,
+		.wait_obj = KFI_WAIT_NONE,
+	};
+	int ret;
+
+	if (fi->tx_attr->mode & KFI_MSG_PREFIX)
+		k->tx_prefix = fi->ep_attr->msg_prefix_size;
+	if (fi->rx_attr->mode & KFI_MSG_PREFIX)
+		k->rx_prefix = fi->ep_attr->msg_prefix_size;
+	k->inject_size = fi->tx_attr->inject_size;
+	k->max_msg_size = fi->ep_attr->max_msg_size;
+	if (s->max_size > k->max_msg_size) {
+		pr_err("%s: size %zu over the provider's max_msg_size %zu\n",
+		       pp_role(s), s->max_size, k->max_msg_size);
+		return -EMSGSIZE;
+	}
+	ret = pp_alloc_bufs(s, k->tx_prefix, k->rx_prefix);
+	if (ret)
+		return ret;
+	if (fi->domain_attr->mr_mode & KFI_MR_LOCAL) {
+		ret = kfi_mr_reg(k->domain, s->tx_buf, s->tx_len, KFI_SEND, 0,
+				 PP_MR_KEY, 0, &k->tx_mr, NULL);
+		if (ret) {
+			k->tx_mr = NULL;
+			return pp_kfi_err(s, "kfi_mr_reg", ret);
+		}
+		ret = kfi_mr_reg(k->domain, s->rx_buf, s->rx_len, KFI_RECV, 0,
+				 PP_MR_KEY + 1, 0, &k->rx_mr, NULL);
+		if (ret) {
+			k->rx_mr = NULL;
+			return pp_kfi_err(s, "kfi_mr_reg", ret);
+		}
+		k->tx_desc = kfi_mr_desc(k->tx_mr);
+		k->rx_desc = kfi_mr_desc(k->rx_mr);
+	}
+	attr.size = fi->tx_attr->size;
+	ret = kfi_cq_open(k->domain, &attr, &k->txcq, NULL, NULL);
+	if (ret) {
+		k->txcq = NULL;
+		return pp_kfi_err(s, "kfi_cq_open(tx)", ret);
+	}
+	attr.size = fi->rx_attr->size;
+	ret = kfi_cq_open(k->domain, &attr, &k->rxcq, NULL, NULL);
+	if (ret) {
+		k->rxcq = NULL;
+		return pp_kfi_err(s, "kfi_cq_open(rx)", ret);
+	}
+	ret = kfi_endpoint(k->domain, fi, &k->ep, NULL);
+	if (ret) {
+		k->ep = NULL;
+		return pp_kfi_err(s, "kfi_endpoint", ret);
+	}
+	return 0;
+}
+
+/* Binds EQ and CQs, enables the endpoint and pre-posts a receive. */
+static int pp_kfi_init_ep(struct pp_session *s)
+{
+	struct pp_kfi *k = &s->k;
+	int ret;
+
+	ret = kfi_ep_bind(k->ep, &k->eq->fid, 0);
+	if (ret)
+		return pp_kfi_err(s, "kfi_ep_bind(eq)", ret);
+	ret = kfi_ep_bind(k->ep, &k->txcq->fid, KFI_TRANSMIT);
+	if (ret)
+		return pp_kfi_err(s, "kfi_ep_bind(tx cq)", ret);
+	ret = kfi_ep_bind(k->ep, &k->rxcq->fid, KFI_RECV);
+	if (ret)
+		return pp_kfi_err(s, "kfi_ep_bind(rx cq)", ret);
+	ret = kfi_enable(k->ep);
+	if (ret)
+		return pp_kfi_err(s, "kfi_enable", ret);
+	return pp_kfi_post_rx(s);
+}
+
+static int pp_kfi_server_connect(struct pp_session *s, __be32 src)
+{
+	struct pp_kfi *k = &s->k;
+	u8 name[128];
+	size_t len = sizeof(name);
+	char node[16];
+	int ret;
+
+	/* Passive side first: fabric, EQ, pep bound to the EQ, listening. */
+	snprintf(node, sizeof(node), "%pI4", &src);
+	ret = pp_kfi_getinfo(s, node, NULL, KFI_SOURCE, &k->pep_info);
+	if (ret)
+		return ret;
+	ret = kfi_fabric(k->pep_info->fabric_attr, &k->fabric, NULL);
+	if (ret) {
+		k->fabric = NULL;
+		return pp_kfi_err(s, "kfi_fabric", ret);
+	}
+	ret = pp_kfi_eq_open(s);
+	if (ret)
+		return ret;
+	ret = kfi_passive_ep(k->fabric, k->pep_info, &k->pep, NULL);
+	if (ret) {
+		k->pep = NULL;
+		return pp_kfi_err(s, "kfi_passive_ep", ret);
+	}
+	ret = kfi_pep_bind(k->pep, &k->eq->fid, 0);
+	if (ret)
+		return pp_kfi_err(s, "kfi_pep_bind", ret);
+	ret = kfi_listen(k->pep);
+	if (ret)
+		return pp_kfi_err(s, "kfi_listen", ret);
+
+	/* The client learns where to connect over the control connection. */
+	ret = kfi_getname(&k->pep->fid, name, &len);
+	if (ret)
+		return pp_kfi_err(s, "kfi_getname", ret);
+	ret = pp_send_name(s, name, len, k->pep_info->addr_format);
+	if (ret)
+		return ret;
+
+	ret = pp_kfi_eq_wait(s, KFI_CONNREQ, &k->pep->fid, &k->info,
+			     "waiting for the connection request");
+	if (ret)
+		return ret;
+	ret = kfi_domain(k->fabric, k->info, &k->domain, NULL);
+	if (ret) {
+		k->domain = NULL;
+		ret = pp_kfi_err(s, "kfi_domain", ret);
+		goto reject;
+	}
+	ret = pp_kfi_alloc_active(s, k->info);
+	if (ret)
+		goto reject;
+	ret = pp_kfi_init_ep(s);
+	if (ret)
+		return ret;
+	ret = kfi_accept(k->ep, NULL, 0);
+	if (ret)
+		return pp_kfi_err(s, "kfi_accept", ret);
+	ret = pp_kfi_eq_wait(s, KFI_CONNECTED, &k->ep->fid, NULL,
+			     "waiting for the connection");
+	if (ret)
+		return ret;
+	k->connected = true;
+	return 0;
+
+reject:
+	/* Once an endpoint exists it owns the request: closing it drops it. */
+	if (!k->ep) {
+		int err = kfi_reject(k->pep, k->info->handle, NULL, 0);
+
+		if (err)
+			pp_kfi_err(s, "kfi_reject", err);
+	}
+	return ret;
+}
+
+static int pp_kfi_client_connect(struct pp_session *s)
+{
+	struct pp_kfi *k = &s->k;
+	struct sockaddr_in *peer;
+	char node[16], service[8];
+	void *name = NULL;
+	u32 len, format;
+	int ret;
+
+	ret = pp_recv_name(s, &name, &len, &format);
+	if (ret)
+		goto out;
+	peer = name;
+	k->hints->addr_format = format;
+	k->hints->dest_addr = kmemdup(name, len, GFP_KERNEL);
+	if (!k->hints->dest_addr) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	k->hints->dest_addrlen = len;
+	snprintf(node, sizeof(node), "%pI4", &peer->sin_addr);
+	snprintf(service, sizeof(service), "%u", ntohs(peer->sin_port));
+	ret = pp_kfi_getinfo(s, node, service, 0, &k->info);
+	if (ret)
+		goto out;
+
+	/* Fabric, EQ, domain; then the active resources. */
+	ret = kfi_fabric(k->info->fabric_attr, &k->fabric, NULL);
+	if (ret) {
+		k->fabric = NULL;
+		ret = pp_kfi_err(s, "kfi_fabric", ret);
+		goto out;
+	}
+	ret = pp_kfi_eq_open(s);
+	if (ret)
+		goto out;
+	ret = kfi_domain(k->fabric, k->info, &k->domain, NULL);
+	if (ret) {
+		k->domain = NULL;
+		ret = pp_kfi_err(s, "kfi_domain", ret);
+		goto out;
+	}
+	ret = pp_kfi_alloc_active(s, k->info);
+	if (ret)
+		goto out;
+	ret = pp_kfi_init_ep(s);
+	if (ret)
+		goto out;
+	ret = kfi_connect(k->ep, name, NULL, 0);
+	if (ret) {
+		ret = pp_kfi_err(s, "kfi_connect", ret);
+		goto out;
+	}
+	ret = pp_kfi_eq_wait(s, KFI_CONNECTED, &k->ep->fid, NULL,
+			     "waiting for the connection");
+	if (!ret)
+		k->connected = true;
+out:
+	kfree(name);
+	return ret;
+}
+
+/*
+ * "fin\0" with KFI_TRANSMIT_COMPLETE, its completion, the peer's "fin"
+ * into the receive posted last, then the control connection is closed.
+ */
+static int pp_kfi_finalize(struct pp_session *s)
+{
+	struct pp_kfi *k = &s->k;
+	int ret;
+
+	memcpy(s->tx_buf + k->tx_prefix, pp_fin, sizeof(pp_fin));
+	ret = pp_kfi_post(s, PP_OP_FIN, sizeof(pp_fin) + k->tx_prefix);
+	if (ret)
+		return ret;
+	ret = pp_kfi_cq_wait(s, k->txcq, &k->tx_cq_cntr, k->tx_seq,
+			     "fin send completion");
+	if (ret)
+		return ret;
+	ret = pp_kfi_cq_wait(s, k->rxcq, &k->rx_cq_cntr, k->rx_seq,
+			     "peer's fin");
+	if (ret)
+		return ret;
+	if (s->o.verify &&
+	    memcmp(s->rx_buf + k->rx_prefix, pp_fin, sizeof(pp_fin))) {
+		pr_err("%s: bad fin message\n", pp_role(s));
+		return -EBADMSG;
+	}
+	pp_sock_release(&s->oob);
+	return 0;
+}
+
+/* Closes every kfabric object in the reverse order of creation. */
+static void pp_kfi_teardown(struct pp_session *s)
+{
+	struct pp_kfi *k = &s->k;
+
+	if (k->ep)
+		pp_kfi_close(s, &k->ep->fid, "endpoint");
+	if (k->rxcq)
+		pp_kfi_close(s, &k->rxcq->fid, "rx cq");
+	if (k->txcq)
+		pp_kfi_close(s, &k->txcq->fid, "tx cq");
+	if (k->rx_mr)
+		pp_kfi_close(s, &k->rx_mr->fid, "rx mr");
+	if (k->tx_mr)
+		pp_kfi_close(s, &k->tx_mr->fid, "tx mr");
+	if (k->domain)
+		pp_kfi_close(s, &k->domain->fid, "domain");
+	if (k->pep)
+		pp_kfi_close(s, &k->pep->fid, "passive endpoint");
+	if (k->eq)
+		pp_kfi_close(s, &k->eq->fid, "event queue");
+	if (k->fabric)
+		pp_kfi_close(s, &k->fabric->fid, "fabric");
+	kfi_freeinfo(k->info);
+	kfi_freeinfo(k->pep_info);
+	kfi_freeinfo(k->hints);
+	memset(k, 0, sizeof(*k));
+}
+
+/* ------------------------------------------------------------ session */
+
+static int pp_tx(struct pp_session *s, u32 size)
+{
+	return s->o.transport == PP_RAW ? pp_raw_tx(s, size) :
+					  pp_kfi_tx(s, size);
+}
+
+static int pp_rx(struct pp_session *s, u32 size)
+{
+	return s->o.transport == PP_RAW ? pp_raw_rx(s, size) :
+					  pp_kfi_rx(s, size);
+}
+
+/* One size: sync, timed iterations, count exchange, report. */
+static int pp_pingpong(struct pp_session *s, u32 size)
+{
+	ktime_t start;
+	u64 ns;
+	u32 i;
+	int ret;
+
+	ret = pp_ctrl_sync(s);
+	if (ret)
+		return ret;
+	s->cnt_ack = 0;
+	s->active = true;
+	start = ktime_get();
+	for (i = 0; i < s->o.iters; i++) {
+		if (s->o.server) {
+			ret = pp_rx(s, size);
+			if (!ret)
+				ret = pp_tx(s, size);
+		} else {
+			ret = pp_tx(s, size);
+			if (!ret)
+				ret = pp_rx(s, size);
+		}
+		if (ret) {
+			s->active = false;
+			pr_err("%s: %s %s: size %u failed at iteration %u: %d\n",
+			       pp_role(s), pp_tname(s), pp_mode(s), size, i,
+			       ret);
+			return ret;
+		}
+	}
+	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	s->active = false;
+	ret = pp_ctrl_count(s);
+	if (ret)
+		return ret;
+	pp_report(s, size, ns);
+	return 0;
+}
+
+static int pp_run_suite(struct pp_session *s)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < s->o.nsizes; i++) {
+		ret = pp_pingpong(s, s->o.sizes[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The fabric (and raw data) source address of a server. */
+static __be32 pp_src_addr(struct pp_session *s)
+{
+	if (s->o.addr_set && s->o.addr != htonl(INADDR_ANY))
+		return s->o.addr;
+	return htonl(INADDR_LOOPBACK);
+}
+
+static int pp_raw_run(struct pp_session *s)
+{
+	int ret;
+
+	ret = pp_raw_connect(s, pp_src_addr(s));
+	if (!ret)
+		ret = pp_alloc_bufs(s, 0, 0);
+	if (!ret)
+		ret = pp_run_suite(s);
+	if (!ret) {
+		s->watch_oob = false;
+		ret = pp_raw_finalize(s);
+	}
+	pp_sock_release(&s->data);
+	return ret;
+}
+
+static int pp_kfi_run(struct pp_session *s)
+{
+	int ret;
+
+	ret = pp_kfi_hints(s);
+	if (ret)
+		goto out;
+	if (s->o.server)
+		ret = pp_kfi_server_connect(s, pp_src_addr(s));
+	else
+		ret = pp_kfi_client_connect(s);
+	if (!ret)
+		ret = pp_run_suite(s);
+	if (!ret) {
+		/* the peer closes its control side once it has our fin */
+		s->watch_oob = false;
+		ret = pp_kfi_finalize(s);
+	}
+	if (s->k.connected) {
+		int err = kfi_shutdown(s->k.ep, 0);
+
+		if (err)
+			pr_debug("%s: kfi_shutdown: %d\n", pp_role(s), err);
+	}
+out:
+	/* nothing may still use the buffers once the endpoint is closed */
+	pp_kfi_teardown(s);
+	return ret;
+}
+
+/**
+ * pp_run_session() - Run one fi_pingpong session.
+ * @s: Session with its options parsed; everything else zero.
+ *
+ * Opens the control connection, runs the pingpong over the chosen
+ * transport, releases everything and publishes the result lines (plus a
+ * status line) as the content of debugfs "last".
+ *
+ * Context: Process context; sleeps. Every blocking wait is bounded by
+ * the session's timeout.
+ * Return: 0 on success or a negative Linux errno.
+ */
+static int pp_run_session(struct pp_session *s)
+{
+	unsigned int i;
+	int ret;
+
+	s->max_size = 0;
+	for (i = 0; i < s->o.nsizes; i++)
+		s->max_size = max_t(size_t, s->max_size, s->o.sizes[i]);
+	s->out = kzalloc(PP_OUT_CAP, GFP_KERNEL);
+	s->watch_oob = true;
+	pr_debug("%s %s %s: %u sizes, %u iterations, verify %d\n", pp_role(s),
+		 pp_tname(s), pp_mode(s), s->o.nsizes, s->o.iters, s->o.verify);
+
+	ret = pp_ctrl_init(s);
+	if (!ret)
+		ret = s->o.transport == PP_RAW ? pp_raw_run(s) : pp_kfi_run(s);
+	pp_sock_release(&s->oob);
+	pp_sock_release(&s->data);
+	pp_free_bufs(s);
+
+	ret = pp_user_errno(ret);
+	if (ret)
+		pr_err("%s %s %s: session failed: %d\n", pp_role(s),
+		       pp_tname(s), pp_mode(s), ret);
+	pp_out(s, KBUILD_MODNAME ": %s %s %s status=%d\n", pp_role(s),
+	       pp_tname(s), pp_mode(s), ret);
+	pp_publish(s);
+	return ret;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int pp_parse_bool(const char *key, const char *val, bool *res)
+{
+	if (!strcmp(val, "0")) {
+		*res = false;
+	} else if (!strcmp(val, "1")) {
+		*res = true;
+	} else {
+		pr_err("%s: expected 0 or 1, got \"%s\"\n", key, val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int pp_parse_u32(const char *key, const char *val, u32 min, u32 max,
+			u32 *res)
+{
+	if (kstrtou32(val, 0, res) || *res < min || *res > max) {
+		pr_err("%s: expected a number in [%u, %u], got \"%s\"\n", key,
+		       min, max, val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* fi_pingpong -S all: 0, 1, then 2^i and 1.5 * 2^i up to its largest. */
+static void pp_all_sizes(struct pp_opts *o)
+{
+	u32 i, pow, half;
+
+	o->nsizes = 0;
+	for (i = 0; o->nsizes + 2 <= PP_MAX_SIZES; i++) {
+		pow = i ? 1U << i : 0;
+		half = i ? pow + pow / 2 : 1;
+		if (pow > PP_MAX_DATA_MSG)
+			break;
+		o->sizes[o->nsizes++] = pow;
+		if (half > PP_MAX_DATA_MSG)
+			break;
+		o->sizes[o->nsizes++] = half;
+	}
+}
+
+static int pp_parse_sizes(struct pp_opts *o, char *val)
+{
+	char *tok;
+	int ret;
+
+	if (!strcmp(val, "all")) {
+		pp_all_sizes(o);
+		return 0;
+	}
+	o->nsizes = 0;
+	while ((tok = strsep(&val, ",")) != NULL) {
+		if (!*tok)
+			continue;
+		if (o->nsizes == PP_MAX_SIZES) {
+			pr_err("sizes: at most %d sizes\n", PP_MAX_SIZES);
+			return -EINVAL;
+		}
+		ret = pp_parse_u32("sizes", tok, 0, PP_MAX_DATA_MSG,
+				   &o->sizes[o->nsizes]);
+		if (ret)
+			return ret;
+		o->nsizes++;
+	}
+	if (!o->nsizes) {
+		pr_err("sizes: empty list\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
+{
+	char *val = strchr(word, '=');
+	u32 v;
+	int ret;
+
+	if (!val) {
+		pr_err("expected key=value, got \"%s\"\n", word);
+		return -EINVAL;
+	}
+	*val++ = '\0';
+	if (!strcmp(word, "role")) {
+		if (!strcmp(val, "server")) {
+			o->server = true;
+		} else if (!strcmp(val, "client")) {
+			o->server = false;
+		} else {
+			pr_err("role: expected server or client, got \"%s\"\n",
+			       val);
+			return -EINVAL;
+		}
+		*role_set = true;
+		return 0;
+	}
+	if (!strcmp(word, "addr")) {
+		if (!in4_pton(val, -1, (u8 *)&o->addr, -1, NULL)) {
+			pr_err("addr: expected A.B.C.D, got \"%s\"\n", val);
+			return -EINVAL;
+		}
+		o->addr_set = true;
+		return 0;
+	}
+	if (!strcmp(word, "oob_port")) {
+		ret = pp_parse_u32(word, val, 1, 65535, &v);
+		o->oob_port = v;
+		return ret;
+	}
+	if (!strcmp(word, "sizes"))
+		return pp_parse_sizes(o, val);
+	if (!strcmp(word, "iters"))
+		return pp_parse_u32(word, val, 0, INT_MAX, &o->iters);
+	if (!strcmp(word, "tagged"))
+		return pp_parse_bool(word, val, &o->tagged);
+	if (!strcmp(word, "verify"))
+		return pp_parse_bool(word, val, &o->verify);
+	if (!strcmp(word, "timeout_ms"))
+		return pp_parse_u32(word, val, 1, INT_MAX, &o->timeout_ms);
+	if (!strcmp(word, "transport")) {
+		if (!strcmp(val, "kfi")) {
+			o->transport = PP_KFI;
+		} else if (!strcmp(val, "raw")) {
+			o->transport = PP_RAW;
+		} else {
+			pr_err("transport: expected kfi or raw, got \"%s\"\n",
+			       val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(word, "wait")) {
+		if (!strcmp(val, "spin")) {
+			o->wait = PP_WAIT_SPIN;
+		} else if (!strcmp(val, "sleep")) {
+			o->wait = PP_WAIT_SLEEP;
+		} else {
+			pr_err("wait: expected spin or sleep, got \"%s\"\n",
+			       val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	pr_err("unknown key \"%s\"\n", word);
+	return -EINVAL;
+}
+
+/* Parses a line of key=value words into @o (defaults: fi_pingpong's). */
+static int pp_parse(struct pp_opts *o, char *line)
+{
+	bool role_set = false;
+	unsigned int i;
+	char *word;
+	int ret;
+
+	o->oob_port = PP_OOB_PORT;
+	o->iters = PP_DEFAULT_ITERS;
+	o->timeout_ms = PP_DEFAULT_TIMEOUT_MS;
+	o->nsizes = ARRAY_SIZE(pp_default_sizes);
+	memcpy(o->sizes, pp_default_sizes, sizeof(pp_default_sizes));
+
+	while ((word = strsep(&line, " \t\n")) != NULL) {
+		if (!*word)
+			continue;
+		ret = pp_parse_word(o, word, &role_set);
+		if (ret)
+			return ret;
+	}
+	if (!role_set) {
+		pr_err("role=server or role=client is required\n");
+		return -EINVAL;
+	}
+	if (!o->server && !o->addr_set) {
+		o->addr = htonl(INADDR_LOOPBACK);
+		o->addr_set = true;
+	}
+	if (o->transport == PP_RAW) {
+		if (o->tagged) {
+			pr_err("transport=raw has no tagged mode\n");
+			return -EINVAL;
+		}
+		for (i = 0; i < o->nsizes; i++) {
+			if (!o->sizes[i]) {
+				pr_err("transport=raw cannot send 0-byte messages\n");
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ debugfs */
+
+/*
+ * A write of "role=... [key=value ...]" (keys in the comment at the top)
+ * runs one session; the write returns when it is over, with the byte
+ * count on success or a negative errno.
+ */
+static ssize_t pp_run_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct pp_session *s;
+	char *line;
+	int ret;
+
+	if (count > PP_MAX_LINE)
+		return -EINVAL;
+	line = memdup_user_nul(ubuf, count);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		kfree(line);
+		return -ENOMEM;
+	}
+	ret = pp_parse(&s->o, line);
+	if (!ret)
+		ret = pp_run_session(s);
+	kfree(s->out);
+	kfree(s);
+	kfree(line);
+	return ret ? ret : count;
+}
+
+static ssize_t pp_last_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&pp_last_lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, pp_last ?: "",
+				      pp_last_len);
+	mutex_unlock(&pp_last_lock);
+	return ret;
+}
+
+static const struct file_operations pp_run_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = pp_run_write,
+	.llseek = noop_llseek,
+};
+
+static const struct file_operations pp_last_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = pp_last_read,
+	.llseek = default_llseek,
+};
+
+static int __init pp_init(void)
+{
+	pp_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	if (IS_ERR(pp_dir))
+		return PTR_ERR(pp_dir);
+	debugfs_create_file("run", 0200, pp_dir, NULL, &pp_run_fops);
+	debugfs_create_file("last", 0400, pp_dir, NULL, &pp_last_fops);
+	return 0;
+}
+
+static void __exit pp_exit(void)
+{
+	/* waits for writers still running a session */
+	debugfs_remove(pp_dir);
+	kfree(pp_last);
+}
+
+module_init(pp_init);
+module_exit(pp_exit);
+MODULE_DESCRIPTION("fi_pingpong over kfabric (tcp provider) and kernel TCP sockets");
+MODULE_LICENSE("GPL");
