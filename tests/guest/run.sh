@@ -114,6 +114,10 @@ check)
 	kunit_module "$kunit"
 	result tcp_provider_loads insmod "$tcp"
 	kunit_module "$tcp_kunit"
+	# kfi_pingpong sessions: kernel<->kernel and against the real
+	# fi_pingpong (tests/pingpong/guest.sh prints its own KFI-RESULT lines)
+	step pingpong
+	"$(dirname "$0")/../pingpong/guest.sh" "$ko" 50 check
 	result tcp_listing_shows_lo tcp_listing_shows_lo
 	result unload_tcp rmmod kfi_tcp
 	result unload_after_kunit rmmod kfabric

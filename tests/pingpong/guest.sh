@@ -1,15 +1,25 @@
 #!/bin/bash
 # Runs inside the test VM (as root): exercises kfi_pingpong.ko.
-#   guest.sh KODIR [ITERS]
-# KODIR holds kfabric.ko, kfi_tcp.ko and kfi_pingpong.ko. Prints one
-# "PP-RESULT PASS|FAIL <name>" line per check, the session results and the
-# module's kernel log.
+#   guest.sh KODIR [ITERS [MODE]]
+# KODIR holds kfabric.ko, kfi_tcp.ko and kfi_pingpong.ko. MODE "all"
+# (default) runs every check and the side-by-side timing runs and unloads
+# the modules; "check" (tests/guest/run.sh, part of make check) runs the
+# checks only, prefixed pp_, and leaves kfabric and kfi_tcp loaded. Prints
+# one "<PREFIX> PASS|FAIL <name>" line per check (PREFIX: PP-RESULT, or
+# KFI-RESULT in check mode), the session results and the module's log.
 #   scripts/vm.sh "$(scripts/kernel.sh base)" --rwdir DIR \
 #	"$PWD/tests/pingpong/guest.sh DIR/modules"
 set -u
 ko=${1:?module directory}
 iters=${2:-200}
+mode=${3:-all}
 dbg=/sys/kernel/debug/kfi_pingpong
+prefix=PP-RESULT
+pfx=
+if [ "$mode" = check ]; then
+	prefix=KFI-RESULT
+	pfx=pp_
+fi
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 dmesg -n 1 2>/dev/null
@@ -18,7 +28,7 @@ ip link set lo up
 result() { # result NAME CONDITION...
 	local name=$1
 	shift
-	if "$@"; then echo "PP-RESULT PASS $name"; else echo "PP-RESULT FAIL $name"; fi
+	if "$@"; then echo "$prefix PASS $pfx$name"; else echo "$prefix FAIL $pfx$name"; fi
 }
 
 # pp OUTFILE ARGS...: one session; OUTFILE gets the shell's error text and
@@ -33,9 +43,10 @@ pp() {
 ok() { grep -q '^rc=0$' "$1"; }
 failed_with() { grep -q "^rc=1$" "$1" && grep -qi "$2" "$1"; }
 
-insmod "$ko/kfabric.ko" || exit 1
-insmod "$ko/kfi_tcp.ko" || exit 1
-insmod "$ko/kfi_pingpong.ko" || exit 1
+loaded() { grep -q "^$1 " /proc/modules; }
+loaded kfabric || insmod "$ko/kfabric.ko" || exit 1
+loaded kfi_tcp || insmod "$ko/kfi_tcp.ko" || exit 1
+insmod "$ko/kfi_pingpong.ko" || { result insmod_kfi_pingpong false; exit 1; }
 result debugfs_files test -w $dbg/run -a -r $dbg/last
 
 # --- argument errors fail visibly
@@ -160,6 +171,12 @@ if command -v fi_pingpong >/dev/null; then
 	echo "    fi_pingpong: $(tr '\n' ' ' </tmp/ft)"
 	echo "    module: $(tr '\n' ' ' </tmp/mt)"
 	fpp fi_pp_all_sizes server verify=1 sizes=all iters=3 -- -c -S all -I 3
+fi
+
+if [ "$mode" = check ]; then
+	result unload_pingpong rmmod kfi_pingpong
+	dmesg | grep -E 'kfi_pingpong' | grep -vE 'registered|bytes=' | tail -20
+	exit 0
 fi
 
 # --- latency/bandwidth side by side (same sizes and iterations)
