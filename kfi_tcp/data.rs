@@ -264,8 +264,10 @@ impl Conn {
                     c.sent == c.total
                 };
                 if done {
-                    if let Some(TxCur { what: TxWhat::Op(i, _), .. }) = d.tx.take() {
-                        ep.tx_sent(i);
+                    match d.tx.take() {
+                        Some(TxCur { what: TxWhat::Op(i, _), .. }) => ep.tx_sent(i),
+                        Some(TxCur { what: TxWhat::Rsp(_), .. }) => ep.remote_hit(false),
+                        _ => {}
                     }
                 }
                 Ok(true)
@@ -430,6 +432,7 @@ impl Conn {
                 ep.rx_done(&w, hdr.payload_len(), hdr.cq_data(), hdr.tag().unwrap_or(0));
             }
             Dest::Rma(_) => {
+                ep.remote_hit(true);
                 if let Some(data) = hdr.cq_data() {
                     if !ep.remote_write_data(hdr.payload_len(), data) {
                         pr_warn!("kfi_tcp: remote write data lost (no receive CQ or CQ full)\n");

@@ -17,6 +17,7 @@
 //! context. The connection has its own locks; none is held while it
 //! reports.
 
+use crate::cntr::Cntr;
 use crate::conn::{Conn, Owner};
 use crate::cq::Cq;
 use crate::domain::Domain;
@@ -26,7 +27,7 @@ use crate::ffi::{self, einval, kfi_info, sys};
 use crate::pep::ConnReq;
 use crate::logic::xfer as rules;
 use crate::sock::{self, SockAddr};
-use crate::xfer::{self, Config, EpData};
+use crate::xfer::{self, Cntrs, Config, EpData};
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
 use kernel::new_mutex;
@@ -44,6 +45,7 @@ struct EpInner {
     eq: Option<*const Eq>,
     tx_cq: Option<CqBind>,
     rx_cq: Option<CqBind>,
+    cntrs: Cntrs,
     enabled: bool,
     conn: Option<Arc<Conn>>,
 }
@@ -192,7 +194,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         domain: d,
         src,
         attrs,
-        inner <- new_mutex!(EpInner { eq: None, tx_cq: None, rx_cq: None, enabled: false, conn: taken }, "kfi_tcp_ep"),
+        inner <- new_mutex!(EpInner { eq: None, tx_cq: None, rx_cq: None, cntrs: Cntrs::default(), enabled: false, conn: taken }, "kfi_tcp_ep"),
         data <- EpData::new(),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
@@ -219,7 +221,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
 
 /// `bind` of an endpoint, before `kfi_enable`: an EQ (flags 0), once; a
 /// CQ of this provider for `KFI_TRANSMIT` and/or `KFI_RECV` completions
-/// (optionally `KFI_SELECTIVE_COMPLETION`), once per direction.
+/// (optionally `KFI_SELECTIVE_COMPLETION`), once per direction; a counter
+/// for any of `KFI_SEND`, `KFI_RECV`, `KFI_READ`, `KFI_WRITE`,
+/// `KFI_REMOTE_READ`, `KFI_REMOTE_WRITE`, once per event.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_bind(fid: *mut sys::kfid, bfid: *mut sys::kfid, flags: u64) -> c_int {
     // SAFETY: only installed on our endpoints.
@@ -271,8 +275,38 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_bind(fid: *mut sys::kfid, bfid: *mut 
             }
             0
         }
-        // Counters come with the counter increment.
-        sys::KFI_CLASS_CNTR => ffi::neg(bindings::ENOSYS),
+        sys::KFI_CLASS_CNTR => {
+            // SAFETY: a valid fid (class and ops table checked).
+            if !unsafe { Cntr::is_cntr(bfid) } {
+                return einval();
+            }
+            // SAFETY: a counter of this provider.
+            let c: *const Cntr = unsafe { Cntr::from_fid(bfid) };
+            let k = &mut g.cntrs;
+            let events: [(u32, &mut Option<*const Cntr>); 6] = [
+                (sys::KFI_SEND, &mut k.send),
+                (sys::KFI_RECV, &mut k.recv),
+                (sys::KFI_READ, &mut k.read),
+                (sys::KFI_WRITE, &mut k.write),
+                (sys::KFI_REMOTE_READ, &mut k.remote_read),
+                (sys::KFI_REMOTE_WRITE, &mut k.remote_write),
+            ];
+            let all = events.iter().fold(0u64, |a, (f, _)| a | u64::from(*f));
+            if flags == 0 || flags & !all != 0 {
+                return -(sys::KFI_EBADFLAGS as c_int);
+            }
+            if events.iter().any(|(f, slot)| flags & u64::from(*f) != 0 && slot.is_some()) {
+                return einval();
+            }
+            for (f, slot) in events {
+                if flags & u64::from(f) != 0 {
+                    // SAFETY: live (the consumer's bind); counted below.
+                    unsafe { &*c }.bind_ep();
+                    *slot = Some(c);
+                }
+            }
+            0
+        }
         _ => einval(),
     }
 }
@@ -303,6 +337,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_control(fid: *mut sys::kfid, command:
         rx_size: e.attrs.rx_size,
         max_msg: MAX_MSG_SIZE,
         domain: e.domain,
+        cntrs: g.cntrs,
     };
     if let Err(err) = e.data.enable(cfg) {
         return err.to_errno();
@@ -428,9 +463,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_getpeer(ep: *mut sys::kfid_ep, addr: 
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_fid(fid) };
-    let (conn, eq, tx_cq, rx_cq) = {
+    let (conn, eq, tx_cq, rx_cq, cntrs) = {
         let mut g = e.inner.lock();
-        (g.conn.take(), g.eq.take(), g.tx_cq.take(), g.rx_cq.take())
+        (g.conn.take(), g.eq.take(), g.tx_cq.take(), g.rx_cq.take(), core::mem::take(&mut g.cntrs))
     };
     if let Some(c) = conn {
         c.stop();
@@ -445,6 +480,11 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
     for b in [tx_cq, rx_cq].into_iter().flatten() {
         // SAFETY: bound, hence open.
         unsafe { &*b.cq }.unbind_ep();
+    }
+    let k = cntrs;
+    for c in [k.send, k.recv, k.read, k.write, k.remote_read, k.remote_write].into_iter().flatten() {
+        // SAFETY: bound, hence open.
+        unsafe { &*c }.unbind_ep();
     }
     // SAFETY: the domain outlives its counted endpoints.
     let d = unsafe { &*e.domain };

@@ -19,6 +19,7 @@
 
 use kernel::prelude::*;
 
+mod cntr;
 mod conn;
 mod cq;
 mod domain;
@@ -55,6 +56,8 @@ mod logic {
     pub mod mr;
     #[path = "../logic/xfer.rs"]
     pub mod xfer;
+    #[path = "../../kfi_trigger/engine.rs"]
+    pub mod trigger;
 }
 
 module! {

@@ -31,6 +31,7 @@
 //! or (successful without an entry: inject calls, selective completion)
 //! the return of its CQ reservation.
 
+use crate::cntr::Cntr;
 use crate::conn::Conn;
 use crate::cq::Cq;
 use crate::domain::Domain;
@@ -154,6 +155,29 @@ const RX_INIT: RxOp = RxOp {
     multi: None,
 };
 
+/// Counters bound to an endpoint, per event.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Cntrs {
+    pub(crate) send: Option<*const Cntr>,
+    pub(crate) recv: Option<*const Cntr>,
+    pub(crate) read: Option<*const Cntr>,
+    pub(crate) write: Option<*const Cntr>,
+    pub(crate) remote_read: Option<*const Cntr>,
+    pub(crate) remote_write: Option<*const Cntr>,
+}
+
+impl Cntrs {
+    /// The counter of an operation's completions.
+    fn of(&self, kind: Kind) -> Option<*const Cntr> {
+        match kind {
+            Kind::Send | Kind::TSend => self.send,
+            Kind::Recv | Kind::TRecv => self.recv,
+            Kind::Read => self.read,
+            Kind::Write => self.write,
+        }
+    }
+}
+
 /// Endpoint configuration copied at enable.
 #[derive(Clone, Copy)]
 pub(crate) struct Config {
@@ -169,6 +193,7 @@ pub(crate) struct Config {
     pub(crate) max_msg: u64,
     /// The endpoint's domain (its MR table serves remote accesses).
     pub(crate) domain: *const Domain,
+    pub(crate) cntrs: Cntrs,
 }
 
 /// What `q` protects.
@@ -203,29 +228,82 @@ struct Queues {
     rx_res: usize,
 }
 
-// SAFETY: the CQ pointers stay valid while the endpoint is bound to them
-// (CQs refuse to close while bound); the rest is owned data.
+// SAFETY: the CQ and counter pointers stay valid while the endpoint is
+// bound to them (they refuse to close while bound); the rest is owned data.
 unsafe impl Send for Queues {}
 
-/// Something the work item must report once `q` is dropped.
-pub(crate) enum Report {
-    None,
-    Done(*const Cq, Completion),
-    Failed(*const Cq, ErrCompletion),
-    /// A successful operation without an entry: return its reservation.
-    Unreserve(*const Cq),
+impl Queues {
+    /// An operation that held a CQ reservation is reported.
+    fn unres(&mut self, tx: bool) {
+        if tx && self.cfg.tx_cq.is_some() {
+            self.tx_res -= 1;
+        } else if !tx && self.cfg.rx_cq.is_some() {
+            self.rx_res -= 1;
+        }
+    }
+
+    fn cq(&self, tx: bool) -> Option<*const Cq> {
+        if tx {
+            self.cfg.tx_cq
+        } else {
+            self.cfg.rx_cq
+        }
+    }
+}
+
+/// What happened to an operation.
+enum What {
+    Nothing,
+    Done(Completion),
+    Failed(ErrCompletion),
+    /// Succeeded without an entry: return its CQ reservation.
+    Quiet,
+}
+
+/// Something to report once `q` is dropped: on a CQ, on a counter.
+pub(crate) struct Report {
+    cq: Option<*const Cq>,
+    what: What,
+    cntr: Option<*const Cntr>,
 }
 
 impl Report {
-    /// Delivers the report (no lock held).
+    const NONE: Report = Report { cq: None, what: What::Nothing, cntr: None };
+
+    fn done(cq: Option<*const Cq>, c: Completion, cntr: Option<*const Cntr>) -> Report {
+        Report { cq, what: What::Done(c), cntr }
+    }
+
+    fn failed(cq: Option<*const Cq>, e: ErrCompletion, cntr: Option<*const Cntr>) -> Report {
+        Report { cq, what: What::Failed(e), cntr }
+    }
+
+    fn quiet(cq: Option<*const Cq>, cntr: Option<*const Cntr>) -> Report {
+        Report { cq, what: What::Quiet, cntr }
+    }
+
+    /// Delivers the report (no lock held): the CQ entry first, then the
+    /// counter, so that a consumer woken by the counter finds the entry.
     pub(crate) fn deliver(self) {
-        // SAFETY (all arms): CQ pointers come from the endpoint's bindings,
-        // valid while it is bound (see `Queues`).
-        match self {
-            Report::None => {}
-            Report::Done(cq, c) => unsafe { &*cq }.complete(&c),
-            Report::Failed(cq, e) => unsafe { &*cq }.complete_err(&e),
-            Report::Unreserve(cq) => unsafe { &*cq }.unreserve(1),
+        if let Some(cq) = self.cq {
+            // SAFETY: CQ pointers come from the endpoint's bindings, valid
+            // while it is bound (see `Queues`).
+            let cq = unsafe { &*cq };
+            match &self.what {
+                What::Nothing => {}
+                What::Done(c) => cq.complete(c),
+                What::Failed(e) => cq.complete_err(e),
+                What::Quiet => cq.unreserve(1),
+            }
+        }
+        if let Some(c) = self.cntr {
+            // SAFETY: as for CQs.
+            let c = unsafe { &*c };
+            match self.what {
+                What::Nothing => {}
+                What::Done(_) | What::Quiet => c.hit(false),
+                What::Failed(_) => c.hit(true),
+            }
         }
     }
 }
@@ -290,6 +368,7 @@ impl EpData {
                     rx_size: 0,
                     max_msg: 0,
                     domain: core::ptr::null(),
+                    cntrs: Cntrs { send: None, recv: None, read: None, write: None, remote_read: None, remote_write: None },
                 },
                 min_multi: 0,
                 tx: KVVec::new(),
@@ -431,32 +510,42 @@ impl EpData {
             return e.errno() as isize;
         }
         let (cq, selective) = if kind.is_tx() { (cfg.tx_cq, cfg.tx_selective) } else { (cfg.rx_cq, cfg.rx_selective) };
-        let Some(cq) = cq else {
+        // Completions go to a CQ, a counter, or both.
+        if cq.is_none() && cfg.cntrs.of(kind).is_none() {
             return -(sys::KFI_ENOCQ as isize);
-        };
+        }
         let free = if kind.is_tx() { g.tx_free } else { g.rx_free };
         if free.is_empty() {
             return neg(bindings::EAGAIN);
         }
         // One CQ entry per operation, reserved now so that its completion
         // (or error) always has room.
-        // SAFETY: bound CQ, valid while bound.
-        if !unsafe { &*cq }.try_reserve(1) {
-            return neg(bindings::EAGAIN);
+        if let Some(cq) = cq {
+            // SAFETY: bound CQ, valid while bound.
+            if !unsafe { &*cq }.try_reserve(1) {
+                return neg(bindings::EAGAIN);
+            }
         }
-        let entry = rules::writes_entry(selective, flags, x.no_entry);
+        let unreserve = |cq: Option<*const Cq>| {
+            if let Some(cq) = cq {
+                // SAFETY: as above.
+                unsafe { &*cq }.unreserve(1);
+            }
+        };
+        let entry = cq.is_some() && rules::writes_entry(selective, flags, x.no_entry);
         let q = &mut *g;
-        if kind.is_tx() {
-            q.tx_res += 1;
-        } else {
-            q.rx_res += 1;
+        if cq.is_some() {
+            if kind.is_tx() {
+                q.tx_res += 1;
+            } else {
+                q.rx_res += 1;
+            }
         }
         if kind.is_tx() {
             let Some(i) = q.tx_links.pop_front(&mut q.tx_free) else {
-                q.tx_res -= 1;
+                q.unres(true);
                 drop(g);
-                // SAFETY: as above.
-                unsafe { &*cq }.unreserve(1);
+                unreserve(cq);
                 return neg(bindings::EAGAIN);
             };
             let op = &mut q.tx[i];
@@ -478,11 +567,10 @@ impl EpData {
                 let n = ffi::copy_from_segs(buf.segs(), &mut op.inline[..l]);
                 if n != l {
                     op.inject = false;
-                    q.tx_res -= 1;
                     q.tx_links.push_back(&mut q.tx_free, i);
+                    q.unres(true);
                     drop(g);
-                    // SAFETY: as above.
-                    unsafe { &*cq }.unreserve(1);
+                    unreserve(cq);
                     return neg(bindings::EINVAL);
                 }
                 op.buf = Buf::empty();
@@ -493,10 +581,9 @@ impl EpData {
             q.tx_links.push_back(&mut q.tx_pending, i);
         } else {
             let Some(i) = q.rx_links.pop_front(&mut q.rx_free) else {
-                q.rx_res -= 1;
+                q.unres(false);
                 drop(g);
-                // SAFETY: as above.
-                unsafe { &*cq }.unreserve(1);
+                unreserve(cq);
                 return neg(bindings::EAGAIN);
             };
             let multi = (flags & rules::F_MULTI_RECV != 0).then(|| MultiRecv::new(len, q.min_multi));
@@ -534,12 +621,10 @@ impl EpData {
         };
         let op = q.rx[i];
         q.rx_links.push_back(&mut q.rx_free, i);
-        q.rx_res -= 1;
-        let rep = q.cfg.rx_cq.map(|cq| Report::Failed(cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED)));
+        q.unres(false);
+        let rep = Report::failed(q.cfg.rx_cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED), q.cfg.cntrs.recv);
         drop(g);
-        if let Some(r) = rep {
-            r.deliver();
-        }
+        rep.deliver();
         0
     }
 
@@ -571,10 +656,10 @@ impl EpData {
             let q = &mut *g;
             if q.tx[idx].kind == Kind::Read {
                 q.tx_links.push_back(&mut q.tx_read, idx);
-                Report::None
+                Report::NONE
             } else if q.tx[idx].ack {
                 q.tx_links.push_back(&mut q.tx_await, idx);
-                Report::None
+                Report::NONE
             } else {
                 Self::tx_finish(q, idx)
             }
@@ -644,24 +729,13 @@ impl EpData {
     fn tx_finish(q: &mut Queues, i: usize) -> Report {
         let op = q.tx[i];
         q.tx_links.push_back(&mut q.tx_free, i);
-        q.tx_res -= 1;
-        let Some(cq) = q.cfg.tx_cq else {
-            return Report::None;
-        };
+        q.unres(true);
+        let (cq, cntr) = (q.cfg.tx_cq, q.cfg.cntrs.of(op.kind));
         if !op.entry {
-            return Report::Unreserve(cq);
+            return Report::quiet(cq, cntr);
         }
-        Report::Done(
-            cq,
-            Completion {
-                op_context: op.context,
-                flags: op.kind.cq_flags(),
-                len: op.len as usize,
-                buf: 0,
-                data: 0,
-                tag: 0,
-            },
-        )
+        let c = Completion { op_context: op.context, flags: op.kind.cq_flags(), len: op.len as usize, buf: 0, data: 0, tag: 0 };
+        Report::done(cq, c, cntr)
     }
 
     /// Owes the peer one ACK (a received message asked for it).
@@ -702,7 +776,7 @@ impl EpData {
                         // Release the used buffer, try the next.
                         q.rx_links.pop_front(&mut q.rx_msg);
                         q.rx_links.push_back(&mut q.rx_free, i);
-                        q.rx_res -= 1;
+                        q.unres(false);
                         q.cfg.rx_cq.map(|cq| (cq, op))
                     }
                 }
@@ -717,8 +791,8 @@ impl EpData {
                     tag: 0,
                 };
                 // The release always writes an entry (the consumer must
-                // learn the buffer is back).
-                Report::Done(cq, c).deliver();
+                // learn the buffer is back); it is no message to count.
+                Report::done(Some(cq), c, None).deliver();
             }
         }
     }
@@ -757,11 +831,9 @@ impl EpData {
             let q = &mut *g;
             if w.last {
                 q.rx_links.push_back(&mut q.rx_free, w.idx);
-                q.rx_res -= 1;
+                q.unres(false);
             }
-            let Some(cq) = q.cfg.rx_cq else {
-                return;
-            };
+            let (cq, cntr) = (q.cfg.rx_cq, q.cfg.cntrs.recv);
             let mut flags = w.op.kind.cq_flags();
             if data.is_some() {
                 flags |= rules::F_REMOTE_CQ_DATA;
@@ -770,9 +842,6 @@ impl EpData {
             if multi && w.last {
                 flags |= rules::F_MULTI_RECV;
             }
-            // Every message of a multi-receive buffer writes an entry (it
-            // holds one reservation, for the last one): the others need
-            // room of their own.
             let c = Completion {
                 op_context: w.op.context,
                 flags,
@@ -782,15 +851,21 @@ impl EpData {
                 tag: if w.op.kind.is_tagged() { tag } else { 0 },
             };
             if multi && !w.last {
+                // Every message of a multi-receive buffer writes an entry;
+                // the buffer holds one reservation, for its last: the
+                // others take free room (lost, with a warning, if none).
                 drop(g);
-                // SAFETY: bound CQ, valid while bound.
-                let _ = unsafe { &*cq }.try_complete_unreserved(&c);
-                return;
-            }
-            if w.op.entry || data.is_some() || multi {
-                Report::Done(cq, c)
+                if let Some(cq) = cq {
+                    // SAFETY: bound CQ, valid while bound.
+                    if unsafe { &*cq }.try_complete_unreserved(&c).is_err() {
+                        pr_warn!("kfi_tcp: multi-receive entry lost: CQ full\n");
+                    }
+                }
+                Report::done(None, c, cntr)
+            } else if cq.is_some() && (w.op.entry || data.is_some() || multi) {
+                Report::done(cq, c, cntr)
             } else {
-                Report::Unreserve(cq)
+                Report::quiet(cq, cntr)
             }
         };
         rep.deliver();
@@ -803,15 +878,12 @@ impl EpData {
             let mut g = self.q.lock();
             let q = &mut *g;
             q.rx_links.push_back(&mut q.rx_free, w.idx);
-            q.rx_res -= 1;
-            let Some(cq) = q.cfg.rx_cq else {
-                return;
-            };
+            q.unres(false);
             let mut e = errc(w.op.kind, w.op.flags, w.op.context, err);
             e.len = len as usize;
             e.olen = olen as usize;
             e.buf = w.op.buf.addr(w.offset);
-            Report::Failed(cq, e)
+            Report::failed(q.cfg.rx_cq, e, q.cfg.cntrs.recv)
         };
         rep.deliver();
     }
@@ -823,13 +895,28 @@ impl EpData {
             let q = &mut *g;
             let op = q.tx[idx];
             q.tx_links.push_back(&mut q.tx_free, idx);
-            q.tx_res -= 1;
-            match q.cfg.tx_cq {
-                Some(cq) => Report::Failed(cq, errc(op.kind, op.flags, op.context, err)),
-                None => Report::None,
-            }
+            q.unres(true);
+            Report::failed(q.cfg.tx_cq, errc(op.kind, op.flags, op.context, err), q.cfg.cntrs.of(op.kind))
         };
         rep.deliver();
+    }
+
+    /// A remote access of ours was served (`KFI_REMOTE_READ` when a read
+    /// response went out, `KFI_REMOTE_WRITE` when a write landed): counted
+    /// on the bound counter.
+    pub(crate) fn remote_hit(&self, write: bool) {
+        let c = {
+            let g = self.q.lock();
+            if write {
+                g.cfg.cntrs.remote_write
+            } else {
+                g.cfg.cntrs.remote_read
+            }
+        };
+        if let Some(c) = c {
+            // SAFETY: bound counter, valid while bound.
+            unsafe { &*c }.hit(false);
+        }
     }
 
     /// The connection is gone: every queued operation fails with `err`
@@ -855,21 +942,19 @@ impl EpData {
             let Some((tx, i)) = next else {
                 return;
             };
-            let rep = if tx {
-                let op = q.tx[i];
+            let op = if tx {
                 q.tx_links.push_back(&mut q.tx_free, i);
-                q.tx_res -= 1;
-                q.cfg.tx_cq.map(|cq| Report::Failed(cq, errc(op.kind, op.flags, op.context, err)))
+                let o = q.tx[i];
+                (o.kind, o.flags, o.context)
             } else {
-                let op = q.rx[i];
                 q.rx_links.push_back(&mut q.rx_free, i);
-                q.rx_res -= 1;
-                q.cfg.rx_cq.map(|cq| Report::Failed(cq, errc(op.kind, op.flags, op.context, err)))
+                let o = q.rx[i];
+                (o.kind, o.flags, o.context)
             };
+            q.unres(tx);
+            let rep = Report::failed(q.cq(tx), errc(op.0, op.1, op.2, err), q.cfg.cntrs.of(op.0));
             drop(g);
-            if let Some(r) = rep {
-                r.deliver();
-            }
+            rep.deliver();
             g = self.q.lock();
         }
     }

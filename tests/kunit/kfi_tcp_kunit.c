@@ -194,10 +194,10 @@ static void tcp_domain_unknown_interface(struct kunit *test)
 static void tcp_unimplemented_ops_enosys(struct kunit *test)
 {
 	struct kfi_info *h = tcp_hints(test), *list = NULL;
-	struct kfi_cntr_attr cntr_attr = { .events = KFI_CNTR_EVENTS_COMP };
+	struct kfi_av_attr av_attr = {};
 	struct kfid_fabric *fab;
 	struct kfid_domain *dom;
-	struct kfid_cntr *cntr;
+	struct kfid_av *av;
 	struct kfid_ep *ep;
 	struct kfid_pep *pep;
 
@@ -205,7 +205,7 @@ static void tcp_unimplemented_ops_enosys(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kfi_fabric(list->fabric_attr, &fab, NULL), 0);
 	KUNIT_ASSERT_EQ(test, kfi_domain(fab, list, &dom, NULL), 0);
 	/* not implemented yet: a clear error, never a NULL op */
-	KUNIT_EXPECT_EQ(test, kfi_cntr_open(dom, &cntr_attr, &cntr, NULL),
+	KUNIT_EXPECT_EQ(test, kfi_av_open(dom, &av_attr, &av, NULL),
 			-KFI_ENOSYS);
 	KUNIT_ASSERT_EQ(test, kfi_endpoint(dom, list, &ep, NULL), 0);
 	/* transfers exist, but not before kfi_enable */
@@ -1203,6 +1203,9 @@ static void tcp_cq_domain_busy(struct kunit *test)
 struct xf_fixture {
 	struct cm_fixture c;
 	struct kfid_cq *ctx, *crx, *stx, *srx;
+	/* with counters: client SEND, client READ|WRITE, server RECV,
+	 * server REMOTE_READ|REMOTE_WRITE */
+	struct kfid_cntr *cn[4];
 };
 
 #define XF_WAIT_MS 5000
@@ -1224,11 +1227,12 @@ static struct kfid_cq *xf_cq(struct kunit *test, struct xf_fixture *f)
  * KFI_TRANSMIT. Connects unless @connect is false (then the client is
  * enabled but not connected: xf_connect() finishes).
  */
-static void xf_open(struct kunit *test, struct xf_fixture *f,
-		    size_t ctx_size, uint64_t cflags)
+static void xf_open_ex(struct kunit *test, struct xf_fixture *f,
+		       size_t ctx_size, uint64_t cflags, bool cntrs)
 {
 	struct cm_fixture *c = &f->c;
 	size_t len = sizeof(c->paddr);
+	int i;
 
 	memset(f, 0, sizeof(*f));
 	dom_setup_at(test, &c->d, 0, "127.0.0.1", KFI_SOURCE);
@@ -1252,7 +1256,22 @@ static void xf_open(struct kunit *test, struct xf_fixture *f,
 	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->cep, &f->ctx->fid,
 					  KFI_TRANSMIT | cflags), 0);
 	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->cep, &f->crx->fid, KFI_RECV), 0);
+	for (i = 0; cntrs && i < 4; i++)
+		KUNIT_ASSERT_EQ(test, kfi_cntr_open(c->d.dom, NULL, &f->cn[i],
+						    NULL), 0);
+	if (cntrs) {
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->cep, &f->cn[0]->fid,
+						  KFI_SEND), 0);
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->cep, &f->cn[1]->fid,
+						  KFI_READ | KFI_WRITE), 0);
+	}
 	KUNIT_ASSERT_EQ(test, kfi_enable(c->cep), 0);
+}
+
+static void xf_open(struct kunit *test, struct xf_fixture *f,
+		    size_t ctx_size, uint64_t cflags)
+{
+	xf_open_ex(test, f, ctx_size, cflags, false);
 }
 
 static void xf_connect(struct kunit *test, struct xf_fixture *f)
@@ -1270,6 +1289,13 @@ static void xf_connect(struct kunit *test, struct xf_fixture *f)
 	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->stx->fid, KFI_TRANSMIT),
 			0);
 	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->srx->fid, KFI_RECV), 0);
+	if (f->cn[2]) {
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->cn[2]->fid,
+						  KFI_RECV), 0);
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->cn[3]->fid,
+						  KFI_REMOTE_READ |
+						  KFI_REMOTE_WRITE), 0);
+	}
 	KUNIT_ASSERT_EQ(test, kfi_enable(c->sep), 0);
 	KUNIT_ASSERT_EQ(test, kfi_accept(c->sep, NULL, 0), 0);
 	KUNIT_ASSERT_EQ(test, cm_wait(test, c->ceq, &ev, &len), KFI_CONNECTED);
@@ -1285,6 +1311,7 @@ static void xf_setup(struct kunit *test, struct xf_fixture *f)
 static void xf_teardown(struct kunit *test, struct xf_fixture *f)
 {
 	struct cm_fixture *c = &f->c;
+	int i;
 
 	if (c->sep)
 		KUNIT_EXPECT_EQ(test, kfi_close(&c->sep->fid), 0);
@@ -1295,6 +1322,9 @@ static void xf_teardown(struct kunit *test, struct xf_fixture *f)
 	KUNIT_EXPECT_EQ(test, kfi_close(&f->crx->fid), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&f->stx->fid), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&f->srx->fid), 0);
+	for (i = 0; i < 4; i++)
+		if (f->cn[i])
+			KUNIT_EXPECT_EQ(test, kfi_close(&f->cn[i]->fid), 0);
 	cm_teardown(test, c);
 }
 
@@ -1945,6 +1975,184 @@ static struct kunit_suite tcp_msg_suite = {
 	.test_cases = tcp_msg_cases,
 };
 
+
+/* ------------------------------------------------------------ counters */
+
+static void tcp_cntr_values(struct kunit *test)
+{
+	struct kfi_cntr_attr attr = { .events = KFI_CNTR_EVENTS_COMP };
+	struct dom_fixture d;
+	struct kfid_cntr *c;
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, &attr, &c, &d), 0);
+	KUNIT_EXPECT_EQ(test, c->fid.fclass, (size_t)KFI_CLASS_CNTR);
+	KUNIT_EXPECT_PTR_EQ(test, c->fid.context, (void *)&d);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(c), 0ULL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_readerr(c), 0ULL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_add(c, 5), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_add(c, U64_MAX), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(c), 4ULL); /* 64-bit wrap */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_set(c, 1ULL << 40), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(c), 1ULL << 40);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_adderr(c, 3), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_seterr(c, 9), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_adderr(c, 1), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_readerr(c), 10ULL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(c), 1ULL << 40);
+	/* a counter keeps its domain busy */
+	KUNIT_EXPECT_EQ(test, kfi_close(&d.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&c->fid), 0);
+	/* bad attributes */
+	attr.events = 1;
+	KUNIT_EXPECT_EQ(test, kfi_cntr_open(d.dom, &attr, &c, NULL), -EINVAL);
+	attr.events = KFI_CNTR_EVENTS_COMP;
+	attr.flags = 1;
+	KUNIT_EXPECT_EQ(test, kfi_cntr_open(d.dom, &attr, &c, NULL), -EINVAL);
+	attr.flags = 0;
+	attr.wait_obj = KFI_WAIT_SET;
+	KUNIT_EXPECT_EQ(test, kfi_cntr_open(d.dom, &attr, &c, NULL), -ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_open(d.dom, NULL, NULL, NULL), -EINVAL);
+	dom_teardown(test, &d);
+}
+
+struct cntr_bumper {
+	struct kfid_cntr *c;
+	bool err;
+};
+
+static int cntr_bumper_fn(void *arg)
+{
+	struct cntr_bumper *b = arg;
+
+	msleep(50);
+	if (b->err)
+		kfi_cntr_adderr(b->c, 1);
+	else
+		kfi_cntr_add(b->c, 3);
+	return 0;
+}
+
+static void tcp_cntr_wait(struct kunit *test)
+{
+	struct dom_fixture d;
+	struct kfid_cntr *c;
+	struct cntr_bumper b;
+	struct task_struct *t;
+	ktime_t t0;
+	s64 ms;
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &c, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(c, 0, 0), 0);
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(c, 1, 100), -ETIMEDOUT);
+	ms = ktime_ms_delta(ktime_get(), t0);
+	KUNIT_EXPECT_GE(test, ms, (s64)90);
+	/* woken by an add from another thread */
+	b = (struct cntr_bumper){ .c = c };
+	t = kthread_run(cntr_bumper_fn, &b, "kfi_cntr_add");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(c, 3, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(c), 3ULL);
+	msleep(10);
+	/* an error while waiting ends the wait */
+	b.err = true;
+	t = kthread_run(cntr_bumper_fn, &b, "kfi_cntr_adderr");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(c, 100, 5000), -KFI_EAVAIL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_readerr(c), 1ULL);
+	msleep(10);
+	KUNIT_EXPECT_EQ(test, kfi_close(&c->fid), 0);
+	dom_teardown(test, &d);
+}
+
+/* Counters bound to endpoint events count completions, also errors. */
+static void tcp_cntr_endpoint_events(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct kfid_cntr *extra;
+	struct kfid_mr *mr;
+	char buf[4][8], rbuf[16] = "", mem[64] = "";
+	int i;
+
+	xf_open_ex(test, &f, 0, 0, true);
+	/* no binding after enable */
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(f.c.cep, &f.cn[0]->fid, KFI_SEND),
+			-KFI_EOPBADSTATE);
+	xf_connect(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, sizeof(mem),
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
+					 5, 0, &mr, NULL), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[i], 8, NULL, 0,
+					       NULL), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "cnt", 4, NULL, 0,
+					       NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(f.cn[0], 3, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(f.cn[2], 3, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.cn[0]), 3ULL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.cn[2]), 3ULL);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	}
+	/* RMA: each side counts its own event */
+	KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, "written", 8, NULL, 0, 8, 5,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, rbuf, 8, NULL, 0, 8, 5, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(f.cn[1], 2, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(f.cn[3], 2, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.cn[3]), 2ULL);
+	KUNIT_EXPECT_STREQ(test, rbuf, "written");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	/* a cancelled receive is an error completion: counted as one */
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[3], 8, NULL, 0, buf[3]),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.sep->fid, buf[3]), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_readerr(f.cn[2]), 1ULL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.cn[2]), 3ULL);
+	/* bound counters cannot close */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.cn[0]->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	xf_teardown(test, &f);
+
+	/* bind errors */
+	dom_setup(test, &f.c.d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f.c.d.dom, NULL, &extra, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f.c.d.dom, f.c.d.list, &f.c.cep,
+					   NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(f.c.cep, &extra->fid, 0),
+			-KFI_EBADFLAGS);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(f.c.cep, &extra->fid,
+					  KFI_SEND | KFI_TAGGED),
+			-KFI_EBADFLAGS);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(f.c.cep, &extra->fid, KFI_SEND), 0);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(f.c.cep, &extra->fid,
+					  KFI_SEND | KFI_RECV), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.c.cep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&extra->fid), 0);
+	dom_teardown(test, &f.c.d);
+}
+
+static struct kunit_case tcp_cntr_cases[] = {
+	KUNIT_CASE(tcp_cntr_values),
+	KUNIT_CASE(tcp_cntr_wait),
+	KUNIT_CASE(tcp_cntr_endpoint_events),
+	{}
+};
+
+static struct kunit_suite tcp_cntr_suite = {
+	.name = "kfi_tcp_cntr",
+	.test_cases = tcp_cntr_cases,
+};
+
 static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_getinfo_lists_loopback),
 	KUNIT_CASE(tcp_getinfo_source_address),
@@ -1983,7 +2191,8 @@ static struct kunit_suite cq_suite = {
 	.test_cases = cq_cases,
 };
 
-kunit_test_suites(&tcp_suite, &tcp_cm_suite, &cq_suite, &tcp_msg_suite);
+kunit_test_suites(&tcp_suite, &tcp_cm_suite, &cq_suite, &tcp_msg_suite,
+		  &tcp_cntr_suite);
 
 MODULE_DESCRIPTION("KUnit suite of the kfabric tcp provider");
 MODULE_LICENSE("GPL");
