@@ -8,17 +8,39 @@
 //! `KFI_REMOTE_READ` or `KFI_REMOTE_WRITE` count each such completion —
 //! success or error — whether or not a CQ entry is written.
 //!
+//! # Triggered operations
+//! Beside the values, under the same lock, each counter has the trigger
+//! engine's pending set (`logic::trigger::Engine`: ordered by (threshold,
+//! submission sequence), O(log n)) and a FIFO of operations already due
+//! (`TokenRing`). A triggered post (`trig.rs`) decides "already met?" and
+//! queues in one step under the lock. Every change of the values pops,
+//! under the lock, every operation now due — in threshold order, equal
+//! thresholds in post order — onto the FIFO and queues the counter's work
+//! item, which issues them in FIFO order, in process context, with no
+//! lock held (a triggered operation whose completion bumps this counter
+//! again just queues more). Tokens are `KBox<Pending>` pointers owned by
+//! the engine or the FIFO.
+//!
+//! Storage: the engine's slots and the FIFO are preallocated; the FIFO is
+//! always at least as long as the engine, so popping never fails. A post
+//! that finds no free slot returns -EAGAIN and asks the work item to grow
+//! both (outside the lock, in process context: posts may come from atomic
+//! context, where large allocations are not possible); the work item also
+//! grows them ahead of time when they are three-quarters used.
+//!
 //! # Contexts and locks
-//! One `SpinLockBh` around the values: increments come from the
-//! connections' work items and from the post path (cancel), reads and
-//! `add`/`set` from any consumer context but hard interrupts. The
-//! increment path takes the lock, changes two integers and wakes sleepers
-//! if there are any: it never sleeps and never allocates. `wait` sleeps on
-//! a condition variable (process context only).
+//! One `SpinLockBh` around the values, the engine and the FIFO:
+//! increments come from the connections' work items and from the post
+//! path (cancel), reads and `add`/`set` from any consumer context but hard
+//! interrupts. The increment path takes the lock, changes two integers,
+//! pops what is due into preallocated room and wakes sleepers: it never
+//! sleeps and never allocates. `wait` sleeps on a condition variable
+//! (process context only).
 
 use crate::domain::Domain;
 use crate::ffi::{self, einval, sys};
-use crate::logic::trigger::Counter;
+use crate::logic::trigger::{Counter, Engine, Full, PostOutcome, Slot, TokenRing};
+use crate::trig::{self, Pending};
 use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_int, c_void};
 use core::ptr;
@@ -28,10 +50,78 @@ use kernel::new_condvar;
 use kernel::prelude::*;
 use kernel::sync::{CondVar, CondVarTimeoutResult};
 
+/// Engine storage.
+struct EngSlots(KVVec<Slot>);
+
+impl AsRef<[Slot]> for EngSlots {
+    fn as_ref(&self) -> &[Slot] {
+        &self.0
+    }
+}
+
+impl AsMut<[Slot]> for EngSlots {
+    fn as_mut(&mut self) -> &mut [Slot] {
+        &mut self.0
+    }
+}
+
+/// FIFO storage.
+struct Tokens(KVVec<u64>);
+
+impl AsRef<[u64]> for Tokens {
+    fn as_ref(&self) -> &[u64] {
+        &self.0
+    }
+}
+
+impl AsMut<[u64]> for Tokens {
+    fn as_mut(&mut self) -> &mut [u64] {
+        &mut self.0
+    }
+}
+
+/// Initial room for pending triggered operations per counter.
+const INITIAL_SLOTS: usize = 64;
+/// Due operations the work item issues per run before requeueing itself.
+const ISSUE_BUDGET: usize = 256;
+
 struct State {
     c: Counter,
     /// Threads sleeping in `wait` (updates wake them only if any).
     sleepers: usize,
+    engine: Engine<EngSlots>,
+    /// Due operations, in fire order (tokens).
+    ready: TokenRing<Tokens>,
+}
+
+// SAFETY: the tokens are `KBox<Pending>` pointers owned by the state;
+// `Pending` is `Send`.
+unsafe impl Send for State {}
+
+impl State {
+    /// Pops every operation due at the current value onto the FIFO;
+    /// whether the FIFO holds anything.
+    fn pop_due(&mut self) -> bool {
+        let v = self.c.trigger_value();
+        while let Some(f) = self.engine.pop_ready(v) {
+            // Cannot fail: the FIFO is at least as long as the engine.
+            if self.ready.push_back(f.token).is_err() {
+                pr_err!("kfi_tcp: trigger FIFO overflow (bug)\n");
+            }
+        }
+        !self.ready.is_empty()
+    }
+
+    /// Room for one more operation in both the engine and the FIFO.
+    fn has_room(&self) -> bool {
+        !self.engine.is_full() && self.ready.len() + self.engine.held() < self.ready.capacity()
+    }
+
+    /// Whether the storage should grow ahead of use (3/4 taken).
+    fn wants_growth(&self) -> bool {
+        let cap = self.engine.capacity();
+        self.engine.held() * 4 >= cap * 3 || self.ready.capacity() < cap + 1
+    }
 }
 
 /// A counter: the consumer sees `cntr`.
@@ -42,10 +132,16 @@ pub(crate) struct Cntr {
     domain: *const Domain,
     /// Endpoint events bound to this counter; it cannot close while any is.
     bound: AtomicUsize,
+    /// Pending or in-flight operations that will change this counter
+    /// (deferred CNTR_ADD/CNTR_SET targets, completion counters); it
+    /// cannot close while any is.
+    users: AtomicUsize,
     #[pin]
     state: SpinLockBh<State>,
     #[pin]
     wait: CondVar,
+    /// Issues due operations (set once at open, before publication).
+    work: Option<ffi::DWork>,
 }
 
 impl Cntr {
@@ -88,16 +184,166 @@ impl Cntr {
         self.bound.fetch_sub(1, Ordering::AcqRel);
     }
 
-    /// Changes the values under the lock, then wakes waiters.
-    fn update(&self, f: impl FnOnce(&mut Counter)) {
-        let wake = {
+    /// Counts a pending or in-flight operation that will change this
+    /// counter.
+    pub(crate) fn use_(&self) {
+        self.users.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Uncounts it.
+    pub(crate) fn unuse(&self) {
+        self.users.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    fn kick(&self, delay: u64) {
+        if let Some(w) = &self.work {
+            w.queue(delay);
+        }
+    }
+
+    /// Changes the values under the lock, pops what became due, then
+    /// wakes waiters and the issuing work item. Any context but hard
+    /// interrupts; no allocation.
+    pub(crate) fn update(&self, f: impl FnOnce(&mut Counter)) {
+        let (wake, due) = {
             let mut g = self.state.lock();
             f(&mut g.c);
-            g.sleepers > 0
+            (g.sleepers > 0, g.pop_due())
         };
         if wake {
             self.wait.notify_all();
         }
+        if due {
+            self.kick(0);
+        }
+    }
+
+    /// Queues a triggered operation to fire when the trigger value
+    /// (success + error) reaches `threshold`; at once (through the work
+    /// item, in order) if it already has. Any context; no allocation.
+    /// `EAGAIN` (the operation is handed back) when the storage is full:
+    /// the work item grows it, the caller retries.
+    pub(crate) fn trigger(&self, threshold: u64, p: KBox<Pending>) -> core::result::Result<(), KBox<Pending>> {
+        let token = KBox::into_raw(p) as usize as u64;
+        let mut g = self.state.lock();
+        if !g.has_room() {
+            drop(g);
+            self.kick(0);
+            // SAFETY: not published: the token was never queued.
+            return Err(unsafe { KBox::from_raw(token as usize as *mut Pending) });
+        }
+        let v = g.c.trigger_value();
+        let fire = match g.engine.post(threshold, token, v) {
+            Ok(PostOutcome::FireNow) => g.ready.push_back(token).is_ok(),
+            Ok(PostOutcome::Queued(_)) => false,
+            Ok(PostOutcome::QueuedReady(_)) => true,
+            Err(Full) => {
+                drop(g);
+                self.kick(0);
+                // SAFETY: as above.
+                return Err(unsafe { KBox::from_raw(token as usize as *mut Pending) });
+            }
+        };
+        let grow = g.wants_growth();
+        drop(g);
+        if fire || grow {
+            self.kick(0);
+        }
+        Ok(())
+    }
+
+    /// Removes the pending (not yet due) operation whose consumer handle
+    /// is `ctx` and hands it back; `None` if there is none.
+    pub(crate) fn cancel(&self, ctx: usize) -> Option<KBox<Pending>> {
+        let mut g = self.state.lock();
+        // SAFETY (closure): tokens in the engine are live `Pending`s owned
+        // by it; read under the lock.
+        let h = g.engine.find(|t| unsafe { &*(t as usize as *const Pending) }.ctx() == ctx)?;
+        let t = g.engine.cancel(h)?;
+        // SAFETY: removed from the engine: ours again.
+        Some(unsafe { KBox::from_raw(t as usize as *mut Pending) })
+    }
+
+    /// Removes the pending operations for which `only` holds (all at
+    /// close; deferred work for `KFI_FLUSH_WORK`), handing each to `f`
+    /// with no lock held; the others keep their order. Process context.
+    pub(crate) fn flush(&self, only: impl Fn(&Pending) -> bool, mut f: impl FnMut(KBox<Pending>)) {
+        let mut keep: KVec<(u64, u64)> = KVec::new();
+        loop {
+            let Some(fired) = self.state.lock().engine.pop_min() else {
+                break;
+            };
+            // SAFETY: out of the engine: ours.
+            let p = unsafe { KBox::from_raw(fired.token as usize as *mut Pending) };
+            if only(&p) {
+                f(p);
+                continue;
+            }
+            let t = KBox::into_raw(p) as usize as u64;
+            if keep.push((fired.threshold, t), GFP_KERNEL).is_err() {
+                // SAFETY: ours (not queued anywhere).
+                f(unsafe { KBox::from_raw(t as usize as *mut Pending) });
+            }
+        }
+        // Put the others back in the order they came out.
+        for &(threshold, t) in keep.iter() {
+            // SAFETY: ours until queued again.
+            let p = unsafe { KBox::from_raw(t as usize as *mut Pending) };
+            if let Err(p) = self.trigger(threshold, p) {
+                f(p);
+            }
+        }
+    }
+
+    /// Grows the engine and FIFO if they are 3/4 used (process context).
+    fn grow(&self) {
+        let (cap, ring) = {
+            let g = self.state.lock();
+            if !g.wants_growth() {
+                return;
+            }
+            (g.engine.capacity(), g.ready.capacity())
+        };
+        let new_cap = (cap * 2).max(INITIAL_SLOTS);
+        let (Ok(slots), Ok(tokens)) = (
+            KVVec::from_elem(Slot::EMPTY, new_cap, GFP_KERNEL),
+            KVVec::from_elem(0u64, (new_cap + 1).max(ring), GFP_KERNEL),
+        ) else {
+            pr_warn!("kfi_tcp: no memory to grow a counter's trigger storage\n");
+            return;
+        };
+        let old = {
+            let mut g = self.state.lock();
+            let a = g.engine.replace_storage(EngSlots(slots));
+            let b = g.ready.replace_storage(Tokens(tokens));
+            (a, b)
+        };
+        // Old (or refused) storage is freed here, outside the lock.
+        drop(old);
+    }
+
+    /// The work item: grow if needed, then issue due operations in order.
+    fn issue(&self) {
+        self.grow();
+        for _ in 0..ISSUE_BUDGET {
+            let t = self.state.lock().ready.pop_front();
+            let Some(t) = t else {
+                return;
+            };
+            // SAFETY: popped from the FIFO: ours.
+            let p = unsafe { KBox::from_raw(t as usize as *mut Pending) };
+            if let Err(p) = trig::fire(p) {
+                // The endpoint's queue is full: first in line again,
+                // retried shortly.
+                let t = KBox::into_raw(p) as usize as u64;
+                if self.state.lock().ready.push_front(t).is_err() {
+                    pr_err!("kfi_tcp: trigger FIFO overflow (bug)\n");
+                }
+                self.kick(1);
+                return;
+            }
+        }
+        self.kick(0);
     }
 
     /// One completion (the completion path: any context but hard
@@ -171,13 +417,27 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
     }
     // SAFETY: one of our domains (our domain ops table called us).
     let d = unsafe { Domain::from_fid(ptr::addr_of_mut!((*domain).fid)) };
+    let (Ok(slots), Ok(tokens)) = (
+        KVVec::from_elem(Slot::EMPTY, INITIAL_SLOTS, GFP_KERNEL),
+        KVVec::from_elem(0u64, INITIAL_SLOTS + 1, GFP_KERNEL),
+    ) else {
+        return ffi::neg(bindings::ENOMEM);
+    };
+    let state = State {
+        c: Counter::new(),
+        sleepers: 0,
+        engine: Engine::new(EngSlots(slots)),
+        ready: TokenRing::new(Tokens(tokens)),
+    };
     let init = pin_init!(Cntr {
         // SAFETY: all-zero is a valid header; filled in below.
         cntr: unsafe { core::mem::zeroed() },
         domain: d,
         bound: AtomicUsize::new(0),
-        state <- new_spinlock_bh!(State { c: Counter::new(), sleepers: 0 }, "kfi_tcp_cntr"),
+        users: AtomicUsize::new(0),
+        state <- new_spinlock_bh!(state, "kfi_tcp_cntr"),
         wait <- new_condvar!("kfi_tcp_cntr_wait"),
+        work: None,
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
@@ -185,6 +445,22 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
     };
     // SAFETY: never moved: freed in place by `kfi_tcp_cntr_close`.
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
+    // SAFETY: `p` lives until `kfi_tcp_cntr_close`, which drops the work
+    // item (cancelling it and waiting) before freeing it.
+    match unsafe { ffi::DWork::new(cntr_issue, p.cast()) } {
+        // SAFETY: not published yet: we are the only user.
+        Ok(w) => unsafe { (*p).work = Some(w) },
+        Err(_) => {
+            // SAFETY: ours, never published.
+            drop(unsafe { KBox::from_raw(p) });
+            return ffi::neg(bindings::ENOMEM);
+        }
+    }
+    if d.add_cntr(p).is_err() {
+        // SAFETY: as above.
+        drop(unsafe { KBox::from_raw(p) });
+        return ffi::neg(bindings::ENOMEM);
+    }
     d.child_opened();
     // SAFETY: `p` is our fresh object.
     unsafe {
@@ -194,15 +470,42 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
     0
 }
 
-/// `close` of a counter: -EBUSY while an endpoint is bound to it.
+/// The counter's work item.
+///
+/// # Safety
+/// `ctx` is the counter (alive until its work item is dropped).
+unsafe extern "C" fn cntr_issue(ctx: *mut c_void) {
+    // SAFETY: by the contract above.
+    unsafe { &*ctx.cast::<Cntr>() }.issue();
+}
+
+/// `close` of a counter: -EBUSY while an endpoint is bound to it or an
+/// operation will still change it (deferred work targeting it, an
+/// operation it is the completion counter of). Triggered operations still
+/// pending on it are cancelled (reported with -KFI_ECANCELED).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_cntr_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: only installed on our counters.
     let p = unsafe { kernel::container_of!(fid, Cntr, cntr.fid) as *mut Cntr };
     // SAFETY: live until freed below.
-    let (bound, d) = unsafe { ((*p).bound.load(Ordering::Acquire), (*p).domain) };
-    if bound != 0 {
+    let c = unsafe { &*p };
+    let d = c.domain;
+    if c.bound.load(Ordering::Acquire) != 0 || c.users.load(Ordering::Acquire) != 0 {
         return ffi::neg(bindings::EBUSY);
+    }
+    // SAFETY: the domain outlives its counted children.
+    unsafe { (*d).remove_cntr(p) };
+    c.flush(|_| true, trig::cancelled);
+    // Stop the work item (waits for a running issue), then fail what was
+    // due but not issued.
+    // SAFETY: the counter is unpublished from the domain; nothing else
+    // queues its work now (the consumer closed it).
+    drop(unsafe { (*p).work.take() });
+    loop {
+        let t = c.state.lock().ready.pop_front();
+        let Some(t) = t else { break };
+        // SAFETY: popped from the FIFO: ours.
+        trig::cancelled(unsafe { KBox::from_raw(t as usize as *mut Pending) });
     }
     // SAFETY: allocated by `kfi_tcp_domain_cntr_open`; nothing refers to
     // it; the consumer gave up its pointer.
@@ -211,6 +514,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_close(fid: *mut sys::kfid) -> c_int
     unsafe { (*d).child_closed() };
     0
 }
+
 
 /// `read`: the success count.
 #[no_mangle]
@@ -234,6 +538,25 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_add(c: *mut sys::kfid_cntr, v: u64)
         c.add(v);
     });
     0
+}
+
+/// Recovers a counter from a consumer's `kfid_cntr` pointer (triggered
+/// contexts, deferred work), checking it is one of ours: `None` otherwise.
+///
+/// # Safety
+/// `c` is NULL or a valid `kfid_cntr`.
+pub(crate) unsafe fn from_consumer<'a>(c: *mut sys::kfid_cntr) -> Option<&'a Cntr> {
+    if c.is_null() {
+        return None;
+    }
+    // SAFETY: valid by the caller's contract.
+    let fid = unsafe { ptr::addr_of_mut!((*c).fid) };
+    // SAFETY: as above.
+    if !unsafe { Cntr::is_cntr(fid) } {
+        return None;
+    }
+    // SAFETY: checked to be ours.
+    Some(unsafe { Cntr::from_fid(fid) })
 }
 
 /// `set` the success count.

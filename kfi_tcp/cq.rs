@@ -230,6 +230,19 @@ impl Cq {
         Ok(())
     }
 
+    /// As [`Cq::try_complete_unreserved`], for a failed operation that
+    /// never held a reservation (a triggered operation that could not be
+    /// issued, or was cancelled before it was).
+    pub(crate) fn try_complete_err_unreserved(&self, e: &ErrCompletion) -> core::result::Result<(), Full> {
+        let (notify, wake) = {
+            let mut g = self.state.lock();
+            let n = g.ring.try_push(Entry::Failed(*e))?;
+            (n, g.sleepers > 0)
+        };
+        self.notify(notify, wake);
+        Ok(())
+    }
+
     fn push_reserved(&self, e: Entry) {
         let mut g = self.state.lock();
         let (pushed, unreserved) = match g.ring.push_reserved(e) {

@@ -14,7 +14,9 @@
 use crate::fabric::Fabric;
 use crate::ffi::{self, einval, kfi_info, sys};
 use crate::logic::mr::KeyChooser;
+use crate::cntr::Cntr;
 use crate::mr::MrPtr;
+use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_int, c_void};
 use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::bindings;
@@ -80,6 +82,11 @@ pub(crate) struct Domain {
     children: AtomicUsize,
     #[pin]
     pub(crate) mrs: Mutex<MrTable>,
+    /// Open counters (addresses), for cancelling triggered operations by
+    /// context and flushing deferred work: a BH spinlock, as `kfi_cancel`
+    /// may come from softirq context.
+    #[pin]
+    cntrs: SpinLockBh<KVec<usize>>,
 }
 
 /// Segments a remote access resolves to: up to 4 regions of up to 4
@@ -162,6 +169,68 @@ impl Domain {
     pub(crate) fn child_closed(&self) {
         self.children.fetch_sub(1, Ordering::AcqRel);
     }
+
+    /// Lists a new counter (process context).
+    pub(crate) fn add_cntr(&self, c: *const Cntr) -> Result {
+        // Room is made outside the lock; the push under it cannot fail.
+        loop {
+            let need = {
+                let mut g = self.cntrs.lock();
+                if g.len() < g.capacity() {
+                    return g.push(c as usize, GFP_ATOMIC).map_err(|_| ENOMEM);
+                }
+                g.len() + 1
+            };
+            let mut v = KVec::with_capacity(need * 2, GFP_KERNEL)?;
+            let old = {
+                let mut g = self.cntrs.lock();
+                for &x in g.iter() {
+                    v.push(x, GFP_ATOMIC).map_err(|_| ENOMEM)?;
+                }
+                core::mem::replace(&mut *g, v)
+            };
+            drop(old);
+        }
+    }
+
+    /// Unlists a counter being closed.
+    pub(crate) fn remove_cntr(&self, c: *const Cntr) {
+        let mut g = self.cntrs.lock();
+        if let Some(i) = g.iter().position(|&x| x == c as usize) {
+            let _ = ffi::kvec_remove(&mut g, i);
+        }
+    }
+
+    /// `KFI_FLUSH_WORK`: withdraws every deferred work queued on the
+    /// domain's counters (process context).
+    pub(crate) fn flush_deferred(&self) {
+        // A snapshot of the list (allocated outside the lock); counters
+        // stay open during the call (API contract).
+        let n = self.cntrs.lock().len();
+        let Ok(mut snap) = KVec::<usize>::with_capacity(n, GFP_KERNEL) else {
+            return;
+        };
+        {
+            let g = self.cntrs.lock();
+            for &c in g.iter().take(n) {
+                let _ = snap.push(c, GFP_ATOMIC);
+            }
+        }
+        for &c in snap.iter() {
+            // SAFETY: listed, hence open (see above).
+            unsafe { &*(c as *const Cntr) }.flush(|p| p.is_deferred(), crate::trig::cancelled);
+        }
+    }
+
+    /// Calls `f` on each open counter until it returns true; whether one
+    /// did. Any context; `f` runs under the list's lock (it may take a
+    /// counter's lock: order domain list, then counter).
+    pub(crate) fn any_cntr(&self, mut f: impl FnMut(&Cntr) -> bool) -> bool {
+        let g = self.cntrs.lock();
+        // SAFETY: listed counters are open: a counter unlists itself
+        // (under this lock) before it is freed.
+        g.iter().any(|&c| f(unsafe { &*(c as *const Cntr) }))
+    }
 }
 
 /// `domain` of a fabric: opens a domain on the interface named by
@@ -200,6 +269,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
         prov_key,
         children: AtomicUsize::new(0),
         mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),
+        cntrs <- new_spinlock_bh!(KVec::new(), "kfi_tcp_dom_cntrs"),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,

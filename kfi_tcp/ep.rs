@@ -463,6 +463,10 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_getpeer(ep: *mut sys::kfid_ep, addr: 
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_fid(fid) };
+    // Triggered operations will still be posted here.
+    if e.data.trig_pending() != 0 {
+        return ffi::neg(bindings::EBUSY);
+    }
     let (conn, eq, tx_cq, rx_cq, cntrs) = {
         let mut g = e.inner.lock();
         (g.conn.take(), g.eq.take(), g.tx_cq.take(), g.rx_cq.take(), core::mem::take(&mut g.cntrs))
@@ -507,7 +511,28 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_xfer(ep: *mut sys::kfid_ep, x: *const
     let Some(x) = (unsafe { x.as_ref() }) else {
         return einval() as isize;
     };
+    if x.msg_call && x.flags & sys::KFI_TRIGGER as u64 != 0 {
+        return crate::trig::post_triggered(&e.data, x);
+    }
     e.data.post(x)
+}
+
+/// The data queues of a consumer's endpoint (deferred work names its
+/// endpoint): `None` for NULL or an object that is not one of our
+/// endpoints.
+///
+/// # Safety
+/// `ep` is NULL or a valid `kfid_ep`.
+pub(crate) unsafe fn data_of<'a>(ep: *mut sys::kfid_ep) -> Option<&'a EpData> {
+    if ep.is_null() {
+        return None;
+    }
+    // SAFETY: valid by the caller's contract.
+    if !unsafe { sys::kfi_tcp_glue_is_ep(&(*ep).fid) } {
+        return None;
+    }
+    // SAFETY: one of ours.
+    Some(&unsafe { Ep::from_ep(ep) }.data)
 }
 
 /// `kfi_cancel`: a posted receive (matched by its context) completes with
@@ -517,7 +542,16 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_xfer(ep: *mut sys::kfid_ep, x: *const
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_cancel(fid: *mut sys::kfid, context: *mut c_void) -> isize {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_fid(fid) };
-    e.data.cancel(context)
+    let r = e.data.cancel(context);
+    if r == 0 {
+        return 0;
+    }
+    // A triggered operation not fired yet?
+    // SAFETY: the domain outlives its endpoints.
+    if crate::trig::cancel_triggered(unsafe { &*e.domain }, context) {
+        return 0;
+    }
+    r
 }
 
 /// `kfi_getopt`: `KFI_OPT_MIN_MULTI_RECV` and `KFI_OPT_CM_DATA_SIZE`

@@ -310,3 +310,43 @@ pub(crate) fn copy_to_segs(segs: &[sys::kfi_tcp_seg], skip: usize, src: &[u8]) -
     // operation completes (API contract); `src` is readable.
     unsafe { sys::kfi_tcp_segs_copy_to(segs.as_ptr(), segs.len() as c_int, skip, src.as_ptr().cast(), src.len()) }
 }
+
+/// A delayed work item on the provider's workqueue calling `f(ctx)` in
+/// process context (`kfi_tcp_dwork_*` in kfi_tcp_glue.c).
+///
+/// # Invariants
+/// Points to a live item until dropped; dropping cancels it and waits for
+/// a running callback, so `ctx` is not used after the drop returns.
+pub(crate) struct DWork(NonNull<sys::kfi_tcp_dwork>);
+
+// SAFETY: the C item may be queued from any context and frees itself only
+// in `drop`.
+unsafe impl Send for DWork {}
+// SAFETY: as above; `queue` is safe to call concurrently.
+unsafe impl Sync for DWork {}
+
+impl DWork {
+    /// Allocates the item.
+    ///
+    /// # Safety
+    /// `ctx` stays valid for `f` until the item is dropped.
+    pub(crate) unsafe fn new(f: unsafe extern "C" fn(*mut c_void), ctx: *mut c_void) -> Result<DWork> {
+        // SAFETY: the caller's contract covers `ctx`.
+        let p = unsafe { sys::kfi_tcp_dwork_alloc(Some(f), ctx) };
+        NonNull::new(p).map(DWork).ok_or(ENOMEM)
+    }
+
+    /// Runs the callback after `delay` jiffies (0: as soon as possible).
+    /// Any context.
+    pub(crate) fn queue(&self, delay: u64) {
+        // SAFETY: live by the invariant.
+        unsafe { sys::kfi_tcp_dwork_queue(self.0.as_ptr(), delay as _) }
+    }
+}
+
+impl Drop for DWork {
+    fn drop(&mut self) {
+        // SAFETY: live by the invariant; freed once, here.
+        unsafe { sys::kfi_tcp_dwork_free(self.0.as_ptr()) }
+    }
+}

@@ -6,6 +6,7 @@
  */
 #include <linux/inetdevice.h>
 #include <linux/module.h>
+#include <linux/workqueue.h>
 #include <linux/netdevice.h>
 #include <linux/nsproxy.h>
 #include <linux/rcupdate.h>
@@ -120,7 +121,7 @@ static struct kfi_ops kfi_tcp_domain_fid_ops = {
 	.size = sizeof(struct kfi_ops),
 	.close = kfi_tcp_domain_close,
 	.bind = kfi_no_bind,
-	.control = kfi_no_control,
+	.control = kfi_tcp_domain_control,
 	.ops_open = kfi_no_ops_open,
 };
 
@@ -454,19 +455,16 @@ static struct kfi_ops_cm kfi_tcp_ep_cm_ops = {
  * kfi_tcp_xfer handed to the Rust kfi_tcp_ep_xfer(), which validates and
  * queues it. The calls never sleep (kfi_endpoint.h).
  */
+static int kfi_tcp_xfer_segs(struct kfi_tcp_xfer *x, enum kfi_iov_type type,
+			     const void *desc, size_t count);
+
 static ssize_t kfi_tcp_xfer_iov(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
 				enum kfi_iov_type type, const void *desc,
 				size_t count)
 {
-	int ret;
+	int ret = kfi_tcp_xfer_segs(x, type, desc, count);
 
-	if (count > KFI_TCP_IOV_LIMIT)
-		return -EINVAL;
-	ret = kfi_tcp_glue_segs(type, desc, count, x->seg);
-	if (ret)
-		return ret;
-	x->nseg = count;
-	return kfi_tcp_ep_xfer(ep, x);
+	return ret ? ret : kfi_tcp_ep_xfer(ep, x);
 }
 
 static ssize_t kfi_tcp_xfer_buf(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
@@ -482,8 +480,32 @@ static ssize_t kfi_tcp_xfer_buf(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
 	return kfi_tcp_xfer_iov(ep, x, KFI_KVEC, &iov, 1);
 }
 
-static ssize_t kfi_tcp_xfer_msg(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
-				const struct kfi_msg *msg, uint64_t flags)
+static int kfi_tcp_xfer_segs(struct kfi_tcp_xfer *x, enum kfi_iov_type type,
+			     const void *desc, size_t count)
+{
+	int ret;
+
+	if (count > KFI_TCP_IOV_LIMIT)
+		return -EINVAL;
+	ret = kfi_tcp_glue_segs(type, desc, count, x->seg);
+	if (ret)
+		return ret;
+	x->nseg = count;
+	return 0;
+}
+
+/**
+ * kfi_tcp_xfer_build_msg() - Describe a kfi_msg send or receive.
+ * @x: Zeroed description; @x->kind set by the caller.
+ * @msg: The message.
+ * @flags: The operation flags.
+ *
+ * Also used for deferred work (KFI_OP_SEND, KFI_OP_RECV).
+ *
+ * Return: 0 or -EINVAL.
+ */
+int kfi_tcp_xfer_build_msg(struct kfi_tcp_xfer *x, const struct kfi_msg *msg,
+			   uint64_t flags)
 {
 	if (!msg)
 		return -EINVAL;
@@ -491,8 +513,61 @@ static ssize_t kfi_tcp_xfer_msg(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
 	x->data = msg->data;
 	x->flags = flags;
 	x->msg_call = true;
-	return kfi_tcp_xfer_iov(ep, x, msg->type, msg->msg_iov,
-				msg->iov_count);
+	return kfi_tcp_xfer_segs(x, msg->type, msg->msg_iov, msg->iov_count);
+}
+
+/**
+ * kfi_tcp_xfer_build_tagged() - Describe a kfi_msg_tagged transfer.
+ * @x: Zeroed description; @x->kind set by the caller.
+ * @msg: The message.
+ * @flags: The operation flags.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int kfi_tcp_xfer_build_tagged(struct kfi_tcp_xfer *x,
+			      const struct kfi_msg_tagged *msg, uint64_t flags)
+{
+	if (!msg)
+		return -EINVAL;
+	x->tag = msg->tag;
+	x->ignore = msg->ignore;
+	x->context = msg->context;
+	x->data = msg->data;
+	x->flags = flags;
+	x->msg_call = true;
+	return kfi_tcp_xfer_segs(x, msg->type, msg->msg_iov, msg->iov_count);
+}
+
+/**
+ * kfi_tcp_xfer_build_rma() - Describe a kfi_msg_rma read or write.
+ * @x: Zeroed description; @x->kind set by the caller.
+ * @msg: The message.
+ * @flags: The operation flags.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int kfi_tcp_xfer_build_rma(struct kfi_tcp_xfer *x,
+			   const struct kfi_msg_rma *msg, uint64_t flags)
+{
+	if (!msg || (msg->rma_iov_count && !msg->rma_iov))
+		return -EINVAL;
+	if (msg->rma_iov_count > KFI_TCP_IOV_LIMIT)
+		return -EINVAL;
+	memcpy(x->rma, msg->rma_iov, msg->rma_iov_count * sizeof(x->rma[0]));
+	x->rma_count = msg->rma_iov_count;
+	x->context = msg->context;
+	x->data = msg->data;
+	x->flags = flags;
+	x->msg_call = true;
+	return kfi_tcp_xfer_segs(x, msg->type, msg->msg_iov, msg->iov_count);
+}
+
+static ssize_t kfi_tcp_xfer_msg(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
+				const struct kfi_msg *msg, uint64_t flags)
+{
+	int ret = kfi_tcp_xfer_build_msg(x, msg, flags);
+
+	return ret ? ret : kfi_tcp_ep_xfer(ep, x);
 }
 
 #define KFI_TCP_X(k, ...) (struct kfi_tcp_xfer){ .kind = (k), __VA_ARGS__ }
@@ -662,17 +737,9 @@ static ssize_t kfi_tcp_trecvmsg(struct kfid_ep *ep,
 				uint64_t flags)
 {
 	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TRECV);
+	int ret = kfi_tcp_xfer_build_tagged(&x, msg, flags);
 
-	if (!msg)
-		return -EINVAL;
-	x.tag = msg->tag;
-	x.ignore = msg->ignore;
-	x.context = msg->context;
-	x.data = msg->data;
-	x.flags = flags;
-	x.msg_call = true;
-	return kfi_tcp_xfer_iov(ep, &x, msg->type, msg->msg_iov,
-				msg->iov_count);
+	return ret ? ret : kfi_tcp_ep_xfer(ep, &x);
 }
 
 static ssize_t kfi_tcp_tsend(struct kfid_ep *ep, const void *buf, size_t len,
@@ -721,16 +788,10 @@ static ssize_t kfi_tcp_tsendmsg(struct kfid_ep *ep,
 				uint64_t flags)
 {
 	struct kfi_tcp_xfer x = KFI_TCP_X(KFI_TCP_X_TSEND);
+	int ret = kfi_tcp_xfer_build_tagged(&x, msg, flags);
 
-	if (!msg)
-		return -EINVAL;
-	x.tag = msg->tag;
-	x.context = msg->context;
-	x.data = msg->data;
-	x.flags = flags;
-	x.msg_call = true;
-	return kfi_tcp_xfer_iov(ep, &x, msg->type, msg->msg_iov,
-				msg->iov_count);
+	x.ignore = 0;
+	return ret ? ret : kfi_tcp_ep_xfer(ep, &x);
 }
 
 static ssize_t kfi_tcp_tinject(struct kfid_ep *ep, const void *buf,
@@ -771,18 +832,9 @@ static ssize_t kfi_tcp_tinjectdata(struct kfid_ep *ep, const void *buf,
 static ssize_t kfi_tcp_rma_msg(struct kfid_ep *ep, struct kfi_tcp_xfer *x,
 			       const struct kfi_msg_rma *msg, uint64_t flags)
 {
-	if (!msg || (msg->rma_iov_count && !msg->rma_iov))
-		return -EINVAL;
-	if (msg->rma_iov_count > KFI_TCP_IOV_LIMIT)
-		return -EINVAL;
-	memcpy(x->rma, msg->rma_iov, msg->rma_iov_count * sizeof(x->rma[0]));
-	x->rma_count = msg->rma_iov_count;
-	x->context = msg->context;
-	x->data = msg->data;
-	x->flags = flags;
-	x->msg_call = true;
-	return kfi_tcp_xfer_iov(ep, x, msg->type, msg->msg_iov,
-				msg->iov_count);
+	int ret = kfi_tcp_xfer_build_rma(x, msg, flags);
+
+	return ret ? ret : kfi_tcp_ep_xfer(ep, x);
 }
 
 /* One remote region covering the whole local buffer. */
@@ -1130,4 +1182,85 @@ void kfi_tcp_glue_cntr_init(struct kfid_cntr *cntr, void *context)
 bool kfi_tcp_glue_is_cntr(const struct kfid *fid)
 {
 	return fid->fclass == KFI_CLASS_CNTR && fid->ops == &kfi_tcp_cntr_fid_ops;
+}
+
+/**
+ * struct kfi_tcp_dwork - A delayed work item calling back into Rust.
+ * @dw: The kernel's delayed work.
+ * @fn: Callback, run in process context on the provider's workqueue.
+ * @ctx: Its argument.
+ */
+struct kfi_tcp_dwork {
+	struct delayed_work dw;
+	void (*fn)(void *ctx);
+	void *ctx;
+};
+
+static void kfi_tcp_dwork_run(struct work_struct *w)
+{
+	struct kfi_tcp_dwork *d = container_of(to_delayed_work(w),
+					       struct kfi_tcp_dwork, dw);
+
+	d->fn(d->ctx);
+}
+
+/**
+ * kfi_tcp_dwork_alloc() - Allocate a delayed work item.
+ * @fn: Callback.
+ * @ctx: Its argument.
+ *
+ * Context: Process context; may sleep.
+ * Return: The item, or NULL without memory.
+ */
+struct kfi_tcp_dwork *kfi_tcp_dwork_alloc(void (*fn)(void *ctx), void *ctx)
+{
+	struct kfi_tcp_dwork *d = kzalloc(sizeof(*d), GFP_KERNEL);
+
+	if (!d)
+		return NULL;
+	INIT_DELAYED_WORK(&d->dw, kfi_tcp_dwork_run);
+	d->fn = fn;
+	d->ctx = ctx;
+	return d;
+}
+
+/**
+ * kfi_tcp_dwork_queue() - Run the item after @delay jiffies (0: now).
+ * @d: The item.
+ * @delay: Delay; 0 also brings forward a pending delayed run.
+ *
+ * Context: Any context.
+ */
+void kfi_tcp_dwork_queue(struct kfi_tcp_dwork *d, unsigned long delay)
+{
+	if (delay)
+		queue_delayed_work(kfi_tcp_glue_wq(), &d->dw, delay);
+	else
+		mod_delayed_work(kfi_tcp_glue_wq(), &d->dw, 0);
+}
+
+/**
+ * kfi_tcp_dwork_free() - Cancel the item, wait for a running callback, free.
+ * @d: The item, or NULL. Nothing may queue it any more.
+ *
+ * Context: Process context; sleeps.
+ */
+void kfi_tcp_dwork_free(struct kfi_tcp_dwork *d)
+{
+	if (!d)
+		return;
+	cancel_delayed_work_sync(&d->dw);
+	kfree(d);
+}
+
+/**
+ * kfi_tcp_glue_is_ep() - Tell whether an object is an endpoint of this
+ * provider.
+ * @fid: A valid object header (e.g. the endpoint of deferred work).
+ *
+ * Return: true if @fid was made by kfi_tcp_glue_ep_init().
+ */
+bool kfi_tcp_glue_is_ep(const struct kfid *fid)
+{
+	return fid->fclass == KFI_CLASS_EP && fid->ops == &kfi_tcp_ep_fid_ops;
 }

@@ -32,6 +32,7 @@ mod pep;
 mod prov;
 mod sock;
 mod sync;
+mod trig;
 mod xfer;
 // The frame codec (also the host crate kfi-tcp-wire); the connection layer
 // is its first user.

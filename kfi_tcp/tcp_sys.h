@@ -16,6 +16,7 @@
 #include <kfi_cm.h>
 #include <kfi_tagged.h>
 #include <kfi_rma.h>
+#include <kfi_trigger.h>
 
 /* Longest interface name, with its NUL (IFNAMSIZ). */
 #define KFI_TCP_IFNAMSIZ 16
@@ -68,6 +69,7 @@ void kfi_tcp_glue_cq_init(struct kfid_cq *cq, void *context,
 bool kfi_tcp_glue_is_cq(const struct kfid *fid);
 void kfi_tcp_glue_cntr_init(struct kfid_cntr *cntr, void *context);
 bool kfi_tcp_glue_is_cntr(const struct kfid *fid);
+bool kfi_tcp_glue_is_ep(const struct kfid *fid);
 bool kfi_tcp_glue_cpu_possible(int cpu);
 void kfi_tcp_glue_spin_lock_bh(spinlock_t *lock);
 void kfi_tcp_glue_spin_unlock_bh(spinlock_t *lock);
@@ -175,7 +177,21 @@ struct kfi_tcp_xfer {
 	bool rma_whole;
 };
 
+/* Delayed work on the provider's workqueue (kfi_tcp_glue.c). */
+struct kfi_tcp_dwork;
+struct kfi_tcp_dwork *kfi_tcp_dwork_alloc(void (*fn)(void *ctx), void *ctx);
+void kfi_tcp_dwork_queue(struct kfi_tcp_dwork *d, unsigned long delay);
+void kfi_tcp_dwork_free(struct kfi_tcp_dwork *d);
+
+int kfi_tcp_xfer_build_msg(struct kfi_tcp_xfer *x, const struct kfi_msg *msg,
+			   uint64_t flags);
+int kfi_tcp_xfer_build_tagged(struct kfi_tcp_xfer *x,
+			      const struct kfi_msg_tagged *msg, uint64_t flags);
+int kfi_tcp_xfer_build_rma(struct kfi_tcp_xfer *x,
+			   const struct kfi_msg_rma *msg, uint64_t flags);
+
 /* Implemented in Rust. */
+int kfi_tcp_domain_control(struct kfid *fid, int command, void *arg);
 ssize_t kfi_tcp_ep_xfer(struct kfid_ep *ep, const struct kfi_tcp_xfer *x);
 ssize_t kfi_tcp_ep_cancel(struct kfid *fid, void *context);
 int kfi_tcp_ep_getopt(struct kfid *fid, int level, int optname, void *optval,

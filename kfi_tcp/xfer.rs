@@ -41,6 +41,7 @@ use crate::logic::cq::{Completion, ErrCompletion};
 use crate::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
 use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::c_void;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -105,7 +106,16 @@ pub(crate) struct TxOp {
     pub(crate) n_rma: usize,
     /// Bytes the operation moves (its entry's `len`).
     pub(crate) len: u64,
+    /// Completion counter of released deferred work (counted as a user).
+    pub(crate) extra: Option<*const Cntr>,
 }
+
+// SAFETY: the buffer is `Send` (see `Buf`); `extra` names a counter kept
+// open by its use count until the operation is reported.
+unsafe impl Send for TxOp {}
+
+// SAFETY: as for `TxOp`.
+unsafe impl Send for RxOp {}
 
 impl TxOp {
     /// The remote regions.
@@ -126,6 +136,8 @@ pub(crate) struct RxOp {
     pub(crate) entry: bool,
     /// A multi-receive buffer's consumption.
     pub(crate) multi: Option<MultiRecv>,
+    /// As [`TxOp::extra`].
+    pub(crate) extra: Option<*const Cntr>,
 }
 
 const TX_INIT: TxOp = TxOp {
@@ -142,6 +154,7 @@ const TX_INIT: TxOp = TxOp {
     rma: [RmaIov { addr: 0, len: 0, key: 0 }; rules::IOV_LIMIT],
     n_rma: 0,
     len: 0,
+    extra: None,
 };
 
 const RX_INIT: RxOp = RxOp {
@@ -153,6 +166,7 @@ const RX_INIT: RxOp = RxOp {
     ignore: 0,
     entry: false,
     multi: None,
+    extra: None,
 };
 
 /// Counters bound to an endpoint, per event.
@@ -176,6 +190,17 @@ impl Cntrs {
             Kind::Write => self.write,
         }
     }
+}
+
+/// How [`EpData::post_as`] treats a transfer.
+#[derive(Clone, Copy)]
+enum Post {
+    /// Queue it.
+    Now,
+    /// Only validate it.
+    Check,
+    /// Queue it: released by a trigger, with a completion counter.
+    Fired(Option<*const Cntr>),
 }
 
 /// Endpoint configuration copied at enable.
@@ -265,21 +290,29 @@ pub(crate) struct Report {
     cq: Option<*const Cq>,
     what: What,
     cntr: Option<*const Cntr>,
+    /// A deferred work's completion counter: counted, then released.
+    extra: Option<*const Cntr>,
 }
 
 impl Report {
-    const NONE: Report = Report { cq: None, what: What::Nothing, cntr: None };
+    const NONE: Report = Report { cq: None, what: What::Nothing, cntr: None, extra: None };
 
     fn done(cq: Option<*const Cq>, c: Completion, cntr: Option<*const Cntr>) -> Report {
-        Report { cq, what: What::Done(c), cntr }
+        Report { cq, what: What::Done(c), cntr, extra: None }
     }
 
     fn failed(cq: Option<*const Cq>, e: ErrCompletion, cntr: Option<*const Cntr>) -> Report {
-        Report { cq, what: What::Failed(e), cntr }
+        Report { cq, what: What::Failed(e), cntr, extra: None }
     }
 
     fn quiet(cq: Option<*const Cq>, cntr: Option<*const Cntr>) -> Report {
-        Report { cq, what: What::Quiet, cntr }
+        Report { cq, what: What::Quiet, cntr, extra: None }
+    }
+
+    /// Adds the completion counter of a released deferred work.
+    fn with_extra(mut self, extra: Option<*const Cntr>) -> Report {
+        self.extra = extra;
+        self
     }
 
     /// Delivers the report (no lock held): the CQ entry first, then the
@@ -296,14 +329,17 @@ impl Report {
                 What::Quiet => cq.unreserve(1),
             }
         }
-        if let Some(c) = self.cntr {
+        let err = matches!(self.what, What::Failed(_));
+        if let (Some(c), false) = (self.cntr, matches!(self.what, What::Nothing)) {
             // SAFETY: as for CQs.
+            unsafe { &*c }.hit(err);
+        }
+        if let Some(c) = self.extra {
+            // SAFETY: counted as a user by the deferred work, so still
+            // open; released here, once.
             let c = unsafe { &*c };
-            match self.what {
-                What::Nothing => {}
-                What::Done(_) | What::Quiet => c.hit(false),
-                What::Failed(_) => c.hit(true),
-            }
+            c.hit(err);
+            c.unuse();
         }
     }
 }
@@ -333,6 +369,9 @@ pub(crate) struct RxWork {
 pub(crate) struct EpData {
     #[pin]
     q: SpinLockBh<Queues>,
+    /// Triggered operations on this endpoint not issued yet (pending or
+    /// due); the endpoint cannot close while any is.
+    trig: AtomicUsize,
 }
 
 fn neg(e: u32) -> isize {
@@ -386,6 +425,7 @@ impl EpData {
                 tx_res: 0,
                 rx_res: 0,
             }, "kfi_tcp_ep_q"),
+            trig: AtomicUsize::new(0),
         })
     }
 
@@ -438,6 +478,48 @@ impl EpData {
         core::mem::replace(&mut g.conn, c)
     }
 
+    /// A triggered operation on this endpoint is queued.
+    pub(crate) fn trig_inc(&self) {
+        self.trig.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// It was issued or dropped.
+    pub(crate) fn trig_dec(&self) {
+        self.trig.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Triggered operations not issued yet.
+    pub(crate) fn trig_pending(&self) -> usize {
+        self.trig.load(Ordering::Acquire)
+    }
+
+    /// A triggered operation that will not be queued after all (cancelled
+    /// before it fired, or refused when it fired): an error entry with
+    /// `err` on the CQ (without a reservation: lost, with a warning, if
+    /// the CQ is full), counted on the bound counter and on `extra`.
+    pub(crate) fn report_lost(&self, x: &sys::kfi_tcp_xfer, err: u32, extra: Option<*const Cntr>) {
+        let kind = match x.kind as u32 {
+            sys::KFI_TCP_X_SEND => Kind::Send,
+            sys::KFI_TCP_X_RECV => Kind::Recv,
+            sys::KFI_TCP_X_TSEND => Kind::TSend,
+            sys::KFI_TCP_X_TRECV => Kind::TRecv,
+            sys::KFI_TCP_X_READ => Kind::Read,
+            _ => Kind::Write,
+        };
+        let (cq, cntr) = {
+            let g = self.q.lock();
+            (g.cq(kind.is_tx()), g.cfg.cntrs.of(kind))
+        };
+        let e = errc(kind, x.flags, x.context as usize, err);
+        if let Some(cq) = cq {
+            // SAFETY: bound CQ, valid while bound.
+            if unsafe { &*cq }.try_complete_err_unreserved(&e).is_err() {
+                pr_warn!("kfi_tcp: error entry of a triggered operation lost: CQ full\n");
+            }
+        }
+        Report { cq: None, what: What::Failed(e), cntr, extra }.deliver();
+    }
+
     /// `KFI_OPT_MIN_MULTI_RECV`.
     pub(crate) fn min_multi(&self) -> u64 {
         self.q.lock().min_multi
@@ -450,6 +532,23 @@ impl EpData {
 
     /// Posts one transfer. Any context but hard interrupts; never sleeps.
     pub(crate) fn post(&self, x: &sys::kfi_tcp_xfer) -> isize {
+        self.post_as(x, Post::Now)
+    }
+
+    /// Checks a transfer as [`EpData::post`] would, queuing nothing (a
+    /// triggered post: mistakes are reported at once, not when it fires).
+    pub(crate) fn check(&self, x: &sys::kfi_tcp_xfer) -> isize {
+        self.post_as(x, Post::Check)
+    }
+
+    /// Posts a transfer released by a trigger; `extra` is a deferred
+    /// work's completion counter (its use count travels with the
+    /// operation, released when it is reported, or here on failure).
+    pub(crate) fn post_fired(&self, x: &sys::kfi_tcp_xfer, extra: Option<*const Cntr>) -> isize {
+        self.post_as(x, Post::Fired(extra))
+    }
+
+    fn post_as(&self, x: &sys::kfi_tcp_xfer, mode: Post) -> isize {
         let kind = match x.kind as u32 {
             sys::KFI_TCP_X_SEND => Kind::Send,
             sys::KFI_TCP_X_RECV => Kind::Recv,
@@ -459,9 +558,14 @@ impl EpData {
             sys::KFI_TCP_X_WRITE => Kind::Write,
             _ => return neg(bindings::EINVAL),
         };
+        let extra = match mode {
+            Post::Fired(e) => e,
+            _ => None,
+        };
+        // The trigger flag is handled before (`trig.rs`); a released
+        // operation has it removed.
         if x.flags & rules::F_TRIGGER != 0 {
-            // Triggered operations come with the trigger engine.
-            return neg(bindings::ENOSYS);
+            return neg(bindings::EINVAL);
         }
         let nseg = x.nseg as usize;
         if nseg > rules::IOV_LIMIT {
@@ -514,6 +618,9 @@ impl EpData {
         if cq.is_none() && cfg.cntrs.of(kind).is_none() {
             return -(sys::KFI_ENOCQ as isize);
         }
+        if let Post::Check = mode {
+            return 0;
+        }
         let free = if kind.is_tx() { g.tx_free } else { g.rx_free };
         if free.is_empty() {
             return neg(bindings::EAGAIN);
@@ -561,6 +668,7 @@ impl EpData {
             op.rma = rma;
             op.n_rma = n_rma;
             op.len = moved;
+            op.extra = extra;
             if op.inject {
                 // Copy now: the caller may reuse its buffer on return.
                 let l = len as usize;
@@ -587,7 +695,7 @@ impl EpData {
                 return neg(bindings::EAGAIN);
             };
             let multi = (flags & rules::F_MULTI_RECV != 0).then(|| MultiRecv::new(len, q.min_multi));
-            q.rx[i] = RxOp { kind, flags, context: x.context as usize, buf, tag: x.tag, ignore: x.ignore, entry, multi };
+            q.rx[i] = RxOp { kind, flags, context: x.context as usize, buf, tag: x.tag, ignore: x.ignore, entry, multi, extra };
             if kind.is_tagged() {
                 q.rx_links.push_back(&mut q.rx_tag, i);
             } else {
@@ -620,9 +728,11 @@ impl EpData {
             return neg(bindings::ENOENT);
         };
         let op = q.rx[i];
+        q.rx[i].extra = None;
         q.rx_links.push_back(&mut q.rx_free, i);
         q.unres(false);
-        let rep = Report::failed(q.cfg.rx_cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED), q.cfg.cntrs.recv);
+        let rep = Report::failed(q.cfg.rx_cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED), q.cfg.cntrs.recv)
+            .with_extra(op.extra);
         drop(g);
         rep.deliver();
         0
@@ -728,14 +838,15 @@ impl EpData {
 
     fn tx_finish(q: &mut Queues, i: usize) -> Report {
         let op = q.tx[i];
+        q.tx[i].extra = None;
         q.tx_links.push_back(&mut q.tx_free, i);
         q.unres(true);
         let (cq, cntr) = (q.cfg.tx_cq, q.cfg.cntrs.of(op.kind));
         if !op.entry {
-            return Report::quiet(cq, cntr);
+            return Report::quiet(cq, cntr).with_extra(op.extra);
         }
         let c = Completion { op_context: op.context, flags: op.kind.cq_flags(), len: op.len as usize, buf: 0, data: 0, tag: 0 };
-        Report::done(cq, c, cntr)
+        Report::done(cq, c, cntr).with_extra(op.extra)
     }
 
     /// Owes the peer one ACK (a received message asked for it).
@@ -775,9 +886,10 @@ impl EpData {
                     None => {
                         // Release the used buffer, try the next.
                         q.rx_links.pop_front(&mut q.rx_msg);
+                        q.rx[i].extra = None;
                         q.rx_links.push_back(&mut q.rx_free, i);
                         q.unres(false);
-                        q.cfg.rx_cq.map(|cq| (cq, op))
+                        Some((q.cfg.rx_cq, op))
                     }
                 }
             };
@@ -792,7 +904,7 @@ impl EpData {
                 };
                 // The release always writes an entry (the consumer must
                 // learn the buffer is back); it is no message to count.
-                Report::done(Some(cq), c, None).deliver();
+                Report::done(cq, c, None).with_extra(op.extra).deliver();
             }
         }
     }
@@ -830,10 +942,12 @@ impl EpData {
             let mut g = self.q.lock();
             let q = &mut *g;
             if w.last {
+                q.rx[w.idx].extra = None;
                 q.rx_links.push_back(&mut q.rx_free, w.idx);
                 q.unres(false);
             }
             let (cq, cntr) = (q.cfg.rx_cq, q.cfg.cntrs.recv);
+            let extra = if w.last { w.op.extra } else { None };
             let mut flags = w.op.kind.cq_flags();
             if data.is_some() {
                 flags |= rules::F_REMOTE_CQ_DATA;
@@ -863,9 +977,9 @@ impl EpData {
                 }
                 Report::done(None, c, cntr)
             } else if cq.is_some() && (w.op.entry || data.is_some() || multi) {
-                Report::done(cq, c, cntr)
+                Report::done(cq, c, cntr).with_extra(extra)
             } else {
-                Report::quiet(cq, cntr)
+                Report::quiet(cq, cntr).with_extra(extra)
             }
         };
         rep.deliver();
@@ -877,13 +991,14 @@ impl EpData {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
+            q.rx[w.idx].extra = None;
             q.rx_links.push_back(&mut q.rx_free, w.idx);
             q.unres(false);
             let mut e = errc(w.op.kind, w.op.flags, w.op.context, err);
             e.len = len as usize;
             e.olen = olen as usize;
             e.buf = w.op.buf.addr(w.offset);
-            Report::failed(q.cfg.rx_cq, e, q.cfg.cntrs.recv)
+            Report::failed(q.cfg.rx_cq, e, q.cfg.cntrs.recv).with_extra(w.op.extra)
         };
         rep.deliver();
     }
@@ -894,9 +1009,10 @@ impl EpData {
             let mut g = self.q.lock();
             let q = &mut *g;
             let op = q.tx[idx];
+            q.tx[idx].extra = None;
             q.tx_links.push_back(&mut q.tx_free, idx);
             q.unres(true);
-            Report::failed(q.cfg.tx_cq, errc(op.kind, op.flags, op.context, err), q.cfg.cntrs.of(op.kind))
+            Report::failed(q.cfg.tx_cq, errc(op.kind, op.flags, op.context, err), q.cfg.cntrs.of(op.kind)).with_extra(op.extra)
         };
         rep.deliver();
     }
@@ -945,14 +1061,16 @@ impl EpData {
             let op = if tx {
                 q.tx_links.push_back(&mut q.tx_free, i);
                 let o = q.tx[i];
-                (o.kind, o.flags, o.context)
+                q.tx[i].extra = None;
+                (o.kind, o.flags, o.context, o.extra)
             } else {
                 q.rx_links.push_back(&mut q.rx_free, i);
                 let o = q.rx[i];
-                (o.kind, o.flags, o.context)
+                q.rx[i].extra = None;
+                (o.kind, o.flags, o.context, o.extra)
             };
             q.unres(tx);
-            let rep = Report::failed(q.cq(tx), errc(op.0, op.1, op.2, err), q.cfg.cntrs.of(op.0));
+            let rep = Report::failed(q.cq(tx), errc(op.0, op.1, op.2, err), q.cfg.cntrs.of(op.0)).with_extra(op.3);
             drop(g);
             rep.deliver();
             g = self.q.lock();
@@ -976,6 +1094,15 @@ impl EpData {
             q.rx_msg = List::new();
             q.rx_tag = List::new();
             q.enabled = false;
+            // Completion counters of released deferred work that will
+            // never be reported.
+            let extras = Iterator::chain(q.tx.iter_mut().map(|o| &mut o.extra), q.rx.iter_mut().map(|o| &mut o.extra));
+            for e in extras {
+                if let Some(c) = e.take() {
+                    // SAFETY: counted as a user, hence open.
+                    unsafe { &*c }.unuse();
+                }
+            }
             (tx, rx, q.conn.take(), q.cfg)
         };
         // SAFETY (both): bound CQs, still bound (the caller unbinds after).

@@ -400,6 +400,30 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Engine<S> {
         Some(s[pos].e_token)
     }
 
+    /// The handle of the operation pending in `slot`, if one is (for a
+    /// caller that kept only the slot index and part of the seq, e.g. in
+    /// a triggered context's one spare word, and checks the rest itself).
+    pub fn live_handle(&self, slot: u32) -> Option<Handle> {
+        let k = slot as usize;
+        if k >= self.cap {
+            return None;
+        }
+        let s = self.slots.as_ref();
+        let h = Handle { slot, seq: s[s[k].s_link as usize % self.cap.max(1)].e_seq };
+        self.position(h).map(|_| h)
+    }
+
+    /// The first pending operation (in storage order, not fire order)
+    /// whose token satisfies `pred`: O(n), for rare lookups such as
+    /// cancelling by the caller's context.
+    pub fn find(&self, mut pred: impl FnMut(u64) -> bool) -> Option<Handle> {
+        let s = self.slots.as_ref();
+        let live = (0..self.heap_len).chain(self.run_start..self.cap);
+        live.map(|p| &s[p])
+            .find(|e| e.e_seq != DEAD && pred(e.e_token))
+            .map(|e| Handle { slot: e.e_slot, seq: e.e_seq })
+    }
+
     /// The threshold the pending operation `handle` is ordered by.
     pub fn threshold(&self, handle: Handle) -> Option<u64> {
         let pos = self.position(handle)?;
@@ -428,7 +452,11 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Engine<S> {
         {
             let (old, dst) = (self.slots.as_ref(), new.as_mut());
             // Every slot role, the heap and the gap stay where they are.
-            dst[..cap].copy_from_slice(&old[..cap]);
+            // (An element loop rather than `copy_from_slice`, whose length
+            // panic objtool cannot see as noreturn in a kernel module.)
+            for (d, o) in dst[..cap].iter_mut().zip(&old[..cap]) {
+                *d = *o;
+            }
             // The run moves to the new top end (entry roles only: the
             // positions it lands on are also slots, maybe in use)...
             for (i, o) in old[run_start..cap].iter().enumerate() {
@@ -802,5 +830,91 @@ impl Counter {
     pub fn set_err(&mut self, v: u64) -> u64 {
         self.error = v;
         self.trigger_value()
+    }
+}
+
+/// A FIFO of tokens over caller-provided storage (the operations an
+/// engine popped, waiting to be issued in order). Pushing never
+/// allocates: the caller keeps the storage at least as long as the
+/// operations that can be in the engine and the FIFO together, growing it
+/// with [`TokenRing::replace_storage`] outside its lock.
+pub struct TokenRing<S> {
+    buf: S,
+    head: usize,
+    len: usize,
+}
+
+/// The ring has no room (the caller grows it and retries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RingFull;
+
+impl<S: AsRef<[u64]> + AsMut<[u64]>> TokenRing<S> {
+    /// An empty ring over `buf`.
+    pub fn new(buf: S) -> Self {
+        TokenRing { buf, head: 0, len: 0 }
+    }
+
+    /// Tokens queued.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Tokens it can hold.
+    pub fn capacity(&self) -> usize {
+        self.buf.as_ref().len()
+    }
+
+    /// Appends a token.
+    pub fn push_back(&mut self, t: u64) -> Result<(), RingFull> {
+        let cap = self.capacity();
+        if self.len == cap {
+            return Err(RingFull);
+        }
+        let at = (self.head + self.len) % cap;
+        self.buf.as_mut()[at] = t;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Puts a token back at the front (it is issued first).
+    pub fn push_front(&mut self, t: u64) -> Result<(), RingFull> {
+        let cap = self.capacity();
+        if self.len == cap {
+            return Err(RingFull);
+        }
+        self.head = (self.head + cap - 1) % cap;
+        self.buf.as_mut()[self.head] = t;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Takes the first token.
+    pub fn pop_front(&mut self) -> Option<u64> {
+        if self.len == 0 {
+            return None;
+        }
+        let t = self.buf.as_ref()[self.head];
+        self.head = (self.head + 1) % self.capacity();
+        self.len -= 1;
+        Some(t)
+    }
+
+    /// Moves the ring onto `new` storage (at least `len()` long; the old
+    /// storage is given back, or `new` if it is too short).
+    pub fn replace_storage(&mut self, mut new: S) -> Result<S, S> {
+        if new.as_ref().len() < self.len {
+            return Err(new);
+        }
+        let cap = self.capacity();
+        for i in 0..self.len {
+            new.as_mut()[i] = self.buf.as_ref()[(self.head + i) % cap];
+        }
+        self.head = 0;
+        Ok(core::mem::replace(&mut self.buf, new))
     }
 }

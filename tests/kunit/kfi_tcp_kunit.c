@@ -11,6 +11,7 @@
 #include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/kthread.h>
+#include <linux/sched/task.h>
 #include <linux/ktime.h>
 #include <linux/bvec.h>
 #include <linux/cpumask.h>
@@ -30,6 +31,7 @@
 #include <kfi_rma.h>
 #include <kfi_tagged.h>
 #include <kfi_atomic.h>
+#include <kfi_trigger.h>
 
 #define V17 KFI_VERSION(1, 7)
 
@@ -2153,6 +2155,529 @@ static struct kunit_suite tcp_cntr_suite = {
 	.test_cases = tcp_cntr_cases,
 };
 
+
+/* ------------------------------------------------------ triggered ops */
+
+/*
+ * Triggered sends over a connected pair: each carries its 4-byte id; the
+ * server's receives (posted in order) tell the order they fired in.
+ */
+struct trig_fixture {
+	struct xf_fixture x;
+	struct kfid_cntr *t;			/* the triggering counter */
+	struct kfi_triggered_context *tctx;	/* one per operation */
+	u32 *ids, *got;
+	int n;
+};
+
+static void trig_setup(struct kunit *test, struct trig_fixture *f, int n)
+{
+	int i;
+
+	memset(f, 0, sizeof(*f));
+	f->n = n;
+	f->tctx = kunit_kcalloc(test, n, sizeof(*f->tctx), GFP_KERNEL);
+	f->ids = kunit_kcalloc(test, n, sizeof(u32), GFP_KERNEL);
+	f->got = kunit_kcalloc(test, n, sizeof(u32), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->tctx);
+	KUNIT_ASSERT_NOT_NULL(test, f->ids);
+	KUNIT_ASSERT_NOT_NULL(test, f->got);
+	xf_open_ex(test, &f->x, 0, 0, true);
+	xf_connect(test, &f->x);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f->x.c.d.dom, NULL, &f->t, NULL),
+			0);
+	for (i = 0; i < n; i++) {
+		f->ids[i] = i;
+		KUNIT_ASSERT_EQ(test, kfi_recv(f->x.c.sep, &f->got[i], 4, NULL,
+					       0, &f->got[i]), 0);
+	}
+}
+
+static void trig_teardown(struct kunit *test, struct trig_fixture *f)
+{
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->t->fid), 0);
+	xf_teardown(test, &f->x);
+}
+
+/* Posts send @i, fired when f->t reaches @threshold. */
+static ssize_t trig_send(struct trig_fixture *f, int i, u64 threshold)
+{
+	struct kvec iov = { &f->ids[i], 4 };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1, .context = &f->tctx[i] };
+
+	f->tctx[i].event_type = KFI_TRIGGER_THRESHOLD;
+	f->tctx[i].trigger.threshold.cntr = f->t;
+	f->tctx[i].trigger.threshold.threshold = threshold;
+	return kfi_sendmsg(f->x.c.cep, &m, KFI_TRIGGER);
+}
+
+/* Expects the next @k messages to carry these ids, in this order. */
+static void trig_expect(struct kunit *test, struct trig_fixture *f,
+			const int *want, int k)
+{
+	struct kfi_cq_tagged_entry e;
+	u32 *where;
+	int i;
+
+	for (i = 0; i < k; i++) {
+		KUNIT_ASSERT_EQ(test, xf_wait(f->x.srx, &e), 1);
+		where = e.op_context;
+		KUNIT_EXPECT_EQ(test, *where, (u32)want[i]);
+	}
+}
+
+/* Nothing more arrives for a while. */
+static void trig_expect_quiet(struct kunit *test, struct trig_fixture *f)
+{
+	msleep(50);
+	xf_expect_none(test, f->x.srx);
+}
+
+static void trig_drain_tx(struct kunit *test, struct trig_fixture *f, int k)
+{
+	struct kfi_cq_tagged_entry e;
+	int i;
+
+	for (i = 0; i < k; i++)
+		KUNIT_ASSERT_EQ(test, xf_wait(f->x.ctx, &e), 1);
+}
+
+/* 5,3,9,3,7 then +10 fires 3,3,5,7,9 (the two 3s in post order). */
+static void tcp_trig_threshold_order_on_jump(struct kunit *test)
+{
+	static const u64 th[] = { 5, 3, 9, 3, 7 };
+	static const int want[] = { 1, 3, 0, 4, 2 };
+	struct trig_fixture f;
+	int i;
+
+	trig_setup(test, &f, 5);
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_EQ(test, trig_send(&f, i, th[i]), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 10), 0);
+	trig_expect(test, &f, want, 5);
+	trig_drain_tx(test, &f, 5);
+	/* completions carry the triggered context */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.x.cn[0]), 5ULL);
+	trig_teardown(test, &f);
+}
+
+/* Single increments fire one threshold at a time; equal ones in FIFO. */
+static void tcp_trig_single_increments_fifo(struct kunit *test)
+{
+	static const u64 th[] = { 3, 1, 2, 2, 1 };
+	static const int w1[] = { 1, 4 }, w2[] = { 2, 3 }, w3[] = { 0 };
+	struct trig_fixture f;
+	int i;
+
+	trig_setup(test, &f, 5);
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_EQ(test, trig_send(&f, i, th[i]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w1, 2);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w2, 2);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w3, 1);
+	trig_drain_tx(test, &f, 5);
+	trig_teardown(test, &f);
+}
+
+/* At, below and above the counter; a set to a lower value fires nothing. */
+static void tcp_trig_immediate_and_set_lower(struct kunit *test)
+{
+	static const int w1[] = { 0, 1 }, w2[] = { 2 };
+	struct trig_fixture f;
+
+	trig_setup(test, &f, 3);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_set(f.t, 5), 0);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, 5), 0);	/* at: fires */
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 1, 4), 0);	/* below: fires */
+	trig_expect(test, &f, w1, 2);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 2, 6), 0);	/* above: waits */
+	KUNIT_ASSERT_EQ(test, kfi_cntr_set(f.t, 2), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 3), 0);	/* 5: still not */
+	trig_expect_quiet(test, &f);
+	/* the error count counts toward the threshold */
+	KUNIT_ASSERT_EQ(test, kfi_cntr_adderr(f.t, 1), 0);
+	trig_expect(test, &f, w2, 1);
+	trig_drain_tx(test, &f, 3);
+	trig_teardown(test, &f);
+}
+
+/* Cancel one pending operation among several. */
+static void tcp_trig_cancel_one(struct kunit *test)
+{
+	static const int want[] = { 0, 2, 3 };
+	struct trig_fixture f;
+	struct kfi_cq_err_entry err;
+	int i;
+
+	trig_setup(test, &f, 4);
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, trig_send(&f, i, i + 1), 0);
+	/* pending operations keep their endpoint open */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.x.c.cep->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.x.c.cep->fid, &f.tctx[1]), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.x.c.cep->fid, &f.tctx[1]), -ENOENT);
+	xf_wait_err(test, f.x.ctx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&f.tctx[1]);
+	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+	KUNIT_EXPECT_EQ(test, err.flags, KFI_SEND | KFI_MSG);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 4), 0);
+	trig_expect(test, &f, want, 3);
+	trig_drain_tx(test, &f, 3);
+	trig_teardown(test, &f);
+}
+
+/* 64-bit thresholds near the top of the range. */
+static void tcp_trig_near_overflow(struct kunit *test)
+{
+	static const int w1[] = { 1 }, w2[] = { 0 };
+	struct trig_fixture f;
+
+	trig_setup(test, &f, 2);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_set(f.t, U64_MAX - 2), 0);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, U64_MAX), 0);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 1, U64_MAX - 1), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w1, 1);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w2, 1);
+	trig_drain_tx(test, &f, 2);
+	trig_teardown(test, &f);
+}
+
+/* Deferred work: n CNTR_ADD(1) on @target, triggered by @t at thresholds
+ * 1..spread; posts retry while the engine grows. */
+static struct kfi_deferred_work *queue_adds(struct kunit *test,
+					    struct kfid_domain *dom,
+					    struct kfid_cntr *t,
+					    struct kfid_cntr *target, int n,
+					    int spread)
+{
+	struct kfi_deferred_work *w = vzalloc(n * sizeof(*w));
+	struct kfi_op_cntr *op = vzalloc(n * sizeof(*op));
+	int i, r;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, op);
+	for (i = 0; i < n; i++) {
+		op[i] = (struct kfi_op_cntr){ .cntr = target, .value = 1 };
+		w[i].threshold = (i * 7919) % spread + 1;
+		w[i].triggering_cntr = t;
+		w[i].op_type = KFI_OP_CNTR_ADD;
+		w[i].op.cntr = &op[i];
+		while ((r = kfi_control(&dom->fid, KFI_QUEUE_WORK, &w[i])) ==
+		       -EAGAIN)
+			cond_resched();
+		KUNIT_ASSERT_EQ(test, r, 0);
+	}
+	return w;
+}
+
+static void free_adds(struct kfi_deferred_work *w)
+{
+	vfree(w[0].op.cntr);
+	vfree(w);
+}
+
+/* 100 000 pending operations fired by one add. */
+static void tcp_trig_100k_one_add(struct kunit *test)
+{
+	struct dom_fixture d;
+	struct kfid_cntr *t, *target;
+	struct kfi_deferred_work *w;
+	const int n = 100000;
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &t, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &target, NULL), 0);
+	w = queue_adds(test, d.dom, t, target, n, 1000);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), 0ULL);
+	/* a target with work pending on it cannot close */
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), -EBUSY);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(t, 1000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(target, n, 30000), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), (u64)n);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&t->fid), 0);
+	free_adds(w);
+	dom_teardown(test, &d);
+}
+
+struct adder {
+	struct kfid_cntr *t;
+	int times;
+};
+
+static int adder_fn(void *arg)
+{
+	struct adder *a = arg;
+	int i;
+
+	for (i = 0; i < a->times; i++) {
+		kfi_cntr_add(a->t, 1);
+		if (!(i % 64))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Increments from every CPU while work is posted: each fires once. */
+static void tcp_trig_concurrent_adds(struct kunit *test)
+{
+	struct dom_fixture d;
+	struct kfid_cntr *t, *target;
+	struct kfi_deferred_work *w;
+	struct task_struct *tasks[8];
+	struct adder a;
+	int cpu, k = 0, i;
+	const int n = 20000;
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &t, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &target, NULL), 0);
+	a = (struct adder){ .t = t, .times = 5000 };
+	for_each_online_cpu(cpu) {
+		if (k == ARRAY_SIZE(tasks))
+			break;
+		tasks[k] = kthread_create(adder_fn, &a, "kfi_adder/%d", cpu);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(tasks[k]));
+		kthread_bind(tasks[k], cpu);
+		get_task_struct(tasks[k]);
+		wake_up_process(tasks[k]);
+		k++;
+	}
+	/* thresholds up to 10000, below the final value k * 5000 */
+	w = queue_adds(test, d.dom, t, target, n, 10000);
+	for (i = 0; i < k; i++) {
+		kthread_stop(tasks[i]);
+		put_task_struct(tasks[i]);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(t), (u64)k * 5000);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(target, n, 30000), 0);
+	msleep(50);
+	/* no firing lost, none duplicated */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), (u64)n);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&t->fid), 0);
+	free_adds(w);
+	dom_teardown(test, &d);
+}
+
+/* CNTR_SET(5) then CNTR_ADD(5) gives 10; cancel and flush of work. */
+static void tcp_trig_deferred_cntr_ops(struct kunit *test)
+{
+	struct dom_fixture d;
+	struct kfid_cntr *t, *target;
+	struct kfi_op_cntr set = { .value = 5 }, add = { .value = 5 };
+	struct kfi_deferred_work ws = {}, wa = {}, wx = {};
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &t, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &target, NULL), 0);
+	set.cntr = target;
+	add.cntr = target;
+	ws = (struct kfi_deferred_work){ .threshold = 1, .triggering_cntr = t,
+					 .op_type = KFI_OP_CNTR_SET,
+					 .op.cntr = &set };
+	wa = ws;
+	wa.op_type = KFI_OP_CNTR_ADD;
+	wa.op.cntr = &add;
+	wx = wa;
+	wx.threshold = 2;
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(target, 100), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &ws), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wa), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wx), 0);
+	/* withdraw wx before it fires */
+	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_CANCEL_WORK, &wx),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_CANCEL_WORK, &wx),
+			-ENOENT);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(t, 2), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(target, 10, 5000), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), 10ULL);
+	/* flush withdraws what is queued */
+	wx.threshold = 50;
+	KUNIT_ASSERT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wx), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_FLUSH_WORK, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(t, 100), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), 10ULL);
+	/* bad work */
+	wx.op_type = KFI_OP_ATOMIC;
+	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wx),
+			-ENOSYS);
+	wx.op_type = KFI_OP_CNTR_ADD;
+	wx.triggering_cntr = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wx),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&t->fid), 0);
+	dom_teardown(test, &d);
+}
+
+/*
+ * A triggered write with threshold tx+1 posted before a plain write to the
+ * same target lands after it; the write counter advances by 2. Then a
+ * WRITE and a READ chained through a completion counter, and RECV->SEND
+ * and TRECV->TSEND chains.
+ */
+/* The deferred work of tcp_trig_end_to_end (off the stack). */
+struct e2e_work {
+	struct kfi_deferred_work ww, rw, sw, tsw;
+	struct kfi_op_rma wop, rop;
+	struct kfi_op_msg sop;
+	struct kfi_op_tagged top;
+};
+
+static void tcp_trig_end_to_end(struct kunit *test)
+{
+	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
+	struct kfi_cq_tagged_entry e;
+	struct kfid_cntr *done;
+	struct kfid_mr *mr;
+	char mem[16] = "", back[8] = "", reply[8] = "", treply[8] = "";
+	struct kvec tw = { "TRIG", 5 }, wv = { "WRT2", 5 }, rv = { back, 5 };
+	struct kvec sv = { "pong", 5 }, tsv = { "tpong", 6 };
+	struct kfi_rma_iov ri = { .addr = 0, .len = 5, .key = 9 };
+	struct kfi_msg_rma tm = { .type = KFI_KVEC, .msg_iov = &tw,
+				  .iov_count = 1, .rma_iov = &ri,
+				  .rma_iov_count = 1 };
+	struct e2e_work *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	trig_setup(test, fp, 1);
+	tm.context = &fp->tctx[0];
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->wop = (struct kfi_op_rma){ .msg = { .type = KFI_KVEC, .msg_iov = &wv,
+					       .iov_count = 1, .rma_iov = &ri,
+					       .rma_iov_count = 1 } };
+	w->rop = (struct kfi_op_rma){ .msg = { .type = KFI_KVEC, .msg_iov = &rv,
+					       .iov_count = 1, .rma_iov = &ri,
+					       .rma_iov_count = 1,
+					       .context = back } };
+	w->sop = (struct kfi_op_msg){ .msg = { .type = KFI_KVEC, .msg_iov = &sv,
+					       .iov_count = 1 } };
+	w->top = (struct kfi_op_tagged){ .msg = { .type = KFI_KVEC,
+						  .msg_iov = &tsv,
+						  .iov_count = 1, .tag = 42 } };
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(fp->x.c.d.dom, mem, sizeof(mem),
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
+					 9, 0, &mr, NULL), 0);
+	/* client's READ|WRITE counter is fp->x.cn[1]: at 0 now */
+	fp->tctx[0].event_type = KFI_TRIGGER_THRESHOLD;
+	fp->tctx[0].trigger.threshold.cntr = fp->x.cn[1];
+	fp->tctx[0].trigger.threshold.threshold = 1;
+	KUNIT_ASSERT_EQ(test, kfi_writemsg(fp->x.c.cep, &tm, KFI_TRIGGER), 0);
+	KUNIT_ASSERT_EQ(test, kfi_write(fp->x.c.cep, "PLAIN", 5, NULL, 0, 0, 9,
+					NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(fp->x.cn[1], 2, 5000), 0);
+	/* the target counted both writes */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(fp->x.cn[3], 2, 5000), 0);
+	KUNIT_ASSERT_EQ(test, kfi_read(fp->x.c.cep, back, 5, NULL, 0, 0, 9,
+				       NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(fp->x.cn[1], 3, 5000), 0);
+	KUNIT_EXPECT_STREQ(test, back, "TRIG");
+	KUNIT_EXPECT_STREQ(test, mem, "TRIG");
+	trig_drain_tx(test, fp, 3);
+
+	/* WRITE then READ chained through the completion counter */
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(fp->x.c.d.dom, NULL, &done, NULL), 0);
+	w->wop.ep = fp->x.c.cep;
+	w->rop.ep = fp->x.c.cep;
+	memset(back, 0, sizeof(back));
+	w->ww = (struct kfi_deferred_work){ .threshold = 1,
+					 .triggering_cntr = fp->t,
+					 .completion_cntr = done,
+					 .op_type = KFI_OP_WRITE,
+					 .op.rma = &w->wop };
+	w->rw = (struct kfi_deferred_work){ .threshold = 1,
+					 .triggering_cntr = done,
+					 .op_type = KFI_OP_READ,
+					 .op.rma = &w->rop };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->rw), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->ww), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the write */
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the read */
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)back);
+	KUNIT_EXPECT_STREQ(test, back, "WRT2");
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(done), 1ULL);
+
+	/* RECV -> SEND: the server answers when its receive completes
+	 * (its RECV counter fp->x.cn[2] is at 0: the one preposted receive) */
+	w->sop.ep = fp->x.c.sep;
+	w->sw = (struct kfi_deferred_work){ .threshold = 1,
+					 .triggering_cntr = fp->x.cn[2],
+					 .op_type = KFI_OP_SEND, .op.msg = &w->sop };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->sw), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(fp->x.c.cep, reply, 8, NULL, 0, reply),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_inject(fp->x.c.cep, &fp->ids[0], 4, 0), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.crx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)reply);
+	KUNIT_EXPECT_STREQ(test, reply, "pong");
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.srx, &e), 1);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.stx, &e), 1);
+
+	/* TRECV -> TSEND */
+	KUNIT_ASSERT_EQ(test, kfi_trecv(fp->x.c.sep, reply, 8, NULL, 0, 7, 0,
+					NULL), 0);
+	w->top.ep = fp->x.c.sep;
+	w->tsw = (struct kfi_deferred_work){ .threshold = 2,
+					  .triggering_cntr = fp->x.cn[2],
+					  .op_type = KFI_OP_TSEND,
+					  .op.tagged = &w->top };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->tsw), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(fp->x.c.cep, treply, 8, NULL, 0, 42, 0,
+					treply), 0);
+	KUNIT_ASSERT_EQ(test, kfi_tinject(fp->x.c.cep, "t", 2, 0, 7), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.crx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)treply);
+	KUNIT_EXPECT_EQ(test, e.tag, 42ULL);
+	KUNIT_EXPECT_STREQ(test, treply, "tpong");
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.srx, &e), 1);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.stx, &e), 1);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&done->fid), 0);
+	trig_teardown(test, fp);
+}
+
+static struct kunit_case tcp_trig_cases[] = {
+	KUNIT_CASE(tcp_trig_threshold_order_on_jump),
+	KUNIT_CASE(tcp_trig_single_increments_fifo),
+	KUNIT_CASE(tcp_trig_immediate_and_set_lower),
+	KUNIT_CASE(tcp_trig_cancel_one),
+	KUNIT_CASE(tcp_trig_near_overflow),
+	KUNIT_CASE(tcp_trig_100k_one_add),
+	KUNIT_CASE(tcp_trig_concurrent_adds),
+	KUNIT_CASE(tcp_trig_deferred_cntr_ops),
+	KUNIT_CASE(tcp_trig_end_to_end),
+	{}
+};
+
+static struct kunit_suite tcp_trig_suite = {
+	.name = "kfi_trigger",
+	.test_cases = tcp_trig_cases,
+};
+
 static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_getinfo_lists_loopback),
 	KUNIT_CASE(tcp_getinfo_source_address),
@@ -2192,7 +2717,7 @@ static struct kunit_suite cq_suite = {
 };
 
 kunit_test_suites(&tcp_suite, &tcp_cm_suite, &cq_suite, &tcp_msg_suite,
-		  &tcp_cntr_suite);
+		  &tcp_cntr_suite, &tcp_trig_suite);
 
 MODULE_DESCRIPTION("KUnit suite of the kfabric tcp provider");
 MODULE_LICENSE("GPL");

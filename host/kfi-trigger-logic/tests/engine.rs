@@ -309,3 +309,62 @@ fn big_jump_sorts_into_a_run_with_the_same_order() {
     assert_eq!(rest.len(), 41 - want.len() - 1);
     assert!(e.is_empty());
 }
+
+#[test]
+fn live_handle_names_only_pending_operations() {
+    use kfi_trigger_logic::engine::{Engine, Slot};
+    let mut e = Engine::new(vec![Slot::default(); 8]);
+    let h = e.post(5, 50, 0).unwrap().handle().unwrap();
+    let (slot, _) = h.to_raw();
+    assert_eq!(e.live_handle(slot), Some(h));
+    // free slots and out-of-range slots name nothing
+    assert_eq!(e.live_handle(slot + 1), None);
+    assert_eq!(e.live_handle(100), None);
+    assert_eq!(e.cancel(h), Some(50));
+    assert_eq!(e.live_handle(slot), None);
+    // a reused slot names the new operation
+    let h2 = e.post(7, 70, 0).unwrap().handle().unwrap();
+    if h2.to_raw().0 == slot {
+        assert_eq!(e.live_handle(slot), Some(h2));
+        assert_ne!(h2.seq(), h.seq());
+    }
+    let f = e.pop_ready(7).unwrap();
+    assert_eq!(f.token, 70);
+    assert_eq!(e.live_handle(h2.to_raw().0), None);
+}
+
+#[test]
+fn find_by_token_sees_heap_and_run_but_not_dead() {
+    let mut e = Engine::new(vec![Slot::default(); 64]);
+    e.set_batch_min(1);
+    let hs: Vec<Handle> = (0..20u64).map(|i| e.post(10 + i, 100 + i, 0).unwrap().handle().unwrap()).collect();
+    assert_eq!(e.find(|t| t == 105), Some(hs[5]));
+    assert_eq!(e.find(|t| t == 999), None);
+    // a jump sorts the due part into the run; find still sees it
+    assert_eq!(e.pop_ready(25).unwrap().token, 100);
+    assert!(e.run_len() > 0);
+    assert_eq!(e.find(|t| t == 110), Some(hs[10]));
+    assert_eq!(e.cancel(hs[10]), Some(110));
+    assert_eq!(e.find(|t| t == 110), None);
+}
+
+#[test]
+fn token_ring_is_a_fifo_with_push_front_and_growth() {
+    let mut r = TokenRing::new(vec![0u64; 3]);
+    assert!(r.is_empty());
+    r.push_back(1).unwrap();
+    r.push_back(2).unwrap();
+    r.push_back(3).unwrap();
+    assert_eq!(r.push_back(4), Err(RingFull));
+    assert_eq!(r.pop_front(), Some(1));
+    r.push_back(4).unwrap(); // wraps
+    assert_eq!(r.pop_front(), Some(2));
+    r.push_front(9).unwrap();
+    assert_eq!(r.len(), 3);
+    assert!(r.replace_storage(vec![0u64; 2]).is_err());
+    r.replace_storage(vec![0u64; 8]).unwrap();
+    r.push_back(5).unwrap();
+    let got: Vec<u64> = std::iter::from_fn(|| r.pop_front()).collect();
+    assert_eq!(got, vec![9, 3, 4, 5]);
+    assert_eq!(r.pop_front(), None);
+}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Triggered operations and deferred work: one engine for both.
+//!
+//! - A data transfer posted with `KFI_TRIGGER` (the `*msg` calls) carries a
+//!   `kfi_triggered_context` as its context: `KFI_TRIGGER_THRESHOLD` with
+//!   `{cntr, threshold}`. It is checked like any post (a mistake is a
+//!   negative errno at once), copied into a [`Pending`] and handed to the
+//!   counter's engine (`cntr.rs`). When it fires it is posted on its
+//!   endpoint like any other operation, with the triggered context as its
+//!   completion context.
+//! - `kfi_control(domain, KFI_QUEUE_WORK, &work)` queues a
+//!   `kfi_deferred_work` the same way: a transfer (SEND, RECV, TSEND,
+//!   TRECV, READ, WRITE — its completion also counted on
+//!   `completion_cntr`) or a counter operation (CNTR_SET, CNTR_ADD on
+//!   another counter); atomics are -KFI_ENOSYS. The trigger value counts
+//!   success and error. `KFI_CANCEL_WORK` withdraws a work not yet fired;
+//!   `KFI_FLUSH_WORK` withdraws all of a domain's.
+//! - `kfi_cancel(ep, context)` withdraws a triggered transfer not yet
+//!   fired: it completes with -KFI_ECANCELED.
+//!
+//! # Memory and lifetimes
+//! A `Pending` is allocated when the operation is posted (`GFP_ATOMIC`:
+//! posts may come from atomic context; -ENOMEM if that fails), owned by
+//! the counter's engine or FIFO until it fires or is withdrawn, then
+//! freed. The consumer's triggered context or deferred-work structure
+//! must stay valid until then (API contract); nothing else of the
+//! consumer's is referenced. An endpoint with triggered operations not yet
+//! issued refuses to close (-EBUSY); so does a counter that deferred work
+//! will still change (as CNTR_ADD/SET target or completion counter).
+
+use crate::cntr::{self, Cntr};
+use crate::domain::Domain;
+use crate::ffi::{self, einval, sys};
+use crate::xfer::EpData;
+use core::ffi::{c_int, c_void};
+use kernel::bindings;
+use kernel::prelude::*;
+
+/// What a pending operation does when it fires.
+enum Action {
+    /// A data transfer on an endpoint.
+    Xfer { ep: *const EpData, x: sys::kfi_tcp_xfer },
+    /// `KFI_OP_CNTR_ADD` / `KFI_OP_CNTR_SET` on `target`.
+    Cntr { target: *const Cntr, set: bool, value: u64 },
+}
+
+/// A triggered operation or deferred work waiting for its threshold.
+pub(crate) struct Pending {
+    action: Action,
+    /// The consumer's handle: the triggered context or the deferred work.
+    ctx: usize,
+    /// A deferred work's completion counter (counted as a user).
+    done: Option<*const Cntr>,
+    /// Deferred work (withdrawn without a completion entry).
+    deferred: bool,
+}
+
+// SAFETY: the pointers name objects that stay open while the pending
+// operation exists (endpoints and counters refuse to close, see the
+// module documentation); the transfer description is plain data.
+unsafe impl Send for Pending {}
+
+impl Pending {
+    /// The consumer's handle (cancel looks operations up by it).
+    pub(crate) fn ctx(&self) -> usize {
+        self.ctx
+    }
+
+    /// Whether it came from `KFI_QUEUE_WORK`.
+    pub(crate) fn is_deferred(&self) -> bool {
+        self.deferred
+    }
+}
+
+/// Releases what a pending operation holds on its objects.
+fn release(p: &Pending) {
+    match p.action {
+        // SAFETY: the endpoint is open while this operation counts in it.
+        Action::Xfer { ep, .. } => unsafe { &*ep }.trig_dec(),
+        // SAFETY: counted as a user, hence open.
+        Action::Cntr { target, .. } => unsafe { &*target }.unuse(),
+    }
+}
+
+/// Issues an operation that became due (the counter's work item, process
+/// context, no lock held). Hands it back when the endpoint's queue is full
+/// (the caller retries it first, later).
+pub(crate) fn fire(p: KBox<Pending>) -> core::result::Result<(), KBox<Pending>> {
+    match &p.action {
+        Action::Xfer { ep, x } => {
+            // SAFETY: open while this operation counts in it.
+            let e = unsafe { &**ep };
+            let r = e.post_fired(x, p.done);
+            if r == -(bindings::EAGAIN as isize) {
+                return Err(p);
+            }
+            if r < 0 {
+                // Refused now (e.g. the connection ended): it fails like a
+                // queued operation would.
+                e.report_lost(x, (-r) as u32, p.done);
+            }
+            e.trig_dec();
+        }
+        Action::Cntr { target, set, value } => {
+            // SAFETY: counted as a user, hence open.
+            let t = unsafe { &**target };
+            let (set, value) = (*set, *value);
+            t.update(|c| {
+                if set {
+                    c.set(value);
+                } else {
+                    c.add(value);
+                }
+            });
+            t.unuse();
+        }
+    }
+    Ok(())
+}
+
+/// An operation withdrawn before it fired (kfi_cancel, KFI_CANCEL_WORK,
+/// KFI_FLUSH_WORK, its counter closing): a triggered transfer completes
+/// with -KFI_ECANCELED; deferred work just goes. No lock held.
+pub(crate) fn cancelled(p: KBox<Pending>) {
+    if let (Action::Xfer { ep, x }, false) = (&p.action, p.deferred) {
+        // SAFETY: open while this operation counts in it.
+        unsafe { &**ep }.report_lost(x, bindings::ECANCELED, None);
+    }
+    if let Some(c) = p.done {
+        // SAFETY: counted as a user, hence open.
+        unsafe { &*c }.unuse();
+    }
+    release(&p);
+}
+
+/// Queues `p` on `cntr`; on failure releases what it held.
+fn queue(cntr: &Cntr, threshold: u64, p: KBox<Pending>) -> c_int {
+    match cntr.trigger(threshold, p) {
+        Ok(()) => 0,
+        Err(p) => {
+            if let Some(c) = p.done {
+                // SAFETY: counted as a user just before, hence open.
+                unsafe { &*c }.unuse();
+            }
+            release(&p);
+            ffi::neg(bindings::EAGAIN)
+        }
+    }
+}
+
+/// A transfer posted with `KFI_TRIGGER` on `ep` (any context).
+pub(crate) fn post_triggered(ep: &EpData, x: &sys::kfi_tcp_xfer) -> isize {
+    let tctx = x.context.cast::<sys::kfi_triggered_context>();
+    if tctx.is_null() {
+        return einval() as isize;
+    }
+    // SAFETY: with KFI_TRIGGER the context is the consumer's triggered
+    // context, valid until the operation completes (API contract).
+    let t = unsafe { &*tctx };
+    if t.event_type != sys::KFI_TRIGGER_THRESHOLD {
+        return einval() as isize;
+    }
+    // SAFETY: the threshold member is the one KFI_TRIGGER_THRESHOLD
+    // selects; the counter pointer is the consumer's.
+    let (cptr, threshold) = unsafe { (t.trigger.threshold.cntr, t.trigger.threshold.threshold) };
+    // SAFETY: NULL or a counter (API contract); checked to be ours.
+    let Some(c) = (unsafe { cntr::from_consumer(cptr) }) else {
+        return einval() as isize;
+    };
+    let mut x = *x;
+    x.flags &= !(sys::KFI_TRIGGER as u64);
+    let r = ep.check(&x);
+    if r != 0 {
+        return r;
+    }
+    let Ok(b) = KBox::<Pending>::new_uninit(GFP_ATOMIC) else {
+        return ffi::neg(bindings::ENOMEM) as isize;
+    };
+    ep.trig_inc();
+    let p = KBox::write(b, Pending { action: Action::Xfer { ep, x }, ctx: tctx as usize, done: None, deferred: false });
+    queue(c, threshold as u64, p) as isize
+}
+
+/// Withdraws the triggered transfer whose context is `ctx`, if one is
+/// pending on any counter of `dom` (any context).
+pub(crate) fn cancel_triggered(dom: &Domain, ctx: *mut c_void) -> bool {
+    let mut found = None;
+    dom.any_cntr(|c| {
+        found = c.cancel(ctx as usize);
+        found.is_some()
+    });
+    match found {
+        Some(p) => {
+            cancelled(p);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Builds the pending operation of a deferred work.
+///
+/// # Safety
+/// `w` is the consumer's valid deferred work (API contract).
+unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Result<Pending, c_int> {
+    // SAFETY: by the caller's contract the op member matching `op_type`
+    // points to a valid descriptor.
+    unsafe {
+        let mut x: sys::kfi_tcp_xfer = core::mem::zeroed();
+        let (kind, ep, built) = match w.op_type {
+            sys::KFI_OP_SEND | sys::KFI_OP_RECV => {
+                let m = w.op.msg.as_ref().ok_or(einval())?;
+                let k = if w.op_type == sys::KFI_OP_SEND { sys::KFI_TCP_X_SEND } else { sys::KFI_TCP_X_RECV };
+                (k, m.ep, sys::kfi_tcp_xfer_build_msg(&mut x, &m.msg, m.flags))
+            }
+            sys::KFI_OP_TSEND | sys::KFI_OP_TRECV => {
+                let m = w.op.tagged.as_ref().ok_or(einval())?;
+                let k = if w.op_type == sys::KFI_OP_TSEND { sys::KFI_TCP_X_TSEND } else { sys::KFI_TCP_X_TRECV };
+                (k, m.ep, sys::kfi_tcp_xfer_build_tagged(&mut x, &m.msg, m.flags))
+            }
+            sys::KFI_OP_READ | sys::KFI_OP_WRITE => {
+                let m = w.op.rma.as_ref().ok_or(einval())?;
+                let k = if w.op_type == sys::KFI_OP_READ { sys::KFI_TCP_X_READ } else { sys::KFI_TCP_X_WRITE };
+                (k, m.ep, sys::kfi_tcp_xfer_build_rma(&mut x, &m.msg, m.flags))
+            }
+            sys::KFI_OP_CNTR_SET | sys::KFI_OP_CNTR_ADD => {
+                let m = w.op.cntr.as_ref().ok_or(einval())?;
+                let t = cntr::from_consumer(m.cntr).ok_or(einval())?;
+                t.use_();
+                let action = Action::Cntr { target: t, set: w.op_type == sys::KFI_OP_CNTR_SET, value: m.value };
+                return Ok(Pending { action, ctx, done: None, deferred: true });
+            }
+            sys::KFI_OP_ATOMIC | sys::KFI_OP_FETCH_ATOMIC | sys::KFI_OP_COMPARE_ATOMIC => {
+                return Err(ffi::neg(bindings::ENOSYS));
+            }
+            _ => return Err(einval()),
+        };
+        if built != 0 {
+            return Err(built);
+        }
+        x.kind = kind as c_int;
+        if x.flags & sys::KFI_TRIGGER as u64 != 0 {
+            return Err(-(sys::KFI_EBADFLAGS as c_int));
+        }
+        let e = crate::ep::data_of(ep).ok_or(einval())?;
+        let r = e.check(&x);
+        if r != 0 {
+            return Err(r as c_int);
+        }
+        let done = match w.completion_cntr.is_null() {
+            true => None,
+            false => Some(cntr::from_consumer(w.completion_cntr).ok_or(einval())? as *const Cntr),
+        };
+        if let Some(c) = done {
+            (*c).use_();
+        }
+        e.trig_inc();
+        Ok(Pending { action: Action::Xfer { ep: e, x }, ctx, done, deferred: true })
+    }
+}
+
+/// `control` of a domain: `KFI_QUEUE_WORK`, `KFI_CANCEL_WORK` (never
+/// sleep), `KFI_FLUSH_WORK` (process context). Others: -ENOSYS.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_domain_control(fid: *mut sys::kfid, command: c_int, arg: *mut c_void) -> c_int {
+    // SAFETY: only installed on our domains.
+    let d = unsafe { Domain::from_fid(fid) };
+    match command as u32 {
+        sys::KFI_QUEUE_WORK | sys::KFI_CANCEL_WORK => {
+            let wp = arg.cast::<sys::kfi_deferred_work>();
+            // SAFETY: NULL or the consumer's deferred work (API contract).
+            let Some(w) = (unsafe { wp.as_ref() }) else {
+                return einval();
+            };
+            // SAFETY: as above.
+            let Some(trigger) = (unsafe { cntr::from_consumer(w.triggering_cntr) }) else {
+                return einval();
+            };
+            if command as u32 == sys::KFI_CANCEL_WORK {
+                return match trigger.cancel(wp as usize) {
+                    Some(p) => {
+                        cancelled(p);
+                        0
+                    }
+                    None => ffi::neg(bindings::ENOENT),
+                };
+            }
+            // Memory first: building the operation takes references.
+            let Ok(b) = KBox::<Pending>::new_uninit(GFP_ATOMIC) else {
+                return ffi::neg(bindings::ENOMEM);
+            };
+            // SAFETY: as above.
+            match unsafe { deferred(w, wp as usize) } {
+                Ok(p) => queue(trigger, w.threshold, KBox::write(b, p)),
+                Err(e) => e,
+            }
+        }
+        sys::KFI_FLUSH_WORK => {
+            d.flush_deferred();
+            0
+        }
+        _ => ffi::neg(bindings::ENOSYS),
+    }
+}
