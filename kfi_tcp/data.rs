@@ -46,6 +46,13 @@ use kernel::prelude::*;
 
 /// Bytes of unexpected tagged messages a connection buffers.
 const UNEXP_LIMIT: usize = 4 << 20;
+/// Unexpected tagged messages a connection buffers (zero-length ones
+/// cost list entries and matching time, not bytes).
+const UNEXP_MAX: usize = 1024;
+/// Read responses queued before the connection stops reading requests
+/// (a peer that does not read our responses gets TCP back-pressure, not
+/// our memory).
+const RSP_MAX: usize = 64;
 
 const HDR_MAX: usize = wire::hdr::MAX_HDR_SIZE;
 const BASE: usize = wire::hdr::BASE_HDR_SIZE;
@@ -120,13 +127,16 @@ pub(super) struct DataIo {
     unexp_bytes: usize,
     /// Read responses to send, in request order.
     rsp: KVec<RmaSegs>,
+    /// `EpData::tag_posts` when the unexpected messages were last matched:
+    /// they are looked at again only after new tagged receives.
+    unexp_seen: u64,
     /// Held operations were failed and the queues flushed (once).
     cleaned: bool,
 }
 
 impl DataIo {
     pub(super) fn new() -> DataIo {
-        DataIo { tx: None, rx: Rx::Hdr, rx_hdr: [0; HDR_MAX], rx_got: 0, unexp: KVec::new(), unexp_bytes: 0, rsp: KVec::new(), cleaned: false }
+        DataIo { tx: None, rx: Rx::Hdr, rx_hdr: [0; HDR_MAX], rx_got: 0, unexp: KVec::new(), unexp_bytes: 0, rsp: KVec::new(), unexp_seen: 0, cleaned: false }
     }
 }
 
@@ -283,6 +293,10 @@ impl Conn {
         loop {
             match core::mem::replace(&mut d.rx, Rx::Hdr) {
                 Rx::Hdr => {
+                    if d.rx_got == 0 && d.rsp.len() >= RSP_MAX {
+                        // Send responses before reading more requests.
+                        return Ok(moved);
+                    }
                     let need = if d.rx_got < BASE {
                         BASE
                     } else {
@@ -365,7 +379,10 @@ impl Conn {
                             }
                             Dest::Op(w)
                         }
-                        None if h.kind() == FrameKind::TaggedSend && d.unexp_bytes.saturating_add(len as usize) <= UNEXP_LIMIT => {
+                        None if h.kind() == FrameKind::TaggedSend
+                            && d.unexp.len() < UNEXP_MAX
+                            && d.unexp_bytes.saturating_add(len as usize) <= UNEXP_LIMIT =>
+                        {
                             let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL).map_err(|_| Broken { err: bindings::ENOMEM })?;
                             d.unexp_bytes += len as usize;
                             Dest::Unexp(b)
@@ -373,9 +390,11 @@ impl Conn {
                         None => {
                             d.rx = Rx::Await(h);
                             // Nothing can move until a receive is posted;
-                            // a peer that closed meanwhile ends it.
-                            if let SkState::Closed(_) = self.sock.state() {
-                                return Err(Broken { err: 0 });
+                            // a peer that closed meanwhile ends it: inside a
+                            // frame (its header is read), so not cleanly.
+                            if let SkState::Closed(e) = self.sock.state() {
+                                let err = if e < 0 { (-e) as u32 } else { bindings::ECONNRESET };
+                                return Err(Broken { err });
                             }
                             return Ok(moved);
                         }
@@ -454,8 +473,14 @@ impl Conn {
         }
     }
 
-    /// Delivers unexpected messages to receives posted since they came.
+    /// Delivers unexpected messages to receives posted since they came
+    /// (only looked at again once new tagged receives were posted).
     fn deliver_unexpected(&self, d: &mut DataIo, ep: &EpData) -> bool {
+        let gen = ep.tag_posts();
+        if d.unexp.is_empty() || gen == d.unexp_seen {
+            return false;
+        }
+        d.unexp_seen = gen;
         let mut moved = false;
         let mut i = 0;
         while i < d.unexp.len() {

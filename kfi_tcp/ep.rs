@@ -68,6 +68,22 @@ pub(crate) struct Ep {
     inner: Mutex<EpInner>,
     #[pin]
     data: EpData,
+    /// Open aliases (`kfi_ep_alias`); the endpoint cannot close while any is.
+    aliases: core::sync::atomic::AtomicUsize,
+}
+
+/// An alias of an endpoint (`kfi_ep_alias`): the same queues and
+/// connection with other default operation flags. Only data transfers,
+/// `kfi_cancel` and `kfi_close` are offered on it (its CM slots are
+/// -KFI_ENOSYS). With `KFI_TRIGGER` every transfer posted on it is
+/// triggered: its context is a `kfi_triggered_context`.
+#[repr(C)]
+struct Alias {
+    ep: sys::kfid_ep,
+    target: *const Ep,
+    /// Operation flags added to every transfer (without the direction
+    /// bits `KFI_TRANSMIT`/`KFI_RECV`, which only select them).
+    flags: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -196,6 +212,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         attrs,
         inner <- new_mutex!(EpInner { eq: None, tx_cq: None, rx_cq: None, cntrs: Cntrs::default(), enabled: false, conn: taken }, "kfi_tcp_ep"),
         data <- EpData::new(),
+        aliases: core::sync::atomic::AtomicUsize::new(0),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
@@ -311,11 +328,82 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_bind(fid: *mut sys::kfid, bfid: *mut 
     }
 }
 
-/// `control` of an endpoint: `KFI_ENABLE` (needs an EQ: -KFI_ENOEQ).
+/// `KFI_ALIAS`: a new alias of `e` with `a.flags` (`KFI_TRANSMIT` and/or
+/// `KFI_RECV` plus operation flags, e.g. `KFI_TRIGGER`).
+fn make_alias(e: &Ep, a: &sys::kfi_alias) -> c_int {
+    let dirs = sys::KFI_TRANSMIT as u64 | sys::KFI_RECV as u64;
+    let allowed = dirs
+        | sys::KFI_TRIGGER as u64
+        | sys::KFI_COMPLETION as u64
+        | sys::KFI_INJECT_COMPLETE as u64
+        | sys::KFI_TRANSMIT_COMPLETE as u64
+        | sys::KFI_DELIVERY_COMPLETE as u64
+        | sys::KFI_MORE as u64;
+    if a.fid.is_null() || a.flags & !allowed != 0 {
+        return -(sys::KFI_EBADFLAGS as c_int);
+    }
+    let al = Alias {
+        // SAFETY: all-zero is a valid header; filled in below.
+        ep: unsafe { core::mem::zeroed() },
+        target: e,
+        flags: a.flags & !dirs,
+    };
+    let Ok(b) = KBox::new(al, GFP_KERNEL) else {
+        return ffi::neg(bindings::ENOMEM);
+    };
+    let p = KBox::into_raw(b);
+    e.aliases.fetch_add(1, core::sync::atomic::Ordering::AcqRel);
+    // SAFETY: `p` is ours; `a.fid` is the consumer's out pointer.
+    unsafe {
+        sys::kfi_tcp_glue_alias_init(&mut (*p).ep, (*e).ep.fid.context);
+        *a.fid = &mut (*p).ep.fid;
+    }
+    0
+}
+
+/// Recovers an alias from its fid.
+///
+/// # Safety
+/// `fid` is the fid of a live alias (`kfi_tcp_glue_is_alias`).
+unsafe fn alias_of<'a>(fid: *const sys::kfid) -> &'a Alias {
+    // SAFETY: the fid is the first field of the header, itself first.
+    unsafe { &*kernel::container_of!(fid, Alias, ep.fid) }
+}
+
+/// `close` of an alias.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_ep_control(fid: *mut sys::kfid, command: c_int, _arg: *mut c_void) -> c_int {
+pub(crate) unsafe extern "C" fn kfi_tcp_alias_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on aliases.
+    let a = unsafe { alias_of(fid) };
+    // SAFETY: the endpoint outlives its aliases (it refuses to close).
+    unsafe { &*a.target }.aliases.fetch_sub(1, core::sync::atomic::Ordering::AcqRel);
+    // SAFETY: allocated by `make_alias`; the consumer gave it up.
+    drop(unsafe { KBox::from_raw(a as *const Alias as *mut Alias) });
+    0
+}
+
+/// `cancel` on an alias: as on its endpoint.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_alias_cancel(fid: *mut sys::kfid, context: *mut c_void) -> isize {
+    // SAFETY: only installed on aliases; their endpoint is open.
+    let e = unsafe { &*alias_of(fid).target };
+    // SAFETY: the endpoint's own fid.
+    unsafe { kfi_tcp_ep_cancel(&e.ep.fid as *const sys::kfid as *mut sys::kfid, context) }
+}
+
+/// `control` of an endpoint: `KFI_ENABLE` (needs an EQ: -KFI_ENOEQ) and
+/// `KFI_ALIAS`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_ep_control(fid: *mut sys::kfid, command: c_int, arg: *mut c_void) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_fid(fid) };
+    if command as u32 == sys::KFI_ALIAS {
+        // SAFETY: NULL or the consumer's `struct kfi_alias`.
+        return match unsafe { arg.cast::<sys::kfi_alias>().as_ref() } {
+            Some(a) => make_alias(e, a),
+            None => einval(),
+        };
+    }
     if command as u32 != sys::KFI_ENABLE {
         return ffi::neg(bindings::ENOSYS);
     }
@@ -463,8 +551,8 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_getpeer(ep: *mut sys::kfid_ep, addr: 
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_fid(fid) };
-    // Triggered operations will still be posted here.
-    if e.data.trig_pending() != 0 {
+    // Triggered operations will still be posted here; aliases use it.
+    if e.data.trig_pending() != 0 || e.aliases.load(core::sync::atomic::Ordering::Acquire) != 0 {
         return ffi::neg(bindings::EBUSY);
     }
     let (conn, eq, tx_cq, rx_cq, cntrs) = {
@@ -505,12 +593,24 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
 /// connection is gone.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_tcp_xfer) -> isize {
-    // SAFETY: only installed on our endpoints.
-    let e = unsafe { Ep::from_ep(ep) };
     // SAFETY: built by the C wrappers on their stack.
     let Some(x) = (unsafe { x.as_ref() }) else {
         return einval() as isize;
     };
+    // SAFETY: our ops tables are installed on endpoints and aliases only.
+    if unsafe { sys::kfi_tcp_glue_is_alias(&(*ep).fid) } {
+        // SAFETY: checked just above; its endpoint is open.
+        let a = unsafe { alias_of(&(*ep).fid) };
+        let e = unsafe { &*a.target };
+        let mut x = *x;
+        x.flags |= a.flags;
+        if x.flags & sys::KFI_TRIGGER as u64 != 0 {
+            return crate::trig::post_triggered(&e.data, &x);
+        }
+        return e.data.post(&x);
+    }
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_ep(ep) };
     if x.msg_call && x.flags & sys::KFI_TRIGGER as u64 != 0 {
         return crate::trig::post_triggered(&e.data, x);
     }

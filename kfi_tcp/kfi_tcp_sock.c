@@ -310,7 +310,9 @@ void kfi_tcp_sk_shutdown(struct kfi_tcp_sk *s)
 /**
  * kfi_tcp_sk_state() - TCP state of the socket and its pending error.
  * @s: The socket.
- * @err: Set to the socket's pending error (negative), cleared, or 0.
+ * @err: Set to the socket's pending error (negative), or 0. The error is
+ *	left pending, so that the next receive or send reports it too (a
+ *	reset between frames must not look like a clean end of stream).
  *
  * Return: KFI_TCP_SK_CONNECTING, _ESTABLISHED, _LISTEN or _CLOSED.
  */
@@ -318,7 +320,7 @@ int kfi_tcp_sk_state(struct kfi_tcp_sk *s, int *err)
 {
 	struct sock *sk = s->sock->sk;
 
-	*err = sock_error(sk);
+	*err = -READ_ONCE(sk->sk_err);
 	switch (READ_ONCE(sk->sk_state)) {
 	case TCP_SYN_SENT:
 	case TCP_SYN_RECV:

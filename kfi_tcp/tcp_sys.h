@@ -70,6 +70,8 @@ bool kfi_tcp_glue_is_cq(const struct kfid *fid);
 void kfi_tcp_glue_cntr_init(struct kfid_cntr *cntr, void *context);
 bool kfi_tcp_glue_is_cntr(const struct kfid *fid);
 bool kfi_tcp_glue_is_ep(const struct kfid *fid);
+void kfi_tcp_glue_alias_init(struct kfid_ep *ep, void *context);
+bool kfi_tcp_glue_is_alias(const struct kfid *fid);
 bool kfi_tcp_glue_cpu_possible(int cpu);
 void kfi_tcp_glue_spin_lock_bh(spinlock_t *lock);
 void kfi_tcp_glue_spin_unlock_bh(spinlock_t *lock);
@@ -232,6 +234,8 @@ int kfi_tcp_connreq_close(struct kfid *fid);
 int kfi_tcp_domain_endpoint(struct kfid_domain *domain, struct kfi_info *info,
 			    struct kfid_ep **ep, void *context);
 int kfi_tcp_ep_close(struct kfid *fid);
+int kfi_tcp_alias_close(struct kfid *fid);
+ssize_t kfi_tcp_alias_cancel(struct kfid *fid, void *context);
 int kfi_tcp_ep_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
 int kfi_tcp_ep_control(struct kfid *fid, int command, void *arg);
 int kfi_tcp_ep_connect(struct kfid_ep *ep, const void *addr,

@@ -41,7 +41,7 @@ use crate::logic::cq::{Completion, ErrCompletion};
 use crate::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
 use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -372,6 +372,9 @@ pub(crate) struct EpData {
     /// Triggered operations on this endpoint not issued yet (pending or
     /// due); the endpoint cannot close while any is.
     trig: AtomicUsize,
+    /// Tagged receives posted so far (the work item matches unexpected
+    /// messages again only when this moved).
+    tag_posts: AtomicU64,
 }
 
 fn neg(e: u32) -> isize {
@@ -426,6 +429,7 @@ impl EpData {
                 rx_res: 0,
             }, "kfi_tcp_ep_q"),
             trig: AtomicUsize::new(0),
+            tag_posts: AtomicU64::new(0),
         })
     }
 
@@ -486,6 +490,11 @@ impl EpData {
     /// It was issued or dropped.
     pub(crate) fn trig_dec(&self) {
         self.trig.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Tagged receives posted so far.
+    pub(crate) fn tag_posts(&self) -> u64 {
+        self.tag_posts.load(Ordering::Acquire)
     }
 
     /// Triggered operations not issued yet.
@@ -698,6 +707,7 @@ impl EpData {
             q.rx[i] = RxOp { kind, flags, context: x.context as usize, buf, tag: x.tag, ignore: x.ignore, entry, multi, extra };
             if kind.is_tagged() {
                 q.rx_links.push_back(&mut q.rx_tag, i);
+                self.tag_posts.fetch_add(1, Ordering::AcqRel);
             } else {
                 q.rx_links.push_back(&mut q.rx_msg, i);
             }

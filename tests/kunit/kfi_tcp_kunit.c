@@ -2660,6 +2660,42 @@ static void tcp_trig_end_to_end(struct kunit *test)
 	trig_teardown(test, fp);
 }
 
+
+/* An alias created with KFI_TRIGGER defers every transfer posted on it. */
+static void tcp_trig_alias(struct kunit *test)
+{
+	static const int want[] = { 1, 0 };
+	struct trig_fixture f;
+	struct kfid_ep *alias;
+	struct sockaddr_in sin;
+	size_t l = sizeof(sin);
+	int i;
+
+	trig_setup(test, &f, 2);
+	KUNIT_ASSERT_EQ(test, kfi_ep_alias(f.x.c.cep, &alias,
+					   KFI_TRANSMIT | KFI_TRIGGER), 0);
+	KUNIT_EXPECT_EQ(test, alias->fid.fclass, (size_t)KFI_CLASS_EP);
+	for (i = 0; i < 2; i++) {
+		f.tctx[i].event_type = KFI_TRIGGER_THRESHOLD;
+		f.tctx[i].trigger.threshold.cntr = f.t;
+		f.tctx[i].trigger.threshold.threshold = 2 - i;
+		KUNIT_ASSERT_EQ(test, kfi_send(alias, &f.ids[i], 4, NULL, 0,
+					       &f.tctx[i]), 0);
+	}
+	trig_expect_quiet(test, &f);
+	/* connection management is not offered on an alias */
+	KUNIT_EXPECT_EQ(test, kfi_getname(&alias->fid, &sin, &l), -KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_ep_alias(f.x.c.cep, &alias, KFI_MULTI_RECV),
+			-KFI_EBADFLAGS);
+	/* the endpoint stays while the alias (or its operations) does */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.x.c.cep->fid), -EBUSY);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 2), 0);
+	trig_expect(test, &f, want, 2);
+	trig_drain_tx(test, &f, 2);
+	KUNIT_EXPECT_EQ(test, kfi_close(&alias->fid), 0);
+	trig_teardown(test, &f);
+}
+
 static struct kunit_case tcp_trig_cases[] = {
 	KUNIT_CASE(tcp_trig_threshold_order_on_jump),
 	KUNIT_CASE(tcp_trig_single_increments_fifo),
@@ -2670,6 +2706,7 @@ static struct kunit_case tcp_trig_cases[] = {
 	KUNIT_CASE(tcp_trig_concurrent_adds),
 	KUNIT_CASE(tcp_trig_deferred_cntr_ops),
 	KUNIT_CASE(tcp_trig_end_to_end),
+	KUNIT_CASE(tcp_trig_alias),
 	{}
 };
 
