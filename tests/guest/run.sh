@@ -118,6 +118,10 @@ check)
 	# fi_pingpong (tests/pingpong/guest.sh prints its own KFI-RESULT lines)
 	step pingpong
 	"$(dirname "$0")/../pingpong/guest.sh" "$ko" 50 check
+	# a malicious peer against a kernel endpoint (KFI-RESULT lines of
+	# its own; loads and unloads kfi_pingpong again)
+	step hostile
+	"$(dirname "$0")/../hostile/guest.sh" "$ko"
 	result tcp_listing_shows_lo tcp_listing_shows_lo
 	result unload_tcp rmmod kfi_tcp
 	result unload_after_kunit rmmod kfabric

@@ -28,13 +28,33 @@
  * every payload sent in the timed loop is filled with a rotating
  * alphanumeric pattern and every payload received is checked against it.
  *
+ * role=sink is no pingpong: it is the kernel end of the hostile-peer tests
+ * (tests/hostile/hostile.py). It listens on addr:port (no control
+ * connection), registers one 4096-byte region at offset 0 with key `key`
+ * (KFI_REMOTE_READ | KFI_REMOTE_WRITE, filled with 0xa5), pre-posts
+ * `recvs` receives and `recvs` tagged receives (tag 1234) of `recv_size`
+ * bytes, accepts exactly one connection and waits until it ends: an EQ
+ * KFI_SHUTDOWN or error entry. It then drains both CQs until every
+ * receive is accounted for and reports, as one line of "last" (after
+ * the "kfi_pingpong: " every line has):
+ *   sink eq=shutdown|error|timeout eq_err=E cq_errs=N first_cq_err=E
+ *        recvs_done=N mr_intact=0|1 mr_changed=N unreported=N
+ *        recv_data=HEX
+ * (errors are positive errno values, 0 when none; mr_intact: the region
+ * beyond its first expect_write bytes still holds the fill byte;
+ * mr_changed: bytes of the region that no longer do; unreported:
+ * receives that got no completion at all; recv_data: up to 32 bytes of
+ * the first completed receive). The write to "run" succeeds whenever the
+ * connection came and ended, whatever the peer did; -ETIMEDOUT when no
+ * connection came or it did not end within timeout_ms.
+ *
  * Interface (debugfs):
  *   /sys/kernel/debug/kfi_pingpong/run   write "key=value ..." to run one
  *                                         session in the writer's context
  *   /sys/kernel/debug/kfi_pingpong/last  result lines of the last session
  *
  * Keys (defaults are fi_pingpong's where it has one):
- *   role=server|client  required
+ *   role=server|client|sink  required
  *   addr=A.B.C.D        client: the server (127.0.0.1); server: the address
  *                       to listen on for the control connection (0.0.0.0)
  *                       and the fabric source address (127.0.0.1, also
@@ -51,6 +71,13 @@
  *                       fi_pingpong, or block in kfi_cq_sread()/recvmsg
  *                       (spin)
  *   timeout_ms=N        bound of every blocking wait (30000)
+ * Keys of role=sink (addr defaults to 127.0.0.1):
+ *   port=N              TCP port of the passive endpoint (required)
+ *   key=N               requested key of the region (7)
+ *   recv_size=N         bytes of each posted receive (64)
+ *   recvs=N             receives of each kind pre-posted (4)
+ *   expect_write=N      the peer may legitimately write the first N bytes
+ *                       of the region (0)
  * Many sessions may run at once (e.g. both sides of a pair in one guest).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -107,6 +134,17 @@
 #define PP_EQ_SLICE_MS		100
 #define PP_CONNECT_RETRY_MS	100
 
+/* role=sink. */
+#define PP_SINK_MR_LEN		4096
+#define PP_SINK_FILL		0xa5
+#define PP_SINK_KEY		7
+#define PP_SINK_RECV_SIZE	64
+#define PP_SINK_RECVS		4
+#define PP_SINK_MAX_RECVS	64
+#define PP_SINK_MAX_RECV_SIZE	65536
+#define PP_SINK_DRAIN_MS	5000
+#define PP_SINK_DATA_MAX	32
+
 static const char pp_alphabet[] =
 	"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 #define PP_ALPHABET_LEN		((u32)sizeof(pp_alphabet) - 1)
@@ -131,6 +169,7 @@ enum pp_wait {
 
 struct pp_opts {
 	bool server;
+	bool sink;
 	bool addr_set;
 	__be32 addr;
 	u16 oob_port;
@@ -142,6 +181,12 @@ struct pp_opts {
 	enum pp_transport transport;
 	enum pp_wait wait;
 	u32 timeout_ms;
+	/* role=sink */
+	u16 port;
+	u64 key;
+	u32 recv_size;
+	u32 recvs;
+	u32 expect_write;
 };
 
 /* The kfabric objects of a session. */
@@ -155,6 +200,7 @@ struct pp_kfi {
 	struct kfid_domain *domain;
 	struct kfid_mr *tx_mr;
 	struct kfid_mr *rx_mr;
+	struct kfid_mr *rma_mr;		/* sink: the remotely accessible region */
 	struct kfid_cq *txcq;
 	struct kfid_cq *rxcq;
 	struct kfid_ep *ep;
@@ -188,6 +234,10 @@ struct pp_session {
 	bool watch_oob;			/* a closed OOB connection ends waits */
 	long cnt_ack;
 	struct pp_kfi k;
+	/* role=sink: the region and the receives (buffers, contexts). */
+	u8 *mr_buf;
+	u8 *sink_bufs;
+	struct kfi_context2 *sink_ctx;
 	/* Result lines of this session. */
 	char *out;
 	size_t out_len;
@@ -200,6 +250,8 @@ static size_t pp_last_len;
 
 static const char *pp_role(const struct pp_session *s)
 {
+	if (s->o.sink)
+		return "sink";
 	return s->o.server ? "server" : "client";
 }
 
@@ -1497,6 +1549,8 @@ static void pp_kfi_teardown(struct pp_session *s)
 		pp_kfi_close(s, &k->txcq->fid, "tx cq");
 	if (k->rx_mr)
 		pp_kfi_close(s, &k->rx_mr->fid, "rx mr");
+	if (k->rma_mr)
+		pp_kfi_close(s, &k->rma_mr->fid, "sink mr");
 	if (k->tx_mr)
 		pp_kfi_close(s, &k->tx_mr->fid, "tx mr");
 	if (k->domain)
@@ -1511,6 +1565,376 @@ static void pp_kfi_teardown(struct pp_session *s)
 	kfi_freeinfo(k->pep_info);
 	kfi_freeinfo(k->hints);
 	memset(k, 0, sizeof(*k));
+}
+
+/* ------------------------------------------------------------ sink */
+
+/* What a sink session saw. */
+struct pp_sink_result {
+	const char *eq;		/* "shutdown", "error" or "timeout" */
+	int eq_err;		/* positive, with eq=error */
+	u32 cq_errs;
+	int first_cq_err;	/* positive, 0 when none */
+	u32 recvs_done;
+	int first_done;		/* receive index of the first completion */
+	size_t first_len;
+};
+
+static size_t pp_sink_nrecv(const struct pp_session *s)
+{
+	return 2 * (size_t)s->o.recvs;
+}
+
+static int pp_sink_hints(struct pp_session *s)
+{
+	struct kfi_info *h = kfi_allocinfo();
+
+	if (!h)
+		return -ENOMEM;
+	s->k.hints = h;
+	h->fabric_attr->prov_name = kstrdup("tcp", GFP_KERNEL);
+	if (!h->fabric_attr->prov_name)
+		return -ENOMEM;
+	h->ep_attr->type = KFI_EP_MSG;
+	h->caps = KFI_MSG | KFI_TAGGED | KFI_RMA | KFI_REMOTE_READ |
+		  KFI_REMOTE_WRITE;
+	h->mode = KFI_CONTEXT | KFI_CONTEXT2;
+	/* requested keys, offset addressing, no local registration */
+	h->domain_attr->mr_mode = 0;
+	return 0;
+}
+
+static int pp_sink_alloc(struct pp_session *s)
+{
+	size_t n = pp_sink_nrecv(s);
+
+	s->mr_buf = kvmalloc(PP_SINK_MR_LEN, GFP_KERNEL);
+	s->sink_bufs = kvzalloc(n * s->o.recv_size, GFP_KERNEL);
+	s->sink_ctx = kcalloc(n, sizeof(*s->sink_ctx), GFP_KERNEL);
+	if (!s->mr_buf || !s->sink_bufs || !s->sink_ctx)
+		return -ENOMEM;
+	memset(s->mr_buf, PP_SINK_FILL, PP_SINK_MR_LEN);
+	return 0;
+}
+
+static void pp_sink_free(struct pp_session *s)
+{
+	kvfree(s->mr_buf);
+	kvfree(s->sink_bufs);
+	kfree(s->sink_ctx);
+	s->mr_buf = NULL;
+	s->sink_bufs = NULL;
+	s->sink_ctx = NULL;
+}
+
+/*
+ * The endpoint of the accepted request: region, CQs, endpoint, bindings,
+ * the pre-posted receives (untagged first, then tagged).
+ */
+static int pp_sink_endpoint(struct pp_session *s)
+{
+	struct pp_kfi *k = &s->k;
+	struct kfi_cq_attr attr = {
+		.format = KFI_CQ_FORMAT_TAGGED,
+		.wait_obj = KFI_WAIT_NONE,
+	};
+	size_t i, n = pp_sink_nrecv(s);
+	ssize_t rd;
+	int ret;
+
+	ret = kfi_domain(k->fabric, k->info, &k->domain, NULL);
+	if (ret) {
+		k->domain = NULL;
+		return pp_kfi_err(s, "kfi_domain", ret);
+	}
+	ret = kfi_mr_reg(k->domain, s->mr_buf, PP_SINK_MR_LEN,
+			 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0, s->o.key, 0,
+			 &k->rma_mr, NULL);
+	if (ret) {
+		k->rma_mr = NULL;
+		return pp_kfi_err(s, "kfi_mr_reg", ret);
+	}
+	attr.size = k->info->tx_attr->size;
+	ret = kfi_cq_open(k->domain, &attr, &k->txcq, NULL, NULL);
+	if (ret) {
+		k->txcq = NULL;
+		return pp_kfi_err(s, "kfi_cq_open(tx)", ret);
+	}
+	attr.size = k->info->rx_attr->size;
+	ret = kfi_cq_open(k->domain, &attr, &k->rxcq, NULL, NULL);
+	if (ret) {
+		k->rxcq = NULL;
+		return pp_kfi_err(s, "kfi_cq_open(rx)", ret);
+	}
+	ret = kfi_endpoint(k->domain, k->info, &k->ep, NULL);
+	if (ret) {
+		k->ep = NULL;
+		return pp_kfi_err(s, "kfi_endpoint", ret);
+	}
+	ret = kfi_ep_bind(k->ep, &k->eq->fid, 0);
+	if (ret)
+		return pp_kfi_err(s, "kfi_ep_bind(eq)", ret);
+	ret = kfi_ep_bind(k->ep, &k->txcq->fid, KFI_TRANSMIT);
+	if (ret)
+		return pp_kfi_err(s, "kfi_ep_bind(tx cq)", ret);
+	ret = kfi_ep_bind(k->ep, &k->rxcq->fid, KFI_RECV);
+	if (ret)
+		return pp_kfi_err(s, "kfi_ep_bind(rx cq)", ret);
+	ret = kfi_enable(k->ep);
+	if (ret)
+		return pp_kfi_err(s, "kfi_enable", ret);
+	for (i = 0; i < n; i++) {
+		u8 *buf = s->sink_bufs + i * s->o.recv_size;
+
+		if (i < s->o.recvs)
+			rd = kfi_recv(k->ep, buf, s->o.recv_size, NULL,
+				      KFI_ADDR_UNSPEC, &s->sink_ctx[i]);
+		else
+			rd = kfi_trecv(k->ep, buf, s->o.recv_size, NULL,
+				       KFI_ADDR_UNSPEC, PP_TAG, 0,
+				       &s->sink_ctx[i]);
+		if (rd)
+			return pp_kfi_err(s, i < s->o.recvs ? "kfi_recv" :
+					  "kfi_trecv", rd);
+	}
+	return 0;
+}
+
+/*
+ * Waits until the accepted connection ends: KFI_SHUTDOWN or an error
+ * entry on the EQ, or the timeout (r->eq "timeout", -ETIMEDOUT). Further
+ * connection requests are refused: the sink serves one connection.
+ */
+static int pp_sink_wait_end(struct pp_session *s, struct pp_sink_result *r)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+	const char *what = "waiting for the connection to end";
+	struct pp_kfi *k = &s->k;
+	struct pp_cm_event ev;
+	u32 event;
+	ssize_t rd;
+	int ret;
+
+	for (;;) {
+		memset(&ev, 0, sizeof(ev));
+		event = 0;
+		rd = kfi_eq_sread(k->eq, &event, &ev, sizeof(ev),
+				  PP_EQ_SLICE_MS, 0);
+		if (rd >= (ssize_t)sizeof(ev.e)) {
+			if (event == KFI_CONNECTED && ev.e.fid == &k->ep->fid) {
+				k->connected = true;
+			} else if (event == KFI_SHUTDOWN &&
+				   ev.e.fid == &k->ep->fid) {
+				r->eq = "shutdown";
+				return 0;
+			} else if (event == KFI_CONNREQ && ev.e.info) {
+				pr_info("sink: refusing a second connection request\n");
+				kfi_reject(k->pep, ev.e.info->handle, NULL, 0);
+				kfi_freeinfo(ev.e.info);
+			} else {
+				pr_err("sink: %s: unexpected CM event %u (fid %p)\n",
+				       what, event, ev.e.fid);
+			}
+			continue;
+		}
+		if (rd == -KFI_EAVAIL) {
+			struct kfi_eq_err_entry e = {};
+
+			rd = kfi_eq_readerr(k->eq, &e, 0);
+			if (rd < 0)
+				return pp_kfi_err(s, "kfi_eq_readerr", rd);
+			if (e.fid != &k->ep->fid) {
+				pr_err("sink: %s: error %d on another object\n",
+				       what, e.err);
+				continue;
+			}
+			pr_info("sink: connection ended with error %d (%s)\n",
+				e.err, kfi_strerror(e.err));
+			r->eq = "error";
+			r->eq_err = e.err;
+			return 0;
+		}
+		if (rd >= 0) {
+			pr_err("sink: %s: short event (%zd bytes)\n", what, rd);
+			return -EIO;
+		}
+		if (rd != -KFI_EAGAIN && rd != -KFI_ETIMEDOUT)
+			return pp_kfi_err(s, "kfi_eq_sread", rd);
+		ret = pp_wait_check(s, deadline, what);
+		if (ret == -ETIMEDOUT)
+			r->eq = "timeout";
+		if (ret)
+			return ret;
+	}
+}
+
+/* Reads what @cq holds: completions and error entries, counted in @r. */
+static int pp_sink_drain_cq(struct pp_session *s, struct kfid_cq *cq,
+			    struct pp_sink_result *r, size_t *reported)
+{
+	struct kfi_cq_tagged_entry c[8];
+	ssize_t rd;
+	int i;
+
+	for (;;) {
+		rd = kfi_cq_read(cq, c, ARRAY_SIZE(c));
+		if (rd == -KFI_EAGAIN)
+			return 0;
+		if (rd == -KFI_EAVAIL) {
+			struct kfi_cq_err_entry e = {};
+
+			rd = kfi_cq_readerr(cq, &e, 0);
+			if (rd < 0)
+				return pp_kfi_err(s, "kfi_cq_readerr", rd);
+			if (!r->cq_errs++)
+				r->first_cq_err = e.err;
+			(*reported)++;
+			continue;
+		}
+		if (rd < 0)
+			return pp_kfi_err(s, "kfi_cq_read", rd);
+		for (i = 0; i < rd; i++) {
+			struct kfi_context2 *ctx = c[i].op_context;
+
+			/* remote-write entries carry no operation */
+			if (!(c[i].flags & KFI_RECV))
+				continue;
+			(*reported)++;
+			if (!r->recvs_done++ && ctx >= s->sink_ctx &&
+			    ctx < s->sink_ctx + pp_sink_nrecv(s)) {
+				r->first_done = ctx - s->sink_ctx;
+				r->first_len = c[i].len;
+			}
+		}
+	}
+}
+
+/*
+ * After the end: every receive ends with exactly one entry (completion or
+ * error); with @wait, waits a little for those the provider is still
+ * writing. Returns the number of receives that got none.
+ */
+static size_t pp_sink_drain(struct pp_session *s, struct pp_sink_result *r,
+			    bool wait)
+{
+	unsigned long deadline = jiffies +
+		msecs_to_jiffies(min_t(u32, s->o.timeout_ms, PP_SINK_DRAIN_MS));
+	size_t reported = 0, n = pp_sink_nrecv(s);
+
+	for (;;) {
+		if (pp_sink_drain_cq(s, s->k.rxcq, r, &reported) ||
+		    pp_sink_drain_cq(s, s->k.txcq, r, &reported))
+			break;
+		if (!wait || reported >= n ||
+		    time_after_eq(jiffies, deadline) || signal_pending(current))
+			break;
+		msleep(20);
+	}
+	return reported >= n ? 0 : n - reported;
+}
+
+/* Appends the sink's report line (after the endpoint is closed). */
+static void pp_sink_report(struct pp_session *s, struct pp_sink_result *r,
+			   size_t unreported)
+{
+	u32 i, changed = 0;
+	bool intact = true;
+	const u8 *data = NULL;
+	int dlen = 0;
+
+	for (i = 0; i < PP_SINK_MR_LEN; i++) {
+		if (s->mr_buf[i] == PP_SINK_FILL)
+			continue;
+		changed++;
+		if (i >= s->o.expect_write)
+			intact = false;
+	}
+	if (r->first_done >= 0) {
+		data = s->sink_bufs + (size_t)r->first_done * s->o.recv_size;
+		dlen = min_t(size_t, r->first_len,
+			     min_t(size_t, s->o.recv_size, PP_SINK_DATA_MAX));
+	}
+	pp_out(s, KBUILD_MODNAME ": sink eq=%s eq_err=%d cq_errs=%u first_cq_err=%d recvs_done=%u mr_intact=%d mr_changed=%u unreported=%zu recv_data=%*phN\n",
+	       r->eq, r->eq_err, r->cq_errs, r->first_cq_err, r->recvs_done,
+	       intact, changed, unreported, dlen, data);
+}
+
+/*
+ * role=sink: listens on addr:port, accepts one connection with the
+ * region and receives in place, waits for its end, drains the CQs, closes
+ * everything and reports.
+ */
+static int pp_sink_run(struct pp_session *s)
+{
+	struct pp_sink_result r = { .eq = "none", .first_done = -1 };
+	struct pp_kfi *k = &s->k;
+	size_t unreported = 0;
+	char node[16], service[8];
+	int ret;
+
+	ret = pp_sink_alloc(s);
+	if (!ret)
+		ret = pp_sink_hints(s);
+	if (ret)
+		goto out;
+	snprintf(node, sizeof(node), "%pI4", &s->o.addr);
+	snprintf(service, sizeof(service), "%u", s->o.port);
+	ret = pp_kfi_getinfo(s, node, service, KFI_SOURCE, &k->pep_info);
+	if (ret)
+		goto out;
+	ret = kfi_fabric(k->pep_info->fabric_attr, &k->fabric, NULL);
+	if (ret) {
+		k->fabric = NULL;
+		ret = pp_kfi_err(s, "kfi_fabric", ret);
+		goto out;
+	}
+	ret = pp_kfi_eq_open(s);
+	if (ret)
+		goto out;
+	ret = kfi_passive_ep(k->fabric, k->pep_info, &k->pep, NULL);
+	if (ret) {
+		k->pep = NULL;
+		ret = pp_kfi_err(s, "kfi_passive_ep", ret);
+		goto out;
+	}
+	ret = kfi_pep_bind(k->pep, &k->eq->fid, 0);
+	if (ret) {
+		ret = pp_kfi_err(s, "kfi_pep_bind", ret);
+		goto out;
+	}
+	ret = kfi_listen(k->pep);
+	if (ret) {
+		ret = pp_kfi_err(s, "kfi_listen", ret);
+		goto out;
+	}
+	pr_debug("sink: listening on %s:%s\n", node, service);
+
+	ret = pp_kfi_eq_wait(s, KFI_CONNREQ, &k->pep->fid, &k->info,
+			     "waiting for the connection request");
+	if (ret)
+		goto out;
+	ret = pp_sink_endpoint(s);
+	if (ret) {
+		/* once an endpoint exists it owns the request */
+		if (!k->ep)
+			kfi_reject(k->pep, k->info->handle, NULL, 0);
+		goto out;
+	}
+	ret = kfi_accept(k->ep, NULL, 0);
+	if (ret) {
+		ret = pp_kfi_err(s, "kfi_accept", ret);
+		goto out;
+	}
+	ret = pp_sink_wait_end(s, &r);
+	/* a connection still up keeps its receives posted: no wait */
+	unreported = pp_sink_drain(s, &r, !ret);
+out:
+	/* nothing writes into the region once the endpoint is closed */
+	pp_kfi_teardown(s);
+	if (s->mr_buf && strcmp(r.eq, "none"))
+		pp_sink_report(s, &r, unreported);
+	pp_sink_free(s);
+	return ret;
 }
 
 /* ------------------------------------------------------------ session */
@@ -1657,6 +2081,14 @@ static int pp_run_session(struct pp_session *s)
 	for (i = 0; i < s->o.nsizes; i++)
 		s->max_size = max_t(size_t, s->max_size, s->o.sizes[i]);
 	s->out = kzalloc(PP_OUT_CAP, GFP_KERNEL);
+	if (s->o.sink) {
+		ret = pp_user_errno(pp_sink_run(s));
+		if (ret)
+			pr_err("sink: session failed: %d\n", ret);
+		pp_out(s, KBUILD_MODNAME ": sink status=%d\n", ret);
+		pp_publish(s);
+		return ret;
+	}
 	s->watch_oob = true;
 	pr_debug("%s %s %s: %u sizes, %u iterations, verify %d\n", pp_role(s),
 		 pp_tname(s), pp_mode(s), s->o.nsizes, s->o.iters, s->o.verify);
@@ -1764,12 +2196,16 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 	}
 	*val++ = '\0';
 	if (!strcmp(word, "role")) {
+		o->sink = false;
 		if (!strcmp(val, "server")) {
 			o->server = true;
 		} else if (!strcmp(val, "client")) {
 			o->server = false;
+		} else if (!strcmp(val, "sink")) {
+			o->server = true;
+			o->sink = true;
 		} else {
-			pr_err("role: expected server or client, got \"%s\"\n",
+			pr_err("role: expected server, client or sink, got \"%s\"\n",
 			       val);
 			return -EINVAL;
 		}
@@ -1789,6 +2225,26 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 		o->oob_port = v;
 		return ret;
 	}
+	if (!strcmp(word, "port")) {
+		ret = pp_parse_u32(word, val, 1, 65535, &v);
+		o->port = v;
+		return ret;
+	}
+	if (!strcmp(word, "key")) {
+		if (kstrtou64(val, 0, &o->key)) {
+			pr_err("key: expected a number, got \"%s\"\n", val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(word, "recv_size"))
+		return pp_parse_u32(word, val, 1, PP_SINK_MAX_RECV_SIZE,
+				    &o->recv_size);
+	if (!strcmp(word, "recvs"))
+		return pp_parse_u32(word, val, 1, PP_SINK_MAX_RECVS, &o->recvs);
+	if (!strcmp(word, "expect_write"))
+		return pp_parse_u32(word, val, 0, PP_SINK_MR_LEN,
+				    &o->expect_write);
 	if (!strcmp(word, "sizes"))
 		return pp_parse_sizes(o, val);
 	if (!strcmp(word, "iters"))
@@ -1840,6 +2296,9 @@ static int pp_parse(struct pp_opts *o, char *line)
 	o->timeout_ms = PP_DEFAULT_TIMEOUT_MS;
 	o->nsizes = ARRAY_SIZE(pp_default_sizes);
 	memcpy(o->sizes, pp_default_sizes, sizeof(pp_default_sizes));
+	o->key = PP_SINK_KEY;
+	o->recv_size = PP_SINK_RECV_SIZE;
+	o->recvs = PP_SINK_RECVS;
 
 	while ((word = strsep(&line, " \t\n")) != NULL) {
 		if (!*word)
@@ -1849,8 +2308,19 @@ static int pp_parse(struct pp_opts *o, char *line)
 			return ret;
 	}
 	if (!role_set) {
-		pr_err("role=server or role=client is required\n");
+		pr_err("role=server, role=client or role=sink is required\n");
 		return -EINVAL;
+	}
+	if (o->sink) {
+		if (!o->port) {
+			pr_err("role=sink needs port=N\n");
+			return -EINVAL;
+		}
+		if (!o->addr_set || o->addr == htonl(INADDR_ANY)) {
+			o->addr = htonl(INADDR_LOOPBACK);
+			o->addr_set = true;
+		}
+		return 0;
 	}
 	if (!o->server && !o->addr_set) {
 		o->addr = htonl(INADDR_LOOPBACK);

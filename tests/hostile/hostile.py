@@ -1,0 +1,779 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Hostile-peer tests of kfi_tcp.ko: a malicious libfabric-tcp peer.
+
+Runs inside the test VM as root, with kfabric.ko, kfi_tcp.ko and
+kfi_pingpong.ko loaded. For each case it starts one kfi_pingpong
+"role=sink" session (a kernel passive endpoint with one registered region
+and pre-posted receives, see tests/pingpong/kfi_pingpong.c), connects to it
+over TCP, performs the connection handshake of libfabric 1.17's tcp
+provider exactly, then sends one malformed (or, for the good cases, valid)
+thing. It then reads until the kernel closes the connection (a connection
+the kernel does not close within a few seconds is a hang), waits for the
+session to end and checks what the kernel reported in
+/sys/kernel/debug/kfi_pingpong/last, plus the kernel log: no warning, no
+BUG, no oops.
+
+Every case prints "KFI-RESULT PASS|FAIL hostile_<case>"; after all cases a
+kernel-to-kernel pingpong proves the module still works
+("hostile_module_still_works").
+
+Wire facts: /work/shared/reference/libfabric-tcp-wire.md section 1, and
+kfi_tcp/wire/{cm,hdr}.rs (what our side checks). Errno values expected
+here follow kfi_tcp/data.rs: every malformed header is EPROTO (data.rs maps
+all wire::WireError values to it), RMA checks give EFAULT/KFI_ENOKEY
+(logic/mr.rs), a message longer than its receive KFI_ETRUNC, end of stream
+inside a frame ECONNRESET, end of stream between frames KFI_SHUTDOWN.
+
+Standard library only.
+  hostile.py [--list] [--only CASE[,CASE...]] [--port-base N]
+"""
+
+import argparse
+import os
+import re
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections import namedtuple
+
+DBG = "/sys/kernel/debug/kfi_pingpong"
+ADDR = "127.0.0.1"
+
+# The sink's setup (kfi_pingpong defaults; passed explicitly anyway).
+KEY = 7
+RECVS = 4               # untagged receives; as many tagged ones
+RECV_SIZE = 64
+MR_LEN = 4096
+FILL = 0xA5
+TAG = 1234
+
+# Timing.
+SINK_TIMEOUT_MS = 10000  # the sink's bound on every wait
+CLOSE_TIMEOUT = 5.0      # the kernel must close the connection by then
+CONNECT_TIMEOUT = 5.0    # the sink's passive endpoint must listen by then
+
+# Errno values (positive, as in the EQ/CQ error entries).
+EFAULT = 14
+EPROTO = 71
+ECONNRESET = 104
+ECANCELED = 125
+KFI_ETRUNC = 265
+KFI_ENOKEY = 266
+
+# Data frame ops, flags and op_data (kfi_tcp/wire/hdr.rs).
+OP_MSG, OP_TAGGED, OP_READ_REQ, OP_READ_RSP, OP_WRITE = 0, 1, 2, 3, 4
+F_REMOTE_CQ_DATA = 0x1
+F_DELIVERY_COMPLETE = 0x4
+F_TAGGED = 0x80
+OP_DATA_ACK = 2
+BASE_HDR = 16
+
+# Kernel log lines that mean something went wrong in the kernel.
+KERNEL_BAD = re.compile(
+    r"WARNING:|BUG:|Oops|KASAN|UBSAN|general protection|Call Trace:|"
+    r"kernel BUG|Kernel panic|scheduling while atomic|"
+    r"sleeping function called|possible circular locking|"
+    r"dropped an unexpected tagged message")
+
+
+# ------------------------------------------------------------ wire
+
+def connreq(data=b"", version=3, kind=0, seg_size=None, probe=1):
+    """The 32-byte control header (+ CM data) the active side sends.
+
+    seg_size is big-endian; conn_data is the endianness probe, 1 in our
+    native order. The parameters let a case break any field.
+    """
+    if seg_size is None:
+        seg_size = len(data)
+    return (bytes([version, kind]) + struct.pack(">H", seg_size) +
+            struct.pack("=IQQQ", 0, 0, 0, probe) + data)
+
+
+def frame(op, payload=b"", flags=0, op_data=0, cq_data=None, tag=None,
+          iovs=(), version=3, rma_iov_cnt=None, hdr_size=None, size=None):
+    """A data frame: 16-byte base header, extension words, payload.
+
+    Multi-byte fields are in native order (both ends are this host).
+    rma_iov_cnt, hdr_size and size default to the consistent values;
+    passing them explicitly makes a malformed frame.
+    """
+    ext = b""
+    if cq_data is not None:
+        ext += struct.pack("=Q", cq_data)
+    if tag is not None:
+        ext += struct.pack("=Q", tag)
+    for addr, length, key in iovs:
+        ext += struct.pack("=QQQ", addr, length, key)
+    if rma_iov_cnt is None:
+        rma_iov_cnt = len(iovs)
+    if hdr_size is None:
+        hdr_size = BASE_HDR + len(ext)
+    if size is None:
+        size = BASE_HDR + len(ext) + len(payload)
+    base = struct.pack("=BBHBBBBQ", version, op, flags, op_data,
+                       rma_iov_cnt, hdr_size, 0, size)
+    return base + ext + payload
+
+
+def parse_frames(data):
+    """Splits bytes the kernel sent into (op, op_data, flags, payload)."""
+    out = []
+    off = 0
+    while off + BASE_HDR <= len(data):
+        _v, op, flags, op_data, _cnt, hsize, _id, size = struct.unpack_from(
+            "=BBHBBBBQ", data, off)
+        if size < hsize or off + size > len(data):
+            break
+        out.append((op, op_data, flags, data[off + hsize:off + size]))
+        off += size
+    return out, len(data) - off
+
+
+# ------------------------------------------------------------ plumbing
+
+class Sink:
+    """One kfi_pingpong role=sink session, run by a thread's write."""
+
+    def __init__(self, port, extra=""):
+        self.line = ("role=sink addr=%s port=%d key=%d recvs=%d "
+                     "recv_size=%d timeout_ms=%d %s" %
+                     (ADDR, port, KEY, RECVS, RECV_SIZE, SINK_TIMEOUT_MS,
+                      extra)).strip()
+        self.errno = None       # 0 when the write succeeded
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        fd = os.open(DBG + "/run", os.O_WRONLY)
+        try:
+            os.write(fd, self.line.encode())
+            self.errno = 0
+        except OSError as e:
+            self.errno = e.errno
+        finally:
+            os.close(fd)
+
+    def start(self):
+        self.thread.start()
+
+    def wait(self):
+        """True once the session is over (bounded by its own timeout)."""
+        self.thread.join(SINK_TIMEOUT_MS / 1000.0 * 2 + 10)
+        return not self.thread.is_alive()
+
+
+def read_last():
+    with open(DBG + "/last") as f:
+        return f.read()
+
+
+def parse_report(text):
+    """The key=value words of the sink's line of "last"."""
+    for line in text.splitlines():
+        words = line.split()
+        if "sink" in words and any(w.startswith("eq=") for w in words):
+            return dict(w.split("=", 1) for w in words if "=" in w)
+    return None
+
+
+def kernel_log():
+    try:
+        return subprocess.run(["dmesg"], capture_output=True, text=True,
+                              check=False).stdout.splitlines()
+    except OSError:
+        return []
+
+
+def connect(port):
+    """TCP connection to the sink, retried until its pep listens."""
+    deadline = time.monotonic() + CONNECT_TIMEOUT
+    while True:
+        try:
+            s = socket.create_connection((ADDR, port), timeout=1.0)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            s.settimeout(CLOSE_TIMEOUT)
+            return s
+        except (ConnectionRefusedError, socket.timeout):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def recv_exact(s, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = s.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("end of stream after %d of %d bytes" %
+                                  (len(buf), n))
+        buf += chunk
+    return buf
+
+
+def handshake(s):
+    """Active side of the CM exchange: connreq out, connresp in."""
+    s.sendall(connreq())
+    resp = recv_exact(s, 32)
+    if resp[0] != 3 or resp[1] != 1:
+        raise ConnectionError("bad connresp: version %d type %d" %
+                              (resp[0], resp[1]))
+    (seg_size,) = struct.unpack_from(">H", resp, 2)
+    (probe,) = struct.unpack_from("=Q", resp, 24)
+    if probe != 1:
+        raise ConnectionError("connresp endianness probe %#x" % probe)
+    if seg_size:
+        recv_exact(s, seg_size)
+
+
+def read_to_eof(s, timeout=CLOSE_TIMEOUT):
+    """Reads until the kernel closes: ("eof"|"reset"|"hang", bytes)."""
+    data = b""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "hang", data
+        s.settimeout(left)
+        try:
+            chunk = s.recv(1 << 16)
+        except socket.timeout:
+            return "hang", data
+        except ConnectionResetError:
+            return "reset", data
+        if not chunk:
+            return "eof", data
+        data += chunk
+
+
+def half_close(s):
+    """Ends our direction (FIN); the kernel may have closed already."""
+    try:
+        s.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
+def kernel_rx_queue(local_port, peer_port):
+    """Bytes the kernel has not read yet on its end of our connection
+    (its socket: local port local_port, peer port peer_port), from
+    /proc/net/tcp; None if not found."""
+    want = ":%04X" % local_port, ":%04X" % peer_port
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            w = line.split()
+            if w[1].endswith(want[0]) and w[2].endswith(want[1]):
+                return int(w[4].split(":")[1], 16)
+    return None
+
+
+def reset(s):
+    """Closes with SO_LINGER {1, 0}: the kernel gets a RST."""
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                 struct.pack("ii", 1, 0))
+    s.close()
+
+
+def send_in_background(s, data):
+    """Sends data from a thread (the kernel may stop reading)."""
+    def run():
+        try:
+            s.sendall(data)
+        except OSError:
+            pass        # reset or timed out: the kernel closed or stalled
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+class FrameReader:
+    """Reads the kernel's frames off a socket as they come."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.shut = False       # we ended our side
+
+    def read(self, s, timeout):
+        """One read: (None, frames) or, at the end, (status, frames)
+        with status "eof", "reset" or "hang" (nothing for timeout s)."""
+        s.settimeout(timeout)
+        try:
+            chunk = s.recv(1 << 16)
+        except socket.timeout:
+            return "hang", []
+        except ConnectionResetError:
+            return "reset", []
+        if not chunk:
+            return ("eof" if not self.buf else "eof mid-frame"), []
+        self.buf += chunk
+        frames, rest = parse_frames(bytes(self.buf))
+        del self.buf[:len(self.buf) - rest]
+        return None, frames
+
+
+# ------------------------------------------------------------ cases
+#
+# A case's act(s, notes, port) gets the connected, handshaken socket
+# (port: the sink's). It sends, and returns "close" if the kernel must now
+# close the connection (read to EOF with a bound), or "gone" if the case
+# is done with the socket. notes is a list for facts to print and
+# problems found (strings starting with "!").
+
+# What every error case reports: all 2 * RECVS receives fail, the first
+# error entry being the connection's error when a receive was being filled
+# (otherwise ECANCELED for all), nothing received, region untouched.
+def error_report(err, first_cq_err=ECANCELED):
+    return {"eq": "error", "eq_err": err, "cq_errs": 2 * RECVS,
+            "first_cq_err": first_cq_err, "recvs_done": 0,
+            "mr_intact": 1, "mr_changed": 0, "unreported": 0}
+
+
+def good_report(recv_data, mr_changed=0):
+    # one receive completes; the other 2 * RECVS - 1 are flushed
+    return {"eq": "shutdown", "eq_err": 0, "cq_errs": 2 * RECVS - 1,
+            "first_cq_err": ECANCELED, "recvs_done": 1, "mr_intact": 1,
+            "mr_changed": mr_changed, "unreported": 0,
+            "recv_data": recv_data.hex()}
+
+
+GOOD = bytes(range(0x30, 0x40))         # 16 bytes that are not FILL
+
+
+def act_truncated(s, notes, port):
+    # 8 bytes of a valid send header, then end of stream (FIN)
+    s.sendall(frame(OP_MSG, GOOD)[:8])
+    half_close(s)
+    return "close"
+
+
+def act_bad_version(s, notes, port):
+    s.sendall(frame(OP_MSG, GOOD, version=2))
+    return "close"
+
+
+def act_unknown_op(s, notes, port):
+    s.sendall(frame(9, GOOD))
+    return "close"
+
+
+def act_hdr_size_flags(s, notes, port):
+    # CQ data flag set but hdr_size 16: where is the CQ data word?
+    s.sendall(frame(OP_MSG, GOOD, flags=F_REMOTE_CQ_DATA, hdr_size=16))
+    return "close"
+
+
+def act_size_lt_hdr(s, notes, port):
+    s.sendall(frame(OP_MSG, size=8))
+    return "close"
+
+
+def act_rma_iov_cnt5(s, notes, port):
+    # a write with 5 iovs (the limit is 4), header sized consistently
+    iovs = [(0, 8, KEY)] * 5
+    s.sendall(frame(OP_WRITE, b"\x11" * 40, iovs=iovs))
+    return "close"
+
+
+def act_write_oob(s, notes, port):
+    # crosses the end of the 4096-byte region
+    s.sendall(frame(OP_WRITE, b"\x22" * 200, iovs=[(4000, 200, KEY)]))
+    return "close"
+
+
+def act_write_wrap(s, notes, port):
+    # addr + len wraps around 2^64
+    s.sendall(frame(OP_WRITE, b"\x22" * 16,
+                    iovs=[(2 ** 64 - 8, 16, KEY)]))
+    return "close"
+
+
+def act_write_badkey(s, notes, port):
+    s.sendall(frame(OP_WRITE, b"\x33" * 16, iovs=[(0, 16, KEY + 1)]))
+    return "close"
+
+
+def act_read_oob(s, notes, port):
+    s.sendall(frame(OP_READ_REQ, iovs=[(4090, 100, KEY)]))
+    return "close"
+
+
+def act_stray_ack(s, notes, port):
+    s.sendall(frame(OP_MSG, op_data=OP_DATA_ACK))
+    return "close"
+
+
+def act_msg_too_long(s, notes, port):
+    s.sendall(frame(OP_MSG, b"\x44" * (RECV_SIZE + 36)))
+    return "close"
+
+
+def act_stray_read_rsp(s, notes, port):
+    s.sendall(frame(OP_READ_RSP, b"\x55" * 8))
+    return "close"
+
+
+def act_reset_mid_frame(s, notes, port):
+    # a send header announcing RECV_SIZE bytes, half of them, then RST
+    f = frame(OP_MSG, b"\x66" * RECV_SIZE)
+    s.sendall(f[:BASE_HDR + RECV_SIZE // 2])
+    time.sleep(0.2)     # let the kernel start filling the receive
+    reset(s)
+    return "gone"
+
+
+def act_reset_at_boundary(s, notes, port):
+    # a whole valid send, then RST between frames
+    s.sendall(frame(OP_MSG, GOOD))
+    time.sleep(0.2)
+    reset(s)
+    return "gone"
+
+
+def act_flood(s, notes, port):
+    # a send claiming 2^40 bytes, then 10 MB of garbage
+    garbage = bytes((i * 7 + 3) & 0xFF for i in range(1 << 16)) * 160
+    send_in_background(s, frame(OP_MSG, size=BASE_HDR + (1 << 40)) +
+                       garbage)
+    return "close"
+
+
+def act_tagged_flood(s, notes, port):
+    # the same with a tagged send that matches the posted tagged receives
+    garbage = bytes(1 << 20) * 10
+    send_in_background(s, frame(OP_TAGGED, tag=TAG, size=BASE_HDR + 8 +
+                                (1 << 40)) + garbage)
+    return "close"
+
+
+def act_eof_awaiting_recv(s, notes, port):
+    # a tagged send nobody expects (tag 999), too large to be buffered as
+    # unexpected (the limit is 4 MiB), so it waits for its receive; the
+    # peer ends the stream after 1000 of its 8 MiB: end of stream inside a
+    # frame
+    s.sendall(frame(OP_TAGGED, tag=999, size=BASE_HDR + 8 + (8 << 20)) +
+              b"\x77" * 1000)
+    time.sleep(0.2)
+    half_close(s)
+    return "close"
+
+
+def act_unexp_flood(s, notes, port):
+    """20000 zero-length tagged sends nobody expects (tag 999), then a
+    valid tagged send (tag 1234) and a clean end of stream.
+
+    480 KB of frames, under the 4 MiB of unexpected messages a connection
+    buffers even counting 200 bytes of bookkeeping per message: the kernel
+    must get through them promptly (a few seconds), without a warning and
+    without dropping any, and deliver the valid send.
+    """
+    burst = frame(OP_TAGGED, tag=999) * 20000 + frame(OP_TAGGED, GOOD,
+                                                       tag=TAG)
+    t0 = time.monotonic()
+    s.sendall(burst)
+    half_close(s)
+    notes.append("sent %d bytes in %.1f s" % (len(burst),
+                                               time.monotonic() - t0))
+    return "close"
+
+
+def act_read_req_flood(s, notes, port):
+    """20000 read requests of the whole region, responses read late.
+
+    The responses (4 KiB each) fill the socket after a few thousand; the
+    requests (40 bytes each) keep coming. The kernel may stop reading
+    requests until its responses drain (back-pressure) or queue their
+    responses, but not without bound. The responses are only read once
+    the kernel has taken all requests off its socket, or stopped taking
+    them for 3 s; then every request must be answered with the region's
+    bytes, and the stream end cleanly.
+    """
+    count = 20000
+    sender = send_in_background(s, frame(OP_READ_REQ,
+                                         iovs=[(0, MR_LEN, KEY)]) * count)
+    ours = s.getsockname()[1]
+    last, since = -1, time.monotonic()
+    while True:
+        queued = kernel_rx_queue(port, ours)
+        if queued is None:
+            notes.append("the kernel's end of the connection is gone")
+            break
+        if queued == 0 and not sender.is_alive():
+            break
+        if queued != last:
+            last, since = queued, time.monotonic()
+        elif time.monotonic() - since > 3.0:
+            notes.append("kernel stopped reading requests "
+                         "(back-pressure), %d bytes left" % queued)
+            break
+        time.sleep(0.1)
+    want = bytes([FILL]) * MR_LEN
+    reader = FrameReader()
+    rsps = bad = 0
+    status = None
+    while status is None:
+        if rsps + bad >= count and not reader.shut:
+            half_close(s)
+            reader.shut = True
+        status, frames = reader.read(s, CLOSE_TIMEOUT)
+        for op, _op_data, _flags, payload in frames:
+            rsps += op == OP_READ_RSP
+            bad += op != OP_READ_RSP or payload != want
+    notes.append("%d read responses, %d bad frames, stream %s" %
+                 (rsps, bad, status))
+    if rsps != count or bad:
+        notes.append("!expected %d read responses of the region's bytes" %
+                     count)
+    if status == "hang":
+        notes.append("!hang: the kernel stopped answering")
+    return "gone"
+
+
+def act_good_send(s, notes, port):
+    s.sendall(frame(OP_MSG, GOOD))
+    half_close(s)
+    return "close"
+
+
+def act_good_tagged(s, notes, port):
+    s.sendall(frame(OP_TAGGED, GOOD, tag=TAG))
+    half_close(s)
+    return "close"
+
+
+def act_good_rma(s, notes, port):
+    # write 16 bytes at offset 0 asking for an ACK, read 32 bytes back
+    s.sendall(frame(OP_WRITE, GOOD, flags=F_DELIVERY_COMPLETE,
+                    iovs=[(0, 16, KEY)]) +
+              frame(OP_READ_REQ, iovs=[(0, 32, KEY)]))
+    half_close(s)
+    status, data = read_to_eof(s)
+    frames, rest = parse_frames(data)
+    acks = [f for f in frames if f[0] == OP_MSG and f[1] == OP_DATA_ACK]
+    rsps = [f for f in frames if f[0] == OP_READ_RSP]
+    want = GOOD + bytes([FILL]) * 16
+    if len(acks) != 1:
+        notes.append("!expected 1 ACK, got %d" % len(acks))
+    if len(rsps) != 1 or rsps[0][3] != want:
+        notes.append("!read response %r, expected %s" %
+                     ([f[3].hex() for f in rsps], want.hex()))
+    if rest or len(frames) != 2:
+        notes.append("!%d frames, %d stray bytes from the kernel" %
+                     (len(frames), rest))
+    if status == "hang":
+        notes.append("!hang: the kernel did not close the connection")
+    return "gone"
+
+
+def act_cm_garbage(s, notes, port):
+    """Bad connection requests first, then this good connection.
+
+    Each bad one must be closed by the kernel without a CONNREQ event;
+    the passive endpoint must then still accept the good one.
+    """
+    bad = [
+        ("version 2", connreq(version=2)),
+        ("type connresp", connreq(kind=1)),
+        ("type 9", connreq(kind=9)),
+        ("seg_size 300", connreq(seg_size=300) + bytes(300)),
+        ("probe 2", connreq(probe=2)),
+        ("probe 0", connreq(probe=0)),
+        ("10 bytes then FIN", connreq()[:10]),
+    ]
+    for name, data in bad:
+        b = connect(port)
+        b.sendall(data)
+        if name.endswith("FIN"):
+            half_close(b)
+        status, got = read_to_eof(b)
+        b.close()
+        if status == "hang" or got:
+            notes.append("!connreq %s: %s after %d bytes" %
+                         (name, status, len(got)))
+    handshake(s)
+    s.sendall(frame(OP_MSG, GOOD))
+    half_close(s)
+    return "close"
+
+
+class Case(namedtuple("Case", "name act expect sink_args handshake")):
+    """A case: act(s, notes, port) after the handshake (unless
+    handshake=False), the sink report expected, extra sink keys."""
+
+    def __new__(cls, name, act, expect, sink_args="", handshake=True):
+        return super().__new__(cls, name, act, expect, sink_args, handshake)
+
+
+CASES = [
+    # end of stream inside a frame (data.rs: ECONNRESET)
+    Case("truncated", act_truncated, error_report(ECONNRESET)),
+    # malformed headers: wire::WireError, mapped to EPROTO by data.rs
+    Case("bad_version", act_bad_version, error_report(EPROTO)),
+    Case("unknown_op", act_unknown_op, error_report(EPROTO)),
+    Case("hdr_size_flags", act_hdr_size_flags, error_report(EPROTO)),
+    Case("size_lt_hdr", act_size_lt_hdr, error_report(EPROTO)),
+    Case("rma_iov_cnt5", act_rma_iov_cnt5, error_report(EPROTO)),
+    # RMA checks (logic/mr.rs): before a byte is written
+    Case("write_oob", act_write_oob, error_report(EFAULT)),
+    Case("write_wrap", act_write_wrap, error_report(EFAULT)),
+    Case("write_badkey", act_write_badkey, error_report(KFI_ENOKEY)),
+    Case("read_oob", act_read_oob, error_report(EFAULT)),
+    # frames nobody asked for
+    Case("stray_ack", act_stray_ack, error_report(EPROTO)),
+    Case("stray_read_rsp", act_stray_read_rsp, error_report(EPROTO)),
+    # longer than its receive: that receive fails with KFI_ETRUNC
+    Case("msg_too_long", act_msg_too_long,
+         error_report(KFI_ETRUNC, KFI_ETRUNC)),
+    Case("flood_1tb", act_flood, error_report(KFI_ETRUNC, KFI_ETRUNC)),
+    Case("tagged_flood_1tb", act_tagged_flood,
+         error_report(KFI_ETRUNC, KFI_ETRUNC)),
+    # a reset while a receive is being filled: it fails with ECONNRESET
+    Case("reset_mid_frame", act_reset_mid_frame,
+         error_report(ECONNRESET, ECONNRESET)),
+    # a reset is a socket error also between frames (Documentation/
+    # kfi_tcp.md: socket errors end the connection with an EQ error)
+    Case("reset_at_boundary", act_reset_at_boundary,
+         dict(error_report(ECONNRESET), recvs_done=1,
+              cq_errs=2 * RECVS - 1, recv_data=GOOD.hex())),
+    # end of stream inside a frame whose header was read
+    Case("eof_awaiting_recv", act_eof_awaiting_recv,
+         error_report(ECONNRESET)),
+    # resource bounds
+    Case("unexp_flood", act_unexp_flood, good_report(GOOD)),
+    Case("read_req_flood", act_read_req_flood,
+         dict(error_report(0), eq="shutdown")),
+    # the connection-request phase: bad requests, then a good one
+    Case("cm_garbage", act_cm_garbage, good_report(GOOD),
+         handshake=False),
+    # valid traffic
+    Case("good_send", act_good_send, good_report(GOOD)),
+    Case("good_tagged", act_good_tagged, good_report(GOOD)),
+    Case("good_rma", act_good_rma,
+         dict(good_report(b"", mr_changed=16), recvs_done=0,
+              cq_errs=2 * RECVS), sink_args="expect_write=16"),
+]
+
+
+def run_case(c, port):
+    """One sink session; returns True if the case passed."""
+    notes = []
+    log_mark = len(kernel_log())
+    sink = Sink(port, c.sink_args)
+    sink.start()
+    t0 = time.monotonic()
+    s = None
+    try:
+        s = connect(port)
+        if c.handshake:
+            handshake(s)
+        how = c.act(s, notes, port)
+        if how == "close":
+            status, data = read_to_eof(s)
+            if status == "hang":
+                notes.append("!hang: the kernel did not close the "
+                             "connection within %.0f s" % CLOSE_TIMEOUT)
+            else:
+                notes.append("kernel closed (%s) after %.1f s" %
+                             (status, time.monotonic() - t0))
+    except OSError as e:
+        notes.append("!peer side failed: %r" % e)
+    finally:
+        if s is not None:
+            s.close()
+    if not sink.wait():
+        notes.append("!the sink session did not end")
+    elif sink.errno:
+        notes.append("!write to run failed: %s" % os.strerror(sink.errno))
+    last = read_last()
+    report = parse_report(last)
+    if report is None:
+        notes.append("!no sink report in last: %r" % last.strip())
+    else:
+        for key, want in c.expect.items():
+            got = report.get(key)
+            if got != str(want):
+                notes.append("!%s=%s, expected %s" % (key, got, want))
+    bad = [l for l in kernel_log()[log_mark:] if KERNEL_BAD.search(l)]
+    if bad:
+        notes.append("!kernel log: %s" % " | ".join(bad[:6]))
+    ok = not any(n.startswith("!") for n in notes)
+    print("KFI-RESULT %s hostile_%s" % ("PASS" if ok else "FAIL", c.name))
+    if report is not None:
+        print("    report: %s" % " ".join(
+            "%s=%s" % (k, report[k]) for k in
+            ("eq", "eq_err", "cq_errs", "first_cq_err", "recvs_done",
+             "mr_intact", "mr_changed", "unreported") if k in report))
+    for n in notes:
+        print("    %s" % n.lstrip("!"))
+    sys.stdout.flush()
+    return ok
+
+
+def module_still_works(port):
+    """A kernel-to-kernel pingpong (guest.sh's "pair") after the cases."""
+    lines = {
+        "server": "role=server oob_port=%d verify=1 iters=20 "
+                  "sizes=64,4096,65536" % port,
+        "client": "role=client oob_port=%d verify=1 iters=20 "
+                  "sizes=64,4096,65536" % port,
+    }
+    rc = {}
+
+    def run(role):
+        fd = os.open(DBG + "/run", os.O_WRONLY)
+        try:
+            os.write(fd, lines[role].encode())
+            rc[role] = 0
+        except OSError as e:
+            rc[role] = e.errno
+        finally:
+            os.close(fd)
+
+    ts = threading.Thread(target=run, args=("server",), daemon=True)
+    ts.start()
+    time.sleep(0.5)
+    tc = threading.Thread(target=run, args=("client",), daemon=True)
+    tc.start()
+    tc.join(120)
+    ts.join(120)
+    ok = rc.get("server") == 0 and rc.get("client") == 0
+    print("KFI-RESULT %s hostile_module_still_works" %
+          ("PASS" if ok else "FAIL"))
+    if not ok:
+        print("    server: %s client: %s" % (rc.get("server"),
+                                              rc.get("client")))
+        print("    last: %s" % read_last().strip().replace("\n", " | "))
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", help="comma-separated case names")
+    ap.add_argument("--list", action="store_true", help="list the cases")
+    ap.add_argument("--port-base", type=int, default=47700,
+                    help="first sink port (one port per case)")
+    args = ap.parse_args()
+    if args.list:
+        for c in CASES:
+            print(c.name)
+        return 0
+    only = set(args.only.split(",")) if args.only else None
+    if not os.access(DBG + "/run", os.W_OK):
+        print("KFI-RESULT FAIL hostile_setup")
+        print("    %s/run is not writable: is kfi_pingpong loaded?" % DBG)
+        return 1
+    failed = 0
+    for i, c in enumerate(CASES):
+        if only is not None and c.name not in only:
+            continue
+        if not run_case(c, args.port_base + i):
+            failed += 1
+    if not module_still_works(args.port_base + len(CASES)):
+        failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
