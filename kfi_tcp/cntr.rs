@@ -51,34 +51,9 @@ use kernel::prelude::*;
 use kernel::sync::{CondVar, CondVarTimeoutResult};
 
 /// Engine storage.
-struct EngSlots(KVVec<Slot>);
-
-impl AsRef<[Slot]> for EngSlots {
-    fn as_ref(&self) -> &[Slot] {
-        &self.0
-    }
-}
-
-impl AsMut<[Slot]> for EngSlots {
-    fn as_mut(&mut self) -> &mut [Slot] {
-        &mut self.0
-    }
-}
-
+type EngSlots = ffi::Storage<Slot>;
 /// FIFO storage.
-struct Tokens(KVVec<u64>);
-
-impl AsRef<[u64]> for Tokens {
-    fn as_ref(&self) -> &[u64] {
-        &self.0
-    }
-}
-
-impl AsMut<[u64]> for Tokens {
-    fn as_mut(&mut self) -> &mut [u64] {
-        &mut self.0
-    }
-}
+type Tokens = ffi::Storage<u64>;
 
 /// Initial room for pending triggered operations per counter.
 const INITIAL_SLOTS: usize = 64;
@@ -314,8 +289,8 @@ impl Cntr {
         };
         let old = {
             let mut g = self.state.lock();
-            let a = g.engine.replace_storage(EngSlots(slots));
-            let b = g.ready.replace_storage(Tokens(tokens));
+            let a = g.engine.replace_storage(ffi::Storage(slots));
+            let b = g.ready.replace_storage(ffi::Storage(tokens));
             (a, b)
         };
         // Old (or refused) storage is freed here, outside the lock.
@@ -426,8 +401,8 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
     let state = State {
         c: Counter::new(),
         sleepers: 0,
-        engine: Engine::new(EngSlots(slots)),
-        ready: TokenRing::new(Tokens(tokens)),
+        engine: Engine::new(ffi::Storage(slots)),
+        ready: TokenRing::new(ffi::Storage(tokens)),
     };
     let init = pin_init!(Cntr {
         // SAFETY: all-zero is a valid header; filled in below.

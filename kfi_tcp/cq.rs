@@ -92,19 +92,7 @@ const ADDR_NOTAVAIL: sys::kfi_addr_t = u64::MAX;
 const _: () = assert!(sys::KFI_ADDR_NOTAVAIL as sys::kfi_addr_t == ADDR_NOTAVAIL);
 
 /// Slot storage for the ring (up to 65536 slots of 72 bytes: kvmalloc).
-pub(crate) struct Slots(KVVec<Slot>);
-
-impl AsRef<[Slot]> for Slots {
-    fn as_ref(&self) -> &[Slot] {
-        &self.0
-    }
-}
-
-impl AsMut<[Slot]> for Slots {
-    fn as_mut(&mut self) -> &mut [Slot] {
-        &mut self.0
-    }
-}
+pub(crate) type Slots = ffi::Storage<Slot>;
 
 /// What the CQ's lock protects.
 struct State {
@@ -221,22 +209,20 @@ impl Cq {
     /// consumer has read entries.
     #[allow(dead_code)] // for the endpoint code (next increment)
     pub(crate) fn try_complete_unreserved(&self, e: &Completion) -> core::result::Result<(), Full> {
-        let (notify, wake) = {
-            let mut g = self.state.lock();
-            let n = g.ring.try_push(Entry::Done(*e))?;
-            (n, g.sleepers > 0)
-        };
-        self.notify(notify, wake);
-        Ok(())
+        self.try_push_unreserved(Entry::Done(*e))
     }
 
     /// As [`Cq::try_complete_unreserved`], for a failed operation that
     /// never held a reservation (a triggered operation that could not be
     /// issued, or was cancelled before it was).
     pub(crate) fn try_complete_err_unreserved(&self, e: &ErrCompletion) -> core::result::Result<(), Full> {
+        self.try_push_unreserved(Entry::Failed(*e))
+    }
+
+    fn try_push_unreserved(&self, e: Entry) -> core::result::Result<(), Full> {
         let (notify, wake) = {
             let mut g = self.state.lock();
-            let n = g.ring.try_push(Entry::Failed(*e))?;
+            let n = g.ring.try_push(e)?;
             (n, g.sleepers > 0)
         };
         self.notify(notify, wake);
@@ -411,7 +397,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
     // SAFETY: `domain` is one of our domains (our domain ops table called
     // us); its fid is the first field of its header.
     let d = unsafe { Domain::from_fid(ptr::addr_of_mut!((*domain).fid)) };
-    let state = State { ring: Ring::new(Slots(slots)), signaled: false, sleepers: 0 };
+    let state = State { ring: Ring::new(ffi::Storage(slots)), signaled: false, sleepers: 0 };
     let init = pin_init!(Cq {
         // SAFETY: all-zero is a valid header; filled in below.
         cq: unsafe { core::mem::zeroed() },

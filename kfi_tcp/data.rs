@@ -47,8 +47,8 @@ use kernel::prelude::*;
 /// Bytes of unexpected tagged messages a connection buffers.
 const UNEXP_LIMIT: usize = 4 << 20;
 /// Unexpected tagged messages a connection buffers (zero-length ones
-/// cost list entries and matching time, not bytes).
-const UNEXP_MAX: usize = 1024;
+/// cost a 48-byte list entry each, not payload): 1.5 MiB of list at most.
+const UNEXP_MAX: usize = 32768;
 /// Read responses queued before the connection stops reading requests
 /// (a peer that does not read our responses gets TCP back-pressure, not
 /// our memory).
@@ -93,7 +93,10 @@ struct TxCur {
 
 /// A tagged message that arrived before its receive.
 struct Unexp {
-    hdr: MsgHeader,
+    tag: u64,
+    data: Option<u64>,
+    /// The sender asked for an ACK.
+    ack: bool,
     buf: KVVec<u8>,
 }
 
@@ -123,7 +126,7 @@ pub(super) struct DataIo {
     rx: Rx,
     rx_hdr: [u8; HDR_MAX],
     rx_got: usize,
-    unexp: KVec<Unexp>,
+    unexp: KVVec<Unexp>,
     unexp_bytes: usize,
     /// Read responses to send, in request order.
     rsp: KVec<RmaSegs>,
@@ -136,7 +139,7 @@ pub(super) struct DataIo {
 
 impl DataIo {
     pub(super) fn new() -> DataIo {
-        DataIo { tx: None, rx: Rx::Hdr, rx_hdr: [0; HDR_MAX], rx_got: 0, unexp: KVec::new(), unexp_bytes: 0, rsp: KVec::new(), unexp_seen: 0, cleaned: false }
+        DataIo { tx: None, rx: Rx::Hdr, rx_hdr: [0; HDR_MAX], rx_got: 0, unexp: KVVec::new(), unexp_bytes: 0, rsp: KVec::new(), unexp_seen: 0, cleaned: false }
     }
 }
 
@@ -358,7 +361,7 @@ impl Conn {
                         for _ in 0..4 {
                             self.deliver_unexpected(d, ep);
                             let unexp = &d.unexp;
-                            let older = |want: u64, ignore: u64| unexp.iter().any(|u| rules::tag_match(want, ignore, u.hdr.tag().unwrap_or(0)));
+                            let older = |want: u64, ignore: u64| unexp.iter().any(|u| rules::tag_match(want, ignore, u.tag));
                             match ep.rx_take_tagged(h.tag().unwrap_or(0), older) {
                                 Ok(x) => {
                                     w = x;
@@ -463,7 +466,8 @@ impl Conn {
             }
             Dest::Read(i, _) => ep.read_done(i),
             Dest::Unexp(buf) => {
-                if d.unexp.push(Unexp { hdr, buf }, GFP_KERNEL).is_err() {
+                let u = Unexp { tag: hdr.tag().unwrap_or(0), data: hdr.cq_data(), ack: hdr.needs_ack(), buf };
+                if d.unexp.push(u, GFP_KERNEL).is_err() {
                     // Out of memory for the list entry: the message is
                     // lost; say so rather than pretend.
                     pr_warn!("kfi_tcp: dropped an unexpected tagged message (no memory)\n");
@@ -484,10 +488,10 @@ impl Conn {
         let mut moved = false;
         let mut i = 0;
         while i < d.unexp.len() {
-            let tag = d.unexp[i].hdr.tag().unwrap_or(0);
+            let tag = d.unexp[i].tag;
             // Earlier unexpected messages matching the receive come first.
             let earlier = &d.unexp[..i];
-            let older = |want: u64, ignore: u64| earlier.iter().any(|u| rules::tag_match(want, ignore, u.hdr.tag().unwrap_or(0)));
+            let older = |want: u64, ignore: u64| earlier.iter().any(|u| rules::tag_match(want, ignore, u.tag));
             let Ok(Some(w)) = ep.rx_take_tagged(tag, older) else {
                 i += 1;
                 continue;
@@ -497,7 +501,7 @@ impl Conn {
             };
             let len = u.buf.len() as u64;
             d.unexp_bytes = d.unexp_bytes.saturating_sub(u.buf.len());
-            if u.hdr.needs_ack() {
+            if u.ack {
                 ep.owe_ack();
             }
             if len > w.room {
@@ -506,7 +510,7 @@ impl Conn {
                 ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
             } else {
                 ffi::copy_to_segs(w.op.buf.segs(), 0, &u.buf);
-                ep.rx_done(&w, len, u.hdr.cq_data(), tag);
+                ep.rx_done(&w, len, u.data, tag);
             }
             moved = true;
         }
@@ -543,7 +547,7 @@ impl Conn {
             _ => {}
         }
         d.rsp = KVec::new();
-        d.unexp = KVec::new();
+        d.unexp = KVVec::new();
         d.unexp_bytes = 0;
         ep.fail_all(bindings::ECANCELED);
     }

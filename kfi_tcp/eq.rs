@@ -24,19 +24,7 @@ const DEFAULT_SIZE: usize = 256;
 const MAX_SIZE: usize = 4096;
 
 /// Slot storage for the ring.
-pub(crate) struct Slots(KVec<Slot>);
-
-impl AsRef<[Slot]> for Slots {
-    fn as_ref(&self) -> &[Slot] {
-        &self.0
-    }
-}
-
-impl AsMut<[Slot]> for Slots {
-    fn as_mut(&mut self) -> &mut [Slot] {
-        &mut self.0
-    }
-}
+pub(crate) type Slots = crate::ffi::Storage<Slot>;
 
 /// An event queue: the consumer sees `eq`.
 #[pin_data]
@@ -149,7 +137,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
     if attr.wait_obj != sys::KFI_WAIT_NONE && attr.wait_obj != sys::KFI_WAIT_UNSPEC {
         return ffi::neg(bindings::ENOSYS);
     }
-    let Ok(slots) = KVec::from_elem(Slot::default(), size, GFP_KERNEL) else {
+    let Ok(slots) = KVVec::from_elem(Slot::default(), size, GFP_KERNEL) else {
         return ffi::neg(bindings::ENOMEM);
     };
     // SAFETY: `fabric` is one of our fabrics (our ops table called us).
@@ -158,7 +146,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
         // SAFETY: all-zero is a valid header; filled in below.
         eq: unsafe { core::mem::zeroed() },
         fabric: f,
-        ring <- new_spinlock!(Ring::new(Slots(slots)), "kfi_tcp_eq"),
+        ring <- new_spinlock!(Ring::new(crate::ffi::Storage(slots)), "kfi_tcp_eq"),
         wait <- new_condvar!("kfi_tcp_eq_wait"),
         binds: AtomicUsize::new(0),
     });

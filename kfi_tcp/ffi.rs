@@ -255,8 +255,8 @@ pub(crate) fn einval() -> c_int {
 }
 
 /// Removes and returns `v[i]`, keeping the order of the rest (6.12's
-/// `KVec` has neither `remove` nor `pop`); `None` if out of range.
-pub(crate) fn kvec_remove<T>(v: &mut KVec<T>, i: usize) -> Option<T> {
+/// `KVec`/`KVVec` have neither `remove` nor `pop`); `None` if out of range.
+pub(crate) fn kvec_remove<T, A: kernel::alloc::Allocator>(v: &mut kernel::alloc::Vec<T, A>, i: usize) -> Option<T> {
     if i >= v.len() {
         return None;
     }
@@ -348,5 +348,22 @@ impl Drop for DWork {
     fn drop(&mut self) {
         // SAFETY: live by the invariant; freed once, here.
         unsafe { sys::kfi_tcp_dwork_free(self.0.as_ptr()) }
+    }
+}
+
+/// Storage handed to the kernel-independent logic (rings, engines) that
+/// wants `AsRef<[T]> + AsMut<[T]>`: a `KVVec` (kvmalloc, so large arrays
+/// need no contiguous pages).
+pub(crate) struct Storage<T>(pub(crate) KVVec<T>);
+
+impl<T> AsRef<[T]> for Storage<T> {
+    fn as_ref(&self) -> &[T] {
+        &self.0
+    }
+}
+
+impl<T> AsMut<[T]> for Storage<T> {
+    fn as_mut(&mut self) -> &mut [T] {
+        &mut self.0
     }
 }

@@ -478,6 +478,31 @@ ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 	return sock_recvmsg(s->sock, &msg, msg.msg_flags);
 }
 
+/* Copies between @buf and the bytes of @segs after @skip, either way. */
+static size_t kfi_tcp_segs_copy(const struct kfi_tcp_seg *segs, int n,
+				size_t skip, void *buf, size_t len, bool to_segs)
+{
+	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct iov_iter it;
+	size_t done = 0, total, got;
+	int nb;
+
+	while (done < len) {
+		nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n,
+				      skip + done, len - done, &total);
+		if (!nb)
+			break;
+		iov_iter_bvec(&it, to_segs ? ITER_DEST : ITER_SOURCE, bv, nb,
+			      total);
+		got = to_segs ? copy_to_iter((char *)buf + done, total, &it) :
+				copy_from_iter((char *)buf + done, total, &it);
+		done += got;
+		if (got < total)
+			break;
+	}
+	return done;
+}
+
 /**
  * kfi_tcp_segs_copy_to() - Copy bytes into a list of segments.
  * @segs: Destination segments.
@@ -494,23 +519,7 @@ ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 size_t kfi_tcp_segs_copy_to(const struct kfi_tcp_seg *segs, int n,
 			    size_t skip, const void *src, size_t len)
 {
-	struct bio_vec bv[KFI_TCP_SK_BVECS];
-	struct iov_iter it;
-	size_t done = 0, total, got;
-	int nb;
-
-	while (done < len) {
-		nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n,
-				      skip + done, len - done, &total);
-		if (!nb)
-			break;
-		iov_iter_bvec(&it, ITER_DEST, bv, nb, total);
-		got = copy_to_iter((const char *)src + done, total, &it);
-		done += got;
-		if (got < total)
-			break;
-	}
-	return done;
+	return kfi_tcp_segs_copy(segs, n, skip, (void *)src, len, true);
 }
 
 /**
@@ -529,21 +538,5 @@ size_t kfi_tcp_segs_copy_to(const struct kfi_tcp_seg *segs, int n,
 size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
 			      size_t skip, void *dst, size_t len)
 {
-	struct bio_vec bv[KFI_TCP_SK_BVECS];
-	struct iov_iter it;
-	size_t done = 0, total, got;
-	int nb;
-
-	while (done < len) {
-		nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n,
-				      skip + done, len - done, &total);
-		if (!nb)
-			break;
-		iov_iter_bvec(&it, ITER_SOURCE, bv, nb, total);
-		got = copy_from_iter((char *)dst + done, total, &it);
-		done += got;
-		if (got < total)
-			break;
-	}
-	return done;
+	return kfi_tcp_segs_copy(segs, n, skip, dst, len, false);
 }
