@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo: set up, build, boot the test kernel, load kfabric and print the
-# provider/fabric/domain listing.
+# provider/fabric/domain listing, then run a kernel<->kernel pingpong over
+# the tcp provider (tests/pingpong/kfi_pingpong.ko) and print its results.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -9,9 +10,9 @@ variant=${1:-base}
 . "$here/env.sh"
 "$here/setup.sh"
 kdir=$("$here/kernel.sh" "$variant")
-make -s -C "$top" KDIR="$kdir" RUSTC="$RUSTC" BINDGEN="$BINDGEN" modules
+make -s -C "$top" KDIR="$kdir" RUSTC="$RUSTC" BINDGEN="$BINDGEN" KFI_TESTS=1 modules
 kodir=$(mktemp -d)
 trap 'rm -rf "$kodir"' EXIT
-find "$top/rust" "$top/kfi_tcp" -name '*.ko' -exec cp {} "$kodir/" \;
+find "$top/rust" "$top/kfi_tcp" "$top/tests/pingpong" -name '*.ko' -exec cp {} "$kodir/" \;
 "$here/vm.sh" "$kdir" "$top/tests/guest/run.sh demo $kodir" |
 	sed -n '/^--- loaded/,/^KFI-DMESG-BEGIN/p' | grep -v '^KFI-DMESG-BEGIN'

@@ -103,6 +103,25 @@ consumer_rejects_missing_core() {
 	! insmod "$consumer" 2>/dev/null
 }
 
+# make demo: a kernel<->kernel pingpong over kfi_tcp (fi_pingpong's
+# protocol, data verified), server and client in this guest.
+demo_pingpong() {
+	local run=/sys/kernel/debug/kfi_pingpong/run args
+	args="verify=1 sizes=64,4096,65536,1048576 iters=200"
+	insmod "$ko/kfi_pingpong.ko" || return
+	echo "--- kernel pingpong over kfi_tcp (127.0.0.1, $args) ---"
+	(echo "role=server $args" >$run) &
+	sleep 0.5
+	if echo "role=client addr=127.0.0.1 $args" >$run; then
+		wait
+		sed 's/^/    /' /sys/kernel/debug/kfi_pingpong/last
+	else
+		wait
+		echo "    pingpong failed"
+	fi
+	rmmod kfi_pingpong
+}
+
 case $mode in
 check)
 	result debugfs_empty_listing debugfs_empty_listing
@@ -138,6 +157,7 @@ demo)
 	insmod "$core"
 	insmod "$tcp"
 	listing
+	demo_pingpong
 	rmmod kfi_tcp
 	rmmod kfabric
 	;;
