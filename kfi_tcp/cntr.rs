@@ -299,6 +299,7 @@ impl Cntr {
 
     /// The work item: grow if needed, then issue due operations in order.
     fn issue(&self) {
+        let _noio = ffi::NoIo::enter();
         self.grow();
         for _ in 0..ISSUE_BUDGET {
             let t = self.state.lock().ready.pop_front();

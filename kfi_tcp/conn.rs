@@ -532,6 +532,7 @@ impl WorkItem for Conn {
     type Pointer = Arc<Conn>;
 
     fn run(this: Arc<Conn>) {
+        let _noio = ffi::NoIo::enter();
         let mut io = this.io.lock();
         for _ in 0..BUDGET {
             if this.shared.lock().stopping {

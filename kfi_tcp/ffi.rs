@@ -2,7 +2,7 @@
 //! FFI layer of kfi_tcp.ko: bindings and RAII wrappers over C structures.
 //! Every `unsafe` block states the contract it relies on.
 
-use core::ffi::{c_char, c_int, c_void};
+use core::ffi::{c_char, c_int, c_uint, c_void};
 use core::ptr::{self, NonNull};
 use kernel::bindings;
 use kernel::prelude::*;
@@ -365,5 +365,26 @@ impl<T> AsRef<[T]> for Storage<T> {
 impl<T> AsMut<[T]> for Storage<T> {
     fn as_mut(&mut self) -> &mut [T] {
         &mut self.0
+    }
+}
+
+/// A `memalloc_noio` scope: allocations (`GFP_KERNEL` ones included) made
+/// while it lives do not start block I/O, so work items serving storage
+/// clients on the reclaim path cannot deadlock on their own I/O.
+pub(crate) struct NoIo(c_uint);
+
+impl NoIo {
+    /// Enters the scope (process context).
+    pub(crate) fn enter() -> NoIo {
+        // SAFETY: saves and sets the task's flag; restored in `drop`.
+        NoIo(unsafe { sys::kfi_tcp_glue_noio_save() })
+    }
+}
+
+impl Drop for NoIo {
+    fn drop(&mut self) {
+        // SAFETY: restores what `enter` saved, on the same task (a guard
+        // lives within one work item run).
+        unsafe { sys::kfi_tcp_glue_noio_restore(self.0) }
     }
 }

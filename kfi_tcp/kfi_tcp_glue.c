@@ -14,6 +14,7 @@
 #include <linux/bvec.h>
 #include <linux/uio.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -58,6 +59,21 @@ int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max)
 out:
 	rcu_read_unlock();
 	return n;
+}
+
+/*
+ * memalloc_noio scope of the provider's work items: consumers on the
+ * block-I/O reclaim path (storage clients) must not have their transfers
+ * wait on allocations that recurse into I/O.
+ */
+unsigned int kfi_tcp_glue_noio_save(void)
+{
+	return memalloc_noio_save();
+}
+
+void kfi_tcp_glue_noio_restore(unsigned int flags)
+{
+	memalloc_noio_restore(flags);
 }
 
 /* The caller's network namespace, referenced; put with _put_net(). */

@@ -76,6 +76,8 @@ bool kfi_tcp_glue_cpu_possible(int cpu);
 void kfi_tcp_glue_spin_lock_bh(spinlock_t *lock);
 void kfi_tcp_glue_spin_unlock_bh(spinlock_t *lock);
 void *kfi_tcp_glue_get_net(void);
+unsigned int kfi_tcp_glue_noio_save(void);
+void kfi_tcp_glue_noio_restore(unsigned int flags);
 void kfi_tcp_glue_put_net(void *net);
 struct module *kfi_tcp_glue_this_module(void);
 char *kfi_tcp_glue_strndup(const char *s, size_t len);
