@@ -1,0 +1,156 @@
+#!/bin/bash
+# Runs inside the test VM (as root) for make bench (scripts/bench.sh):
+# latency and bandwidth of the same ping-pong exchange over
+#   kfi   kfi_pingpong.ko, transport=kfi (kfabric's tcp provider, msg)
+#   raw   kfi_pingpong.ko, transport=raw (plain kernel TCP sockets)
+#   fipp  userspace fi_pingpong -p tcp -e msg against itself
+# kfi and raw run with wait=spin (busy polling, as fi_pingpong does) and
+# with wait=sleep (blocking reads); fi_pingpong only polls. Every
+# configuration runs REPEATS times, interleaved (run 1 of everything, then
+# run 2...), one session per size; the host takes the median.
+#   bench.sh KODIR [LOG [REPEATS]]
+# KODIR holds kfabric.ko, kfi_tcp.ko and kfi_pingpong.ko. With LOG, all
+# output is appended to that file (in a writable shared directory) as it
+# happens. Lines for the host (client-side numbers):
+#   BENCH <impl> <wait> <size> <iters> <run> <usec_per_xfer> <MBps>
+#   BENCH-FAIL <impl> <wait> <size> <run> <what went wrong>
+#   BENCH-INFO <key> <value...>
+#   BENCH-DONE                       (last line of a complete run)
+# The guest's whole kernel log follows between KFI-DMESG-BEGIN/END.
+set -u
+ko=${1:?module directory}
+if [ -n "${2:-}" ]; then
+	exec >>"$2" 2>&1
+fi
+repeats=${3:-5}
+
+# size:iterations. Small messages are cheap, so many iterations; the
+# large ones are bandwidth-bound (a few ms per round trip under TCG).
+plan="64:10000 4096:10000 65536:3000 1048576:500"
+
+dbg=/sys/kernel/debug/kfi_pingpong
+oob_port=47592		# fi_pingpong's control port, also kfi_pingpong's
+klog=/tmp/bench-dmesg	# the kernel log, collected as it is cleared
+work=/tmp/bench
+mkdir -p $work
+: >$klog
+
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+dmesg -n 1 2>/dev/null
+ip link set lo up
+
+echo "BENCH-INFO kernel $(uname -r)"
+echo "BENCH-INFO cpus $(nproc)"
+echo "BENCH-INFO repeats $repeats"
+echo "BENCH-INFO plan $plan"
+echo "BENCH-INFO fi_pingpong $(command -v fi_pingpong || echo missing)"
+
+fail() { # fail IMPL WAIT SIZE RUN TEXT...
+	local what="$1 $2 $3 $4"
+	shift 4
+	echo "BENCH-FAIL $what $*"
+}
+
+# Waits (at most 20 s) until something listens on TCP port $1.
+wait_listen() {
+	local _
+	for _ in $(seq 1 200); do
+		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# pp OUTFILE ARGS...: one kfi_pingpong session in this shell; OUTFILE
+# gets the shell's error text and "rc=N" (0, or 1 with the errno text).
+pp() {
+	local out=$1
+	shift
+	(echo "$*" >$dbg/run) >"$out" 2>&1
+	echo "rc=$?" >>"$out"
+}
+
+# The kernel log since the last call (and keeps all of it in $klog).
+new_klog() {
+	dmesg -c | tee -a $klog
+}
+
+# kpair IMPL WAIT SIZE ITERS RUN: one kfi_pingpong pair (server in the
+# background, client here); prints the client's result.
+kpair() {
+	local impl=$1 wait=$2 size=$3 iters=$4 run=$5 args line
+	args="transport=$impl wait=$wait sizes=$size iters=$iters"
+	new_klog >/dev/null
+	pp $work/s "role=server $args" &
+	if ! wait_listen $oob_port; then
+		wait
+		fail "$impl" "$wait" "$size" "$run" "server never listened: $(tr '\n' ' ' <$work/s)"
+		return
+	fi
+	pp $work/c "role=client $args"
+	wait
+	line=$(new_klog | grep -E "kfi_pingpong: client $impl msg bytes=$size iters=$iters ")
+	if ! grep -q '^rc=0$' $work/s || ! grep -q '^rc=0$' $work/c || [ -z "$line" ]; then
+		fail "$impl" "$wait" "$size" "$run" \
+			"server: $(tr '\n' ' ' <$work/s) client: $(tr '\n' ' ' <$work/c)"
+		return
+	fi
+	# "... usec_per_xfer=X MBps=Y"
+	sed -E "s/.*usec_per_xfer=([0-9.]+) MBps=([0-9.]+).*/BENCH $impl $wait $size $iters $run \1 \2/" <<<"$line"
+}
+
+# fpair SIZE ITERS RUN: fi_pingpong against itself; prints the client's
+# result. Its last line is the result row under the header
+# "bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec".
+fpair() {
+	local size=$1 iters=$2 run=$3 frc src src_rc
+	timeout 120 fi_pingpong -p tcp -e msg -S "$size" -I "$iters" >$work/fs 2>&1 &
+	src=$!
+	if ! wait_listen $oob_port; then
+		kill $src 2>/dev/null
+		wait
+		fail fipp spin "$size" "$run" "server never listened: $(tr '\n' ' ' <$work/fs)"
+		return
+	fi
+	timeout 120 fi_pingpong -p tcp -e msg -S "$size" -I "$iters" 127.0.0.1 >$work/fc 2>&1
+	frc=$?
+	wait $src
+	src_rc=$?
+	if [ $frc != 0 ] || [ $src_rc != 0 ] || ! grep -q '^bytes.*usec/xfer' $work/fc; then
+		fail fipp spin "$size" "$run" "server (rc=$src_rc): $(tr '\n' ' ' <$work/fs) client (rc=$frc): $(tr '\n' ' ' <$work/fc)"
+		return
+	fi
+	awk -v s="$size" -v i="$iters" -v r="$run" \
+		'hdr { print "BENCH fipp spin", s, i, r, $7, $6; exit } /^bytes/ { hdr = 1 }' $work/fc
+}
+
+if ! { insmod "$ko/kfabric.ko" && insmod "$ko/kfi_tcp.ko" && insmod "$ko/kfi_pingpong.ko"; }; then
+	fail all all all 0 "cannot load the modules"
+	exit 1
+fi
+have_fipp=1
+command -v fi_pingpong >/dev/null || { have_fipp=0; fail fipp spin all 0 "no fi_pingpong in the guest"; }
+
+start=$(cut -d' ' -f1 /proc/uptime)
+for run in $(seq 1 "$repeats"); do
+	for entry in $plan; do
+		size=${entry%%:*}
+		iters=${entry##*:}
+		kpair kfi spin "$size" "$iters" "$run"
+		kpair raw spin "$size" "$iters" "$run"
+		[ $have_fipp = 1 ] && fpair "$size" "$iters" "$run"
+		kpair kfi sleep "$size" "$iters" "$run"
+		kpair raw sleep "$size" "$iters" "$run"
+	done
+	echo "BENCH-INFO run_done $run $(cut -d' ' -f1 /proc/uptime)"
+done
+echo "BENCH-INFO seconds $(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.0f", b - a }')"
+
+if ! { rmmod kfi_pingpong && rmmod kfi_tcp && rmmod kfabric; }; then
+	fail all all all 0 "cannot unload the modules"
+fi
+new_klog >/dev/null
+echo "KFI-DMESG-BEGIN"
+cat $klog
+echo "KFI-DMESG-END"
+echo "BENCH-DONE"
