@@ -5,6 +5,8 @@
 #   make KDIR=...     build against your own Rust-enabled kernel build tree
 #   make check        every test: host, KUnit and integration (in QEMU)
 #   make demo         boot the test kernel, load kfabric, print the listing
+#   make bench        latency/bandwidth of kfi_tcp vs raw kernel TCP and
+#                     userspace fi_pingpong, in QEMU (not part of check)
 #   make clean
 #
 # KERNEL=debug selects the debug test kernel (KASAN, lockdep, kmemleak...).
@@ -26,7 +28,7 @@ KBUILD_TOOLS = $(if $(shell grep -s '^CONFIG_CC_IS_CLANG=y' $(KDIR)/include/conf
 	$(if $(RUSTC),RUSTC=$(RUSTC)) $(if $(BINDGEN),BINDGEN=$(BINDGEN))
 endif
 
-.PHONY: all modules check demo clean clean-objs host-test
+.PHONY: all modules check demo bench clean clean-objs host-test
 
 all: modules
 
@@ -44,6 +46,9 @@ check:
 
 demo:
 	@$(SCRIPTS)/demo.sh $(KERNEL)
+
+bench:
+	@$(SCRIPTS)/bench.sh $(KERNEL)
 
 host-test:
 	cargo test

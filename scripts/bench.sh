@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# make bench: half round-trip latency and bandwidth of kernel<->kernel
+# messages over kfabric's tcp provider (a), the same exchange over raw
+# kernel TCP sockets (b) and userspace fi_pingpong over libfabric's tcp
+# provider (c), all in one boot of the test VM (tests/pingpong/bench.sh).
+# Prints one table (Markdown) with the ratios next to their targets:
+#   latency a/b <= 1.10, latency a/c <= 0.90, bandwidth a/b >= 0.95
+# The targets are reported, not enforced: the exit status is non-zero only
+# when the build, the guest or one of the runs failed.
+#   scripts/bench.sh [base|debug]
+#   scripts/bench.sh --report GUEST_LOG   the table of an earlier run's log
+# KFI_BENCH_REPEATS (default 5) runs of each configuration; the table
+# shows medians. Logs and the table: .bench-logs/ (KFI_LOGDIR overrides).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+variant=${1:-base}
+repeats=${KFI_BENCH_REPEATS:-5}
+# shellcheck source=env.sh
+. "$here/env.sh"
+cd "$top" || exit 1
+
+# report GUEST_LOG: prints the tables from a guest log, the failed runs
+# and the problems found in the log; returns non-zero if there are any.
+report() {
+	local log=$1 nfail bad p problems=()
+	awk '
+	function median(list,    v, n, i, j, t) {
+		n = split(list, v, " ")
+		for (i = 2; i <= n; i++)	# insertion sort, numerically
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		if (n == 0)
+			return ""
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	function range(list,    v, n, i, lo, hi, m) {
+		n = split(list, v, " ")
+		if (n < 2)
+			return "-"
+		lo = hi = v[1] + 0
+		for (i = 2; i <= n; i++) {
+			if (v[i] + 0 < lo) lo = v[i] + 0
+			if (v[i] + 0 > hi) hi = v[i] + 0
+		}
+		m = median(list)
+		return m > 0 ? sprintf("%.0f%%", 100 * (hi - lo) / m) : "-"
+	}
+	function num(x) { return x == "" ? "FAIL" : sprintf("%.2f", x) }
+	# ratio a/b, with "ok" or "miss" against the target: op is "<=" or ">="
+	function ratio(a, b, op, target,    r) {
+		if (a == "" || b == "" || b + 0 == 0)
+			return "-"
+		r = a / b
+		targets++
+		if ((op == "<=" && r <= target) || (op == ">=" && r >= target)) {
+			met++
+			return sprintf("%.2f ok", r)
+		}
+		return sprintf("%.2f miss", r)
+	}
+	function human(s) {
+		if (s >= 1048576 && s % 1048576 == 0) return s / 1048576 " MiB"
+		if (s >= 1024 && s % 1024 == 0) return s / 1024 " KiB"
+		return s " B"
+	}
+	function lat(k) { return median(L[k]) }
+	function bw(k) { return median(B[k]) }
+	# notes of the host (written before the boot), then of the guest
+	$1 == "BENCH-INFO" && $2 == "date" { date = substr($0, 17) }
+	$1 == "BENCH-INFO" && $2 == "rev" { rev = $3 }
+	$1 == "BENCH-INFO" && $2 == "variant" { variant = $3 }
+	$1 == "BENCH-INFO" && $2 == "host" { host = $3 }
+	$1 == "BENCH-INFO" && $2 == "nproc" { nproc = $3 }
+	$1 == "BENCH-INFO" && $2 == "cpu" { cpu = substr($0, 16) }
+	$1 == "BENCH-INFO" && $2 == "vm" { vm = $3 }
+	$1 == "BENCH-INFO" && $2 == "kernel" { kernel = $3 }
+	$1 == "BENCH-INFO" && $2 == "cpus" { vcpus = $3 }
+	$1 == "BENCH-INFO" && $2 == "repeats" { repeats = $3 }
+	$1 == "BENCH-INFO" && $2 == "seconds" { seconds = $3 }
+	$1 == "BENCH-INFO" && $2 == "plan" {
+		for (i = 3; i <= NF; i++) {
+			split($i, p, ":")
+			sizes[++nsizes] = p[1]
+			iters[p[1]] = p[2]
+		}
+	}
+	$1 == "BENCH" && NF == 8 {
+		k = $2 " " $3 " " $4
+		L[k] = L[k] " " $7
+		B[k] = B[k] " " $8
+	}
+	$1 == "BENCH-FAIL" { fails[++nfails] = $0 }
+	END {
+		printf "kfabric benchmark, %s (kfabric %s)\n", date, rev
+		printf "machine: %s CPUs, %s (host Linux %s); guest: QEMU %s, %s vCPUs, Linux %s (%s test kernel)\n",
+			nproc, cpu, host, vm, vcpus, kernel, variant
+		printf "iterations:"
+		for (i = 1; i <= nsizes; i++)
+			printf "%s %s x%s", (i > 1 ? "," : ""), human(sizes[i]), iters[sizes[i]]
+		printf "; each cell: median of %s runs, client side\n", repeats
+		print "latency: half round trip (usec/xfer); bandwidth: MB/s, 10^6 bytes/s of both directions"
+		print "a = kfi_tcp kernel<->kernel, b = raw kernel TCP, c = fi_pingpong -p tcp -e msg; all busy-polling"
+		print ""
+		print "| size | kfi lat | raw lat | fi_pp lat | lat a/b (<= 1.10) | lat a/c (<= 0.90) | kfi MB/s | raw MB/s | fi_pp MB/s | bw a/b (>= 0.95) |"
+		print "|---:|---:|---:|---:|---|---|---:|---:|---:|---|"
+		for (i = 1; i <= nsizes; i++) {
+			s = sizes[i]
+			a = "kfi spin " s; b = "raw spin " s; c = "fipp spin " s
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", human(s),
+				num(lat(a)), num(lat(b)), num(lat(c)),
+				ratio(lat(a), lat(b), "<=", 1.10), ratio(lat(a), lat(c), "<=", 0.90),
+				num(bw(a)), num(bw(b)), num(bw(c)), ratio(bw(a), bw(b), ">=", 0.95)
+		}
+		print ""
+		print "wait=sleep (kfi_cq_sread / blocking recvmsg), same targets:"
+		print ""
+		print "| size | kfi lat | raw lat | lat a/b (<= 1.10) | kfi MB/s | raw MB/s | bw a/b (>= 0.95) |"
+		print "|---:|---:|---:|---|---:|---:|---|"
+		for (i = 1; i <= nsizes; i++) {
+			s = sizes[i]
+			a = "kfi sleep " s; b = "raw sleep " s
+			printf "| %s | %s | %s | %s | %s | %s | %s |\n", human(s),
+				num(lat(a)), num(lat(b)), ratio(lat(a), lat(b), "<=", 1.10),
+				num(bw(a)), num(bw(b)), ratio(bw(a), bw(b), ">=", 0.95)
+		}
+		print ""
+		printf "run-to-run spread of the latency ((max - min) / median over %s runs):\n", repeats
+		print ""
+		print "| size | kfi spin | raw spin | fi_pp | kfi sleep | raw sleep |"
+		print "|---:|---:|---:|---:|---:|---:|"
+		for (i = 1; i <= nsizes; i++) {
+			s = sizes[i]
+			printf "| %s | %s | %s | %s | %s | %s |\n", human(s), range(L["kfi spin " s]),
+				range(L["raw spin " s]), range(L["fipp spin " s]),
+				range(L["kfi sleep " s]), range(L["raw sleep " s])
+		}
+		print ""
+		printf "targets met: %d of %d; guest run: %s s\n", met, targets, seconds == "" ? "?" : seconds
+		for (i = 1; i <= nfails; i++)
+			print "failed: " substr(fails[i], 12)
+}' "$log"
+	grep -aqx 'BENCH-DONE' "$log" || problems+=("the guest did not finish")
+	nfail=$(grep -ac '^BENCH-FAIL ' "$log")
+	if [ "$nfail" -gt 0 ]; then
+		problems+=("$nfail failed run(s)")
+	fi
+	bad='WARNING:|BUG:|Oops|KASAN|UBSAN|kernel BUG|general protection fault|possible circular locking|inconsistent lock state|possible recursive locking|scheduling while atomic|sleeping function called from invalid context|unreferenced object|Kernel panic|Call Trace:'
+	if grep -aE "$bad" "$log" >/dev/null; then
+		problems+=("kernel error report in the guest's log")
+		grep -aE -B2 -A12 "$bad" "$log" | head -40
+	fi
+	for p in "${problems[@]}"; do
+		echo "problem: $p"
+	done
+	[ ${#problems[@]} -eq 0 ]
+}
+
+if [ "$variant" = --report ]; then
+	report "${2:?guest log}"
+	exit
+fi
+
+"$here/setup.sh" || exit 1
+kdir=$("$here/kernel.sh" "$variant") || exit 1
+
+logdir=${KFI_LOGDIR:-$top/.bench-logs}
+mkdir -p "$logdir"
+
+# ---- modules (as scripts/check.sh: kfi_pingpong.ko is a test module)
+echo "== build modules against $kdir"
+if ! make -s -C "$top" KDIR="$kdir" RUSTC="$RUSTC" BINDGEN="$BINDGEN" KFI_TESTS=1 modules \
+		>"$logdir/build.log" 2>&1; then
+	tail -30 "$logdir/build.log"
+	echo "bench: module build failed"
+	exit 1
+fi
+# The guest loads its modules from a copy, so that a build in the tree
+# while the guest runs cannot hand it modules of another kernel.
+kodir=$logdir/modules-$variant
+rm -rf "$kodir"
+mkdir -p "$kodir"
+find rust kfi_tcp tests -name '*.ko' -exec cp {} "$kodir/" \;
+
+# ---- guest
+echo "== guest ($variant kernel, QEMU): $repeats runs of each configuration"
+# The guest appends to the log as it goes; it starts with what the host
+# knows (for the report, also when redone later with --report).
+guest_log=$logdir/guest-$variant.log
+vm=TCG
+[ "${KFABRIC_KVM:-0}" = 1 ] && vm=KVM
+{
+	echo "BENCH-INFO date $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "BENCH-INFO rev $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "BENCH-INFO variant $variant"
+	echo "BENCH-INFO host $(uname -r)"
+	echo "BENCH-INFO nproc $(nproc)"
+	echo "BENCH-INFO cpu $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "BENCH-INFO vm $vm"
+} >"$guest_log"
+timeout 1200 "$here/vm.sh" "$kdir" --rwdir "$logdir" \
+	"$top/tests/pingpong/bench.sh $kodir $guest_log $repeats" >"$logdir/vm-$variant.log" 2>&1
+vm_rc=$?
+
+# ---- the report
+rc=0
+report "$guest_log" | tee "$logdir/table.md"
+[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+if [ $vm_rc -ne 0 ]; then
+	tail -5 "$logdir/vm-$variant.log"
+	echo "problem: guest run exited $vm_rc"
+	rc=1
+fi
+echo "logs: $logdir"
+exit $rc
