@@ -10,7 +10,8 @@
 #   scripts/bench.sh [base|debug]
 #   scripts/bench.sh --report GUEST_LOG   the table of an earlier run's log
 # KFI_BENCH_REPEATS (default 5) runs of each configuration; the table
-# shows medians. Logs and the table: .bench-logs/ (KFI_LOGDIR overrides).
+# shows medians. KFI_BENCH_PLAN=SIZE:ITERS,... replaces the guest's sizes
+# and iterations (64:10000,4096:10000,65536:3000,1048576:500). Logs and the table: .bench-logs/ (KFI_LOGDIR overrides).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -162,6 +163,9 @@ if [ "$variant" = --report ]; then
 	exit
 fi
 
+case ${KFI_BENCH_PLAN:-} in
+*[!0-9:,]*) echo "bench: KFI_BENCH_PLAN: expected SIZE:ITERS,..." >&2; exit 2 ;;
+esac
 "$here/setup.sh" || exit 1
 kdir=$("$here/kernel.sh" "$variant") || exit 1
 
@@ -200,7 +204,7 @@ vm=TCG
 	echo "BENCH-INFO vm $vm"
 } >"$guest_log"
 timeout 1200 "$here/vm.sh" "$kdir" --rwdir "$logdir" \
-	"$top/tests/pingpong/bench.sh $kodir $guest_log $repeats" >"$logdir/vm-$variant.log" 2>&1
+	"$top/tests/pingpong/bench.sh $kodir $guest_log $repeats ${KFI_BENCH_PLAN:-}" >"$logdir/vm-$variant.log" 2>&1
 vm_rc=$?
 
 # ---- the report

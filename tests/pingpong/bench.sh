@@ -8,7 +8,7 @@
 # with wait=sleep (blocking reads); fi_pingpong only polls. Every
 # configuration runs REPEATS times, interleaved (run 1 of everything, then
 # run 2...), one session per size; the host takes the median.
-#   bench.sh KODIR [LOG [REPEATS]]
+#   bench.sh KODIR [LOG [REPEATS [PLAN]]]
 # KODIR holds kfabric.ko, kfi_tcp.ko and kfi_pingpong.ko. With LOG, all
 # output is appended to that file (in a writable shared directory) as it
 # happens. Lines for the host (client-side numbers):
@@ -26,7 +26,9 @@ repeats=${3:-5}
 
 # size:iterations. Small messages are cheap, so many iterations; the
 # large ones are bandwidth-bound (a few ms per round trip under TCG).
+# PLAN replaces it, comma-separated (e.g. 1048576:500,65536:3000).
 plan="64:10000 4096:10000 65536:3000 1048576:500"
+[ -n "${4:-}" ] && plan=${4//,/ }
 
 dbg=/sys/kernel/debug/kfi_pingpong
 oob_port=47592		# fi_pingpong's control port, also kfi_pingpong's
