@@ -93,6 +93,7 @@ report() {
 		B[k] = B[k] " " $8
 	}
 	$1 == "BENCH-FAIL" { fails[++nfails] = $0 }
+	$1 == "BENCH-CNTR" { cn[++ncntr] = sprintf("| %s | %s | %s | %s |", $2, $3, $4, $5) }
 	END {
 		printf "kfabric benchmark, %s (kfabric %s)\n", date, rev
 		printf "machine: %s CPUs, %s (host Linux %s); guest: QEMU %s, %s vCPUs, Linux %s (%s test kernel)\n",
@@ -138,6 +139,16 @@ report() {
 				range(L["kfi sleep " s]), range(L["raw sleep " s])
 		}
 		print ""
+		if (ncntr) {
+			print "counter add with triggered operations pending (kfi_cntr_bench; add: mean of 100000 adds, none due;"
+			print "fire add: the one add that makes all pending due; fire all: until they have all run):"
+			print ""
+			print "| pending | add (ns) | fire add (ns) | fire all (us) |"
+			print "|---:|---:|---:|---:|"
+			for (i = 1; i <= ncntr; i++)
+				print cn[i]
+			print ""
+		}
 		printf "targets met: %d of %d; guest run: %s s\n", met, targets, seconds == "" ? "?" : seconds
 		for (i = 1; i <= nfails; i++)
 			print "failed: " substr(fails[i], 12)

@@ -148,6 +148,15 @@ for run in $(seq 1 "$repeats"); do
 done
 echo "BENCH-INFO seconds $(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.0f", b - a }')"
 
+# Counter adds with 0, 1 and 1000 triggered operations pending
+# (tests/bench/kfi_cntr_bench.ko runs at load and prints one line each).
+if insmod "$ko/kfi_cntr_bench.ko"; then
+	dmesg | sed -n 's/.*kfi_cntr_bench: pending=\([0-9]*\) add_ns=\([0-9]*\) fire_add_ns=\([0-9]*\) fire_all_us=\([0-9]*\).*/BENCH-CNTR \1 \2 \3 \4/p'
+	rmmod kfi_cntr_bench
+else
+	fail cntr add all 0 "kfi_cntr_bench failed to run"
+fi
+
 if ! { rmmod kfi_pingpong && rmmod kfi_tcp && rmmod kfabric; }; then
 	fail all all all 0 "cannot unload the modules"
 fi
