@@ -60,4 +60,5 @@ clean-objs:
 	find . \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '*.cmd' -o -name 'modules.order' -o -name 'Module.symvers' \
 		-o -name '*.rmeta' -o -name '*_generated.rs' -o -name '*.d' \) \
-		-not -path './.git/*' -delete
+		-not -path './.git/*' -not -path './.check-logs/*' \
+		-not -path './.bench-logs/*' -delete

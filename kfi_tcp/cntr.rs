@@ -473,10 +473,11 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_close(fid: *mut sys::kfid) -> c_int
     unsafe { (*d).remove_cntr(p) };
     c.flush(|_| true, trig::cancelled);
     // Stop the work item (waits for a running issue), then fail what was
-    // due but not issued.
-    // SAFETY: the counter is unpublished from the domain; nothing else
-    // queues its work now (the consumer closed it).
-    drop(unsafe { (*p).work.take() });
+    // due but not issued. Nothing queues it again: no endpoint is bound,
+    // no operation targets the counter, the consumer is closing it.
+    if let Some(w) = &c.work {
+        w.cancel_sync();
+    }
     loop {
         let t = c.state.lock().ready.pop_front();
         let Some(t) = t else { break };

@@ -3,9 +3,11 @@
 //!
 //! Entries live in a ring of fixed-size slots allocated at open
 //! (`logic::eq`), so posting an event never allocates. The ring is
-//! protected by a spinlock taken only in process context: the provider
-//! posts its connection events from work items, never from the socket
-//! callbacks themselves. `sread` sleeps on a condition variable; the
+//! protected by a spinlock taken with bottom halves disabled
+//! (`sync::SpinLockBh`): the provider posts its connection events from
+//! work items, never from the socket callbacks themselves, but consumers
+//! may read (`kfi_eq_read`, `readerr`, documented for any context) from
+//! softirq context. `sread` sleeps on a condition variable; the
 //! consumer's event handler is called after an entry is queued, with no
 //! lock held.
 
@@ -16,8 +18,9 @@ use core::ffi::{c_char, c_int, c_void};
 use kernel::bindings;
 use kernel::prelude::*;
 use core::sync::atomic::{AtomicUsize, Ordering};
-use kernel::sync::{CondVar, SpinLock};
-use kernel::{new_condvar, new_spinlock};
+use crate::sync::{new_spinlock_bh, SpinLockBh};
+use kernel::new_condvar;
+use kernel::sync::CondVar;
 
 /// Default and largest number of entries.
 const DEFAULT_SIZE: usize = 256;
@@ -33,7 +36,7 @@ pub(crate) struct Eq {
     eq: sys::kfid_eq,
     fabric: *mut Fabric,
     #[pin]
-    ring: SpinLock<Ring<Slots>>,
+    ring: SpinLockBh<Ring<Slots>>,
     #[pin]
     wait: CondVar,
     /// Endpoints and passive endpoints this EQ is bound to: it cannot
@@ -146,7 +149,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
         // SAFETY: all-zero is a valid header; filled in below.
         eq: unsafe { core::mem::zeroed() },
         fabric: f,
-        ring <- new_spinlock!(Ring::new(crate::ffi::Storage(slots)), "kfi_tcp_eq"),
+        ring <- new_spinlock_bh!(Ring::new(crate::ffi::Storage(slots)), "kfi_tcp_eq"),
         wait <- new_condvar!("kfi_tcp_eq_wait"),
         binds: AtomicUsize::new(0),
     });

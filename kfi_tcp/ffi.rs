@@ -344,6 +344,15 @@ impl DWork {
     }
 }
 
+impl DWork {
+    /// Cancels a queued run and waits for a running one (process
+    /// context).
+    pub(crate) fn cancel_sync(&self) {
+        // SAFETY: live by the invariant.
+        unsafe { sys::kfi_tcp_dwork_cancel(self.0.as_ptr()) }
+    }
+}
+
 impl Drop for DWork {
     fn drop(&mut self) {
         // SAFETY: live by the invariant; freed once, here.

@@ -1256,6 +1256,17 @@ void kfi_tcp_dwork_queue(struct kfi_tcp_dwork *d, unsigned long delay)
 }
 
 /**
+ * kfi_tcp_dwork_cancel() - Cancel the item and wait for a running callback.
+ * @d: The item. It may be queued again afterwards.
+ *
+ * Context: Process context; sleeps.
+ */
+void kfi_tcp_dwork_cancel(struct kfi_tcp_dwork *d)
+{
+	cancel_delayed_work_sync(&d->dw);
+}
+
+/**
  * kfi_tcp_dwork_free() - Cancel the item, wait for a running callback, free.
  * @d: The item, or NULL. Nothing may queue it any more.
  *

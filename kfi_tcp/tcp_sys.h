@@ -185,6 +185,7 @@ struct kfi_tcp_xfer {
 struct kfi_tcp_dwork;
 struct kfi_tcp_dwork *kfi_tcp_dwork_alloc(void (*fn)(void *ctx), void *ctx);
 void kfi_tcp_dwork_queue(struct kfi_tcp_dwork *d, unsigned long delay);
+void kfi_tcp_dwork_cancel(struct kfi_tcp_dwork *d);
 void kfi_tcp_dwork_free(struct kfi_tcp_dwork *d);
 
 int kfi_tcp_xfer_build_msg(struct kfi_tcp_xfer *x, const struct kfi_msg *msg,
