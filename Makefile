@@ -61,4 +61,4 @@ clean-objs:
 		-o -name '*.cmd' -o -name 'modules.order' -o -name 'Module.symvers' \
 		-o -name '*.rmeta' -o -name '*_generated.rs' -o -name '*.d' \) \
 		-not -path './.git/*' -not -path './.check-logs/*' \
-		-not -path './.bench-logs/*' -delete
+		-not -path './.bench-logs/*' -not -path './target/*' -delete

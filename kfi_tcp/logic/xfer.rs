@@ -95,34 +95,21 @@ impl Kind {
 
     /// Flags a `*msg` call of this kind accepts.
     pub const fn allowed_flags(self) -> u64 {
-        let common = F_COMPLETION;
+        // What every transmitting call may ask for.
+        const TX: u64 = F_COMPLETION
+            | F_REMOTE_CQ_DATA
+            | F_INJECT
+            | F_MORE
+            | F_INJECT_COMPLETE
+            | F_TRANSMIT_COMPLETE
+            | F_DELIVERY_COMPLETE;
         match self {
-            Kind::Send | Kind::TSend => {
-                let class = if matches!(self, Kind::Send) { F_MSG } else { F_TAGGED };
-                common
-                    | F_REMOTE_CQ_DATA
-                    | F_INJECT
-                    | F_MORE
-                    | F_INJECT_COMPLETE
-                    | F_TRANSMIT_COMPLETE
-                    | F_DELIVERY_COMPLETE
-                    | class
-                    | F_SEND
-            }
-            Kind::Recv => common | F_MULTI_RECV | F_MORE | F_MSG | F_RECV,
-            Kind::TRecv => common | F_MORE | F_TAGGED | F_RECV,
-            Kind::Read => common | F_MORE | F_RMA | F_READ,
-            Kind::Write => {
-                common
-                    | F_REMOTE_CQ_DATA
-                    | F_INJECT
-                    | F_MORE
-                    | F_INJECT_COMPLETE
-                    | F_TRANSMIT_COMPLETE
-                    | F_DELIVERY_COMPLETE
-                    | F_RMA
-                    | F_WRITE
-            }
+            Kind::Send => TX | F_MSG | F_SEND,
+            Kind::TSend => TX | F_TAGGED | F_SEND,
+            Kind::Recv => F_COMPLETION | F_MULTI_RECV | F_MORE | F_MSG | F_RECV,
+            Kind::TRecv => F_COMPLETION | F_MORE | F_TAGGED | F_RECV,
+            Kind::Read => F_COMPLETION | F_MORE | F_RMA | F_READ,
+            Kind::Write => TX | F_RMA | F_WRITE,
         }
     }
 }
