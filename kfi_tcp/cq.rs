@@ -125,7 +125,6 @@ impl Cq {
     /// # Safety
     /// `fid` is the fid of a live CQ of this provider: check it with
     /// [`Cq::is_cq`] first when it comes from a consumer.
-    #[allow(dead_code)] // for kfi_ep_bind (endpoint code, next increment)
     pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Cq {
         // SAFETY: the fid is the first field of the header, itself the
         // first field of `Cq` (caller's contract: a live CQ of ours).
@@ -137,7 +136,6 @@ impl Cq {
     ///
     /// # Safety
     /// `fid` is NULL or points to a valid `kfid`.
-    #[allow(dead_code)] // for kfi_ep_bind (endpoint code, next increment)
     pub(crate) unsafe fn is_cq(fid: *const sys::kfid) -> bool {
         // SAFETY: non-NULL and valid by the caller's contract.
         !fid.is_null() && unsafe { sys::kfi_tcp_glue_is_cq(fid) }
@@ -154,19 +152,16 @@ impl Cq {
     }
 
     /// The layout of the entries the consumer reads (never UNSPEC).
-    #[allow(dead_code)] // for the endpoint code (next increment)
     pub(crate) fn format(&self) -> Format {
         self.format
     }
 
     /// Counts an endpoint bound to this CQ (from `kfi_ep_bind`).
-    #[allow(dead_code)] // for the endpoint code (next increment)
     pub(crate) fn bind_ep(&self) {
         self.bound.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Uncounts an endpoint (when it is closed).
-    #[allow(dead_code)] // for the endpoint code (next increment)
     pub(crate) fn unbind_ep(&self) {
         self.bound.fetch_sub(1, Ordering::AcqRel);
     }
@@ -174,7 +169,6 @@ impl Cq {
     /// Promises `n` slots to operations being posted; false when the CQ
     /// has not that much room (the post then fails with -EAGAIN). Any
     /// context but hard interrupts.
-    #[allow(dead_code)] // for the endpoint code (next increment)
     pub(crate) fn try_reserve(&self, n: usize) -> bool {
         self.state.lock().ring.try_reserve(n)
     }
@@ -182,7 +176,6 @@ impl Cq {
     /// Returns `n` promised slots: operations that will write no entry
     /// (a post that failed after reserving; a successful operation posted
     /// without `KFI_COMPLETION` under selective completion).
-    #[allow(dead_code)] // for the endpoint code (next increment)
     pub(crate) fn unreserve(&self, n: usize) {
         if self.state.lock().ring.unreserve(n).is_err() {
             pr_err!("CQ: returned more slots than were reserved\n");
@@ -192,13 +185,11 @@ impl Cq {
     /// Queues the completion of an operation that reserved a slot, wakes
     /// blocking readers and calls the handler if armed. Call with no
     /// provider lock held (the handler runs here).
-    #[allow(dead_code)] // for the endpoint code (next increment)
     pub(crate) fn complete(&self, e: &Completion) {
         self.push_reserved(Entry::Done(*e));
     }
 
     /// As [`Cq::complete`], for a failed operation.
-    #[allow(dead_code)] // for the endpoint code (next increment)
     pub(crate) fn complete_err(&self, e: &ErrCompletion) {
         self.push_reserved(Entry::Failed(*e));
     }
@@ -207,7 +198,6 @@ impl Cq {
     /// remote operation with CQ data) in a free slot; `Full` when there is
     /// none: the caller stops consuming from the peer and retries after the
     /// consumer has read entries.
-    #[allow(dead_code)] // for the endpoint code (next increment)
     pub(crate) fn try_complete_unreserved(&self, e: &Completion) -> core::result::Result<(), Full> {
         self.try_push_unreserved(Entry::Done(*e))
     }

@@ -2,19 +2,24 @@
 //! kfi_tcp.ko: the kfabric sockets provider, registered as "tcp".
 //!
 //! It speaks the wire protocol of userspace libfabric's tcp provider over
-//! kernel TCP sockets (see Documentation/kfi_tcp.md). This increment
-//! provides the provider entry points (`kgetinfo` over the caller's IPv4
-//! interfaces, `kfabric`), the fabric and domain objects, and the frame
-//! codec (`wire/`, host-tested); endpoints, queues and the data path come
-//! next, and every ops slot not implemented yet returns -KFI_ENOSYS.
+//! kernel TCP sockets (see Documentation/kfi_tcp.md): fabric, domain,
+//! event and completion queues, counters, memory regions, passive and
+//! active MSG endpoints, msg/tagged/RMA transfers, triggered operations
+//! and deferred work. Slots not implemented (atomics, address vectors,
+//! scalable endpoints...) return -KFI_ENOSYS.
 //!
 //! Layout:
-//! - `logic/` (+ the core's `host.rs`, `writer.rs`): kernel-independent
-//!   logic, also built as host crates;
+//! - `logic/` (+ the core's `host.rs`, `writer.rs`, the trigger engine
+//!   `kfi_trigger/engine.rs`): kernel-independent logic, also built as host
+//!   crates;
 //! - `ffi.rs`: bindings generated from `include/` and `tcp_sys.h`, RAII
 //!   wrappers (the only `unsafe` besides the C entry points);
 //! - `prov.rs`: `kgetinfo`/`kfabric`; one file per object: `fabric.rs`,
-//!   `domain.rs`, `eq.rs`, `cq.rs`, `mr.rs`;
+//!   `domain.rs`, `eq.rs`, `cq.rs`, `cntr.rs`, `mr.rs`, `pep.rs`, `ep.rs`;
+//! - `sock.rs`, `kfi_tcp_sock.c`: kernel sockets; `conn.rs` (+ `data.rs`):
+//!   a connection's work item; `wire/`: the frame codec;
+//! - `xfer.rs`: an endpoint's transfer queues; `trig.rs`: triggered
+//!   operations and deferred work;
 //! - `sync.rs`: a spinlock taken with bottom halves disabled.
 
 use kernel::prelude::*;
