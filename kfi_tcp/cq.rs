@@ -151,11 +151,6 @@ impl Cq {
         unsafe { &*kernel::container_of!(cq, Cq, cq) }
     }
 
-    /// The layout of the entries the consumer reads (never UNSPEC).
-    pub(crate) fn format(&self) -> Format {
-        self.format
-    }
-
     /// Counts an endpoint bound to this CQ (from `kfi_ep_bind`).
     pub(crate) fn bind_ep(&self) {
         self.bound.fetch_add(1, Ordering::AcqRel);
