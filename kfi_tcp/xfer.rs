@@ -1115,12 +1115,12 @@ impl EpData {
             }
             (tx, rx, q.conn.take(), q.cfg)
         };
-        // SAFETY (both): bound CQs, still bound (the caller unbinds after).
-        if let (Some(cq), true) = (cfg.tx_cq, tx > 0) {
-            unsafe { &*cq }.unreserve(tx);
-        }
-        if let (Some(cq), true) = (cfg.rx_cq, rx > 0) {
-            unsafe { &*cq }.unreserve(rx);
+        for (cq, n) in [(cfg.tx_cq, tx), (cfg.rx_cq, rx)] {
+            if let (Some(cq), true) = (cq, n > 0) {
+                // SAFETY: a bound CQ, still bound (the caller unbinds
+                // after this returns).
+                unsafe { &*cq }.unreserve(n);
+            }
         }
         conn
     }
