@@ -46,33 +46,33 @@
 //! front leaves its own slot's name behind. So freeing a slot writes
 //! nothing outside the entries already being touched.
 //!
-//! # Order: a heap, plus a sorted run for big jumps
+//! # Order: a heap, plus a sorted run
 //! Positions `0..heap_len` form a 4-ary min-heap on `(threshold, seq)`.
 //! The whole key sits in the entry, so sifting reads contiguous memory and
 //! picks the earliest of four children without data-dependent branches.
 //! Post and cancel are O(log n), and so is a pop.
 //!
 //! A pop from a heap of a million operations still costs a few cache and
-//! TLB misses in its bottom levels. When a value jump makes a large part
-//! of the heap due at once (at least 1/[`BATCH_FRACTION`] of it, and at
-//! least [`BATCH_MIN`] operations), the engine instead moves every due
-//! entry into a *sorted run* at the top end of the storage, sorts it once,
-//! and rebuilds the heap from the rest: O(n + k log k) for the k due
-//! operations, all of it sequential memory access, and pops from the run
-//! cost O(1) each. That is only done for operations that are due (the
-//! caller is about to pop them all), so the cost is O(log n) amortized
-//! over those pops; but the one `pop_ready` call that does it takes
-//! O(n + k log k): about 55 ms for a million due operations on the machine
-//! `trigger-bench` ran on, where popping them one by one from the heap
-//! takes about 300 ms. A caller that drains a bounded number per lock
-//! hold should know that the first call of a big drain does all the sorting
-//! ([`Engine::set_batch_min`] with `usize::MAX` turns it off).
+//! TLB misses in its bottom levels (about 400 ns on the machine
+//! `trigger-bench` ran on). So when a pop finds a due operation at the
+//! root of a heap of at least [`BATCH_MIN`] entries, and the *sorted run*
+//! at the top end of the storage is empty, the engine moves the whole heap
+//! into the run and sorts it once (O(n log n), sequential memory access),
+//! due or not; pops from the run then cost O(1) each. Every operation is
+//! sorted into a run at most once, so that is O(log n) per operation
+//! posted, and firing one at a time from a million pending runs about as
+//! fast as firing them all after one jump. The price is that the one
+//! `pop_ready` call that sorts takes O(n log n): about 55 ms for a million
+//! pending operations, 4 ms for 100 000, none below [`BATCH_MIN`] (the
+//! module calls it under the counter's lock; a caller that cannot afford
+//! that turns it off with [`Engine::set_batch_min`]`(usize::MAX)`).
 //!
 //! A pop takes the earlier of the heap's root and the run's front. Posts
-//! always go into the heap (an operation posted after the jump can still
-//! come before run entries if the value went down meanwhile; the
-//! comparison handles it). Cancelling an entry in the run marks it dead
-//! (O(1)); it keeps its slot until the run's front passes it.
+//! always go into the heap, so operations posted after the sort interleave
+//! with the run by that comparison. Cancelling an entry in the run marks
+//! it dead (O(1)); it keeps its slot until the run's front passes it, or
+//! until dead entries are more than half the run, when the cancel compacts
+//! the run (O(run), so O(1) amortized per cancel).
 //!
 //! # Handles
 //! A [`Handle`] names an operation by `(slot index, seq)`. A slot is reused
@@ -114,14 +114,9 @@ const DEAD: u64 = u64::MAX;
 /// fit one node's children in two cache lines.
 const ARITY: usize = 4;
 
-/// Fewest due heap entries worth sorting into a run (below this, popping
-/// them from the heap is as fast).
+/// Fewest heap entries worth sorting a run from (below this, popping from
+/// the heap is as fast: it fits in the caches).
 pub const BATCH_MIN: usize = 4096;
-
-/// A jump is sorted into a run when at least `1/BATCH_FRACTION` of the heap
-/// is due: the O(n) partition and rebuild are then paid for by the pops
-/// they save.
-pub const BATCH_FRACTION: usize = 8;
 
 /// The most slots one engine uses: slot indices are `u32`s below
 /// `u32::MAX`. Storage beyond this is ignored.
@@ -246,8 +241,9 @@ pub struct Fired {
 ///   together they name every free slot.
 /// - `dead` run entries have `e_seq == DEAD`; every other entry's seq is
 ///   below `next_seq`, so live seqs are distinct.
-/// - `no_batch_up_to`: the due part of the heap was found too small to
-///   sort at that value; only a heuristic, never needed for correctness.
+/// - A cancel that leaves more than half of the run dead compacts it, so
+///   cancelled operations never hold more slots than the run had live
+///   entries at the last cancel (pops from the front only shrink that).
 pub struct Engine<S> {
     slots: S,
     cap: usize,
@@ -256,7 +252,6 @@ pub struct Engine<S> {
     dead: usize,
     next_seq: u64,
     batch_min: usize,
-    no_batch_up_to: Option<u64>,
 }
 
 impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Engine<S> {
@@ -277,7 +272,6 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Engine<S> {
             dead: 0,
             next_seq: 0,
             batch_min: BATCH_MIN,
-            no_batch_up_to: None,
         }
     }
 
@@ -308,7 +302,7 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Engine<S> {
         self.held() >= self.cap
     }
 
-    /// Sets the fewest due operations worth sorting into a run (default
+    /// Sets the fewest heap entries worth sorting into a run (default
     /// [`BATCH_MIN`]; `usize::MAX` never sorts, small values make tests
     /// exercise the run). Only speed depends on it, never the order.
     pub fn set_batch_min(&mut self, min: usize) {
@@ -360,15 +354,16 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Engine<S> {
     /// loop after every change of the value; a lower value than before
     /// simply finds nothing due.
     ///
-    /// O(log n), except that the first call after a jump that made a large
-    /// part of the heap due sorts that part (see the module documentation).
+    /// O(log n), and O(1) from the sorted run; a call that finds a due
+    /// operation in a heap of [`BATCH_MIN`] or more while the run is empty
+    /// sorts the heap into the run first (see the module documentation).
     pub fn pop_ready(&mut self, value: u64) -> Option<Fired> {
         let (pos, e) = self.peek_min()?;
         if e.threshold > value {
             return None;
         }
-        if pos < self.heap_len && self.run_len() == 0 && self.worth_batching(value) {
-            self.batch(value);
+        if pos < self.heap_len && self.run_len() == 0 && self.heap_len >= self.batch_min {
+            self.batch();
             // The earliest due entry is now the run's front.
             return Some(self.take_run_front());
         }
@@ -393,11 +388,16 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Engine<S> {
             return Some(self.take_run_front().token);
         }
         // Inside the run: removing it would shift the run, so it is marked
-        // and skipped (and its slot freed) when the front gets there.
+        // and skipped (and its slot freed) when the front gets there, or
+        // when dead entries make up half the run and it is compacted.
         let s = self.slots.as_mut();
         s[pos].e_seq = DEAD;
+        let token = s[pos].e_token;
         self.dead += 1;
-        Some(s[pos].e_token)
+        if self.dead * 2 > self.run_len() {
+            self.compact_run();
+        }
+        Some(token)
     }
 
     /// The handle of the operation pending in `slot`, if one is (for a
@@ -478,13 +478,65 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Engine<S> {
         Ok(core::mem::replace(&mut self.slots, new))
     }
 
+    /// Checks every invariant of [`Engine`] (the layout, heap order, run
+    /// order, links and free list); O(n), for tests. Names the first one
+    /// found broken.
+    pub fn audit(&self) -> Result<(), &'static str> {
+        let (s, cap) = (self.slots.as_ref(), self.cap);
+        if self.heap_len > self.run_start || self.run_start > cap || cap > s.len() {
+            return Err("layout");
+        }
+        let key = |p: usize| Entry::at(s, p).key();
+        if (1..self.heap_len).any(|p| key(parent(p)) > key(p)) {
+            return Err("heap order");
+        }
+        let run = self.run_start..cap;
+        let live: usize = run.clone().filter(|&p| s[p].e_seq != DEAD).count();
+        if self.run_len() - live != self.dead {
+            return Err("dead count");
+        }
+        if !run.is_empty() && s[self.run_start].e_seq == DEAD {
+            return Err("dead run front");
+        }
+        let mut last = None;
+        for p in run.clone().filter(|&p| s[p].e_seq != DEAD) {
+            if last.is_some_and(|k| k > key(p)) {
+                return Err("run order");
+            }
+            last = Some(key(p));
+        }
+        // Held entries link back, so no two name the same slot.
+        let held = |p: usize| p < self.heap_len || run.contains(&p);
+        let in_use = |k: usize| k < cap && held(s[k].s_link as usize) && s[s[k].s_link as usize].e_slot as usize == k;
+        for p in (0..cap).filter(|&p| held(p)) {
+            let k = s[p].e_slot as usize;
+            if k >= cap || s[k].s_link as usize != p || (s[p].e_seq >= self.next_seq && s[p].e_seq != DEAD) {
+                return Err("held entry");
+            }
+        }
+        // Gap names are free slots; with the held ones they name each slot
+        // once (checked by power sums, which a repeat cannot keep equal
+        // by chance in practice).
+        if (self.heap_len..self.run_start).any(|p| s[p].e_slot as usize >= cap || in_use(s[p].e_slot as usize)) {
+            return Err("gap names a slot in use");
+        }
+        let sums = |f: &dyn Fn(usize) -> u128| (0..cap).fold((0u128, 0u128, 0u128), |(a, b, c), p| {
+            let x = f(p);
+            (a.wrapping_add(x), b.wrapping_add(x.wrapping_mul(x)), c.wrapping_add(x.wrapping_mul(x).wrapping_mul(x)))
+        });
+        if sums(&|p| s[p].e_slot as u128) != sums(&|p| p as u128) {
+            return Err("free list");
+        }
+        Ok(())
+    }
+
     /// Gives the storage back.
     pub fn into_storage(self) -> S {
         self.slots
     }
 
-    /// Entries in the sorted run, cancelled ones included (0 unless a big
-    /// jump was sorted; for statistics and tests).
+    /// Entries in the sorted run, cancelled ones included (for statistics
+    /// and tests).
     pub fn run_len(&self) -> usize {
         self.cap - self.run_start
     }
@@ -571,59 +623,49 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Engine<S> {
         front.fired()
     }
 
-    /// True when enough of the heap is due at `value` to sort it into a run
-    /// (the run being empty). Counting stops at the threshold, so it costs
-    /// at most what popping that many would.
-    fn worth_batching(&mut self, value: u64) -> bool {
-        let n = self.heap_len;
-        if n < self.batch_min || matches!(self.no_batch_up_to, Some(v) if value <= v) {
-            return false;
-        }
-        let need = (n / BATCH_FRACTION).max(self.batch_min).max(1);
-        if count_due(self.slots.as_ref(), n, value, need) >= need {
-            true
-        } else {
-            self.no_batch_up_to = Some(value);
-            false
-        }
-    }
-
-    /// Moves every heap entry due at `value` into the (empty) run, sorted,
-    /// rebuilds the heap from the rest, and relinks the slots in use.
-    fn batch(&mut self, value: u64) {
+    /// Sorts the whole heap into the (empty) run: [heap | gap] becomes
+    /// [gap | run], and the slots in use are relinked. O(n log n), all of it
+    /// sequential memory access; every entry is sorted into a run at most
+    /// once, so that cost is O(log n) per operation posted.
+    fn batch(&mut self) {
         let (n, cap) = (self.heap_len, self.cap);
+        let start = cap - n;
         let s = self.slots.as_mut();
-        // Partition: not due to 0..keep, due to keep..n. Whole slots move,
-        // slot roles included; the links of slots in use are rebuilt below,
-        // and those of free slots mean nothing.
-        let (mut keep, mut end) = (0, n);
-        while keep < end {
-            if s[keep].e_threshold <= value {
-                end -= 1;
-                s.swap(keep, end);
-            } else {
-                keep += 1;
-            }
-        }
-        // [due | gap] becomes [gap | due]: the run at the top end, the gap
-        // (the free slots' names) after the shrunken heap.
-        let start = cap - (n - keep);
-        s[keep..cap].rotate_left(n - keep);
+        // Whole slots move here, slot roles included; the links of slots
+        // in use are rebuilt below, and those of free slots mean nothing.
+        s[..cap].rotate_left(n);
         s[start..cap].sort_unstable_by_key(|e| Entry::at_ref(e).key());
-        // Heapify the rest bottom-up (Floyd).
-        if keep > 1 {
-            for p in (0..=parent(keep - 1)).rev() {
-                let e = Entry::at(s, p);
-                sift_down(s, p, keep, e);
-            }
-        }
-        for pos in (0..keep).chain(start..cap) {
+        for pos in start..cap {
             let k = s[pos].e_slot as usize;
             s[k].s_link = pos as u32;
         }
-        self.heap_len = keep;
+        self.heap_len = 0;
         self.run_start = start;
-        self.no_batch_up_to = None;
+    }
+
+    /// Drops the run's cancelled entries: live entries close up at the top
+    /// end in their order, and the positions freed join the gap, each still
+    /// naming its (now free) slot. O(run length). Only entry roles move.
+    fn compact_run(&mut self) {
+        let (cap, start) = (self.cap, self.run_start);
+        let s = self.slots.as_mut();
+        let mut w = cap;
+        for r in (start..cap).rev() {
+            if s[r].e_seq == DEAD {
+                continue;
+            }
+            w -= 1;
+            if w != r {
+                // s[w] is a dead entry (live ones before it were all moved
+                // up already): trade places, so its slot name stays in the
+                // run's lower part, which becomes gap.
+                let (live, dead) = (Entry::at(s, r), Entry::at(s, w));
+                dead.place(s, r);
+                live.place(s, w);
+            }
+        }
+        self.run_start = w;
+        self.dead = 0;
     }
 }
 
@@ -728,46 +770,6 @@ fn sift_down(s: &mut [Slot], mut pos: usize, len: usize, e: Entry) {
         pos = best;
     }
     e.place(s, pos);
-}
-
-/// Number of entries due at `value` in a heap of `len`, counted up to
-/// `limit`. Due entries form a subtree at the root (a parent is never
-/// later than its children), so a depth-first walk that does not descend
-/// below entries not due visits at most `ARITY + 1` positions per due
-/// entry; it walks by position arithmetic, without a stack.
-fn count_due(s: &[Slot], len: usize, value: u64, limit: usize) -> usize {
-    let due = |p: usize| s[p].e_threshold <= value;
-    if len == 0 || !due(0) {
-        return 0;
-    }
-    let (mut count, mut pos) = (1, 0);
-    'walk: while count < limit {
-        if let Some(c) = first_child(pos, len) {
-            pos = c;
-            if due(c) {
-                count += 1;
-                continue;
-            }
-        }
-        // pos is a due leaf or a first child not due: go on with the next
-        // due sibling of pos, or of its nearest ancestor that has one.
-        loop {
-            if pos == 0 {
-                break 'walk;
-            }
-            // Siblings are parent*ARITY + 1 ..= parent*ARITY + ARITY.
-            if pos % ARITY != 0 && pos + 1 < len {
-                pos += 1;
-                if due(pos) {
-                    count += 1;
-                    continue 'walk;
-                }
-            } else {
-                pos = parent(pos);
-            }
-        }
-    }
-    count
 }
 
 /// A counter's two values and the trigger value derived from them (the

@@ -159,6 +159,25 @@ fn engine_fire_step(thr: &[u64], batch_min: usize) -> Rate {
     r
 }
 
+/// The longest single `pop_ready` call in a fire (+1) run: the one that
+/// sorts the heap into the run (what a counter update holding the lock for
+/// that call costs at worst).
+fn engine_longest_pop(thr: &[u64]) -> Duration {
+    let mut e = engine_filled(thr, BATCH_MIN);
+    let mut longest = Duration::ZERO;
+    for v in 1..=thr.len() as u64 {
+        loop {
+            let t0 = Instant::now();
+            let f = e.pop_ready(v);
+            longest = longest.max(t0.elapsed());
+            if black_box(f).is_none() {
+                break;
+            }
+        }
+    }
+    longest
+}
+
 // ------------------------------------------------- baseline: unsorted list
 
 /// Operations in post order; `(threshold, seq, token)`.
@@ -385,6 +404,7 @@ fn main() {
     println!("| {:<17} | {:>9} | {:>10} | {:>12} | {:>10} |", "structure", "pending", "post", "fire (jump)", "fire (+1)");
     println!("|{:-<19}|{:->11}|{:->12}|{:->14}|{:->12}|", "", ":", ":", ":", ":");
     let started = Instant::now();
+    let mut longest = Vec::new();
     for &n in &SIZES {
         let thr = thresholds(n, 0x9e37_79b9_7f4a_7c15 ^ n as u64);
         let post = best_of(|| engine_post(&thr));
@@ -408,6 +428,7 @@ fn main() {
             ("unsorted list", [unsorted_post(&thr), unsorted_fire(&thr, false), unsorted_fire(&thr, true)]),
             ("sorted list", [sorted_post(&thr), sorted_fire(&thr, false), sorted_fire(&thr, true)]),
         ];
+        longest.push(format!("{:.0} µs at {} k", engine_longest_pop(&thr).as_secs_f64() * 1e6, n / 1000));
         for (name, [p, j, s]) in rows {
             let pending = format!("{} k", n / 1000);
             println!(
@@ -421,5 +442,6 @@ fn main() {
         }
     }
     println!();
+    println!("engine, longest single pop_ready in fire (+1) (the sort): {}", longest.join(", "));
     println!("total bench time: {:.1} s", started.elapsed().as_secs_f64());
 }

@@ -267,7 +267,7 @@ fn seqs_increase_and_slots_are_reused() {
 }
 
 #[test]
-fn big_jump_sorts_into_a_run_with_the_same_order() {
+fn a_due_pop_sorts_the_heap_into_a_run_with_the_same_order() {
     let mut e = engine(64);
     e.set_batch_min(0);
     let hs: Vec<Handle> = (0..40).map(|i| queue(&mut e, (i * 17) % 23 + 1, i)).collect();
@@ -303,7 +303,8 @@ fn big_jump_sorts_into_a_run_with_the_same_order() {
     want.sort();
     want.remove(want.iter().position(|&t| t == 6).unwrap());
     assert_eq!(got, want);
-    assert_eq!(e.run_len(), 0);
+    // the whole heap was sorted: what is not due yet waits in the run
+    assert_eq!(e.run_len(), 40 - want.len() - 1);
     let rest = drain(&mut e, 30);
     // 41 posted, want.len() fired, one cancelled
     assert_eq!(rest.len(), 41 - want.len() - 1);
@@ -367,4 +368,56 @@ fn token_ring_is_a_fifo_with_push_front_and_growth() {
     let got: Vec<u64> = std::iter::from_fn(|| r.pop_front()).collect();
     assert_eq!(got, vec![9, 3, 4, 5]);
     assert_eq!(r.pop_front(), None);
+}
+
+#[test]
+fn posts_after_the_run_interleave_with_it() {
+    let mut e = engine(64);
+    e.set_batch_min(0);
+    for t in [10u64, 20, 30, 40] {
+        queue(&mut e, t, t);
+    }
+    // the first due pop sorts everything, due or not, into the run
+    assert_eq!(e.pop_ready(10).unwrap().token, 10);
+    assert_eq!(e.run_len(), 3);
+    // later posts go into the heap, before, between and after run entries
+    // (equal thresholds after the earlier post)
+    for t in [15u64, 20, 35, 50] {
+        queue(&mut e, t, t + 1000);
+    }
+    let got: Vec<u64> = std::iter::from_fn(|| e.pop_ready(100).map(|f| f.token)).collect();
+    assert_eq!(got, [1015, 20, 1020, 30, 1035, 40, 1050]);
+    assert!(e.is_empty());
+    assert_eq!(e.held(), 0);
+}
+
+#[test]
+fn cancelling_most_of_the_run_gives_the_slots_back() {
+    let mut e = engine(16);
+    e.set_batch_min(0);
+    let hs: Vec<Handle> = (1..=16u64).map(|t| queue(&mut e, t, t)).collect();
+    assert!(e.is_full());
+    assert_eq!(e.pop_ready(1).unwrap().token, 1);
+    assert_eq!(e.run_len(), 15);
+    // cancel 16, 14, ..., 4 from the back: dead entries may hold up to
+    // half the run's slots...
+    for h in hs[3..].iter().rev().step_by(2) {
+        assert!(e.cancel(*h).is_some());
+        assert_eq!(e.audit(), Ok(()));
+    }
+    assert_eq!((e.len(), e.held()), (8, 15));
+    // ...and one more compacts it
+    assert_eq!(e.cancel(hs[14]), Some(15));
+    assert_eq!(e.audit(), Ok(()));
+    assert_eq!((e.len(), e.held(), e.run_len()), (7, 7, 7));
+    // the freed slots are reusable; order and handles survive compaction
+    while !e.is_full() {
+        queue(&mut e, 100, 0);
+    }
+    assert_eq!(e.audit(), Ok(()));
+    for t in [2u64, 3, 5, 7, 9, 11, 13] {
+        assert_eq!(e.threshold(hs[t as usize - 1]), Some(t));
+    }
+    let got: Vec<u64> = std::iter::from_fn(|| e.pop_ready(16).map(|f| f.token)).collect();
+    assert_eq!(got, [2, 3, 5, 7, 9, 11, 13]);
 }

@@ -126,6 +126,7 @@ fn check_state(e: &Engine<Vec<Slot>>, m: &Model, v: u64) -> Result<(), TestCaseE
     prop_assert!(e.held() == e.len() || e.run_len() > 0);
     prop_assert_eq!(e.is_full(), e.held() == e.capacity());
     prop_assert_eq!(e.storage().len(), e.capacity());
+    prop_assert_eq!(e.audit(), Ok(()));
     Ok(())
 }
 
@@ -400,6 +401,7 @@ fn soak_default_tuning() {
             }
         }
         assert_eq!(e.len(), model.len());
+        assert_eq!(e.audit(), Ok(()));
         if round % 4 == 3 {
             // Drain everything due.
             while pop(&mut e, &mut model, &mut keys, value) {}
