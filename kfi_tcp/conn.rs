@@ -251,7 +251,7 @@ impl Conn {
         let mut sent = 0;
         let mut r = Ok(());
         while sent < ctl.len {
-            match self.sock.send(&seg, sent, ctl.len - sent, false) {
+            match self.sock.send(&seg, sent, ctl.len - sent, false, false) {
                 Ok(n) => sent += n,
                 Err(e) => {
                     r = Err(e);
@@ -430,7 +430,7 @@ impl Conn {
     fn send_ctl(&self, io: &mut Io) -> Option<Step> {
         let c = io.ctl.as_ref()?;
         let seg = [sock::kseg(&c.buf[..c.len])];
-        match self.sock.send(&seg, io.ctl_sent, c.len - io.ctl_sent, false) {
+        match self.sock.send(&seg, io.ctl_sent, c.len - io.ctl_sent, false, false) {
             Ok(n) => {
                 io.ctl_sent += n;
                 if io.ctl_sent < c.len {

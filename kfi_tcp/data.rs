@@ -9,7 +9,10 @@
 //!   order) followed by the consumer's segments (or the inject copy),
 //!   written with one non-blocking `sendmsg` per step, `MSG_MORE` while
 //!   more is queued. Done when the last byte is taken by the socket,
-//!   or on the peer's ACK when one was asked for.
+//!   or on the peer's ACK when one was asked for. The payloads of
+//!   operations done on the peer's ACK and of read responses are sent
+//!   zero-copy (`MSG_SPLICE_PAGES`, pages that allow it); others are
+//!   copied, since their buffers may be reused once the socket has them.
 //! - **rx**: the 16-byte base header, then the rest of the header
 //!   (`wire::header_len` validates everything that decides how the stream
 //!   is cut before a byte more is read), then the payload, received
@@ -248,11 +251,21 @@ impl Conn {
         segs[0] = sock::kseg(&cur.hdr[..cur.hdr_len]);
         let mut n = 1;
         let mut more = false;
+        // Zero copy where the memory stays put until the peer has it: an
+        // operation that completes on the peer's ACK, and a read response
+        // (registered memory, which the consumer keeps while peers may
+        // read it). Everything else completes when the socket has taken
+        // the bytes, so they are copied.
+        let mut splice = false;
         let payload: &[Seg] = match &cur.what {
             TxWhat::Ack => &[],
-            TxWhat::Rsp(r) => r.segs(),
+            TxWhat::Rsp(r) => {
+                splice = true;
+                r.segs()
+            }
             TxWhat::Op(_, op) => {
                 more = op.flags & rules::F_MORE != 0;
+                splice = op.ack && !op.inject;
                 if op.kind == Kind::Read {
                     &[]
                 } else if op.inject {
@@ -269,7 +282,7 @@ impl Conn {
             n += 1;
         }
         let more = more || !d.rsp.is_empty() || ep.tx_more();
-        match self.sock.send(&segs[..n], cur.sent, cur.total - cur.sent, more) {
+        match self.sock.send(&segs[..n], cur.sent, cur.total - cur.sent, more, splice) {
             Ok(k) => {
                 let done = {
                     let Some(c) = d.tx.as_mut() else { return Ok(false) };

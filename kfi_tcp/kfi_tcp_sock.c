@@ -415,6 +415,25 @@ static int kfi_tcp_sk_bvecs(struct bio_vec *bv, int max,
 
 #define KFI_TCP_SK_BVECS 32
 
+/* Payload bytes sent by splicing pages (MSG_SPLICE_PAGES) since load. */
+static atomic64_t kfi_tcp_spliced = ATOMIC64_INIT(0);
+
+/**
+ * kfi_tcp_stat_spliced() - Bytes the provider has sent without copying.
+ *
+ * Counts the bytes handed to TCP with MSG_SPLICE_PAGES (the socket keeps
+ * references to the pages instead of copying them) since the module was
+ * loaded, over all connections. For statistics and tests.
+ *
+ * Context: Any context.
+ * Return: The byte count.
+ */
+u64 kfi_tcp_stat_spliced(void)
+{
+	return atomic64_read(&kfi_tcp_spliced);
+}
+EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_spliced, KFI_TCP_STATS);
+
 /**
  * kfi_tcp_sk_send() - Send bytes of a list of segments without blocking.
  * @s: The socket.
@@ -423,31 +442,55 @@ static int kfi_tcp_sk_bvecs(struct bio_vec *bv, int max,
  * @skip: Bytes of @segs already sent.
  * @len: Bytes to send after @skip.
  * @more: More data follows at once (MSG_MORE).
+ * @splice: The caller keeps the memory unchanged until the peer has
+ *          received it, so pages may be spliced rather than copied.
  *
- * The data is copied into the socket's buffers (no MSG_SPLICE_PAGES): the
- * caller may complete the operation, and the consumer reuse its buffer, as
- * soon as this returns. Sends at most 32 pages' worth per call.
+ * Without @splice the data is copied into the socket's buffers: the caller
+ * may complete the operation, and the consumer reuse its buffer, as soon as
+ * this returns. With @splice, pages that may be referenced from an skb
+ * (sendpage_ok(): not slab memory) are passed with MSG_SPLICE_PAGES: TCP
+ * holds references to them, not copies, until the bytes are acknowledged.
+ * One call sends either spliceable pages or others, never both (the
+ * header in front of a payload goes by itself, copied). Sends at most 32
+ * pages' worth per call.
  *
  * Context: Process context.
  * Return: Bytes sent (> 0), -EAGAIN when the socket is full, or a negative
  * errno.
  */
 ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
-			int n, size_t skip, size_t len, bool more)
+			int n, size_t skip, size_t len, bool more, bool splice)
 {
 	struct bio_vec bv[KFI_TCP_SK_BVECS];
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 	size_t total;
+	ssize_t ret;
 	int nb;
 
 	nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n, skip, len,
 			      &total);
 	if (!nb)
 		return 0;
+	if (splice) {
+		bool ok = sendpage_ok(bv[0].bv_page);
+		size_t t = bv[0].bv_len;
+		int i;
+
+		for (i = 1; i < nb && sendpage_ok(bv[i].bv_page) == ok; i++)
+			t += bv[i].bv_len;
+		nb = i;
+		total = t;
+		splice = ok;
+	}
 	if (more || total < len)
 		msg.msg_flags |= MSG_MORE;
+	if (splice)
+		msg.msg_flags |= MSG_SPLICE_PAGES;
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nb, total);
-	return sock_sendmsg(s->sock, &msg);
+	ret = sock_sendmsg(s->sock, &msg);
+	if (splice && ret > 0)
+		atomic64_add(ret, &kfi_tcp_spliced);
+	return ret;
 }
 
 /**

@@ -141,10 +141,16 @@ impl Sock {
 
     /// Sends up to `len` bytes of `segs` after the first `skip`, without
     /// blocking: the bytes taken, or `EAGAIN` when the socket is full.
-    pub(crate) fn send(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize, more: bool) -> Result<usize> {
+    /// `splice`: the memory stays unchanged until the peer has received
+    /// it, so its pages may be passed by reference (zero copy) rather
+    /// than copied (see `kfi_tcp_sk_send`).
+    pub(crate) fn send(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
         // SAFETY: our live socket; `segs` describe memory valid for the
-        // call (kernel virtual ranges or pages owned by the caller).
-        let n = unsafe { sys::kfi_tcp_sk_send(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len, more) };
+        // call (kernel virtual ranges or pages owned by the caller), and
+        // with `splice` the caller keeps it unchanged until the peer has
+        // it (the pages themselves stay alive through the socket's
+        // references).
+        let n = unsafe { sys::kfi_tcp_sk_send(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len, more, splice) };
         if n < 0 {
             Err(Error::from_errno(n as c_int))
         } else {

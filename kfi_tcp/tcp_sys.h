@@ -125,7 +125,8 @@ void kfi_tcp_sk_shutdown(struct kfi_tcp_sk *s);
 int kfi_tcp_sk_state(struct kfi_tcp_sk *s, int *err);
 int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer);
 ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
-			int n, size_t skip, size_t len, bool more);
+			int n, size_t skip, size_t len, bool more, bool splice);
+u64 kfi_tcp_stat_spliced(void);
 ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len);
 size_t kfi_tcp_segs_copy_to(const struct kfi_tcp_seg *segs, int n,

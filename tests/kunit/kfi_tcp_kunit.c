@@ -1700,6 +1700,94 @@ static void tcp_msg_delivery_complete(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/* kfi_tcp's count of payload bytes sent by reference (MSG_SPLICE_PAGES) */
+u64 kfi_tcp_stat_spliced(void);
+
+/*
+ * Zero copy: the payload of a send that completes on the peer's ACK, and a
+ * read response from a registered region, go by page reference (every byte
+ * counted as spliced); a plain send and a send from slab memory are copied.
+ */
+static void tcp_msg_zero_copy(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	size_t n = 1 << 20;
+	struct kvec iov;
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1 };
+	struct kfid_mr *mr;
+	u8 *src, *dst, *reg, *small;
+	u64 before;
+
+	src = vmalloc(n);
+	dst = vzalloc(n);
+	reg = vmalloc(n);
+	small = kunit_kmalloc(test, 3000, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	KUNIT_ASSERT_NOT_NULL(test, reg);
+	KUNIT_ASSERT_NOT_NULL(test, small);
+	xf_setup(test, &f);
+
+	/* plain send (complete once the socket has it): copied */
+	fill(src, n, 3);
+	before = kfi_tcp_stat_spliced();
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst, n, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src, n, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
+	KUNIT_EXPECT_EQ(test, kfi_tcp_stat_spliced() - before, 0ULL);
+
+	/* delivery complete from vmalloc memory: every payload byte spliced */
+	fill(src, n, 4);
+	memset(dst, 0, n);
+	iov = (struct kvec){ src, n };
+	m.context = src;
+	before = kfi_tcp_stat_spliced();
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst, n, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.c.cep, &m, KFI_DELIVERY_COMPLETE),
+			0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, n);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)src);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
+	KUNIT_EXPECT_EQ(test, kfi_tcp_stat_spliced() - before, (u64)n);
+
+	/* delivery complete from slab memory: copied (not spliceable) */
+	fill(small, 3000, 5);
+	iov = (struct kvec){ small, 3000 };
+	before = kfi_tcp_stat_spliced();
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst, n, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.c.cep, &m, KFI_DELIVERY_COMPLETE),
+			0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(small, dst, 3000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_tcp_stat_spliced() - before, 0ULL);
+
+	/* a read answered from a vmalloc region: the response is spliced */
+	fill(reg, n, 6);
+	memset(dst, 0, n);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, reg, n, KFI_REMOTE_READ,
+					 0, 21, 0, &mr, NULL), 0);
+	before = kfi_tcp_stat_spliced();
+	KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, n, NULL, 0, 0, 21, dst),
+			0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+	KUNIT_EXPECT_EQ(test, e.len, n);
+	KUNIT_EXPECT_EQ(test, memcmp(reg, dst, n), 0);
+	KUNIT_EXPECT_EQ(test, kfi_tcp_stat_spliced() - before, (u64)n);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	xf_teardown(test, &f);
+	vfree(src);
+	vfree(dst);
+	vfree(reg);
+}
+
 static void tcp_msg_multi_recv(struct kunit *test)
 {
 	struct xf_fixture f;
@@ -1964,6 +2052,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_truncation_tears_down),
 	KUNIT_CASE(tcp_msg_cancel),
 	KUNIT_CASE(tcp_msg_delivery_complete),
+	KUNIT_CASE(tcp_msg_zero_copy),
 	KUNIT_CASE(tcp_msg_multi_recv),
 	KUNIT_CASE(tcp_msg_selective_completion),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
@@ -2758,3 +2847,4 @@ kunit_test_suites(&tcp_suite, &tcp_cm_suite, &cq_suite, &tcp_msg_suite,
 
 MODULE_DESCRIPTION("KUnit suite of the kfabric tcp provider");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(KFI_TCP_STATS);
