@@ -4,11 +4,15 @@
 //!
 //! # Contexts and lifetime
 //! A connection is an `Arc<Conn>` with a work item (`io_work`). The socket
-//! callbacks only queue that work (see `sock.rs`); everything else — CM
-//! messages, events, frames — happens in the work item, in process
-//! context, on the provider's `WQ_MEM_RECLAIM` workqueue. The workqueue
-//! never runs one work item on two CPUs at once, so the work's own state
-//! (`io`) is only contended by [`Conn::stop`] after the work stopped.
+//! callbacks only queue that work (see `sock.rs`; a tick late while a
+//! consumer polls, see `conn_wake`); CM messages and events happen in the
+//! work item, in process context, on the provider's `WQ_MEM_RECLAIM`
+//! workqueue. Data frames move in the work item and also in consumers'
+//! calls (`Conn::progress` in `data.rs`: posts and CQ reads, any context
+//! but hard interrupts, never sleeping). The workqueue never runs one work
+//! item on two CPUs at once, so the work's own state (`io`) is only
+//! contended by [`Conn::stop`] after the work stopped; the data state is
+//! shared with the calls through a try-only lock (see "Locks").
 //!
 //! Holders: the endpoint (or, before one exists, the passive endpoint's
 //! lists) holds one reference; a queued work item holds one; the socket
@@ -20,7 +24,13 @@
 //!
 //! # Locks
 //! `shared` (spinlock, process context only): phase, owner, the control
-//! message to send. `io` (mutex): the receive state of the work item.
+//! message to send. `io` (mutex): the control-message state of the work
+//! item. `data` (a [`TryLock`], only ever tried): the data phase's state,
+//! held by the work item while it moves frames, and by a consumer's call
+//! that makes progress itself (`Conn::progress`, any context but hard
+//! interrupts, never sleeping). Whoever finds it held leaves the work to
+//! the holder: a consumer's call kicks the work item instead, the work
+//! item sets `retry` and the holder requeues it on release.
 
 use crate::eq::Eq;
 use crate::xfer::EpData;
@@ -31,12 +41,16 @@ use crate::wire::{ByteOrder, CmHeader, CmType};
 use crate::wire::cm::{CM_HDR_SIZE, MAX_CM_DATA};
 use core::ffi::{c_int, c_void};
 use kernel::prelude::*;
+use crate::sync::{TryGuard, TryLock};
+use crate::ffi::DWork;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::workqueue::{Work, WorkItem};
 use kernel::{impl_has_work, new_mutex, new_spinlock, new_work};
 
 #[path = "data.rs"]
 mod data;
+pub(crate) use data::Progress;
 
 /// Bytes of the largest control message.
 const CM_MSG_MAX: usize = CM_HDR_SIZE + MAX_CM_DATA;
@@ -107,8 +121,6 @@ struct Io {
     peer_data_len: usize,
     /// Byte order of the data frames.
     order: ByteOrder,
-    /// The data phase's state.
-    data: data::DataIo,
 }
 
 /// A connection.
@@ -121,6 +133,25 @@ pub(crate) struct Conn {
     shared: SpinLock<Shared>,
     #[pin]
     io: Mutex<Io>,
+    /// The data phase's state: used by the work item and, opportunistically
+    /// and never sleeping, by the consumer's calls (see `data.rs`).
+    data: TryLock<data::DataIo>,
+    /// Set by whoever failed to take `data` in the work item: the holder
+    /// requeues the work when it lets go.
+    retry: AtomicBool,
+    /// The data phase runs (set by the work item once `Established`,
+    /// cleared when it ends and by `stop`): the consumer's calls may make
+    /// progress themselves.
+    data_on: AtomicBool,
+    /// Jiffies of the last CQ read (by a consumer that polls, without a
+    /// completion handler) that made progress here; 0: none.
+    polled: AtomicU64,
+    /// A socket event happened since a polling CQ read last made progress
+    /// here (reads skip connections without one).
+    dirty: AtomicBool,
+    /// The work item's kick one tick later, for socket events while a
+    /// consumer polls (see `conn_wake`).
+    late: DWork,
 }
 
 impl_has_work! {
@@ -142,7 +173,27 @@ unsafe extern "C" fn conn_wake(ctx: *mut c_void) {
     // SAFETY: by the contract above the connection is alive and its holder
     // keeps a reference, so this clone is never the last one.
     let c: Arc<Conn> = unsafe { ArcBorrow::from_raw(ctx.cast::<Conn>().cast_const()) }.into();
-    let _ = ffi::queue().enqueue(c);
+    c.dirty.store(true, Ordering::SeqCst);
+    if c.polled_recently() {
+        // A consumer polling its CQ moves the data in its own calls; the
+        // work item only backs it up, a tick later (if the consumer
+        // stopped polling meanwhile, that is the delay). Scheduling it now
+        // would take the CPU from a poller to find nothing to do.
+        c.late.queue(1);
+    } else {
+        c.kick();
+    }
+}
+
+/// The late kick (`Conn::late`).
+///
+/// # Safety
+/// `ctx` is `Arc::as_ptr` of a live connection: `stop` cancels this before
+/// its holder lets go.
+unsafe extern "C" fn conn_late(ctx: *mut c_void) {
+    // SAFETY: as above.
+    let c = unsafe { ArcBorrow::<Conn>::from_raw(ctx.cast::<Conn>().cast_const()) };
+    let _ = ffi::queue().enqueue(Arc::<Conn>::from(c));
 }
 
 /// A control message: header then CM data.
@@ -162,6 +213,9 @@ enum Step {
 
 impl Conn {
     fn new(sock: Sock, phase: Phase, owner: Owner, ctl: Option<CtlOut>) -> Result<Arc<Conn>> {
+        // SAFETY: the argument is set below, before anything can queue it,
+        // to the connection, which cancels it in `stop`.
+        let late = unsafe { DWork::new(conn_late, core::ptr::null_mut()) }?;
         let c = Arc::pin_init(
             pin_init!(Conn {
                 work <- new_work!("kfi_tcp_conn"),
@@ -175,11 +229,18 @@ impl Conn {
                     peer_data: [0; MAX_CM_DATA],
                     peer_data_len: 0,
                     order: ByteOrder::NATIVE,
-                    data: data::DataIo::new(),
                 }, "kfi_tcp_conn_io"),
+                data: TryLock::new(data::DataIo::new()),
+                retry: AtomicBool::new(false),
+                data_on: AtomicBool::new(false),
+                polled: AtomicU64::new(0),
+                dirty: AtomicBool::new(true),
+                late,
             }),
             GFP_KERNEL,
         )?;
+        // SAFETY: `stop` cancels the late kick before the last holder goes.
+        unsafe { c.late.set_ctx((&*c as *const Conn).cast_mut().cast()) };
         // SAFETY: the holder (our caller, then the endpoint or pep) keeps a
         // reference until `stop` detached the callbacks.
         unsafe { c.sock.install(conn_wake, (&*c as *const Conn).cast_mut().cast()) };
@@ -209,6 +270,27 @@ impl Conn {
     /// Queues the work item.
     pub(crate) fn kick(self: &Arc<Self>) {
         let _ = ffi::queue().enqueue(self.clone());
+    }
+
+    /// A consumer that polls its CQ made progress here (see `conn_wake`).
+    pub(crate) fn mark_polled(&self) {
+        self.polled.store(ffi::jiffies().max(1), Ordering::Relaxed);
+    }
+
+    /// Takes the "socket event since the last poll" mark.
+    pub(crate) fn take_dirty(&self) -> bool {
+        self.dirty.swap(false, Ordering::SeqCst)
+    }
+
+    /// Sets it again (a poll could not finish).
+    pub(crate) fn set_dirty(&self) {
+        self.dirty.store(true, Ordering::SeqCst);
+    }
+
+    /// Polled in this tick or the previous one.
+    fn polled_recently(&self) -> bool {
+        let p = self.polled.load(Ordering::Relaxed);
+        p != 0 && ffi::jiffies().wrapping_sub(p) <= 1
     }
 
 
@@ -273,6 +355,7 @@ impl Conn {
                 return false;
             }
             s.phase = Phase::Closed;
+            self.data_on.store(false, Ordering::SeqCst);
             s.owner
         };
         self.sock.shutdown();
@@ -289,12 +372,21 @@ impl Conn {
             let mut s = self.shared.lock();
             s.stopping = true;
             s.owner = Owner::None;
+            self.data_on.store(false, Ordering::SeqCst);
         }
         self.sock.detach();
+        // No socket callback can queue the late kick now; a queued one is
+        // cancelled (one running kicks the work, flushed next).
+        self.late.cancel_sync();
         // SAFETY: `self.work` is this connection's initialised work item;
         // flushing waits for the queued or running instance, which sees
         // `stopping` and neither reports nor requeues.
         unsafe { kernel::bindings::flush_work(Work::raw_get(&self.work)) };
+        // A consumer's call may still be making progress (it never sleeps
+        // holding `data`, and sees `data_on` cleared when it next looks).
+        while self.data.is_held() {
+            ffi::sleep_briefly();
+        }
     }
 
     /// One step of the control-message phases; `Idle` when waiting.
@@ -315,8 +407,12 @@ impl Conn {
             Phase::Closed => {
                 // Whatever ended it, operations still queued fail.
                 if let Owner::Ep { data, .. } = owner {
+                    let Some(mut d) = self.lock_data() else {
+                        return Step::Idle;
+                    };
                     // SAFETY: an endpoint stops us before its data goes.
-                    self.cleanup(&mut io.data, unsafe { &*data }, kernel::bindings::ECONNABORTED);
+                    self.cleanup(&mut d, unsafe { &*data }, kernel::bindings::ECONNABORTED);
+                    self.unlock_data(d);
                 }
                 Step::Idle
             }
@@ -410,7 +506,7 @@ impl Conn {
                     Step::Progress
                 }
             },
-            Phase::Established => self.step_data(io, owner),
+            Phase::Established => self.step_data(io.order, owner),
         }
     }
 
@@ -422,7 +518,43 @@ impl Conn {
             return false;
         }
         s.phase = to;
+        if from == Phase::Established {
+            self.data_on.store(false, Ordering::SeqCst);
+        }
         true
+    }
+
+    /// Lets consumers' calls make progress, if the data phase is still on
+    /// (`data_on` changes only under `shared`, with the phase).
+    fn start_calls(&self) {
+        let s = self.shared.lock();
+        if s.phase == Phase::Established && !s.stopping {
+            self.data_on.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// True while consumers' calls may make progress.
+    fn calls_on(&self) -> bool {
+        self.data_on.load(Ordering::SeqCst)
+    }
+
+    /// Takes the data state for the work item; if a consumer's call holds
+    /// it, asks it to requeue the work when done (`None`: come back then).
+    fn lock_data(&self) -> Option<TryGuard<'_, data::DataIo>> {
+        if let Some(g) = self.data.try_lock() {
+            return Some(g);
+        }
+        self.retry.store(true, Ordering::SeqCst);
+        // It may have let go before seeing the request.
+        self.data.try_lock()
+    }
+
+    /// Lets go of the data state, requeueing the work if it asked.
+    fn unlock_data(self: &Arc<Self>, g: TryGuard<'_, data::DataIo>) {
+        drop(g);
+        if self.retry.swap(false, Ordering::SeqCst) {
+            self.kick();
+        }
     }
 
     /// Sends what is left of the control message: `None` once all of it
@@ -481,6 +613,7 @@ impl Conn {
                 return;
             }
             s.phase = Phase::Closed;
+            self.data_on.store(false, Ordering::SeqCst);
         }
         self.sock.shutdown();
         if let Owner::Ep { eq, fid, .. } = owner {
@@ -503,7 +636,10 @@ impl Conn {
     }
 
     fn close_quietly(&self) {
-        self.shared.lock().phase = Phase::Closed;
+        let mut s = self.shared.lock();
+        s.phase = Phase::Closed;
+        self.data_on.store(false, Ordering::SeqCst);
+        drop(s);
         self.sock.shutdown();
     }
 }

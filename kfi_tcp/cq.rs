@@ -35,6 +35,7 @@
 //! blocks is not lost. -EINTR on a pending signal of the task.
 
 use crate::domain::Domain;
+use crate::xfer::{ConnRef, EpData};
 use crate::ffi::{self, einval, sys};
 use crate::logic::cq::{self as rules, Completion, Entry, ErrCompletion, Format, Full, Notify, Ring, Slot, WaitCond};
 use crate::sync::{new_spinlock_bh, SpinLockBh};
@@ -103,6 +104,20 @@ struct State {
     sleepers: usize,
 }
 
+/// Endpoints a CQ makes progress on.
+struct Eps {
+    list: KVec<*const EpData>,
+    /// Where the next read starts (round robin).
+    next: usize,
+}
+
+// SAFETY: the pointers name bound endpoints, valid until they unbind
+// (which takes the lock around this).
+unsafe impl Send for Eps {}
+
+/// Endpoints one CQ read makes progress on (in turn, when more are bound).
+const PROGRESS_EPS: usize = 4;
+
 /// A completion queue: the consumer sees `cq`.
 #[pin_data]
 #[repr(C)]
@@ -113,6 +128,10 @@ pub(crate) struct Cq {
     wait_cond: WaitCond,
     /// Endpoints bound to this CQ; it cannot close while any is.
     bound: AtomicUsize,
+    /// The bound endpoints, for reads to make progress on their
+    /// connections.
+    #[pin]
+    eps: SpinLockBh<Eps>,
     #[pin]
     state: SpinLockBh<State>,
     #[pin]
@@ -151,13 +170,78 @@ impl Cq {
         unsafe { &*kernel::container_of!(cq, Cq, cq) }
     }
 
-    /// Counts an endpoint bound to this CQ (from `kfi_ep_bind`).
-    pub(crate) fn bind_ep(&self) {
+    /// Counts an endpoint bound to this CQ (from `kfi_ep_bind`) and lists
+    /// it for progress: `ep` stays valid until [`Cq::unbind_ep`].
+    pub(crate) fn bind_ep(&self, ep: *const EpData) -> Result {
+        loop {
+            let need = {
+                let mut g = self.eps.lock();
+                if g.list.len() < g.list.capacity() {
+                    // Room: no allocation under the lock.
+                    g.list.push(ep, GFP_ATOMIC)?;
+                    break;
+                }
+                g.list.len() + 1
+            };
+            // Grow outside the lock (process context), then swap in.
+            let mut bigger = KVec::with_capacity(need.max(4) * 2, GFP_KERNEL)?;
+            let old = {
+                let mut g = self.eps.lock();
+                if g.list.capacity() >= bigger.capacity() {
+                    bigger
+                } else {
+                    for p in g.list.iter() {
+                        bigger.push(*p, GFP_ATOMIC)?;
+                    }
+                    core::mem::replace(&mut g.list, bigger)
+                }
+            };
+            drop(old);
+        }
         self.bound.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// True if the consumer gave a completion handler.
+    pub(crate) fn has_handler(&self) -> bool {
+        self.cq.comp_handler.is_some()
+    }
+
+    /// Makes progress on (up to [`PROGRESS_EPS`] of) the bound endpoints'
+    /// connections, in turn, before a read looks at the ring: the data a
+    /// polling consumer waits for moves in its own call, not only when a
+    /// work item gets the CPU. `polling`: a non-blocking read (see
+    /// `ConnRef::poll`). Never sleeps.
+    fn progress(&self, polling: bool) {
+        let mut refs: [Option<ConnRef<'_>>; PROGRESS_EPS] = Default::default();
+        {
+            let mut g = self.eps.lock();
+            let n = g.list.len();
+            if n == 0 {
+                return;
+            }
+            let start = g.next % n;
+            for (k, r) in refs.iter_mut().enumerate().take(n) {
+                let ep = g.list[(start + k) % n];
+                // SAFETY: a bound endpoint unbinds (under this lock) before
+                // it goes, and waits for its `ConnRef`s before that.
+                *r = unsafe { &*ep }.conn_ref();
+            }
+            g.next = (start + PROGRESS_EPS) % n;
+        }
+        for r in refs.iter().flatten() {
+            r.poll(polling);
+        }
     }
 
     /// Uncounts an endpoint (when it is closed).
-    pub(crate) fn unbind_ep(&self) {
+    pub(crate) fn unbind_ep(&self, ep: *const EpData) {
+        {
+            let mut g = self.eps.lock();
+            if let Some(i) = g.list.iter().position(|&p| p == ep) {
+                let _ = ffi::kvec_remove(&mut g.list, i);
+            }
+        }
         self.bound.fetch_sub(1, Ordering::AcqRel);
     }
 
@@ -291,6 +375,7 @@ impl Cq {
         let Some(out) = (unsafe { self.out(buf, count) }) else {
             return einval() as isize;
         };
+        self.progress(true);
         // SAFETY: `src` holds `count` addresses (caller's contract).
         unsafe { self.read_locked(&mut self.state.lock(), out, src) }
     }
@@ -317,6 +402,7 @@ impl Cq {
         } else {
             kernel::time::msecs_to_jiffies(timeout as u32)
         };
+        self.progress(false);
         let mut g = self.state.lock();
         loop {
             let stop = g.ring.ready(threshold) || left == 0 || core::mem::take(&mut g.signaled);
@@ -390,6 +476,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
         format,
         wait_cond,
         bound: AtomicUsize::new(0),
+        eps <- new_spinlock_bh!(Eps { list: KVec::new(), next: 0 }, "kfi_tcp_cq_eps"),
         state <- new_spinlock_bh!(state, "kfi_tcp_cq"),
         wait <- new_condvar!("kfi_tcp_cq_wait"),
     });

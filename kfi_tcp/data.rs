@@ -35,7 +35,8 @@
 //! from the registered memory between frames; a read response fills the
 //! oldest outstanding read (responses carry no id: order is the match).
 
-use super::{Conn, Io, Owner, Phase, Step};
+use super::{Conn, Owner, Phase, Step};
+use kernel::sync::Arc;
 use crate::ffi::{self, sys};
 use crate::logic::xfer::{self as rules, Kind};
 use crate::sock::{self, SkState};
@@ -138,13 +139,88 @@ pub(super) struct DataIo {
     unexp_seen: u64,
     /// Held operations were failed and the queues flushed (once).
     cleaned: bool,
+    /// The endpoint whose data moves here, and the frames' byte order:
+    /// set by the work item when the data phase starts (`ep` valid while
+    /// the connection's `data_on` is set: the endpoint stops the
+    /// connection before its data goes).
+    ep: *const EpData,
+    order: ByteOrder,
+    /// The data phase started here.
+    started: bool,
+    /// A consumer's call found the connection broken; the work item
+    /// reports it (that may sleep).
+    broken: Option<Broken>,
 }
+
+// SAFETY: `ep` is only dereferenced under the rules above; the rest is
+// plain data and kernel allocations.
+unsafe impl Send for DataIo {}
 
 impl DataIo {
     pub(super) fn new() -> DataIo {
-        DataIo { tx: None, rx: Rx::Hdr, rx_hdr: [0; HDR_MAX], rx_got: 0, unexp: KVVec::new(), unexp_bytes: 0, rsp: KVec::new(), unexp_seen: 0, cleaned: false }
+        DataIo {
+            tx: None,
+            rx: Rx::Hdr,
+            rx_hdr: [0; HDR_MAX],
+            rx_got: 0,
+            unexp: KVVec::new(),
+            unexp_bytes: 0,
+            rsp: KVec::new(),
+            unexp_seen: 0,
+            cleaned: false,
+            ep: core::ptr::null(),
+            order: ByteOrder::NATIVE,
+            started: false,
+            broken: None,
+        }
     }
 }
+
+/// Who runs a step: the work item (process context, may sleep and
+/// allocate), or a consumer's call (`Conn::progress`: any context but
+/// hard interrupts; never sleeps, allocates or reports to an EQ, and
+/// leaves whatever would to the work item).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Work,
+    Call,
+}
+
+/// Why a step stopped short.
+enum Halt {
+    /// The connection ends.
+    Broken(Broken),
+    /// A consumer's call cannot go on without sleeping or allocating: the
+    /// work item goes on from the same state.
+    Defer,
+}
+
+impl From<Broken> for Halt {
+    fn from(b: Broken) -> Halt {
+        Halt::Broken(b)
+    }
+}
+
+/// What [`Conn::progress`] did.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Progress {
+    /// Everything that could move moved; the socket's callbacks kick the
+    /// work item when more can.
+    Done,
+    /// Someone else holds the data state (the work item, or another call)
+    /// and goes on.
+    Busy,
+    /// The data phase is not on (connecting, closed): the work item's job.
+    Off,
+    /// The work item has to go on from here (the budget ran out, or
+    /// something needs process context: the socket is owned by a process,
+    /// a buffer must be allocated, the connection broke).
+    Work,
+}
+
+/// Inline progress steps per consumer call (each moves at most one piece
+/// of a frame each way).
+const CALL_BUDGET: usize = 16;
 
 /// Why the connection ends.
 struct Broken {
@@ -194,29 +270,110 @@ fn header(op: &TxOp) -> core::result::Result<MsgHeader, wire::WireError> {
 }
 
 impl Conn {
-    /// One step of the data phase.
-    pub(super) fn step_data(&self, io: &mut Io, owner: Owner) -> Step {
+    /// The work item's turn in the data phase: one step.
+    pub(super) fn step_data(self: &Arc<Self>, order: ByteOrder, owner: Owner) -> Step {
         let Owner::Ep { data, .. } = owner else {
             return Step::Idle;
         };
+        let Some(mut d) = self.lock_data() else {
+            // A consumer's call holds it; it requeues us when done.
+            return Step::Idle;
+        };
+        if !d.started {
+            d.started = true;
+            d.ep = data;
+            d.order = order;
+            // Room for every read response we may hold, so that queueing
+            // one never allocates (a consumer's call may receive requests).
+            if d.rsp.reserve(RSP_MAX, GFP_KERNEL).is_err() {
+                pr_warn!("kfi_tcp: no memory for read responses; receiving them in the work item only\n");
+            }
+            self.start_calls();
+        }
         // SAFETY: an endpoint stops its connection before its data goes.
         let ep = unsafe { &*data };
-        let order = io.order;
-        let d = &mut io.data;
-        let tx = self.tx_step(d, ep, order);
-        let rx = self.rx_step(d, ep, order);
-        match (tx, rx) {
-            (Err(b), _) | (_, Err(b)) => {
-                self.broken(d, ep, owner, b);
+        let step = match d.broken.take() {
+            Some(b) => {
+                self.broken(&mut d, ep, owner, b);
                 Step::Progress
             }
-            (Ok(false), Ok(false)) => Step::Idle,
-            _ => Step::Progress,
+            None => match self.data_step(&mut d, ep, Mode::Work) {
+                Ok(true) => Step::Progress,
+                Ok(false) | Err(Halt::Defer) => Step::Idle,
+                Err(Halt::Broken(b)) => {
+                    self.broken(&mut d, ep, owner, b);
+                    Step::Progress
+                }
+            },
+        };
+        self.unlock_data(d);
+        step
+    }
+
+    /// Moves frames from a consumer's call (a post, a CQ read), so that the
+    /// data need not wait for the work item to be scheduled: up to
+    /// [`CALL_BUDGET`] steps, until nothing moves. See [`Progress`] for
+    /// what the caller does next.
+    ///
+    /// Context: any but hard interrupts; never sleeps, never allocates.
+    pub(crate) fn progress(self: &Arc<Self>) -> Progress {
+        if !self.calls_on() {
+            return Progress::Off;
+        }
+        let Some(mut d) = self.data.try_lock() else {
+            return Progress::Busy;
+        };
+        // Checked again under the lock: `stop` waits for it to be free.
+        let mut out = Progress::Off;
+        if self.calls_on() && d.broken.is_none() && !d.ep.is_null() {
+            // SAFETY: `ep` is valid while calls are on (see `DataIo::ep`),
+            // which they stay until `stop` has seen `data` free.
+            let ep = unsafe { &*d.ep };
+            out = Progress::Work;
+            for _ in 0..CALL_BUDGET {
+                match self.data_step(&mut d, ep, Mode::Call) {
+                    Ok(true) => continue,
+                    Ok(false) => out = Progress::Done,
+                    Err(Halt::Defer) => {}
+                    Err(Halt::Broken(b)) => d.broken = Some(b),
+                }
+                break;
+            }
+        }
+        self.unlock_data(d);
+        out
+    }
+
+    /// A piece of each direction; true if something moved.
+    fn data_step(&self, d: &mut DataIo, ep: &EpData, mode: Mode) -> core::result::Result<bool, Halt> {
+        let order = d.order;
+        let tx = self.tx_step(d, ep, order, mode);
+        let rx = self.rx_step(d, ep, order, mode);
+        match (tx, rx) {
+            (Err(Halt::Broken(b)), _) | (_, Err(Halt::Broken(b))) => Err(Halt::Broken(b)),
+            (Err(Halt::Defer), _) | (_, Err(Halt::Defer)) => Err(Halt::Defer),
+            (Ok(t), Ok(r)) => Ok(t || r),
+        }
+    }
+
+    /// Sends through the socket as `mode` allows.
+    fn sock_send(&self, mode: Mode, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
+        match mode {
+            Mode::Work => self.sock.send(segs, skip, len, more, splice),
+            Mode::Call => self.sock.try_send(segs, skip, len, more, splice),
+        }
+    }
+
+    /// Receives from the socket as `mode` allows.
+    fn sock_recv(&self, mode: Mode, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize) -> Result<usize> {
+        match mode {
+            Mode::Work => self.sock.recv(segs, skip, len),
+            Mode::Call => self.sock.try_recv(segs, skip, len),
         }
     }
 
     /// Sends a piece of the current frame; true if something moved.
-    fn tx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder) -> core::result::Result<bool, Broken> {
+    fn tx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder, mode: Mode) -> core::result::Result<bool, Halt> {
         if d.tx.is_none() {
             // Read responses first (they answer requests already on the
             // wire), then ACKs and posted operations.
@@ -225,7 +382,7 @@ impl Conn {
                     return Ok(false);
                 };
                 let len: u64 = r.segs().iter().map(|s| s.len as u64).sum();
-                let h = MsgHeader::read_rsp(len).map_err(|_| proto())?;
+                let h = MsgHeader::read_rsp(len).map_err(|_| Halt::from(proto()))?;
                 (TxWhat::Rsp(r), h)
             } else {
                 match ep.tx_next() {
@@ -282,7 +439,7 @@ impl Conn {
             n += 1;
         }
         let more = more || !d.rsp.is_empty() || ep.tx_more();
-        match self.sock.send(&segs[..n], cur.sent, cur.total - cur.sent, more, splice) {
+        match self.sock_send(mode, &segs[..n], cur.sent, cur.total - cur.sent, more, splice) {
             Ok(k) => {
                 let done = {
                     let Some(c) = d.tx.as_mut() else { return Ok(false) };
@@ -299,12 +456,13 @@ impl Conn {
                 Ok(true)
             }
             Err(e) if e == EAGAIN => Ok(false),
-            Err(e) => Err(Broken { err: errno_of(e) }),
+            Err(e) if e == EBUSY => Err(Halt::Defer),
+            Err(e) => Err(Broken { err: errno_of(e) }.into()),
         }
     }
 
     /// Receives a piece of the current frame; true if something moved.
-    fn rx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder) -> core::result::Result<bool, Broken> {
+    fn rx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder, mode: Mode) -> core::result::Result<bool, Halt> {
         let mut moved = self.deliver_unexpected(d, ep);
         loop {
             match core::mem::replace(&mut d.rx, Rx::Hdr) {
@@ -316,16 +474,20 @@ impl Conn {
                     let need = if d.rx_got < BASE {
                         BASE
                     } else {
-                        wire::header_len(&d.rx_hdr[..BASE], order).map_err(|_| proto())?
+                        wire::header_len(&d.rx_hdr[..BASE], order).map_err(|_| Halt::from(proto()))?
                     };
                     if d.rx_got == need {
-                        let h = MsgHeader::decode(&d.rx_hdr[..need], order).map_err(|_| proto())?;
+                        let h = MsgHeader::decode(&d.rx_hdr[..need], order).map_err(|_| Halt::from(proto()))?;
+                        if mode == Mode::Call && h.kind() == FrameKind::ReadReq && d.rsp.len() == d.rsp.capacity() {
+                            // Queueing the response would allocate.
+                            return Err(Halt::Defer);
+                        }
                         d.rx_got = 0;
                         moved = true;
                         match h.kind() {
                             FrameKind::Ack => {
                                 if !ep.ack_received() {
-                                    return Err(proto());
+                                    return Err(proto().into());
                                 }
                                 // One frame per step.
                                 return Ok(true);
@@ -337,16 +499,17 @@ impl Conn {
                             }
                             FrameKind::ReadReq => {
                                 let r = resolve(ep, &h, REMOTE_READ)?;
-                                d.rsp.push(r, GFP_KERNEL).map_err(|_| Broken { err: bindings::ENOMEM })?;
+                                let gfp = if mode == Mode::Work { GFP_KERNEL } else { GFP_ATOMIC };
+                                d.rsp.push(r, gfp).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
                                 return Ok(true);
                             }
                             FrameKind::ReadRsp => {
                                 let Some((i, op)) = ep.read_take() else {
-                                    return Err(proto());
+                                    return Err(proto().into());
                                 };
                                 if h.payload_len() != op.len {
                                     ep.tx_failed(i, bindings::EPROTO);
-                                    return Err(proto());
+                                    return Err(proto().into());
                                 }
                                 d.rx = Rx::Body { hdr: h, dest: Dest::Read(i, op), got: 0 };
                             }
@@ -354,15 +517,16 @@ impl Conn {
                         continue;
                     }
                     let seg = [sock::kseg(&d.rx_hdr[..need])];
-                    match self.sock.recv(&seg, d.rx_got, need - d.rx_got) {
-                        Ok(0) if d.rx_got == 0 => return Err(Broken { err: 0 }),
-                        Ok(0) => return Err(Broken { err: bindings::ECONNRESET }),
+                    match self.sock_recv(mode, &seg, d.rx_got, need - d.rx_got) {
+                        Ok(0) if d.rx_got == 0 => return Err(Broken { err: 0 }.into()),
+                        Ok(0) => return Err(Broken { err: bindings::ECONNRESET }.into()),
                         Ok(k) => {
                             d.rx_got += k;
                             moved = true;
                         }
                         Err(e) if e == EAGAIN => return Ok(moved),
-                        Err(e) => return Err(Broken { err: errno_of(e) }),
+                        Err(e) if e == EBUSY => return Err(Halt::Defer),
+                        Err(e) => return Err(Broken { err: errno_of(e) }.into()),
                     }
                 }
                 Rx::Await(h) => {
@@ -391,7 +555,7 @@ impl Conn {
                         Some(w) => {
                             if len > w.room {
                                 ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
-                                return Err(Broken { err: sys::KFI_ETRUNC });
+                                return Err(Broken { err: sys::KFI_ETRUNC }.into());
                             }
                             Dest::Op(w)
                         }
@@ -399,7 +563,12 @@ impl Conn {
                             && d.unexp.len() < UNEXP_MAX
                             && d.unexp_bytes.saturating_add(len as usize) <= UNEXP_LIMIT =>
                         {
-                            let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL).map_err(|_| Broken { err: bindings::ENOMEM })?;
+                            if mode == Mode::Call {
+                                // Buffering it allocates.
+                                d.rx = Rx::Await(h);
+                                return Err(Halt::Defer);
+                            }
+                            let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
                             d.unexp_bytes += len as usize;
                             Dest::Unexp(b)
                         }
@@ -410,7 +579,7 @@ impl Conn {
                             // frame (its header is read), so not cleanly.
                             if let SkState::Closed(e) = self.sock.state() {
                                 let err = if e < 0 { (-e) as u32 } else { bindings::ECONNRESET };
-                                return Err(Broken { err });
+                                return Err(Broken { err }.into());
                             }
                             return Ok(moved);
                         }
@@ -419,6 +588,11 @@ impl Conn {
                     moved = true;
                 }
                 Rx::Body { hdr, dest, got } => {
+                    if mode == Mode::Call && matches!(dest, Dest::Unexp(_)) {
+                        // Keeping it as unexpected allocates at the end.
+                        d.rx = Rx::Body { hdr, dest, got };
+                        return Err(Halt::Defer);
+                    }
                     let len = hdr.payload_len();
                     if got == len {
                         self.rx_finish(d, ep, hdr, dest);
@@ -426,18 +600,18 @@ impl Conn {
                         return Ok(true);
                     }
                     let r = match &dest {
-                        Dest::Op(w) => self.sock.recv(w.op.buf.segs(), (w.offset + got) as usize, (len - got) as usize),
-                        Dest::Rma(m) => self.sock.recv(m.segs(), got as usize, (len - got) as usize),
-                        Dest::Read(_, op) => self.sock.recv(op.buf.segs(), got as usize, (len - got) as usize),
+                        Dest::Op(w) => self.sock_recv(mode, w.op.buf.segs(), (w.offset + got) as usize, (len - got) as usize),
+                        Dest::Rma(m) => self.sock_recv(mode, m.segs(), got as usize, (len - got) as usize),
+                        Dest::Read(_, op) => self.sock_recv(mode, op.buf.segs(), got as usize, (len - got) as usize),
                         Dest::Unexp(b) => {
                             let seg = [sock::kseg(&b[..])];
-                            self.sock.recv(&seg, got as usize, (len - got) as usize)
+                            self.sock_recv(mode, &seg, got as usize, (len - got) as usize)
                         }
                     };
                     match r {
                         Ok(0) => {
                             d.rx = Rx::Body { hdr, dest, got };
-                            return Err(Broken { err: bindings::ECONNRESET });
+                            return Err(Broken { err: bindings::ECONNRESET }.into());
                         }
                         Ok(k) => {
                             d.rx = Rx::Body { hdr, dest, got: got + k as u64 };
@@ -447,9 +621,13 @@ impl Conn {
                             d.rx = Rx::Body { hdr, dest, got };
                             return Ok(moved);
                         }
+                        Err(e) if e == EBUSY => {
+                            d.rx = Rx::Body { hdr, dest, got };
+                            return Err(Halt::Defer);
+                        }
                         Err(e) => {
                             d.rx = Rx::Body { hdr, dest, got };
-                            return Err(Broken { err: errno_of(e) });
+                            return Err(Broken { err: errno_of(e) }.into());
                         }
                     }
                 }

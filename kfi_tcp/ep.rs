@@ -283,11 +283,19 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_bind(fid: *mut sys::kfid, bfid: *mut 
             let cq = unsafe { Cq::from_fid(bfid) };
             let b = CqBind { cq, selective: flags & sys::KFI_SELECTIVE_COMPLETION != 0 };
             if tx {
-                cq.bind_ep();
+                if cq.bind_ep(&e.data).is_err() {
+                    return ffi::neg(bindings::ENOMEM);
+                }
                 g.tx_cq = Some(b);
             }
             if rx {
-                cq.bind_ep();
+                if cq.bind_ep(&e.data).is_err() {
+                    if tx {
+                        g.tx_cq = None;
+                        cq.unbind_ep(&e.data);
+                    }
+                    return ffi::neg(bindings::ENOMEM);
+                }
                 g.rx_cq = Some(b);
             }
             0
@@ -563,15 +571,18 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
         c.stop();
     }
     // The work item is stopped: return the CQ reservations of whatever
-    // was still queued, drop the queues' connection reference.
-    drop(e.data.close());
+    // was still queued; drop the queues' connection reference once no
+    // consumer's call holds one (theirs must not be the last).
+    let last = e.data.close();
+    e.data.wait_calls();
+    drop(last);
     if let Some(eq) = eq {
         // SAFETY: bound, hence open.
         unsafe { &*eq }.unbind();
     }
     for b in [tx_cq, rx_cq].into_iter().flatten() {
         // SAFETY: bound, hence open.
-        unsafe { &*b.cq }.unbind_ep();
+        unsafe { &*b.cq }.unbind_ep(&e.data);
     }
     let k = cntrs;
     for c in [k.send, k.recv, k.read, k.write, k.remote_read, k.remote_write].into_iter().flatten() {

@@ -112,6 +112,20 @@ pub(crate) fn queue() -> &'static kernel::workqueue::Queue {
     unsafe { kernel::workqueue::Queue::from_raw(sys::kfi_tcp_glue_wq().cast::<bindings::workqueue_struct>().cast_const()) }
 }
 
+/// The kernel's tick counter.
+pub(crate) fn jiffies() -> u64 {
+    // SAFETY: reads a counter.
+    u64::from(unsafe { sys::kfi_tcp_glue_jiffies() })
+}
+
+/// Sleeps for about a millisecond (a tick or two).
+///
+/// Context: process context.
+pub(crate) fn sleep_briefly() {
+    // SAFETY: callers are in process context (their contract).
+    unsafe { bindings::msleep(1) }
+}
+
 /// Up to `KFI_TCP_MAX_IFACES` IPv4 addresses of the caller's namespace.
 pub(crate) struct Ifaces {
     list: KBox<[sys::kfi_tcp_iface; sys::KFI_TCP_MAX_IFACES as usize]>,
@@ -334,6 +348,15 @@ impl DWork {
         // SAFETY: the caller's contract covers `ctx`.
         let p = unsafe { sys::kfi_tcp_dwork_alloc(Some(f), ctx) };
         NonNull::new(p).map(DWork).ok_or(ENOMEM)
+    }
+
+    /// Sets the callback's argument (before the item is first queued).
+    ///
+    /// # Safety
+    /// As for `ctx` of [`DWork::new`].
+    pub(crate) unsafe fn set_ctx(&self, ctx: *mut c_void) {
+        // SAFETY: live by the invariant; not queued yet (caller).
+        unsafe { sys::kfi_tcp_dwork_set_ctx(self.0.as_ptr(), ctx) }
     }
 
     /// Runs the callback after `delay` jiffies (0: as soon as possible).

@@ -1241,6 +1241,28 @@ struct kfi_tcp_dwork *kfi_tcp_dwork_alloc(void (*fn)(void *ctx), void *ctx)
 }
 
 /**
+ * kfi_tcp_dwork_set_ctx() - Set the callback's argument.
+ * @d: The item, not queued yet.
+ * @ctx: The argument.
+ *
+ * Context: Any context.
+ */
+void kfi_tcp_dwork_set_ctx(struct kfi_tcp_dwork *d, void *ctx)
+{
+	d->ctx = ctx;
+}
+
+/**
+ * kfi_tcp_glue_jiffies() - The jiffies counter.
+ *
+ * Return: jiffies.
+ */
+unsigned long kfi_tcp_glue_jiffies(void)
+{
+	return jiffies;
+}
+
+/**
  * kfi_tcp_dwork_queue() - Run the item after @delay jiffies (0: now).
  * @d: The item.
  * @delay: Delay; 0 also brings forward a pending delayed run.

@@ -14,7 +14,9 @@
  * callbacks installed.
  *
  * Sends and receives never block (MSG_DONTWAIT): the owner's work item
- * retries when the callbacks say there is room or data.
+ * retries when the callbacks say there is room or data. The _try_ variants
+ * never sleep either: consumers' calls use them from any context but hard
+ * interrupts, taking the socket only when no process owns it.
  */
 #include <linux/bvec.h>
 #include <linux/in.h>
@@ -434,6 +436,59 @@ u64 kfi_tcp_stat_spliced(void)
 }
 EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_spliced, KFI_TCP_STATS);
 
+/* Bytes sent or received from consumers' calls (kfi_tcp_sk_try_*). */
+static atomic64_t kfi_tcp_call_bytes = ATOMIC64_INIT(0);
+
+/**
+ * kfi_tcp_stat_call_bytes() - Bytes moved by consumers' own calls.
+ *
+ * Counts the bytes sent and received on connections from the consumers'
+ * calls (posts, CQ reads) rather than from the connections' work items,
+ * since the module was loaded. For statistics and tests.
+ *
+ * Context: Any context.
+ * Return: The byte count.
+ */
+u64 kfi_tcp_stat_call_bytes(void)
+{
+	return atomic64_read(&kfi_tcp_call_bytes);
+}
+EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_call_bytes, KFI_TCP_STATS);
+
+/*
+ * The bvecs and message of a send (see kfi_tcp_sk_send()): one run of
+ * spliceable pages or of others when *@splice (cleared if the run cannot
+ * be spliced). Returns the number of bvecs (0: nothing to send).
+ */
+static int kfi_tcp_sk_send_prep(struct bio_vec *bv, struct msghdr *msg,
+				const struct kfi_tcp_seg *segs, int n,
+				size_t skip, size_t len, bool more,
+				bool *splice, size_t *total)
+{
+	int nb;
+
+	nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n, skip, len, total);
+	if (!nb)
+		return 0;
+	if (*splice) {
+		bool ok = sendpage_ok(bv[0].bv_page);
+		size_t t = bv[0].bv_len;
+		int i;
+
+		for (i = 1; i < nb && sendpage_ok(bv[i].bv_page) == ok; i++)
+			t += bv[i].bv_len;
+		nb = i;
+		*total = t;
+		*splice = ok;
+	}
+	if (more || *total < len)
+		msg->msg_flags |= MSG_MORE;
+	if (*splice)
+		msg->msg_flags |= MSG_SPLICE_PAGES;
+	iov_iter_bvec(&msg->msg_iter, ITER_SOURCE, bv, nb, *total);
+	return nb;
+}
+
 /**
  * kfi_tcp_sk_send() - Send bytes of a list of segments without blocking.
  * @s: The socket.
@@ -465,31 +520,163 @@ ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 	size_t total;
 	ssize_t ret;
-	int nb;
 
-	nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n, skip, len,
-			      &total);
-	if (!nb)
+	if (!kfi_tcp_sk_send_prep(bv, &msg, segs, n, skip, len, more, &splice,
+				  &total))
 		return 0;
-	if (splice) {
-		bool ok = sendpage_ok(bv[0].bv_page);
-		size_t t = bv[0].bv_len;
-		int i;
-
-		for (i = 1; i < nb && sendpage_ok(bv[i].bv_page) == ok; i++)
-			t += bv[i].bv_len;
-		nb = i;
-		total = t;
-		splice = ok;
-	}
-	if (more || total < len)
-		msg.msg_flags |= MSG_MORE;
-	if (splice)
-		msg.msg_flags |= MSG_SPLICE_PAGES;
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nb, total);
 	ret = sock_sendmsg(s->sock, &msg);
 	if (splice && ret > 0)
 		atomic64_add(ret, &kfi_tcp_spliced);
+	return ret;
+}
+
+/*
+ * Takes @sk the way softirq code does: its spinlock held with bottom halves
+ * disabled, and no process owning it (lock_sock()). That is enough to run
+ * TCP's own non-sleeping paths (tcp_read_sock() is called so from
+ * sk_data_ready by other kernel users), and it never sleeps, so the caller
+ * may be in any context but hard interrupts. Socket allocations switch to
+ * GFP_ATOMIC while taken (restored by kfi_tcp_sk_fast_unlock()).
+ */
+static bool kfi_tcp_sk_fast_trylock(struct sock *sk, gfp_t *saved)
+{
+	if (in_hardirq() || in_nmi() || irqs_disabled())
+		return false;
+	spin_lock_bh(&sk->sk_lock.slock);
+	if (sock_owned_by_user_nocheck(sk)) {
+		spin_unlock_bh(&sk->sk_lock.slock);
+		return false;
+	}
+	*saved = sk->sk_allocation;
+	sk->sk_allocation = GFP_ATOMIC | __GFP_NOWARN;
+	return true;
+}
+
+static void kfi_tcp_sk_fast_unlock(struct sock *sk, gfp_t saved)
+{
+	sk->sk_allocation = saved;
+	spin_unlock_bh(&sk->sk_lock.slock);
+}
+
+/**
+ * kfi_tcp_sk_try_send() - kfi_tcp_sk_send() from any context.
+ * @s: The socket.
+ * @segs: Segments (kernel virtual ranges or pages).
+ * @n: Number of @segs.
+ * @skip: Bytes of @segs already sent.
+ * @len: Bytes to send after @skip.
+ * @more: More data follows at once (MSG_MORE).
+ * @splice: As for kfi_tcp_sk_send().
+ *
+ * Sends as kfi_tcp_sk_send() does, but without sleeping: the socket is
+ * taken only if nobody owns it, and TCP is entered below its locking
+ * (tcp_sendmsg_locked(), which with MSG_DONTWAIT never waits).
+ *
+ * Context: Any context but hard interrupts; takes the socket's spinlock.
+ * Return: As kfi_tcp_sk_send(), or -EBUSY when the socket is owned (or
+ * the context is a hard interrupt): the caller leaves the work to process
+ * context.
+ */
+ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
+			    const struct kfi_tcp_seg *segs, int n, size_t skip,
+			    size_t len, bool more, bool splice)
+{
+	struct sock *sk = s->sock->sk;
+	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	size_t total;
+	ssize_t ret;
+	gfp_t saved;
+	int nb;
+
+	nb = kfi_tcp_sk_send_prep(bv, &msg, segs, n, skip, len, more, &splice,
+				  &total);
+	if (!nb)
+		return 0;
+	if (!kfi_tcp_sk_fast_trylock(sk, &saved))
+		return -EBUSY;
+	ret = tcp_sendmsg_locked(sk, &msg, total);
+	kfi_tcp_sk_fast_unlock(sk, saved);
+	if (ret > 0)
+		atomic64_add(ret, &kfi_tcp_call_bytes);
+	if (splice && ret > 0)
+		atomic64_add(ret, &kfi_tcp_spliced);
+	return ret;
+}
+
+/* tcp_read_sock() actor: copies into the iterator in desc->arg.data. */
+static int kfi_tcp_sk_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			    unsigned int offset, size_t len)
+{
+	struct iov_iter *it = desc->arg.data;
+	size_t take = min(len, desc->count);
+
+	if (!take)
+		return 0;
+	if (skb_copy_datagram_iter(skb, offset, it, take)) {
+		desc->error = -EFAULT;
+		return 0;
+	}
+	desc->count -= take;
+	return take;
+}
+
+/**
+ * kfi_tcp_sk_try_recv() - kfi_tcp_sk_recv() from any context.
+ * @s: The socket.
+ * @segs: Destination segments.
+ * @n: Number of @segs.
+ * @skip: Bytes of @segs already filled.
+ * @len: Bytes wanted after @skip; not 0.
+ *
+ * Receives as kfi_tcp_sk_recv() does, but without sleeping: the socket is
+ * taken only if nobody owns it, and the bytes are copied straight from the
+ * receive queue's skbs (tcp_read_sock()). A pending socket error is
+ * reported (not cleared: the process-context path clears it).
+ *
+ * Context: Any context but hard interrupts; takes the socket's spinlock.
+ * Return: As kfi_tcp_sk_recv(), or -EBUSY when the socket is owned (or
+ * the context is a hard interrupt).
+ */
+ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
+			    const struct kfi_tcp_seg *segs, int n, size_t skip,
+			    size_t len)
+{
+	struct sock *sk = s->sock->sk;
+	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct iov_iter it;
+	read_descriptor_t desc = { .arg.data = &it };
+	size_t total;
+	ssize_t ret;
+	gfp_t saved;
+	int nb;
+
+	/* Nothing queued, nothing to report: say so without the lock (a
+	 * poller calls this in a loop; the lock would hold off the softirq
+	 * delivering the data it waits for). */
+	if (skb_queue_empty_lockless(&sk->sk_receive_queue) &&
+	    !READ_ONCE(sk->sk_err) &&
+	    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN))
+		return -EAGAIN;
+	nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n, skip, len,
+			      &total);
+	if (!nb)
+		return -EINVAL;
+	iov_iter_bvec(&it, ITER_DEST, bv, nb, total);
+	desc.count = total;
+	if (!kfi_tcp_sk_fast_trylock(sk, &saved))
+		return -EBUSY;
+	ret = tcp_read_sock(sk, &desc, kfi_tcp_sk_actor);
+	if (ret == 0 && desc.error)
+		ret = desc.error;
+	else if (ret == 0 && READ_ONCE(sk->sk_err))
+		ret = -READ_ONCE(sk->sk_err);
+	else if (ret == 0 && !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) &&
+		 !sock_flag(sk, SOCK_DONE))
+		ret = -EAGAIN;
+	kfi_tcp_sk_fast_unlock(sk, saved);
+	if (ret > 0)
+		atomic64_add(ret, &kfi_tcp_call_bytes);
 	return ret;
 }
 

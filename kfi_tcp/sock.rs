@@ -143,32 +143,46 @@ impl Sock {
     /// blocking: the bytes taken, or `EAGAIN` when the socket is full.
     /// `splice`: the memory stays unchanged until the peer has received
     /// it, so its pages may be passed by reference (zero copy) rather
-    /// than copied (see `kfi_tcp_sk_send`).
+    /// than copied (see `kfi_tcp_sk_send`). Process context.
     pub(crate) fn send(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
         // SAFETY: our live socket; `segs` describe memory valid for the
         // call (kernel virtual ranges or pages owned by the caller), and
         // with `splice` the caller keeps it unchanged until the peer has
         // it (the pages themselves stay alive through the socket's
         // references).
-        let n = unsafe { sys::kfi_tcp_sk_send(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len, more, splice) };
-        if n < 0 {
-            Err(Error::from_errno(n as c_int))
-        } else {
-            Ok(n as usize)
-        }
+        bytes(unsafe { sys::kfi_tcp_sk_send(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len, more, splice) })
+    }
+
+    /// As [`Sock::send`], from any context but hard interrupts, never
+    /// sleeping: `EBUSY` when a process owns the socket (then the caller
+    /// leaves the work to process context).
+    pub(crate) fn try_send(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
+        // SAFETY: as in `send`.
+        bytes(unsafe { sys::kfi_tcp_sk_try_send(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len, more, splice) })
     }
 
     /// Receives up to `len` (> 0) bytes into `segs` after the first
     /// `skip`, without blocking: the bytes received, 0 at end of stream,
-    /// or `EAGAIN` when nothing is there.
+    /// or `EAGAIN` when nothing is there. Process context.
     pub(crate) fn recv(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize) -> Result<usize> {
         // SAFETY: as in `send`; the segments are writable.
-        let n = unsafe { sys::kfi_tcp_sk_recv(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len) };
-        if n < 0 {
-            Err(Error::from_errno(n as c_int))
-        } else {
-            Ok(n as usize)
-        }
+        bytes(unsafe { sys::kfi_tcp_sk_recv(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len) })
+    }
+
+    /// As [`Sock::recv`], from any context but hard interrupts, never
+    /// sleeping: `EBUSY` when a process owns the socket.
+    pub(crate) fn try_recv(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize) -> Result<usize> {
+        // SAFETY: as in `recv`.
+        bytes(unsafe { sys::kfi_tcp_sk_try_recv(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len) })
+    }
+}
+
+/// A byte count or a negative errno, as the C side returns them.
+fn bytes(n: isize) -> Result<usize> {
+    if n < 0 {
+        Err(Error::from_errno(n as c_int))
+    } else {
+        Ok(n as usize)
     }
 }
 

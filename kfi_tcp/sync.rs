@@ -58,3 +58,71 @@ unsafe impl Backend for SpinLockBhBackend {
         unsafe { sys::kfi_tcp_glue_spin_unlock_bh(ptr.cast()) }
     }
 }
+
+/// A lock that is only ever *tried*, never waited for: a flag and the data
+/// it guards. For state that process context holds for long stretches (and
+/// may sleep holding: a connection's work item) and that other contexts,
+/// even softirq ones, use opportunistically and leave alone when busy. A
+/// holder never spins or sleeps on it, so it cannot deadlock, and it needs
+/// no lockdep class.
+///
+/// # Invariants
+/// While `held` is true exactly one [`TryGuard`] exists, and only it
+/// accesses `data`.
+pub(crate) struct TryLock<T> {
+    held: core::sync::atomic::AtomicBool,
+    data: core::cell::UnsafeCell<T>,
+}
+
+// SAFETY: the flag gives one holder at a time access to the data (see the
+// invariants), which is then only sent between threads, as `T: Send` allows.
+unsafe impl<T: Send> Sync for TryLock<T> {}
+// SAFETY: owning the lock is owning a `T`.
+unsafe impl<T: Send> Send for TryLock<T> {}
+
+impl<T> TryLock<T> {
+    /// An unheld lock around `data`.
+    pub(crate) const fn new(data: T) -> Self {
+        TryLock { held: core::sync::atomic::AtomicBool::new(false), data: core::cell::UnsafeCell::new(data) }
+    }
+
+    /// Takes the lock if nobody holds it.
+    pub(crate) fn try_lock(&self) -> Option<TryGuard<'_, T>> {
+        use core::sync::atomic::Ordering;
+        self.held
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .ok()
+            .map(|_| TryGuard { lock: self })
+    }
+
+    /// True while somebody holds it (a hint: it may change at once).
+    pub(crate) fn is_held(&self) -> bool {
+        self.held.load(core::sync::atomic::Ordering::Acquire)
+    }
+}
+
+/// Access to a [`TryLock`]'s data; releases it when dropped.
+pub(crate) struct TryGuard<'a, T> {
+    lock: &'a TryLock<T>,
+}
+
+impl<T> core::ops::Deref for TryGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: this guard is the only holder (invariant of `TryLock`).
+        unsafe { &*self.lock.data.get() }
+    }
+}
+
+impl<T> core::ops::DerefMut for TryGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as in `deref`; `&mut self` makes this access unique.
+        unsafe { &mut *self.lock.data.get() }
+    }
+}
+
+impl<T> Drop for TryGuard<'_, T> {
+    fn drop(&mut self) {
+        self.lock.held.store(false, core::sync::atomic::Ordering::Release);
+    }
+}

@@ -127,6 +127,13 @@ int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer);
 ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len, bool more, bool splice);
 u64 kfi_tcp_stat_spliced(void);
+u64 kfi_tcp_stat_call_bytes(void);
+ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
+			    const struct kfi_tcp_seg *segs, int n, size_t skip,
+			    size_t len, bool more, bool splice);
+ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
+			    const struct kfi_tcp_seg *segs, int n, size_t skip,
+			    size_t len);
 ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len);
 size_t kfi_tcp_segs_copy_to(const struct kfi_tcp_seg *segs, int n,
@@ -185,6 +192,8 @@ struct kfi_tcp_xfer {
 /* Delayed work on the provider's workqueue (kfi_tcp_glue.c). */
 struct kfi_tcp_dwork;
 struct kfi_tcp_dwork *kfi_tcp_dwork_alloc(void (*fn)(void *ctx), void *ctx);
+void kfi_tcp_dwork_set_ctx(struct kfi_tcp_dwork *d, void *ctx);
+unsigned long kfi_tcp_glue_jiffies(void);
 void kfi_tcp_dwork_queue(struct kfi_tcp_dwork *d, unsigned long delay);
 void kfi_tcp_dwork_cancel(struct kfi_tcp_dwork *d);
 void kfi_tcp_dwork_free(struct kfi_tcp_dwork *d);

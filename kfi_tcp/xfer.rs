@@ -32,7 +32,7 @@
 //! the return of its CQ reservation.
 
 use crate::cntr::Cntr;
-use crate::conn::Conn;
+use crate::conn::{Conn, Progress};
 use crate::cq::Cq;
 use crate::domain::Domain;
 use crate::ffi::{self, sys};
@@ -375,6 +375,66 @@ pub(crate) struct EpData {
     /// Tagged receives posted so far (the work item matches unexpected
     /// messages again only when this moved).
     tag_posts: AtomicU64,
+    /// [`ConnRef`]s out: consumers' calls making progress on the
+    /// connection; `close` waits for them before it lets go of it.
+    calls: AtomicUsize,
+}
+
+/// The connection of an endpoint, taken by a consumer's call to make
+/// progress on it (`Conn::progress`). While one exists the endpoint does
+/// not drop its own reference (see [`EpData::wait_calls`]), so dropping
+/// this one is never the last, whatever the context.
+pub(crate) struct ConnRef<'a> {
+    ep: &'a EpData,
+    conn: Option<Arc<Conn>>,
+    /// No CQ of the endpoint has a completion handler: its consumer polls.
+    quiet: bool,
+}
+
+impl ConnRef<'_> {
+    /// After a post: moves what the connection can move now and leaves the
+    /// rest to its work item.
+    pub(crate) fn after_post(&self) {
+        if let Some(c) = &self.conn {
+            if c.progress() != Progress::Done {
+                c.kick();
+            }
+        }
+    }
+
+    /// From a CQ read: moves what the connection can move now. The work
+    /// item is kicked only if it has to take over; the socket's callbacks
+    /// kicked it for anything else. A consumer that polls (no completion
+    /// handler anywhere on the endpoint) and reads without blocking
+    /// (`polling`) marks the connection, so that socket events defer the
+    /// work item for a tick (see `conn.rs`).
+    pub(crate) fn poll(&self, polling: bool) {
+        if let Some(c) = &self.conn {
+            if polling && self.quiet {
+                c.mark_polled();
+            }
+            // Nothing happened on the socket since the last poll finished:
+            // nothing to do (posts make their own progress).
+            if !c.take_dirty() {
+                return;
+            }
+            match c.progress() {
+                Progress::Done => {}
+                Progress::Work => {
+                    c.set_dirty();
+                    c.kick();
+                }
+                Progress::Busy | Progress::Off => c.set_dirty(),
+            }
+        }
+    }
+}
+
+impl Drop for ConnRef<'_> {
+    fn drop(&mut self) {
+        drop(self.conn.take());
+        self.ep.calls.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 fn neg(e: u32) -> isize {
@@ -430,6 +490,7 @@ impl EpData {
             }, "kfi_tcp_ep_q"),
             trig: AtomicUsize::new(0),
             tag_posts: AtomicU64::new(0),
+            calls: AtomicUsize::new(0),
         })
     }
 
@@ -471,6 +532,30 @@ impl EpData {
         };
         drop(old);
         Ok(())
+    }
+
+    /// The connection, for a consumer's call to make progress on it.
+    pub(crate) fn conn_ref(&self) -> Option<ConnRef<'_>> {
+        let g = self.q.lock();
+        self.take_conn(&g)
+    }
+
+    fn take_conn(&self, q: &Queues) -> Option<ConnRef<'_>> {
+        let c = q.conn.as_ref()?.clone();
+        // Counted under the lock that `close` takes the connection under.
+        self.calls.fetch_add(1, Ordering::AcqRel);
+        let cqs = [q.cfg.tx_cq, q.cfg.rx_cq];
+        // SAFETY: bound CQs, valid while bound.
+        let quiet = cqs.iter().flatten().all(|&cq| !unsafe { &*cq }.has_handler());
+        Some(ConnRef { ep: self, conn: Some(c), quiet })
+    }
+
+    /// Waits until no consumer's call holds the connection (endpoint
+    /// close, after taking it out of the queues; process context).
+    pub(crate) fn wait_calls(&self) {
+        while self.calls.load(Ordering::Acquire) != 0 {
+            ffi::sleep_briefly();
+        }
     }
 
     /// Attaches the connection whose work item moves the data.
@@ -712,10 +797,12 @@ impl EpData {
                 q.rx_links.push_back(&mut q.rx_msg, i);
             }
         }
-        // Kick under the lock: the endpoint's reference keeps the
-        // connection alive, so dropping the clone here is never the last.
-        if let Some(c) = &q.conn {
-            c.kick();
+        // Move it now if the connection allows (outside the lock), else
+        // its work item does.
+        let conn = self.take_conn(q);
+        drop(g);
+        if let Some(c) = conn {
+            c.after_post();
         }
         0
     }

@@ -1788,6 +1788,62 @@ static void tcp_msg_zero_copy(struct kunit *test)
 	vfree(reg);
 }
 
+/* kfi_tcp's count of bytes moved by consumers' own calls */
+u64 kfi_tcp_stat_call_bytes(void);
+
+/*
+ * A consumer that polls moves its data itself: the send goes out from the
+ * kfi_send call and the message comes in through the kfi_cq_read calls
+ * that wait for it, not only through the connection's work item. A round
+ * may lose the race to a work item that was already running, so three
+ * rounds are allowed; one must move every byte both ways from the calls.
+ */
+static void tcp_msg_progress_in_calls(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	size_t n = 4000;
+	int round, inline_rounds = 0;
+	u8 *src, *dst;
+
+	src = kunit_kmalloc(test, n, GFP_KERNEL);
+	dst = kunit_kzalloc(test, n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	xf_setup(test, &f);
+	for (round = 0; round < 3 && !inline_rounds; round++) {
+		unsigned long end;
+		ssize_t rd;
+		u64 before;
+
+		fill(src, n, round);
+		memset(dst, 0, n);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst, n, NULL, 0, dst),
+				0);
+		/* let work items kicked so far finish */
+		msleep(20);
+		/* a poll: the server side is now a polling consumer */
+		xf_expect_none(test, f.srx);
+		before = kfi_tcp_stat_call_bytes();
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src, n, NULL, 0, src),
+				0);
+		end = jiffies + HZ;
+		do {
+			rd = kfi_cq_read(f.srx, &e, 1);
+		} while (rd == -EAGAIN && time_before(jiffies, end));
+		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+		KUNIT_EXPECT_EQ(test, e.len, n);
+		KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
+		if (kfi_tcp_stat_call_bytes() - before >= 2 * n)
+			inline_rounds++;
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)src);
+	}
+	KUNIT_EXPECT_EQ(test, inline_rounds, 1);
+	xf_teardown(test, &f);
+}
+
 static void tcp_msg_multi_recv(struct kunit *test)
 {
 	struct xf_fixture f;
@@ -2053,6 +2109,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_cancel),
 	KUNIT_CASE(tcp_msg_delivery_complete),
 	KUNIT_CASE(tcp_msg_zero_copy),
+	KUNIT_CASE(tcp_msg_progress_in_calls),
 	KUNIT_CASE(tcp_msg_multi_recv),
 	KUNIT_CASE(tcp_msg_selective_completion),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
