@@ -230,6 +230,10 @@ struct Queues {
     down: bool,
     /// The connection, for kicking its work item after a post.
     conn: Option<Arc<Conn>>,
+    /// An untagged message waits in the connection for a receive (the
+    /// last `rx_take_msg` found none): an untagged receive posted now must
+    /// make progress (otherwise nothing waits for it).
+    msg_waiting: bool,
     cfg: Config,
     /// `KFI_OPT_MIN_MULTI_RECV`.
     min_multi: u64,
@@ -459,6 +463,7 @@ impl EpData {
                 enabled: false,
                 down: false,
                 conn: None,
+                msg_waiting: false,
                 cfg: Config {
                     tx_cq: None,
                     rx_cq: None,
@@ -798,7 +803,12 @@ impl EpData {
             }
         }
         // Move it now if the connection allows (outside the lock), else
-        // its work item does.
+        // its work item does. An untagged receive only matters to a
+        // message already waiting for one; otherwise the message that
+        // takes it will find it.
+        if !kind.is_tx() && !kind.is_tagged() && !q.msg_waiting {
+            return 0;
+        }
         let conn = self.take_conn(q);
         drop(g);
         if let Some(c) = conn {
@@ -960,7 +970,12 @@ impl EpData {
             let released = {
                 let mut g = self.q.lock();
                 let q = &mut *g;
-                let i = q.rx_msg.front()?;
+                // Decided under the lock the posts take (see `msg_waiting`).
+                let Some(i) = q.rx_msg.front() else {
+                    q.msg_waiting = true;
+                    return None;
+                };
+                q.msg_waiting = false;
                 let op = q.rx[i];
                 let Some(mut m) = op.multi else {
                     q.rx_links.pop_front(&mut q.rx_msg);
