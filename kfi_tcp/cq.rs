@@ -19,7 +19,9 @@
 //! Completion handler (`kfid_cq.comp_handler`, the `handler` argument of
 //! `kfi_cq_open`): called after an entry is queued, with no lock held, in
 //! the context of whoever completed the operation (a connection's work
-//! item, or a post path), and only when *armed*. The CQ is armed at open
+//! item, or a post path), and only when *armed*. Consumers' reads and
+//! posts make progress on the data only for endpoints without handlers,
+//! so a handler never runs inside the consumer's own read. The CQ is armed at open
 //! and whenever a read (`read`, `readfrom`, `readerr`, `sread`,
 //! `sreadfrom`) finds it empty (the read returns -EAGAIN), and disarmed by
 //! the call. A consumer that drains until -EAGAIN therefore always gets

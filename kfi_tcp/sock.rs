@@ -145,11 +145,10 @@ impl Sock {
     /// it, so its pages may be passed by reference (zero copy) rather
     /// than copied (see `kfi_tcp_sk_send`). Process context.
     pub(crate) fn send(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
+        // With `splice` the caller keeps the memory unchanged until the
+        // peer has it; the pages stay alive through the socket's references.
         // SAFETY: our live socket; `segs` describe memory valid for the
-        // call (kernel virtual ranges or pages owned by the caller), and
-        // with `splice` the caller keeps it unchanged until the peer has
-        // it (the pages themselves stay alive through the socket's
-        // references).
+        // call (kernel virtual ranges or pages owned by the caller).
         bytes(unsafe { sys::kfi_tcp_sk_send(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len, more, splice) })
     }
 

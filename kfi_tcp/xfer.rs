@@ -391,7 +391,11 @@ pub(crate) struct EpData {
 pub(crate) struct ConnRef<'a> {
     ep: &'a EpData,
     conn: Option<Arc<Conn>>,
-    /// No CQ of the endpoint has a completion handler: its consumer polls.
+    /// No CQ of the endpoint has a completion handler: its consumer polls,
+    /// and its own calls may move the data. (With a handler they do not:
+    /// completing an operation calls the handler, and a consumer may hold,
+    /// around its posts and reads, a lock its handler takes; so handlers
+    /// are only ever called from the work item, as before.)
     quiet: bool,
 }
 
@@ -400,21 +404,24 @@ impl ConnRef<'_> {
     /// rest to its work item.
     pub(crate) fn after_post(&self) {
         if let Some(c) = &self.conn {
-            if c.progress() != Progress::Done {
+            if !self.quiet || c.progress() != Progress::Done {
                 c.kick();
             }
         }
     }
 
-    /// From a CQ read: moves what the connection can move now. The work
-    /// item is kicked only if it has to take over; the socket's callbacks
-    /// kicked it for anything else. A consumer that polls (no completion
-    /// handler anywhere on the endpoint) and reads without blocking
-    /// (`polling`) marks the connection, so that socket events defer the
-    /// work item for a tick (see `conn.rs`).
+    /// From a CQ read (of an endpoint without completion handlers): moves
+    /// what the connection can move now. The work item is kicked only if
+    /// it has to take over; the socket's callbacks kicked it for anything
+    /// else. A read that does not block (`polling`) marks the connection,
+    /// so that socket events defer the work item for a tick (see
+    /// `conn.rs`).
     pub(crate) fn poll(&self, polling: bool) {
         if let Some(c) = &self.conn {
-            if polling && self.quiet {
+            if !self.quiet {
+                return;
+            }
+            if polling {
                 c.mark_polled();
             }
             // Nothing happened on the socket since the last poll finished:

@@ -1212,14 +1212,31 @@ struct xf_fixture {
 
 #define XF_WAIT_MS 5000
 
+/*
+ * CQs opened by the next xf_setup() get xf_cq_handler (set by a test, then
+ * cleared). The handler counts its calls, and those made in the thread in
+ * xf_caller (a test sets it around its own kfi calls).
+ */
+static bool xf_handlers;
+static struct task_struct *xf_caller;
+static atomic_t xf_handler_calls, xf_handler_calls_in_caller;
+
+static void xf_cq_handler(struct kfid_cq *cq, void *context)
+{
+	atomic_inc(&xf_handler_calls);
+	if (READ_ONCE(xf_caller) == current)
+		atomic_inc(&xf_handler_calls_in_caller);
+}
+
 static struct kfid_cq *xf_cq(struct kunit *test, struct xf_fixture *f)
 {
 	struct kfi_cq_attr attr = { .size = 256,
 				    .format = KFI_CQ_FORMAT_TAGGED };
 	struct kfid_cq *cq;
 
-	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->c.d.dom, &attr, &cq, NULL, NULL),
-			0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->c.d.dom, &attr, &cq,
+					  xf_handlers ? xf_cq_handler : NULL,
+					  NULL), 0);
 	return cq;
 }
 
@@ -1844,6 +1861,57 @@ static void tcp_msg_progress_in_calls(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/*
+ * With completion handlers, the consumer's own calls leave the data to the
+ * work item: a consumer may hold, around its posts and reads, a lock its
+ * handler takes, so the handler is never called from inside kfi_recv,
+ * kfi_send or kfi_cq_read (nor is any byte moved by them).
+ */
+static void tcp_msg_handlers_only_from_work(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	char buf[64], msg[64];
+	unsigned long end;
+	u64 before;
+	ssize_t rd;
+	int i;
+
+	xf_handlers = true;
+	xf_setup(test, &f);
+	xf_handlers = false;
+	atomic_set(&xf_handler_calls, 0);
+	atomic_set(&xf_handler_calls_in_caller, 0);
+	before = kfi_tcp_stat_call_bytes();
+	for (i = 0; i < 20; i++) {
+		memset(msg, 'a' + i, sizeof(msg));
+		memset(buf, 0, sizeof(buf));
+		WRITE_ONCE(xf_caller, current);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf, sizeof(buf), NULL,
+					       0, buf), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, msg, sizeof(msg), NULL,
+					       0, msg), 0);
+		/* polling, but yielding: the work items must get the CPU */
+		end = jiffies + HZ;
+		do {
+			rd = kfi_cq_read(f.srx, &e, 1);
+			cond_resched();
+		} while (rd == -EAGAIN && time_before(jiffies, end));
+		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
+		do {
+			rd = kfi_cq_read(f.ctx, &e, 1);
+			cond_resched();
+		} while (rd == -EAGAIN && time_before(jiffies, end));
+		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
+		WRITE_ONCE(xf_caller, NULL);
+		KUNIT_EXPECT_EQ(test, memcmp(buf, msg, sizeof(msg)), 0);
+	}
+	KUNIT_EXPECT_GT(test, atomic_read(&xf_handler_calls), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&xf_handler_calls_in_caller), 0);
+	KUNIT_EXPECT_EQ(test, kfi_tcp_stat_call_bytes() - before, 0ULL);
+	xf_teardown(test, &f);
+}
+
 static void tcp_msg_multi_recv(struct kunit *test)
 {
 	struct xf_fixture f;
@@ -2110,6 +2178,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_delivery_complete),
 	KUNIT_CASE(tcp_msg_zero_copy),
 	KUNIT_CASE(tcp_msg_progress_in_calls),
+	KUNIT_CASE(tcp_msg_handlers_only_from_work),
 	KUNIT_CASE(tcp_msg_multi_recv),
 	KUNIT_CASE(tcp_msg_selective_completion),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
