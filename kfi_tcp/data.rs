@@ -439,7 +439,14 @@ impl Conn {
             n += 1;
         }
         let more = more || !d.rsp.is_empty() || ep.tx_more();
-        match self.sock_send(mode, &segs[..n], cur.sent, cur.total - cur.sent, more, splice) {
+        // The header (our own buffer, reused for the next frame) is never
+        // spliced: a spliced frame sends it by itself first.
+        let (n, len, more) = if splice && cur.sent < cur.hdr_len {
+            (1, cur.hdr_len - cur.sent, true)
+        } else {
+            (n, cur.total - cur.sent, more)
+        };
+        match self.sock_send(mode, &segs[..n], cur.sent, len, more, splice && cur.sent >= cur.hdr_len) {
             Ok(k) => {
                 let done = {
                     let Some(c) = d.tx.as_mut() else { return Ok(false) };
@@ -463,6 +470,11 @@ impl Conn {
 
     /// Receives a piece of the current frame; true if something moved.
     fn rx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder, mode: Mode) -> core::result::Result<bool, Halt> {
+        if mode == Mode::Call && !d.unexp.is_empty() {
+            // Delivering them frees their buffers (maybe vmalloc'ed, which
+            // may sleep), and new tagged messages must queue behind them.
+            return Err(Halt::Defer);
+        }
         let mut moved = self.deliver_unexpected(d, ep);
         loop {
             match core::mem::replace(&mut d.rx, Rx::Hdr) {
@@ -478,8 +490,10 @@ impl Conn {
                     };
                     if d.rx_got == need {
                         let h = MsgHeader::decode(&d.rx_hdr[..need], order).map_err(|_| Halt::from(proto()))?;
-                        if mode == Mode::Call && h.kind() == FrameKind::ReadReq && d.rsp.len() == d.rsp.capacity() {
-                            // Queueing the response would allocate.
+                        if mode == Mode::Call && matches!(h.kind(), FrameKind::Write | FrameKind::ReadReq) {
+                            // Resolving the regions takes the domain's
+                            // region table mutex (and queueing a read
+                            // response may allocate): the work item's job.
                             return Err(Halt::Defer);
                         }
                         d.rx_got = 0;

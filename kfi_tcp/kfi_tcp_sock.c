@@ -536,7 +536,7 @@ ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
  * TCP's own non-sleeping paths (tcp_read_sock() is called so from
  * sk_data_ready by other kernel users), and it never sleeps, so the caller
  * may be in any context but hard interrupts. Socket allocations switch to
- * GFP_ATOMIC while taken (restored by kfi_tcp_sk_fast_unlock()).
+ * GFP_NOWAIT while taken (restored by kfi_tcp_sk_fast_unlock()).
  */
 static bool kfi_tcp_sk_fast_trylock(struct sock *sk, gfp_t *saved)
 {
@@ -548,7 +548,7 @@ static bool kfi_tcp_sk_fast_trylock(struct sock *sk, gfp_t *saved)
 		return false;
 	}
 	*saved = sk->sk_allocation;
-	sk->sk_allocation = GFP_ATOMIC | __GFP_NOWARN;
+	sk->sk_allocation = GFP_NOWAIT | __GFP_NOWARN;
 	return true;
 }
 
@@ -596,6 +596,11 @@ ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 	if (!kfi_tcp_sk_fast_trylock(sk, &saved))
 		return -EBUSY;
 	ret = tcp_sendmsg_locked(sk, &msg, total);
+	/* -EAGAIN with send space left is a failed atomic allocation, not a
+	 * full socket: no write_space will come, so let process context
+	 * (the work item, GFP_NOIO) retry. */
+	if (ret == -EAGAIN && sk_stream_memory_free(sk))
+		ret = -EBUSY;
 	kfi_tcp_sk_fast_unlock(sk, saved);
 	if (ret > 0)
 		atomic64_add(ret, &kfi_tcp_call_bytes);

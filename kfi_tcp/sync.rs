@@ -87,17 +87,23 @@ impl<T> TryLock<T> {
     }
 
     /// Takes the lock if nobody holds it.
+    ///
+    /// Sequentially consistent (as are `is_held` and the release), so that
+    /// a holder's later load of another flag and another thread's store of
+    /// that flag before `is_held` cannot both miss each other (the
+    /// store-then-load handshakes of `Conn::stop` and the work item's
+    /// requeue request).
     pub(crate) fn try_lock(&self) -> Option<TryGuard<'_, T>> {
         use core::sync::atomic::Ordering;
         self.held
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
             .ok()
             .map(|_| TryGuard { lock: self })
     }
 
     /// True while somebody holds it (a hint: it may change at once).
     pub(crate) fn is_held(&self) -> bool {
-        self.held.load(core::sync::atomic::Ordering::Acquire)
+        self.held.load(core::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -123,6 +129,6 @@ impl<T> core::ops::DerefMut for TryGuard<'_, T> {
 
 impl<T> Drop for TryGuard<'_, T> {
     fn drop(&mut self) {
-        self.lock.held.store(false, core::sync::atomic::Ordering::Release);
+        self.lock.held.store(false, core::sync::atomic::Ordering::SeqCst);
     }
 }

@@ -1912,6 +1912,129 @@ static void tcp_msg_handlers_only_from_work(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/* The consumer's lock of tcp_msg_calls_in_atomic_context. */
+static DEFINE_SPINLOCK(xf_atomic_lock);
+
+/* Reads one entry from @cq, each read under a BH spinlock (atomic). */
+static ssize_t xf_read_atomic(struct kfid_cq *cq, struct kfi_cq_tagged_entry *e,
+			      spinlock_t *lock)
+{
+	unsigned long end = jiffies + 5 * HZ;
+	ssize_t rd;
+
+	do {
+		spin_lock_bh(lock);
+		rd = kfi_cq_read(cq, e, 1);
+		spin_unlock_bh(lock);
+		if (rd == -EAGAIN)
+			cond_resched();
+	} while (rd == -EAGAIN && time_before(jiffies, end));
+	return rd;
+}
+
+/* Polls @cq under a BH spinlock for 50 ms; it stays empty. */
+static void xf_poll_atomic(struct kunit *test, struct kfid_cq *cq,
+			   spinlock_t *lock)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(50);
+	struct kfi_cq_tagged_entry e;
+	ssize_t rd;
+
+	do {
+		spin_lock_bh(lock);
+		rd = kfi_cq_read(cq, &e, 1);
+		spin_unlock_bh(lock);
+		cond_resched();
+	} while (rd == -EAGAIN && time_before(jiffies, end));
+	KUNIT_EXPECT_EQ(test, rd, (ssize_t)-EAGAIN);
+}
+
+/*
+ * Posts and CQ reads under the consumer's spinlock (atomic context) while
+ * the calls make progress: a plain message, an unexpected tagged one, an
+ * RMA write and read. What needs process context (resolving RMA regions
+ * under the domain's mutex, buffering and freeing unexpected messages) is
+ * left to the work item; the debug kernel (DEBUG_ATOMIC_SLEEP) reports any
+ * sleep in the calls, and the data is compared.
+ */
+static void tcp_msg_calls_in_atomic_context(struct kunit *test)
+{
+	spinlock_t *lock = &xf_atomic_lock;
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	size_t n = 65536;
+	struct kfid_mr *mr;
+	u8 *src, *dst, *reg;
+	int ret;
+
+	src = vmalloc(n);
+	dst = vzalloc(n);
+	reg = vzalloc(n);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	KUNIT_ASSERT_NOT_NULL(test, reg);
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, reg, n,
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE,
+					 0, 31, 0, &mr, NULL), 0);
+
+	/* plain message */
+	fill(src, n, 11);
+	spin_lock_bh(lock);
+	ret = kfi_recv(f.c.sep, dst, n, NULL, 0, dst);
+	if (!ret)
+		ret = kfi_send(f.c.cep, src, n, NULL, 0, src);
+	spin_unlock_bh(lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, xf_read_atomic(f.srx, &e, lock), (ssize_t)1);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
+	KUNIT_ASSERT_EQ(test, xf_read_atomic(f.ctx, &e, lock), (ssize_t)1);
+
+	/* unexpected tagged: sent before its receive, buffered, delivered */
+	fill(src, n, 12);
+	memset(dst, 0, n);
+	spin_lock_bh(lock);
+	ret = kfi_tsend(f.c.cep, src, n, NULL, 0, 7, src);
+	spin_unlock_bh(lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, xf_read_atomic(f.ctx, &e, lock), (ssize_t)1);
+	/* let it arrive with no receive posted */
+	msleep(50);
+	spin_lock_bh(lock);
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(f.srx, &e, 1), (ssize_t)-EAGAIN);
+	ret = kfi_trecv(f.c.sep, dst, n, NULL, 0, 7, 0, dst);
+	spin_unlock_bh(lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, xf_read_atomic(f.srx, &e, lock), (ssize_t)1);
+	KUNIT_EXPECT_EQ(test, e.tag, 7ULL);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
+
+	/* RMA write into the region, then read it back */
+	fill(src, n, 13);
+	memset(dst, 0, n);
+	spin_lock_bh(lock);
+	ret = kfi_write(f.c.cep, src, n, NULL, 0, 0, 31, src);
+	spin_unlock_bh(lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	/* the target's reads see the write arrive (no entry for it) */
+	xf_poll_atomic(test, f.srx, lock);
+	KUNIT_ASSERT_EQ(test, xf_read_atomic(f.ctx, &e, lock), (ssize_t)1);
+	spin_lock_bh(lock);
+	ret = kfi_read(f.c.cep, dst, n, NULL, 0, 0, 31, dst);
+	spin_unlock_bh(lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	xf_poll_atomic(test, f.srx, lock);
+	KUNIT_ASSERT_EQ(test, xf_read_atomic(f.ctx, &e, lock), (ssize_t)1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+	KUNIT_EXPECT_EQ(test, memcmp(src, reg, n), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	xf_teardown(test, &f);
+	vfree(src);
+	vfree(dst);
+	vfree(reg);
+}
+
 static void tcp_msg_multi_recv(struct kunit *test)
 {
 	struct xf_fixture f;
@@ -2179,6 +2302,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_zero_copy),
 	KUNIT_CASE(tcp_msg_progress_in_calls),
 	KUNIT_CASE(tcp_msg_handlers_only_from_work),
+	KUNIT_CASE(tcp_msg_calls_in_atomic_context),
 	KUNIT_CASE(tcp_msg_multi_recv),
 	KUNIT_CASE(tcp_msg_selective_completion),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
