@@ -283,11 +283,6 @@ impl Conn {
             d.started = true;
             d.ep = data;
             d.order = order;
-            // Room for every read response we may hold, so that queueing
-            // one never allocates (a consumer's call may receive requests).
-            if d.rsp.reserve(RSP_MAX, GFP_KERNEL).is_err() {
-                pr_warn!("kfi_tcp: no memory for read responses; receiving them in the work item only\n");
-            }
             self.start_calls();
         }
         // SAFETY: an endpoint stops its connection before its data goes.
@@ -512,9 +507,9 @@ impl Conn {
                                 d.rx = Rx::Body { hdr: h, dest: Dest::Rma(r), got: 0 };
                             }
                             FrameKind::ReadReq => {
+                                // Only the work item gets here (see above).
                                 let r = resolve(ep, &h, REMOTE_READ)?;
-                                let gfp = if mode == Mode::Work { GFP_KERNEL } else { GFP_ATOMIC };
-                                d.rsp.push(r, gfp).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                                d.rsp.push(r, GFP_KERNEL).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
                                 return Ok(true);
                             }
                             FrameKind::ReadRsp => {

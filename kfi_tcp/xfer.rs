@@ -448,6 +448,19 @@ impl Drop for ConnRef<'_> {
     }
 }
 
+/// The kind of transfer the C wrapper built (`None` for an unknown one).
+fn kind_of(x: &sys::kfi_tcp_xfer) -> Option<Kind> {
+    Some(match x.kind as u32 {
+        sys::KFI_TCP_X_SEND => Kind::Send,
+        sys::KFI_TCP_X_RECV => Kind::Recv,
+        sys::KFI_TCP_X_TSEND => Kind::TSend,
+        sys::KFI_TCP_X_TRECV => Kind::TRecv,
+        sys::KFI_TCP_X_READ => Kind::Read,
+        sys::KFI_TCP_X_WRITE => Kind::Write,
+        _ => return None,
+    })
+}
+
 fn neg(e: u32) -> isize {
     -(e as isize)
 }
@@ -604,14 +617,7 @@ impl EpData {
     /// `err` on the CQ (without a reservation: lost, with a warning, if
     /// the CQ is full), counted on the bound counter and on `extra`.
     pub(crate) fn report_lost(&self, x: &sys::kfi_tcp_xfer, err: u32, extra: Option<*const Cntr>) {
-        let kind = match x.kind as u32 {
-            sys::KFI_TCP_X_SEND => Kind::Send,
-            sys::KFI_TCP_X_RECV => Kind::Recv,
-            sys::KFI_TCP_X_TSEND => Kind::TSend,
-            sys::KFI_TCP_X_TRECV => Kind::TRecv,
-            sys::KFI_TCP_X_READ => Kind::Read,
-            _ => Kind::Write,
-        };
+        let kind = kind_of(x).unwrap_or(Kind::Write);
         let (cq, cntr) = {
             let g = self.q.lock();
             (g.cq(kind.is_tx()), g.cfg.cntrs.of(kind))
@@ -655,14 +661,8 @@ impl EpData {
     }
 
     fn post_as(&self, x: &sys::kfi_tcp_xfer, mode: Post) -> isize {
-        let kind = match x.kind as u32 {
-            sys::KFI_TCP_X_SEND => Kind::Send,
-            sys::KFI_TCP_X_RECV => Kind::Recv,
-            sys::KFI_TCP_X_TSEND => Kind::TSend,
-            sys::KFI_TCP_X_TRECV => Kind::TRecv,
-            sys::KFI_TCP_X_READ => Kind::Read,
-            sys::KFI_TCP_X_WRITE => Kind::Write,
-            _ => return neg(bindings::EINVAL),
+        let Some(kind) = kind_of(x) else {
+            return neg(bindings::EINVAL);
         };
         let extra = match mode {
             Post::Fired(e) => e,
