@@ -527,6 +527,10 @@ impl Conn {
                     }
                     let seg = [sock::kseg(&d.rx_hdr[..need])];
                     match self.sock_recv(mode, &seg, d.rx_got, need - d.rx_got) {
+                        // End of stream between frames: the peer may still
+                        // read (a half close), so a frame we are sending
+                        // goes out whole first; the end is seen again.
+                        Ok(0) if d.rx_got == 0 && d.tx.is_some() => return Ok(moved),
                         Ok(0) if d.rx_got == 0 => return Err(Broken { err: 0 }.into()),
                         Ok(0) => return Err(Broken { err: bindings::ECONNRESET }.into()),
                         Ok(k) => {

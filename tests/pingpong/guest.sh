@@ -24,6 +24,10 @@ fi
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 dmesg -n 1 2>/dev/null
 ip link set lo up
+# The tests' fixed ports (fi_pingpong's 47592, the hostile sinks' 477xx)
+# lie in the ephemeral range: keep outgoing connections off them, or a
+# lingering one makes a later listen fail with EADDRINUSE.
+echo 47000-47999 >/proc/sys/net/ipv4/ip_local_reserved_ports
 
 result() { # result NAME CONDITION...
 	local name=$1
