@@ -42,7 +42,7 @@ use crate::wire::cm::{CM_HDR_SIZE, MAX_CM_DATA};
 use core::ffi::{c_int, c_void};
 use kernel::prelude::*;
 use crate::sync::{TryGuard, TryLock};
-use crate::ffi::DWork;
+use crate::ffi::Timer;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::workqueue::{Work, WorkItem};
@@ -149,9 +149,9 @@ pub(crate) struct Conn {
     /// A socket event happened since a polling CQ read last made progress
     /// here (reads skip connections without one).
     dirty: AtomicBool,
-    /// The work item's kick one tick later, for socket events while a
-    /// consumer polls (see `conn_wake`).
-    late: DWork,
+    /// Armed by socket events while a consumer polls: a tick later it
+    /// queues the work item if no poll took the event (see `conn_wake`).
+    late: Timer,
 }
 
 impl_has_work! {
@@ -171,29 +171,33 @@ unsafe impl Send for Shared {}
 /// alive until the callbacks are detached.
 unsafe extern "C" fn conn_wake(ctx: *mut c_void) {
     // SAFETY: by the contract above the connection is alive and its holder
-    // keeps a reference, so this clone is never the last one.
-    let c: Arc<Conn> = unsafe { ArcBorrow::from_raw(ctx.cast::<Conn>().cast_const()) }.into();
+    // keeps a reference until the callbacks are detached.
+    let c = unsafe { ArcBorrow::<Conn>::from_raw(ctx.cast::<Conn>().cast_const()) };
     c.dirty.store(true, Ordering::SeqCst);
     if c.polled_recently() {
-        // A consumer polling its CQ moves the data in its own calls; the
-        // work item only backs it up, a tick later (if the consumer
-        // stopped polling meanwhile, that is the delay). Scheduling it now
-        // would take the CPU from a poller to find nothing to do.
-        c.late.queue(1);
+        // A consumer polling its CQ moves the data in its own calls (it
+        // takes `dirty`). The timer checks a tick later that it did, and
+        // queues the work item only if not (the consumer stopped polling):
+        // scheduling the work item while the consumer polls would take
+        // the CPU from it to find nothing to do.
+        c.late.arm(1);
     } else {
-        c.kick();
+        Arc::<Conn>::from(c).kick();
     }
 }
 
-/// The late kick (`Conn::late`).
+/// The late check (`Conn::late`), in softirq context: queues the work
+/// item if the socket event that armed it is still not taken by a poll.
 ///
 /// # Safety
-/// `ctx` is `Arc::as_ptr` of a live connection: `stop` cancels this before
-/// its holder lets go.
+/// `ctx` is `Arc::as_ptr` of a live connection: `stop` cancels the timer
+/// before its holder lets go.
 unsafe extern "C" fn conn_late(ctx: *mut c_void) {
     // SAFETY: as above.
     let c = unsafe { ArcBorrow::<Conn>::from_raw(ctx.cast::<Conn>().cast_const()) };
-    let _ = ffi::queue().enqueue(Arc::<Conn>::from(c));
+    if c.dirty.load(Ordering::SeqCst) {
+        let _ = ffi::queue().enqueue(Arc::<Conn>::from(c));
+    }
 }
 
 /// A control message: header then CM data.
@@ -213,9 +217,10 @@ enum Step {
 
 impl Conn {
     fn new(sock: Sock, phase: Phase, owner: Owner, ctl: Option<CtlOut>) -> Result<Arc<Conn>> {
-        // SAFETY: the argument is set below, before anything can queue it,
-        // to the connection, which cancels it in `stop`.
-        let late = unsafe { DWork::new(conn_late, core::ptr::null_mut()) }?;
+        // SAFETY: `conn_late` does not sleep; the argument is set below,
+        // before anything can arm the timer, to the connection, which
+        // cancels it in `stop`.
+        let late = unsafe { Timer::new(conn_late, core::ptr::null_mut()) }?;
         let c = Arc::pin_init(
             pin_init!(Conn {
                 work <- new_work!("kfi_tcp_conn"),
@@ -239,7 +244,7 @@ impl Conn {
             }),
             GFP_KERNEL,
         )?;
-        // SAFETY: `stop` cancels the late kick before the last holder goes.
+        // SAFETY: `stop` cancels the late check before the last holder goes.
         unsafe { c.late.set_ctx((&*c as *const Conn).cast_mut().cast()) };
         // SAFETY: the holder (our caller, then the endpoint or pep) keeps a
         // reference until `stop` detached the callbacks.
@@ -375,8 +380,8 @@ impl Conn {
             self.data_on.store(false, Ordering::SeqCst);
         }
         self.sock.detach();
-        // No socket callback can queue the late kick now; a queued one is
-        // cancelled (one running kicks the work, flushed next).
+        // No socket callback can arm the late check now; an armed one is
+        // cancelled (one running may queue the work, flushed next).
         self.late.cancel_sync();
         // SAFETY: `self.work` is this connection's initialised work item;
         // flushing waits for the queued or running instance, which sees

@@ -350,15 +350,6 @@ impl DWork {
         NonNull::new(p).map(DWork).ok_or(ENOMEM)
     }
 
-    /// Sets the callback's argument (before the item is first queued).
-    ///
-    /// # Safety
-    /// As for `ctx` of [`DWork::new`].
-    pub(crate) unsafe fn set_ctx(&self, ctx: *mut c_void) {
-        // SAFETY: live by the invariant; not queued yet (caller).
-        unsafe { sys::kfi_tcp_dwork_set_ctx(self.0.as_ptr(), ctx) }
-    }
-
     /// Runs the callback after `delay` jiffies (0: as soon as possible).
     /// Any context.
     pub(crate) fn queue(&self, delay: u64) {
@@ -380,6 +371,63 @@ impl Drop for DWork {
     fn drop(&mut self) {
         // SAFETY: live by the invariant; freed once, here.
         unsafe { sys::kfi_tcp_dwork_free(self.0.as_ptr()) }
+    }
+}
+
+/// A kernel timer calling `f(ctx)` in softirq context
+/// (`kfi_tcp_timer_*` in kfi_tcp_glue.c).
+///
+/// # Invariants
+/// Points to a live timer until dropped; dropping shuts it down and waits
+/// for a running callback, so `ctx` is not used after the drop returns.
+pub(crate) struct Timer(NonNull<sys::kfi_tcp_timer>);
+
+// SAFETY: the C timer may be armed from any context but hard interrupts
+// and is freed only in `drop`.
+unsafe impl Send for Timer {}
+// SAFETY: as above; `arm` is safe to call concurrently (timer_reduce).
+unsafe impl Sync for Timer {}
+
+impl Timer {
+    /// Allocates the timer, not armed.
+    ///
+    /// # Safety
+    /// `f` does not sleep; `ctx` stays valid for `f` until the timer is
+    /// cancelled for good or dropped.
+    pub(crate) unsafe fn new(f: unsafe extern "C" fn(*mut c_void), ctx: *mut c_void) -> Result<Timer> {
+        // SAFETY: the caller's contract covers `f` and `ctx`.
+        let p = unsafe { sys::kfi_tcp_timer_alloc(Some(f), ctx) };
+        NonNull::new(p).map(Timer).ok_or(ENOMEM)
+    }
+
+    /// Sets the callback's argument (before the timer is first armed).
+    ///
+    /// # Safety
+    /// As for `ctx` of [`Timer::new`].
+    pub(crate) unsafe fn set_ctx(&self, ctx: *mut c_void) {
+        // SAFETY: live by the invariant; not armed yet (caller).
+        unsafe { sys::kfi_tcp_timer_set_ctx(self.0.as_ptr(), ctx) }
+    }
+
+    /// Runs the callback `delay` jiffies from now at the latest (an armed
+    /// timer that expires sooner keeps its expiry). Any context but hard
+    /// interrupts.
+    pub(crate) fn arm(&self, delay: u64) {
+        // SAFETY: live by the invariant.
+        unsafe { sys::kfi_tcp_timer_arm(self.0.as_ptr(), delay as _) }
+    }
+
+    /// Disarms it and waits for a running callback (process context).
+    pub(crate) fn cancel_sync(&self) {
+        // SAFETY: live by the invariant.
+        unsafe { sys::kfi_tcp_timer_cancel(self.0.as_ptr()) }
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        // SAFETY: live by the invariant; freed once, here.
+        unsafe { sys::kfi_tcp_timer_free(self.0.as_ptr()) }
     }
 }
 

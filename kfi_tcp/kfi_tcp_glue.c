@@ -1241,18 +1241,6 @@ struct kfi_tcp_dwork *kfi_tcp_dwork_alloc(void (*fn)(void *ctx), void *ctx)
 }
 
 /**
- * kfi_tcp_dwork_set_ctx() - Set the callback's argument.
- * @d: The item, not queued yet.
- * @ctx: The argument.
- *
- * Context: Any context.
- */
-void kfi_tcp_dwork_set_ctx(struct kfi_tcp_dwork *d, void *ctx)
-{
-	d->ctx = ctx;
-}
-
-/**
  * kfi_tcp_glue_jiffies() - The jiffies counter.
  *
  * Return: jiffies.
@@ -1300,6 +1288,98 @@ void kfi_tcp_dwork_free(struct kfi_tcp_dwork *d)
 		return;
 	cancel_delayed_work_sync(&d->dw);
 	kfree(d);
+}
+
+/**
+ * struct kfi_tcp_timer - A timer calling back into Rust.
+ * @t: The kernel's timer.
+ * @fn: Callback, run in softirq context (must not sleep).
+ * @ctx: Its argument.
+ */
+struct kfi_tcp_timer {
+	struct timer_list t;
+	void (*fn)(void *ctx);
+	void *ctx;
+};
+
+static void kfi_tcp_timer_run(struct timer_list *t)
+{
+	struct kfi_tcp_timer *k = from_timer(k, t, t);
+
+	k->fn(k->ctx);
+}
+
+/**
+ * kfi_tcp_timer_alloc() - Allocate a timer.
+ * @fn: Callback (softirq context).
+ * @ctx: Its argument.
+ *
+ * Context: Process context; may sleep.
+ * Return: The timer, not armed, or NULL without memory.
+ */
+struct kfi_tcp_timer *kfi_tcp_timer_alloc(void (*fn)(void *ctx), void *ctx)
+{
+	struct kfi_tcp_timer *k = kzalloc(sizeof(*k), GFP_KERNEL);
+
+	if (!k)
+		return NULL;
+	timer_setup(&k->t, kfi_tcp_timer_run, 0);
+	k->fn = fn;
+	k->ctx = ctx;
+	return k;
+}
+
+/**
+ * kfi_tcp_timer_set_ctx() - Set the callback's argument.
+ * @k: The timer, not armed yet.
+ * @ctx: The argument.
+ *
+ * Context: Any context.
+ */
+void kfi_tcp_timer_set_ctx(struct kfi_tcp_timer *k, void *ctx)
+{
+	k->ctx = ctx;
+}
+
+/**
+ * kfi_tcp_timer_arm() - Run the callback in @delay jiffies at the latest.
+ * @k: The timer.
+ * @delay: Delay from now.
+ *
+ * Arms the timer if it is not armed; an armed timer keeps its expiry if
+ * that is sooner (timer_reduce()), so that repeated calls never push the
+ * callback further away.
+ *
+ * Context: Any context but hard interrupts.
+ */
+void kfi_tcp_timer_arm(struct kfi_tcp_timer *k, unsigned long delay)
+{
+	timer_reduce(&k->t, jiffies + delay);
+}
+
+/**
+ * kfi_tcp_timer_cancel() - Disarm the timer and wait for a running callback.
+ * @k: The timer. It may be armed again afterwards.
+ *
+ * Context: Process context; do not hold what the callback takes.
+ */
+void kfi_tcp_timer_cancel(struct kfi_tcp_timer *k)
+{
+	timer_delete_sync(&k->t);
+}
+
+/**
+ * kfi_tcp_timer_free() - Shut the timer down, wait for its callback, free.
+ * @k: The timer, or NULL. Nothing may arm it any more.
+ *
+ * Context: Process context.
+ */
+void kfi_tcp_timer_free(struct kfi_tcp_timer *k)
+{
+	if (!k)
+		return;
+	timer_shutdown_sync(&k->t);
+	kfree(k);
 }
 
 /**

@@ -192,11 +192,17 @@ struct kfi_tcp_xfer {
 /* Delayed work on the provider's workqueue (kfi_tcp_glue.c). */
 struct kfi_tcp_dwork;
 struct kfi_tcp_dwork *kfi_tcp_dwork_alloc(void (*fn)(void *ctx), void *ctx);
-void kfi_tcp_dwork_set_ctx(struct kfi_tcp_dwork *d, void *ctx);
 unsigned long kfi_tcp_glue_jiffies(void);
 void kfi_tcp_dwork_queue(struct kfi_tcp_dwork *d, unsigned long delay);
 void kfi_tcp_dwork_cancel(struct kfi_tcp_dwork *d);
 void kfi_tcp_dwork_free(struct kfi_tcp_dwork *d);
+/* Timers calling back in softirq context (kfi_tcp_glue.c). */
+struct kfi_tcp_timer;
+struct kfi_tcp_timer *kfi_tcp_timer_alloc(void (*fn)(void *ctx), void *ctx);
+void kfi_tcp_timer_set_ctx(struct kfi_tcp_timer *k, void *ctx);
+void kfi_tcp_timer_arm(struct kfi_tcp_timer *k, unsigned long delay);
+void kfi_tcp_timer_cancel(struct kfi_tcp_timer *k);
+void kfi_tcp_timer_free(struct kfi_tcp_timer *k);
 
 int kfi_tcp_xfer_build_msg(struct kfi_tcp_xfer *x, const struct kfi_msg *msg,
 			   uint64_t flags);
