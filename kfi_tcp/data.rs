@@ -13,10 +13,13 @@
 //!   operations done on the peer's ACK and of read responses are sent
 //!   zero-copy (`MSG_SPLICE_PAGES`, pages that allow it); others are
 //!   copied, since their buffers may be reused once the socket has them.
-//! - **rx**: the 16-byte base header, then the rest of the header
-//!   (`wire::header_len` validates everything that decides how the stream
-//!   is cut before a byte more is read), then the payload, received
-//!   straight into the posted buffer. An untagged message waits in the
+//! - **rx**: bytes are read ahead into a small staging buffer
+//!   ([`STAGE`] bytes), so that a small frame (header and payload) or
+//!   several take one socket read: the 16-byte base header, then the rest
+//!   of the header (`wire::header_len` validates everything that decides
+//!   how the stream is cut before it is used), then the payload: what the
+//!   stage holds of it is copied, the rest is received straight into the
+//!   posted buffer. An untagged message waits in the
 //!   socket until a receive is posted (TCP back-pressure). A tagged one
 //!   with no matching receive is read into a buffer of its own (at most
 //!   [`UNEXP_LIMIT`] bytes per connection; beyond, it waits in the
@@ -60,6 +63,12 @@ const RSP_MAX: usize = 64;
 
 const HDR_MAX: usize = wire::hdr::MAX_HDR_SIZE;
 const BASE: usize = wire::hdr::BASE_HDR_SIZE;
+/// Bytes the receive side reads ahead of the parser: the largest header
+/// and a small payload (a 64-byte message is one socket read, not two).
+/// Larger payloads go straight from the socket to their buffer after the
+/// part that was read ahead.
+const STAGE: usize = 512;
+const _: () = assert!(STAGE >= HDR_MAX);
 
 /// Memory a remote access resolved to.
 #[derive(Clone, Copy)]
@@ -116,7 +125,7 @@ enum Dest {
 
 /// Receive state.
 enum Rx {
-    /// Reading a header (`rx_got` bytes in `rx_hdr`).
+    /// Reading a header (from the stage, `DataIo::stage`).
     Hdr,
     /// A message waits for its receive to be posted.
     Await(MsgHeader),
@@ -128,8 +137,11 @@ enum Rx {
 pub(super) struct DataIo {
     tx: Option<TxCur>,
     rx: Rx,
-    rx_hdr: [u8; HDR_MAX],
-    rx_got: usize,
+    /// Bytes read ahead: `stage[lo..hi]` are received and not consumed
+    /// yet (a header, the start of a payload, whole small frames).
+    stage: [u8; STAGE],
+    lo: usize,
+    hi: usize,
     unexp: KVVec<Unexp>,
     unexp_bytes: usize,
     /// Read responses to send, in request order.
@@ -161,8 +173,9 @@ impl DataIo {
         DataIo {
             tx: None,
             rx: Rx::Hdr,
-            rx_hdr: [0; HDR_MAX],
-            rx_got: 0,
+            stage: [0; STAGE],
+            lo: 0,
+            hi: 0,
             unexp: KVVec::new(),
             unexp_bytes: 0,
             rsp: KVec::new(),
@@ -474,24 +487,25 @@ impl Conn {
         loop {
             match core::mem::replace(&mut d.rx, Rx::Hdr) {
                 Rx::Hdr => {
-                    if d.rx_got == 0 && d.rsp.len() >= RSP_MAX {
-                        // Send responses before reading more requests.
+                    if d.rsp.len() >= RSP_MAX {
+                        // Send responses before parsing more requests.
                         return Ok(moved);
                     }
-                    let need = if d.rx_got < BASE {
+                    let avail = d.hi - d.lo;
+                    let need = if avail < BASE {
                         BASE
                     } else {
-                        wire::header_len(&d.rx_hdr[..BASE], order).map_err(|_| Halt::from(proto()))?
+                        wire::header_len(&d.stage[d.lo..d.lo + BASE], order).map_err(|_| Halt::from(proto()))?
                     };
-                    if d.rx_got == need {
-                        let h = MsgHeader::decode(&d.rx_hdr[..need], order).map_err(|_| Halt::from(proto()))?;
+                    if avail >= need {
+                        let h = MsgHeader::decode(&d.stage[d.lo..d.lo + need], order).map_err(|_| Halt::from(proto()))?;
                         if mode == Mode::Call && matches!(h.kind(), FrameKind::Write | FrameKind::ReadReq) {
                             // Resolving the regions takes the domain's
                             // region table mutex (and queueing a read
                             // response may allocate): the work item's job.
                             return Err(Halt::Defer);
                         }
-                        d.rx_got = 0;
+                        d.lo += need;
                         moved = true;
                         match h.kind() {
                             FrameKind::Ack => {
@@ -525,16 +539,23 @@ impl Conn {
                         }
                         continue;
                     }
-                    let seg = [sock::kseg(&d.rx_hdr[..need])];
-                    match self.sock_recv(mode, &seg, d.rx_got, need - d.rx_got) {
+                    // Short of a header: read what the socket has, up to
+                    // the stage's end (the few bytes kept move to the front).
+                    if d.lo > 0 {
+                        d.stage.copy_within(d.lo..d.hi, 0);
+                        d.hi = avail;
+                        d.lo = 0;
+                    }
+                    let seg = [sock::kseg_mut(&mut d.stage[..])];
+                    match self.sock_recv(mode, &seg, d.hi, STAGE - d.hi) {
                         // End of stream between frames: the peer may still
                         // read (a half close), so a frame we are sending
                         // goes out whole first; the end is seen again.
-                        Ok(0) if d.rx_got == 0 && d.tx.is_some() => return Ok(moved),
-                        Ok(0) if d.rx_got == 0 => return Err(Broken { err: 0 }.into()),
+                        Ok(0) if avail == 0 && d.tx.is_some() => return Ok(moved),
+                        Ok(0) if avail == 0 => return Err(Broken { err: 0 }.into()),
                         Ok(0) => return Err(Broken { err: bindings::ECONNRESET }.into()),
                         Ok(k) => {
-                            d.rx_got += k;
+                            d.hi += k;
                             moved = true;
                         }
                         Err(e) if e == EAGAIN => return Ok(moved),
@@ -600,7 +621,7 @@ impl Conn {
                     d.rx = Rx::Body { hdr: h, dest, got: 0 };
                     moved = true;
                 }
-                Rx::Body { hdr, dest, got } => {
+                Rx::Body { hdr, mut dest, got } => {
                     if mode == Mode::Call && matches!(dest, Dest::Unexp(_)) {
                         // Keeping it as unexpected allocates at the end.
                         d.rx = Rx::Body { hdr, dest, got };
@@ -611,6 +632,29 @@ impl Conn {
                         self.rx_finish(d, ep, hdr, dest);
                         // One frame per step.
                         return Ok(true);
+                    }
+                    if d.hi > d.lo {
+                        // Read ahead with the header: copied from the stage.
+                        let k = (d.hi - d.lo).min((len - got) as usize);
+                        let src = &d.stage[d.lo..d.lo + k];
+                        let done = match &mut dest {
+                            Dest::Op(w) => ffi::copy_to_segs(w.op.buf.segs(), (w.offset + got) as usize, src),
+                            Dest::Rma(m) => ffi::copy_to_segs(m.segs(), got as usize, src),
+                            Dest::Read(_, op) => ffi::copy_to_segs(op.buf.segs(), got as usize, src),
+                            Dest::Unexp(b) => {
+                                b[got as usize..got as usize + k].copy_from_slice(src);
+                                k
+                            }
+                        };
+                        d.lo += k;
+                        d.rx = Rx::Body { hdr, dest, got: got + k as u64 };
+                        if done != k {
+                            // The destination was checked to hold the
+                            // payload: cannot happen.
+                            return Err(Broken { err: bindings::EFAULT }.into());
+                        }
+                        moved = true;
+                        continue;
                     }
                     let r = match &dest {
                         Dest::Op(w) => self.sock_recv(mode, w.op.buf.segs(), (w.offset + got) as usize, (len - got) as usize),

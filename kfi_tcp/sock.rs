@@ -201,6 +201,15 @@ pub(crate) fn kseg(buf: &[u8]) -> sys::kfi_tcp_seg {
     s
 }
 
+/// A segment over a writable kernel virtual range (a receive buffer).
+pub(crate) fn kseg_mut(buf: &mut [u8]) -> sys::kfi_tcp_seg {
+    // SAFETY: all-zero is a valid segment.
+    let mut s: sys::kfi_tcp_seg = unsafe { core::mem::zeroed() };
+    s.base = buf.as_mut_ptr().cast();
+    s.len = buf.len();
+    s
+}
+
 /// The address as the logic sees it.
 pub(crate) fn sockin(a: &SockAddr) -> crate::logic::plan::SockIn {
     crate::logic::plan::SockIn { addr: a.addr, port: u16::from_be(a.port) }
