@@ -43,7 +43,8 @@ use core::ffi::{c_int, c_void};
 use kernel::prelude::*;
 use crate::sync::{TryGuard, TryLock};
 use crate::ffi::Timer;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::cq::Cq;
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::workqueue::{Work, WorkItem};
 use kernel::{impl_has_work, new_mutex, new_spinlock, new_work};
@@ -152,6 +153,14 @@ pub(crate) struct Conn {
     /// Armed by socket events while a consumer polls: a tick later it
     /// queues the work item if no poll took the event (see `conn_wake`).
     late: Timer,
+    /// The CQs of the endpoint whose data moves here, when none of them
+    /// has a completion handler (null otherwise, and before the data
+    /// phase): a socket event wakes their blocking readers, which move
+    /// the data in their own calls, instead of the work item. Valid while
+    /// the socket callbacks are installed: an endpoint stops its
+    /// connection before it unbinds its CQs, and a CQ does not close
+    /// while an endpoint is bound to it.
+    sleep_cqs: [AtomicPtr<Cq>; 2],
 }
 
 impl_has_work! {
@@ -174,7 +183,11 @@ unsafe extern "C" fn conn_wake(ctx: *mut c_void) {
     // keeps a reference until the callbacks are detached.
     let c = unsafe { ArcBorrow::<Conn>::from_raw(ctx.cast::<Conn>().cast_const()) };
     c.dirty.store(true, Ordering::SeqCst);
-    if c.polled_recently() {
+    if c.wake_sleepers() {
+        // A consumer blocked in a CQ read moves the data itself; the
+        // timer backs it up as for a poller.
+        c.late.arm(1);
+    } else if c.polled_recently() {
         // A consumer polling its CQ moves the data in its own calls (it
         // takes `dirty`). The timer checks a tick later that it did, and
         // queues the work item only if not (the consumer stopped polling):
@@ -241,6 +254,7 @@ impl Conn {
                 polled: AtomicU64::new(0),
                 dirty: AtomicBool::new(true),
                 late,
+                sleep_cqs: [AtomicPtr::new(core::ptr::null_mut()), AtomicPtr::new(core::ptr::null_mut())],
             }),
             GFP_KERNEL,
         )?;
@@ -536,6 +550,29 @@ impl Conn {
         if s.phase == Phase::Established && !s.stopping {
             self.data_on.store(true, Ordering::SeqCst);
         }
+    }
+
+    /// Names the CQs whose blocking readers socket events wake (see
+    /// `sleep_cqs`); at the start of the data phase, by the work item.
+    fn set_sleep_cqs(&self, cqs: [*const Cq; 2]) {
+        for (slot, cq) in self.sleep_cqs.iter().zip(cqs) {
+            slot.store(cq.cast_mut(), Ordering::Release);
+        }
+    }
+
+    /// From a socket callback: wakes the threads blocked reading the
+    /// endpoint's CQs, if any (false: nobody was woken).
+    fn wake_sleepers(&self) -> bool {
+        let mut woke = false;
+        for slot in &self.sleep_cqs {
+            let cq = slot.load(Ordering::Acquire);
+            if !cq.is_null() {
+                // SAFETY: valid while the callbacks are installed (see
+                // `sleep_cqs`), and this is called from one of them.
+                woke |= unsafe { &*cq }.wake_sleepers();
+            }
+        }
+        woke
     }
 
     /// True while consumers' calls may make progress.

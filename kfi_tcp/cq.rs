@@ -104,6 +104,10 @@ struct State {
     signaled: bool,
     /// Threads sleeping in a blocking read (pushes wake them only if any).
     sleepers: usize,
+    /// Socket events that woke sleepers ([`Cq::wake_sleepers`]): a reader
+    /// that sees it move while it made progress goes round again instead
+    /// of sleeping.
+    events: u64,
 }
 
 /// Endpoints a CQ makes progress on.
@@ -138,6 +142,9 @@ pub(crate) struct Cq {
     state: SpinLockBh<State>,
     #[pin]
     wait: CondVar,
+    /// `State::sleepers`, readable without the lock (socket callbacks
+    /// look at it on every event).
+    sleeping: AtomicUsize,
 }
 
 impl Cq {
@@ -404,23 +411,61 @@ impl Cq {
         } else {
             kernel::time::msecs_to_jiffies(timeout as u32)
         };
-        self.progress(false);
-        let mut g = self.state.lock();
+        let mut seen = self.state.lock().events;
         loop {
+            // Socket events of bound endpoints without handlers wake us
+            // (`wake_sleepers`) rather than their work items: the data
+            // moves here, in the reader's context.
+            self.progress(false);
+            let mut g = self.state.lock();
             let stop = g.ring.ready(threshold) || left == 0 || core::mem::take(&mut g.signaled);
             if stop {
                 // SAFETY: `src` holds `count` addresses (caller's contract).
                 return unsafe { self.read_locked(&mut g, out, src) };
             }
+            if g.events != seen {
+                // An event came while we made progress: look again.
+                seen = g.events;
+                continue;
+            }
             g.sleepers += 1;
+            self.sleeping.fetch_add(1, Ordering::SeqCst);
             let r = self.wait.wait_interruptible_timeout(&mut g, left);
+            self.sleeping.fetch_sub(1, Ordering::SeqCst);
             g.sleepers -= 1;
+            seen = g.events;
             match r {
                 CondVarTimeoutResult::Timeout => left = 0,
                 CondVarTimeoutResult::Woken { jiffies } => left = jiffies,
-                CondVarTimeoutResult::Signal { .. } => return ffi::neg(bindings::EINTR) as isize,
+                CondVarTimeoutResult::Signal { .. } => {
+                    drop(g);
+                    // An event may have woken us too: do not leave it.
+                    self.progress(false);
+                    return ffi::neg(bindings::EINTR) as isize;
+                }
             }
         }
+    }
+
+    /// From a socket callback of a bound endpoint's connection (softirq
+    /// or process context): wakes the threads sleeping in a blocking read,
+    /// which then make progress themselves. False if none sleeps (the
+    /// caller kicks the work item as usual).
+    pub(crate) fn wake_sleepers(&self) -> bool {
+        if self.sleeping.load(Ordering::SeqCst) == 0 {
+            return false;
+        }
+        {
+            // Under the lock: a reader about to sleep either sees the new
+            // count before it waits, or is on the wait queue already.
+            let mut g = self.state.lock();
+            if g.sleepers == 0 {
+                return false;
+            }
+            g.events = g.events.wrapping_add(1);
+        }
+        self.wait.notify_all();
+        true
     }
 }
 
@@ -470,7 +515,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
     // SAFETY: `domain` is one of our domains (our domain ops table called
     // us); its fid is the first field of its header.
     let d = unsafe { Domain::from_fid(ptr::addr_of_mut!((*domain).fid)) };
-    let state = State { ring: Ring::new(ffi::Storage(slots)), signaled: false, sleepers: 0 };
+    let state = State { ring: Ring::new(ffi::Storage(slots)), signaled: false, sleepers: 0, events: 0 };
     let init = pin_init!(Cq {
         // SAFETY: all-zero is a valid header; filled in below.
         cq: unsafe { core::mem::zeroed() },
@@ -481,6 +526,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
         eps <- new_spinlock_bh!(Eps { list: KVec::new(), next: 0 }, "kfi_tcp_cq_eps"),
         state <- new_spinlock_bh!(state, "kfi_tcp_cq"),
         wait <- new_condvar!("kfi_tcp_cq_wait"),
+        sleeping: AtomicUsize::new(0),
     });
     // On failure the initialiser, and the slots it owns, are dropped.
     let b = match KBox::pin_init(init, GFP_KERNEL) {

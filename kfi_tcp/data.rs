@@ -296,6 +296,8 @@ impl Conn {
             d.started = true;
             d.ep = data;
             d.order = order;
+            // SAFETY: an endpoint stops its connection before its data goes.
+            self.set_sleep_cqs(unsafe { &*data }.quiet_cqs());
             self.start_calls();
         }
         // SAFETY: an endpoint stops its connection before its data goes.

@@ -435,7 +435,15 @@ impl ConnRef<'_> {
                     c.set_dirty();
                     c.kick();
                 }
-                Progress::Busy | Progress::Off => c.set_dirty(),
+                Progress::Busy | Progress::Off => {
+                    c.set_dirty();
+                    if !polling {
+                        // A blocking reader does not come back soon: the
+                        // work item takes over (the socket event that woke
+                        // the reader did not kick it).
+                        c.kick();
+                    }
+                }
             }
         }
     }
@@ -446,6 +454,12 @@ impl Drop for ConnRef<'_> {
         drop(self.conn.take());
         self.ep.calls.fetch_sub(1, Ordering::AcqRel);
     }
+}
+
+/// No CQ bound in `cfg` has a completion handler (see [`ConnRef`]).
+fn quiet(cfg: &Config) -> bool {
+    // SAFETY: bound CQs, valid while bound.
+    [cfg.tx_cq, cfg.rx_cq].iter().flatten().all(|&cq| !unsafe { &*cq }.has_handler())
 }
 
 /// The kind of transfer the C wrapper built (`None` for an unknown one).
@@ -569,10 +583,22 @@ impl EpData {
         let c = q.conn.as_ref()?.clone();
         // Counted under the lock that `close` takes the connection under.
         self.calls.fetch_add(1, Ordering::AcqRel);
-        let cqs = [q.cfg.tx_cq, q.cfg.rx_cq];
-        // SAFETY: bound CQs, valid while bound.
-        let quiet = cqs.iter().flatten().all(|&cq| !unsafe { &*cq }.has_handler());
-        Some(ConnRef { ep: self, conn: Some(c), quiet })
+        Some(ConnRef { ep: self, conn: Some(c), quiet: quiet(&q.cfg) })
+    }
+
+    /// The bound CQs (each once) if none has a completion handler, for
+    /// the connection to wake their blocking readers (see `Conn`'s
+    /// `sleep_cqs`); nulls otherwise.
+    pub(crate) fn quiet_cqs(&self) -> [*const Cq; 2] {
+        let g = self.q.lock();
+        let none = [core::ptr::null(); 2];
+        if !quiet(&g.cfg) {
+            return none;
+        }
+        match (g.cfg.tx_cq, g.cfg.rx_cq) {
+            (Some(t), Some(r)) if t == r => [t, core::ptr::null()],
+            (t, r) => [t.unwrap_or(none[0]), r.unwrap_or(none[1])],
+        }
     }
 
     /// Waits until no consumer's call holds the connection (endpoint

@@ -17,6 +17,7 @@
 #include <linux/cpumask.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <linux/uio.h>
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
@@ -1861,6 +1862,80 @@ static void tcp_msg_progress_in_calls(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/* A send posted from a work item while the test thread sleeps in sread. */
+struct xf_late_send {
+	struct delayed_work dw;
+	struct kfid_ep *ep;
+	const void *buf;
+	size_t len;
+	ssize_t ret;
+};
+
+static void xf_late_send_fn(struct work_struct *w)
+{
+	struct xf_late_send *ls = container_of(to_delayed_work(w),
+					       struct xf_late_send, dw);
+
+	ls->ret = kfi_send(ls->ep, ls->buf, ls->len, NULL, 0,
+			   (void *)ls->buf);
+}
+
+/*
+ * A consumer blocked in kfi_cq_sread moves its data itself: the socket
+ * event wakes the reader, whose call reads the message, instead of waking
+ * the connection's work item, which would then wake the reader (one
+ * context switch more per message). The send is posted 50 ms after the
+ * reader went to sleep; a round may lose the race to a work item already
+ * running, so three rounds are allowed and one must move every byte both
+ * ways from the calls.
+ */
+static void tcp_msg_sread_moves_data(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct xf_late_send ls = {};
+	size_t n = 3000;
+	int round, inline_rounds = 0;
+	u8 *src, *dst;
+
+	src = kunit_kmalloc(test, n, GFP_KERNEL);
+	dst = kunit_kzalloc(test, n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	xf_setup(test, &f);
+	INIT_DELAYED_WORK(&ls.dw, xf_late_send_fn);
+	ls.ep = f.c.cep;
+	ls.buf = src;
+	ls.len = n;
+	for (round = 0; round < 3 && !inline_rounds; round++) {
+		ssize_t rd;
+		u64 before;
+
+		fill(src, n, 40 + round);
+		memset(dst, 0, n);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst, n, NULL, 0, dst),
+				0);
+		/* let work items kicked so far finish */
+		msleep(20);
+		before = kfi_tcp_stat_call_bytes();
+		ls.ret = -EINPROGRESS;
+		schedule_delayed_work(&ls.dw, msecs_to_jiffies(50));
+		rd = kfi_cq_sread(f.srx, &e, 1, NULL, XF_WAIT_MS);
+		flush_delayed_work(&ls.dw);
+		KUNIT_ASSERT_EQ(test, ls.ret, (ssize_t)0);
+		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+		KUNIT_EXPECT_EQ(test, e.len, n);
+		KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
+		if (kfi_tcp_stat_call_bytes() - before >= 2 * n)
+			inline_rounds++;
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)src);
+	}
+	KUNIT_EXPECT_EQ(test, inline_rounds, 1);
+	xf_teardown(test, &f);
+}
+
 /*
  * With completion handlers, the consumer's own calls leave the data to the
  * work item: a consumer may hold, around its posts and reads, a lock its
@@ -2301,6 +2376,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_delivery_complete),
 	KUNIT_CASE(tcp_msg_zero_copy),
 	KUNIT_CASE(tcp_msg_progress_in_calls),
+	KUNIT_CASE(tcp_msg_sread_moves_data),
 	KUNIT_CASE(tcp_msg_handlers_only_from_work),
 	KUNIT_CASE(tcp_msg_calls_in_atomic_context),
 	KUNIT_CASE(tcp_msg_multi_recv),
