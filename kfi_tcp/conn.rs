@@ -155,12 +155,13 @@ pub(crate) struct Conn {
     late: Timer,
     /// The CQs of the endpoint whose data moves here, when none of them
     /// has a completion handler (null otherwise, and before the data
-    /// phase): a socket event wakes their blocking readers, which move
-    /// the data in their own calls, instead of the work item. Valid while
-    /// the socket callbacks are installed: an endpoint stops its
-    /// connection before it unbinds its CQs, and a CQ does not close
+    /// phase). A socket event tells them (`Cq::socket_event`): their reads
+    /// make progress only after one, and their blocking readers are woken
+    /// to move the data in their own calls, instead of the work item.
+    /// Valid while the socket callbacks are installed: an endpoint stops
+    /// its connection before it unbinds its CQs, and a CQ does not close
     /// while an endpoint is bound to it.
-    sleep_cqs: [AtomicPtr<Cq>; 2],
+    event_cqs: [AtomicPtr<Cq>; 2],
 }
 
 impl_has_work! {
@@ -183,7 +184,7 @@ unsafe extern "C" fn conn_wake(ctx: *mut c_void) {
     // keeps a reference until the callbacks are detached.
     let c = unsafe { ArcBorrow::<Conn>::from_raw(ctx.cast::<Conn>().cast_const()) };
     c.dirty.store(true, Ordering::SeqCst);
-    if c.wake_sleepers() {
+    if c.tell_cqs() {
         // A consumer blocked in a CQ read moves the data itself; the
         // timer backs it up as for a poller.
         c.late.arm(1);
@@ -254,7 +255,7 @@ impl Conn {
                 polled: AtomicU64::new(0),
                 dirty: AtomicBool::new(true),
                 late,
-                sleep_cqs: [AtomicPtr::new(core::ptr::null_mut()), AtomicPtr::new(core::ptr::null_mut())],
+                event_cqs: [AtomicPtr::new(core::ptr::null_mut()), AtomicPtr::new(core::ptr::null_mut())],
             }),
             GFP_KERNEL,
         )?;
@@ -552,24 +553,29 @@ impl Conn {
         }
     }
 
-    /// Names the CQs whose blocking readers socket events wake (see
-    /// `sleep_cqs`); at the start of the data phase, by the work item.
-    fn set_sleep_cqs(&self, cqs: [*const Cq; 2]) {
-        for (slot, cq) in self.sleep_cqs.iter().zip(cqs) {
-            slot.store(cq.cast_mut(), Ordering::Release);
+    /// Names the CQs socket events are told to (see `event_cqs`); at the
+    /// start of the data phase, by the work item. Their reads look here
+    /// from now on.
+    fn set_event_cqs(&self, cqs: [*const Cq; 2]) {
+        for (slot, cq) in self.event_cqs.iter().zip(cqs) {
+            slot.store(cq.cast_mut(), Ordering::SeqCst);
+            if !cq.is_null() {
+                // SAFETY: a bound CQ of the endpoint (see `event_cqs`).
+                unsafe { &*cq }.socket_event();
+            }
         }
     }
 
-    /// From a socket callback: wakes the threads blocked reading the
-    /// endpoint's CQs, if any (false: nobody was woken).
-    fn wake_sleepers(&self) -> bool {
+    /// From a socket callback: tells the endpoint's CQs (after `dirty` is
+    /// set); true if that woke a blocked reader.
+    fn tell_cqs(&self) -> bool {
         let mut woke = false;
-        for slot in &self.sleep_cqs {
-            let cq = slot.load(Ordering::Acquire);
+        for slot in &self.event_cqs {
+            let cq = slot.load(Ordering::SeqCst);
             if !cq.is_null() {
                 // SAFETY: valid while the callbacks are installed (see
-                // `sleep_cqs`), and this is called from one of them.
-                woke |= unsafe { &*cq }.wake_sleepers();
+                // `event_cqs`), and this is called from one of them.
+                woke |= unsafe { &*cq }.socket_event();
             }
         }
         woke

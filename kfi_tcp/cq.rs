@@ -43,7 +43,7 @@ use crate::logic::cq::{self as rules, Completion, Entry, ErrCompletion, Format, 
 use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::new_condvar;
 use kernel::prelude::*;
@@ -104,7 +104,7 @@ struct State {
     signaled: bool,
     /// Threads sleeping in a blocking read (pushes wake them only if any).
     sleepers: usize,
-    /// Socket events that woke sleepers ([`Cq::wake_sleepers`]): a reader
+    /// Socket events that woke sleepers ([`Cq::socket_event`]): a reader
     /// that sees it move while it made progress goes round again instead
     /// of sleeping.
     events: u64,
@@ -145,6 +145,11 @@ pub(crate) struct Cq {
     /// `State::sleepers`, readable without the lock (socket callbacks
     /// look at it on every event).
     sleeping: AtomicUsize,
+    /// A socket event of a bound endpoint's connection may have left
+    /// something for reads to move (`socket_event`), or a read left work
+    /// behind: reads look at the endpoints only when set, so that an idle
+    /// poll takes no lock but the ring's.
+    dirty: AtomicBool,
 }
 
 impl Cq {
@@ -219,11 +224,17 @@ impl Cq {
     /// Makes progress on (up to [`PROGRESS_EPS`] of) the bound endpoints'
     /// connections, in turn, before a read looks at the ring: the data a
     /// polling consumer waits for moves in its own call, not only when a
-    /// work item gets the CPU. `polling`: a non-blocking read (see
-    /// `ConnRef::poll`). Never sleeps.
+    /// work item gets the CPU. Only after a socket event or a read that
+    /// left work behind (`dirty`): an idle poll looks at no endpoint.
+    /// `polling`: a non-blocking read (see `ConnRef::poll`). Never sleeps.
     fn progress(&self, polling: bool) {
+        // Taken before the connections' marks are: an event after this
+        // sets it again (see `Conn::tell_cqs`).
+        if !self.dirty.swap(false, Ordering::SeqCst) {
+            return;
+        }
         let mut refs: [Option<ConnRef<'_>>; PROGRESS_EPS] = Default::default();
-        {
+        let mut again = {
             let mut g = self.eps.lock();
             let n = g.list.len();
             if n == 0 {
@@ -237,9 +248,14 @@ impl Cq {
                 *r = unsafe { &*ep }.conn_ref();
             }
             g.next = (start + PROGRESS_EPS) % n;
-        }
+            // More endpoints than one read looks at: the next read goes on.
+            n > PROGRESS_EPS
+        };
         for r in refs.iter().flatten() {
-            r.poll(polling);
+            again |= r.poll(polling);
+        }
+        if again {
+            self.dirty.store(true, Ordering::SeqCst);
         }
     }
 
@@ -414,7 +430,7 @@ impl Cq {
         let mut seen = self.state.lock().events;
         loop {
             // Socket events of bound endpoints without handlers wake us
-            // (`wake_sleepers`) rather than their work items: the data
+            // (`socket_event`) rather than their work items: the data
             // moves here, in the reader's context.
             self.progress(false);
             let mut g = self.state.lock();
@@ -448,10 +464,12 @@ impl Cq {
     }
 
     /// From a socket callback of a bound endpoint's connection (softirq
-    /// or process context): wakes the threads sleeping in a blocking read,
-    /// which then make progress themselves. False if none sleeps (the
-    /// caller kicks the work item as usual).
-    pub(crate) fn wake_sleepers(&self) -> bool {
+    /// or process context), after it marked the connection: the next read
+    /// makes progress, and threads sleeping in a blocking read are woken to
+    /// make it themselves. True if one was woken (else the caller kicks
+    /// the work item as usual).
+    pub(crate) fn socket_event(&self) -> bool {
+        self.dirty.store(true, Ordering::SeqCst);
         if self.sleeping.load(Ordering::SeqCst) == 0 {
             return false;
         }
@@ -527,6 +545,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
         state <- new_spinlock_bh!(state, "kfi_tcp_cq"),
         wait <- new_condvar!("kfi_tcp_cq_wait"),
         sleeping: AtomicUsize::new(0),
+        dirty: AtomicBool::new(true),
     });
     // On failure the initialiser, and the slots it owns, are dropped.
     let b = match KBox::pin_init(init, GFP_KERNEL) {

@@ -415,35 +415,39 @@ impl ConnRef<'_> {
     /// it has to take over; the socket's callbacks kicked it for anything
     /// else. A read that does not block (`polling`) marks the connection,
     /// so that socket events defer the work item for a tick (see
-    /// `conn.rs`).
-    pub(crate) fn poll(&self, polling: bool) {
-        if let Some(c) = &self.conn {
-            if !self.quiet {
-                return;
+    /// `conn.rs`). True if it left work for a later read (the
+    /// connection stays marked).
+    pub(crate) fn poll(&self, polling: bool) -> bool {
+        let Some(c) = &self.conn else {
+            return false;
+        };
+        if !self.quiet {
+            return false;
+        }
+        if polling {
+            c.mark_polled();
+        }
+        // Nothing happened on the socket since the last poll finished:
+        // nothing to do (posts make their own progress).
+        if !c.take_dirty() {
+            return false;
+        }
+        match c.progress() {
+            Progress::Done => false,
+            Progress::Work => {
+                c.set_dirty();
+                c.kick();
+                true
             }
-            if polling {
-                c.mark_polled();
-            }
-            // Nothing happened on the socket since the last poll finished:
-            // nothing to do (posts make their own progress).
-            if !c.take_dirty() {
-                return;
-            }
-            match c.progress() {
-                Progress::Done => {}
-                Progress::Work => {
-                    c.set_dirty();
+            Progress::Busy | Progress::Off => {
+                c.set_dirty();
+                if !polling {
+                    // A blocking reader does not come back soon: the
+                    // work item takes over (the socket event that woke
+                    // the reader did not kick it).
                     c.kick();
                 }
-                Progress::Busy | Progress::Off => {
-                    c.set_dirty();
-                    if !polling {
-                        // A blocking reader does not come back soon: the
-                        // work item takes over (the socket event that woke
-                        // the reader did not kick it).
-                        c.kick();
-                    }
-                }
+                true
             }
         }
     }
@@ -587,8 +591,8 @@ impl EpData {
     }
 
     /// The bound CQs (each once) if none has a completion handler, for
-    /// the connection to wake their blocking readers (see `Conn`'s
-    /// `sleep_cqs`); nulls otherwise.
+    /// the connection to tell about socket events (see `Conn`'s
+    /// `event_cqs`); nulls otherwise.
     pub(crate) fn quiet_cqs(&self) -> [*const Cq; 2] {
         let g = self.q.lock();
         let none = [core::ptr::null(); 2];
