@@ -4,8 +4,10 @@
 //!
 //! # Contexts and lifetime
 //! A connection is an `Arc<Conn>` with a work item (`io_work`). The socket
-//! callbacks only queue that work (see `sock.rs`; a tick late while a
-//! consumer polls, see `conn_wake`); CM messages and events happen in the
+//! callbacks only queue that work (see `sock.rs`), or, when the endpoint's
+//! consumer moves the data in its own CQ reads, mark the connection, tell
+//! its CQs and wake a blocked reader, leaving the work item to a backstop
+//! timer (see `conn_wake`); CM messages and events happen in the
 //! work item, in process context, on the provider's `WQ_MEM_RECLAIM`
 //! workqueue. Data frames move in the work item and also in consumers'
 //! calls (`Conn::progress` in `data.rs`: posts and CQ reads, any context
@@ -30,7 +32,9 @@
 //! that makes progress itself (`Conn::progress`, any context but hard
 //! interrupts, never sleeping). Whoever finds it held leaves the work to
 //! the holder: a consumer's call kicks the work item instead, the work
-//! item sets `retry` and the holder requeues it on release.
+//! item sets `retry` and the holder requeues it on release. Socket
+//! callbacks (softirq, holding the socket's spinlock) take a CQ's lock
+//! (`Cq::socket_event`); nothing takes a socket's lock under a CQ's.
 
 use crate::eq::Eq;
 use crate::xfer::EpData;
