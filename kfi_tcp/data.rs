@@ -98,6 +98,8 @@ enum TxWhat {
 /// The frame being sent.
 struct TxCur {
     what: TxWhat,
+    /// More frames were queued behind it when it was taken (`MSG_MORE`).
+    queued: bool,
     hdr: [u8; HDR_MAX],
     hdr_len: usize,
     total: usize,
@@ -387,19 +389,19 @@ impl Conn {
         if d.tx.is_none() {
             // Read responses first (they answer requests already on the
             // wire), then ACKs and posted operations.
-            let (what, h) = if !d.rsp.is_empty() {
+            let (what, h, queued) = if !d.rsp.is_empty() {
                 let Some(r) = ffi::kvec_remove(&mut d.rsp, 0) else {
                     return Ok(false);
                 };
                 let len: u64 = r.segs().iter().map(|s| s.len as u64).sum();
                 let h = MsgHeader::read_rsp(len).map_err(|_| Halt::from(proto()))?;
-                (TxWhat::Rsp(r), h)
+                (TxWhat::Rsp(r), h, false)
             } else {
                 match ep.tx_next() {
                     None => return Ok(false),
-                    Some(TxWork::Ack) => (TxWhat::Ack, MsgHeader::ack()),
-                    Some(TxWork::Op(i, op)) => match header(&op) {
-                        Ok(h) => (TxWhat::Op(i, op), h),
+                    Some((TxWork::Ack, queued)) => (TxWhat::Ack, MsgHeader::ack(), queued),
+                    Some((TxWork::Op(i, op), queued)) => match header(&op) {
+                        Ok(h) => (TxWhat::Op(i, op), h, queued),
                         Err(_) => {
                             // Cannot happen for a validated post.
                             ep.tx_failed(i, bindings::EINVAL);
@@ -409,7 +411,7 @@ impl Conn {
                 }
             };
             let (bytes, n) = h.to_bytes(order);
-            d.tx = Some(TxCur { what, hdr: bytes, hdr_len: n, total: h.size() as usize, sent: 0 });
+            d.tx = Some(TxCur { what, queued, hdr: bytes, hdr_len: n, total: h.size() as usize, sent: 0 });
         }
         let Some(cur) = d.tx.as_ref() else {
             return Ok(false);
@@ -448,7 +450,13 @@ impl Conn {
             segs[n] = *s;
             n += 1;
         }
-        let more = more || !d.rsp.is_empty() || ep.tx_more();
+        // A read response looks at the queue (rare); other frames know
+        // what was queued behind them when they were taken.
+        let queued = match cur.what {
+            TxWhat::Rsp(_) => ep.tx_more(),
+            _ => cur.queued,
+        };
+        let more = more || !d.rsp.is_empty() || queued;
         // The header (our own buffer, reused for the next frame) is never
         // spliced: a spliced frame sends it by itself first.
         let (n, len, more) = if splice && cur.sent < cur.hdr_len {

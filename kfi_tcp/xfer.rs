@@ -41,7 +41,7 @@ use crate::logic::cq::{Completion, ErrCompletion};
 use crate::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
 use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -382,6 +382,12 @@ pub(crate) struct EpData {
     /// [`ConnRef`]s out: consumers' calls making progress on the
     /// connection; `close` waits for them before it lets go of it.
     calls: AtomicUsize,
+    /// Frames may be queued to send (posted transmits, owed ACKs): set
+    /// under `q` when one is queued, cleared under `q` by `tx_next` when it
+    /// leaves none. Seen clear, `tx_next` returns at once without the lock:
+    /// a frame queued meanwhile is moved by its poster's own progress, or
+    /// by the work item that poster kicks when the connection is busy.
+    tx_hint: AtomicBool,
 }
 
 /// The connection of an endpoint, taken by a consumer's call to make
@@ -534,6 +540,7 @@ impl EpData {
             trig: AtomicUsize::new(0),
             tag_posts: AtomicU64::new(0),
             calls: AtomicUsize::new(0),
+            tx_hint: AtomicBool::new(false),
         })
     }
 
@@ -823,6 +830,7 @@ impl EpData {
                 op.buf = buf;
             }
             q.tx_links.push_back(&mut q.tx_pending, i);
+            self.tx_hint.store(true, Ordering::SeqCst);
         } else {
             let Some(i) = q.rx_links.pop_front(&mut q.rx_free) else {
                 q.unres(false);
@@ -885,19 +893,31 @@ impl EpData {
     // ---- the work item's side
 
     /// The next thing to transmit: an owed ACK first (between frames),
-    /// else the oldest posted operation.
-    pub(crate) fn tx_next(&self) -> Option<TxWork> {
-        let mut g = self.q.lock();
-        if g.acks_owed > 0 {
-            g.acks_owed -= 1;
-            return Some(TxWork::Ack);
+    /// else the oldest posted operation; and whether more are queued
+    /// behind it (for `MSG_MORE`).
+    pub(crate) fn tx_next(&self) -> Option<(TxWork, bool)> {
+        if !self.tx_hint.load(Ordering::SeqCst) {
+            return None;
         }
+        let mut g = self.q.lock();
         let q = &mut *g;
-        let i = q.tx_links.pop_front(&mut q.tx_pending)?;
-        Some(TxWork::Op(i, q.tx[i]))
+        let w = if q.acks_owed > 0 {
+            q.acks_owed -= 1;
+            TxWork::Ack
+        } else if let Some(i) = q.tx_links.pop_front(&mut q.tx_pending) {
+            TxWork::Op(i, q.tx[i])
+        } else {
+            self.tx_hint.store(false, Ordering::SeqCst);
+            return None;
+        };
+        let more = q.acks_owed > 0 || !q.tx_pending.is_empty();
+        if !more {
+            self.tx_hint.store(false, Ordering::SeqCst);
+        }
+        Some((w, more))
     }
 
-    /// Whether more frames are queued (for `MSG_MORE`).
+    /// Whether frames are queued (for `MSG_MORE` after a read response).
     pub(crate) fn tx_more(&self) -> bool {
         let g = self.q.lock();
         g.acks_owed > 0 || !g.tx_pending.is_empty()
@@ -995,7 +1015,9 @@ impl EpData {
 
     /// Owes the peer one ACK (a received message asked for it).
     pub(crate) fn owe_ack(&self) {
-        self.q.lock().acks_owed += 1;
+        let mut g = self.q.lock();
+        g.acks_owed += 1;
+        self.tx_hint.store(true, Ordering::SeqCst);
     }
 
     /// Takes the receive for an untagged message of `len` bytes: the
