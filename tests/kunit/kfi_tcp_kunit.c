@@ -1434,6 +1434,15 @@ static void tcp_msg_send_recv(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/* A source and a zeroed destination of @n bytes, freed with the test. */
+static void xf_bufs(struct kunit *test, size_t n, u8 **src, u8 **dst)
+{
+	*src = kunit_kmalloc(test, n, GFP_KERNEL);
+	*dst = kunit_kzalloc(test, n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *src);
+	KUNIT_ASSERT_NOT_NULL(test, *dst);
+}
+
 /* kvec, bio_vec and scatterlist buffers on both sides, segments crossing */
 static void tcp_msg_buffer_types(struct kunit *test)
 {
@@ -1447,10 +1456,7 @@ static void tcp_msg_buffer_types(struct kunit *test)
 	size_t n = 3 * PAGE_SIZE / 2;
 
 	xf_setup(test, &f);
-	src = kunit_kmalloc(test, n, GFP_KERNEL);
-	dst = kunit_kzalloc(test, n, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, src);
-	KUNIT_ASSERT_NOT_NULL(test, dst);
+	xf_bufs(test, n, &src, &dst);
 	fill(src, n, 3);
 	siov[0] = (struct kvec){ src, 10 };
 	siov[1] = (struct kvec){ src + 10, 1000 };
@@ -1824,10 +1830,7 @@ static void tcp_msg_progress_in_calls(struct kunit *test)
 	int round, inline_rounds = 0;
 	u8 *src, *dst;
 
-	src = kunit_kmalloc(test, n, GFP_KERNEL);
-	dst = kunit_kzalloc(test, n, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, src);
-	KUNIT_ASSERT_NOT_NULL(test, dst);
+	xf_bufs(test, n, &src, &dst);
 	xf_setup(test, &f);
 	for (round = 0; round < 3 && !inline_rounds; round++) {
 		unsigned long end;
@@ -1898,10 +1901,7 @@ static void tcp_msg_sread_moves_data(struct kunit *test)
 	int round, inline_rounds = 0;
 	u8 *src, *dst;
 
-	src = kunit_kmalloc(test, n, GFP_KERNEL);
-	dst = kunit_kzalloc(test, n, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, src);
-	KUNIT_ASSERT_NOT_NULL(test, dst);
+	xf_bufs(test, n, &src, &dst);
 	xf_setup(test, &f);
 	INIT_DELAYED_WORK_ONSTACK(&ls.dw, xf_late_send_fn);
 	ls.ep = f.c.cep;
@@ -1943,6 +1943,37 @@ static void tcp_msg_sread_moves_data(struct kunit *test)
 	}
 	destroy_delayed_work_on_stack(&ls.dw);
 	KUNIT_EXPECT_EQ(test, inline_rounds, 1);
+	xf_teardown(test, &f);
+}
+
+/*
+ * A consumer that polled its CQ and then waits elsewhere (here on a
+ * counter, without reading the CQ) still gets its messages: while it
+ * polled, socket events only marked the connection; the backstop timer
+ * sees a tick later that no read took the mark and queues the work item,
+ * which receives the message and counts it. Without the backstop nothing
+ * would receive it and the wait would time out.
+ */
+static void tcp_msg_backstop_after_polling(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	char buf[16] = "";
+
+	xf_open_ex(test, &f, 0, 0, true);
+	xf_connect(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf, sizeof(buf), NULL, 0,
+				       buf), 0);
+	/* let work items kicked so far finish */
+	msleep(20);
+	/* a poll: the server side is now a polling consumer */
+	xf_expect_none(test, f.srx);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "late", 5, NULL, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(f.cn[2], 1, 2000), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "late");
+	KUNIT_EXPECT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)buf);
+	KUNIT_EXPECT_EQ(test, xf_wait(f.ctx, &e), 1);
 	xf_teardown(test, &f);
 }
 
@@ -2387,6 +2418,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_zero_copy),
 	KUNIT_CASE(tcp_msg_progress_in_calls),
 	KUNIT_CASE(tcp_msg_sread_moves_data),
+	KUNIT_CASE(tcp_msg_backstop_after_polling),
 	KUNIT_CASE(tcp_msg_handlers_only_from_work),
 	KUNIT_CASE(tcp_msg_calls_in_atomic_context),
 	KUNIT_CASE(tcp_msg_multi_recv),
