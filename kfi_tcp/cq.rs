@@ -5,9 +5,12 @@
 //! operation never allocates. The endpoint code reserves one slot per
 //! operation when it is posted (`try_reserve`: the post fails with -EAGAIN
 //! when the CQ is full) and fills it when the operation completes
-//! (`complete`, `complete_err`), so a completion is never lost; target-side
-//! completions that were never posted here use `try_complete_unreserved`
-//! and back off when it reports `Full`.
+//! (`complete`, `complete_err`), so a completion is never lost. The entry
+//! of a remote write with CQ data is reserved when its header arrives; with
+//! the CQ full the frame waits in the socket (`want_room`: the next read
+//! that frees a slot kicks the connection). The entries of a multi-receive
+//! buffer other than its last use `try_complete_unreserved` (lost, with a
+//! warning, when the CQ is full).
 //!
 //! Locking: one spinlock around the ring, taken with bottom halves
 //! disabled (`sync::SpinLockBh`), because consumers may read a CQ, and post
@@ -145,6 +148,9 @@ pub(crate) struct Cq {
     /// `State::sleepers`, readable without the lock (socket callbacks
     /// look at it on every event).
     sleeping: AtomicUsize,
+    /// A connection waits for a free slot (a remote write's entry): the
+    /// next read that frees one kicks the bound endpoints' work items.
+    room_wanted: AtomicBool,
     /// A socket event of a bound endpoint's connection may have left
     /// something for reads to move (`socket_event`), or a read left work
     /// behind: reads look at the endpoints only when set, so that an idle
@@ -256,6 +262,28 @@ impl Cq {
         }
         if again {
             self.dirty.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// A connection needs a free slot to go on (see `room_wanted`). Any
+    /// context.
+    pub(crate) fn want_room(&self) {
+        self.room_wanted.store(true, Ordering::SeqCst);
+    }
+
+    /// After a read took entries, with no lock held: kicks the work items
+    /// of the bound endpoints' connections if one waits for room.
+    fn room_freed(&self) {
+        if !self.room_wanted.load(Ordering::SeqCst) || !self.room_wanted.swap(false, Ordering::SeqCst) {
+            return;
+        }
+        let g = self.eps.lock();
+        for &ep in g.list.iter() {
+            // SAFETY: a bound endpoint unbinds (under this lock) before
+            // it goes, and waits for its `ConnRef`s before that.
+            if let Some(r) = unsafe { &*ep }.conn_ref() {
+                r.kick();
+            }
         }
     }
 
@@ -402,7 +430,11 @@ impl Cq {
         };
         self.progress(true);
         // SAFETY: `src` holds `count` addresses (caller's contract).
-        unsafe { self.read_locked(&mut self.state.lock(), out, src) }
+        let n = unsafe { self.read_locked(&mut self.state.lock(), out, src) };
+        if n > 0 {
+            self.room_freed();
+        }
+        n
     }
 
     /// `sread`/`sreadfrom`: see the module documentation.
@@ -437,7 +469,12 @@ impl Cq {
             let stop = g.ring.ready(threshold) || left == 0 || core::mem::take(&mut g.signaled);
             if stop {
                 // SAFETY: `src` holds `count` addresses (caller's contract).
-                return unsafe { self.read_locked(&mut g, out, src) };
+                let n = unsafe { self.read_locked(&mut g, out, src) };
+                drop(g);
+                if n > 0 {
+                    self.room_freed();
+                }
+                return n;
             }
             if g.events != seen {
                 // An event came while we made progress: look again.
@@ -546,6 +583,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
         wait <- new_condvar!("kfi_tcp_cq_wait"),
         sleeping: AtomicUsize::new(0),
         dirty: AtomicBool::new(true),
+        room_wanted: AtomicBool::new(false),
     });
     // On failure the initialiser, and the slots it owns, are dropped.
     let b = match KBox::pin_init(init, GFP_KERNEL) {
@@ -621,6 +659,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_readerr(
     let e = c.state.lock().ring.read_err();
     match e {
         Ok(e) => {
+            c.room_freed();
             let len = core::mem::size_of::<sys::kfi_cq_err_entry>();
             // SAFETY: the consumer passes a writable error entry.
             e.encode(unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) });

@@ -46,7 +46,7 @@ use crate::sock::{self, SkState};
 use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
 use crate::domain::RMA_SEGS;
 use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
-use crate::xfer::{EpData, RxWork, Seg, TxOp, TxWork};
+use crate::xfer::{EpData, Room, RxWork, Seg, TxOp, TxWork};
 use core::ffi::c_int;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -161,6 +161,9 @@ pub(super) struct DataIo {
     order: ByteOrder,
     /// The data phase started here.
     started: bool,
+    /// A receive CQ slot is held for the entry of the remote write being
+    /// received (`EpData::take_remote_room`).
+    rma_room: bool,
     /// A consumer's call found the connection broken; the work item
     /// reports it (that may sleep).
     broken: Option<Broken>,
@@ -186,6 +189,7 @@ impl DataIo {
             ep: core::ptr::null(),
             order: ByteOrder::NATIVE,
             started: false,
+            rma_room: false,
             broken: None,
         }
     }
@@ -515,6 +519,17 @@ impl Conn {
                             // response may allocate): the work item's job.
                             return Err(Halt::Defer);
                         }
+                        if h.kind() == FrameKind::Write && h.cq_data().is_some() && !d.rma_room {
+                            // Its entry must have room before a byte of
+                            // it is taken: with the receive CQ full the
+                            // frame waits (TCP back-pressure on the peer)
+                            // until a read of the CQ frees a slot.
+                            match ep.take_remote_room() {
+                                Room::Taken => d.rma_room = true,
+                                Room::Full => return Ok(moved),
+                                Room::NoCq => {}
+                            }
+                        }
                         d.lo += need;
                         moved = true;
                         match h.kind() {
@@ -730,8 +745,10 @@ impl Conn {
             Dest::Rma(_) => {
                 ep.remote_hit(true);
                 if let Some(data) = hdr.cq_data() {
-                    if !ep.remote_write_data(hdr.payload_len(), data) {
-                        pr_warn!("kfi_tcp: remote write data lost (no receive CQ or CQ full)\n");
+                    if core::mem::take(&mut d.rma_room) {
+                        ep.remote_write_data(hdr.payload_len(), data);
+                    } else {
+                        pr_warn!("kfi_tcp: remote write data not reported (no receive CQ)\n");
                     }
                 }
                 if hdr.needs_ack() {
@@ -819,6 +836,9 @@ impl Conn {
             Rx::Body { dest: Dest::Op(w), got, .. } => ep.rx_failed(&w, err, got, 0),
             Rx::Body { dest: Dest::Read(i, _), .. } => ep.tx_failed(i, err),
             _ => {}
+        }
+        if core::mem::take(&mut d.rma_room) {
+            ep.give_back_room();
         }
         d.rsp = KVec::new();
         d.unexp = KVVec::new();

@@ -140,6 +140,7 @@ pub(crate) struct RxOp {
     pub(crate) extra: Option<*const Cntr>,
 }
 
+
 const TX_INIT: TxOp = TxOp {
     kind: Kind::Send,
     flags: 0,
@@ -416,6 +417,13 @@ impl ConnRef<'_> {
         }
     }
 
+    /// Queues the connection's work item (a CQ freed room it waits for).
+    pub(crate) fn kick(&self) {
+        if let Some(c) = &self.conn {
+            c.kick();
+        }
+    }
+
     /// From a CQ read (of an endpoint without completion handlers): moves
     /// what the connection can move now. The work item is kicked only if
     /// it has to take over; the socket's callbacks kicked it for anything
@@ -470,6 +478,16 @@ impl Drop for ConnRef<'_> {
 fn quiet(cfg: &Config) -> bool {
     // SAFETY: bound CQs, valid while bound.
     [cfg.tx_cq, cfg.rx_cq].iter().flatten().all(|&cq| !unsafe { &*cq }.has_handler())
+}
+
+/// A receive CQ slot for a remote write's entry ([`EpData::take_remote_room`]).
+pub(crate) enum Room {
+    /// Taken: the entry is written when the payload is in.
+    Taken,
+    /// The CQ is full: try again when a read frees a slot.
+    Full,
+    /// No receive CQ is bound: the entry cannot be written.
+    NoCq,
 }
 
 /// The kind of transfer the C wrapper built (`None` for an unknown one).
@@ -983,10 +1001,14 @@ impl EpData {
     /// (`KFI_RMA | KFI_REMOTE_WRITE | KFI_REMOTE_CQ_DATA`). False if there
     /// is no receive CQ or it is full (the entry is lost: counted in the
     /// caller's warning).
-    pub(crate) fn remote_write_data(&self, len: u64, data: u64) -> bool {
-        let cq = self.q.lock().cfg.rx_cq;
+    pub(crate) fn remote_write_data(&self, len: u64, data: u64) {
+        let cq = {
+            let mut g = self.q.lock();
+            g.unres(false);
+            g.cfg.rx_cq
+        };
         let Some(cq) = cq else {
-            return false;
+            return;
         };
         let c = Completion {
             op_context: 0,
@@ -997,7 +1019,44 @@ impl EpData {
             tag: 0,
         };
         // SAFETY: bound CQ, valid while bound.
-        unsafe { &*cq }.try_complete_unreserved(&c).is_ok()
+        unsafe { &*cq }.complete(&c);
+    }
+
+    /// Takes a receive CQ slot for the entry of a remote write with CQ
+    /// data, before its payload is read (the work item). `Full`: the
+    /// frame waits in the socket; the CQ kicks the connection's work item
+    /// when a read frees a slot (`Cq::want_room`).
+    pub(crate) fn take_remote_room(&self) -> Room {
+        let mut g = self.q.lock();
+        let Some(cq) = g.cfg.rx_cq else {
+            return Room::NoCq;
+        };
+        // SAFETY: bound CQ, valid while bound.
+        let cq = unsafe { &*cq };
+        if !cq.try_reserve(1) {
+            cq.want_room();
+            // A read that freed a slot before it saw the wish kicks
+            // nobody: look once more.
+            if !cq.try_reserve(1) {
+                return Room::Full;
+            }
+        }
+        g.rx_res += 1;
+        Room::Taken
+    }
+
+    /// Returns a slot taken by `take_remote_room` whose entry will not be
+    /// written (the connection ended).
+    pub(crate) fn give_back_room(&self) {
+        let cq = {
+            let mut g = self.q.lock();
+            g.unres(false);
+            g.cfg.rx_cq
+        };
+        if let Some(cq) = cq {
+            // SAFETY: bound CQ, valid while bound.
+            unsafe { &*cq }.unreserve(1);
+        }
     }
 
     fn tx_finish(q: &mut Queues, i: usize) -> Report {

@@ -2254,6 +2254,74 @@ static void tcp_msg_peer_close_flushes(struct kunit *test)
 }
 
 
+/*
+ * Remote writes with CQ data never overrun the target's receive CQ: 300
+ * writedata into a peer whose receive CQ holds 256 entries, while it reads
+ * nothing. Each entry's slot is taken before the write's payload is read;
+ * with the CQ full the writes wait in the socket until reads free slots.
+ * Every entry arrives, in order, with its data (before, the entries past
+ * the CQ's size were dropped with a warning).
+ */
+static void tcp_rma_writedata_waits_for_cq_room(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfid_mr *mr;
+	unsigned long end;
+	int sent = 0, done = 0, got = 0;
+	u8 *mem;
+
+	mem = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, 4096,
+					 KFI_REMOTE_WRITE, 0, 13, 0, &mr,
+					 NULL), 0);
+	end = jiffies + 10 * HZ;
+	while (sent < 300 && time_before(jiffies, end)) {
+		ssize_t ret = kfi_writedata(f.c.cep, "w", 1, NULL, sent,
+					    0, sent, 13, NULL);
+
+		if (!ret) {
+			sent++;
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, ret, (ssize_t)-EAGAIN);
+		/* the client's queue or transmit CQ is full: reap */
+		while (kfi_cq_read(f.ctx, &e, 1) == 1)
+			done++;
+		cond_resched();
+	}
+	KUNIT_ASSERT_EQ(test, sent, 300);
+	/* let the writes reach the target and fill its CQ */
+	msleep(200);
+	while (got < 300 && time_before(jiffies, end)) {
+		ssize_t rd = kfi_cq_read(f.srx, &e, 1);
+
+		if (rd == -EAGAIN) {
+			cond_resched();
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
+		KUNIT_EXPECT_EQ(test, e.flags,
+				KFI_RMA | KFI_REMOTE_WRITE | KFI_REMOTE_CQ_DATA);
+		KUNIT_EXPECT_EQ(test, e.data, (u64)got);
+		got++;
+	}
+	KUNIT_EXPECT_EQ(test, got, 300);
+	while (done < 300 && time_before(jiffies, end)) {
+		if (kfi_cq_read(f.ctx, &e, 1) == 1)
+			done++;
+		else
+			cond_resched();
+	}
+	KUNIT_EXPECT_EQ(test, done, 300);
+	KUNIT_EXPECT_EQ(test, mem[0], (u8)'w');
+	KUNIT_EXPECT_EQ(test, mem[299], (u8)'w');
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	xf_teardown(test, &f);
+}
+
 /* RMA: write, writedata, read, several regions, against registered memory
  * of the server's domain (offset addressing). */
 static void tcp_rma_write_read(struct kunit *test)
@@ -2426,6 +2494,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
 	KUNIT_CASE(tcp_rma_write_read),
 	KUNIT_CASE(tcp_rma_bad_access),
+	KUNIT_CASE(tcp_rma_writedata_waits_for_cq_room),
 	{}
 };
 
