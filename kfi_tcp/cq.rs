@@ -8,9 +8,9 @@
 //! (`complete`, `complete_err`), so a completion is never lost. The entry
 //! of a remote write with CQ data is reserved when its header arrives; with
 //! the CQ full the frame waits in the socket (`want_room`: the next read
-//! that frees a slot kicks the connection). The entries of a multi-receive
-//! buffer other than its last use `try_complete_unreserved` (lost, with a
-//! warning, when the CQ is full).
+//! that frees a slot kicks the connection). So is the entry of a message
+//! that lands in a multi-receive buffer without releasing it (the buffer's
+//! own reservation is for its last message).
 //!
 //! Locking: one spinlock around the ring, taken with bottom halves
 //! disabled (`sync::SpinLockBh`), because consumers may read a CQ, and post
@@ -326,17 +326,9 @@ impl Cq {
         self.push_reserved(Entry::Failed(*e));
     }
 
-    /// Queues a completion that has no reservation (target side of a
-    /// remote operation with CQ data) in a free slot; `Full` when there is
-    /// none: the caller stops consuming from the peer and retries after the
-    /// consumer has read entries.
-    pub(crate) fn try_complete_unreserved(&self, e: &Completion) -> core::result::Result<(), Full> {
-        self.try_push_unreserved(Entry::Done(*e))
-    }
-
-    /// As [`Cq::try_complete_unreserved`], for a failed operation that
-    /// never held a reservation (a triggered operation that could not be
-    /// issued, or was cancelled before it was).
+    /// Queues the error completion of an operation that never held a
+    /// reservation (a triggered operation that could not be issued, or was
+    /// cancelled before it was) in a free slot; `Full` when there is none.
     pub(crate) fn try_complete_err_unreserved(&self, e: &ErrCompletion) -> core::result::Result<(), Full> {
         self.try_push_unreserved(Entry::Failed(*e))
     }

@@ -46,7 +46,7 @@ use crate::sock::{self, SkState};
 use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
 use crate::domain::RMA_SEGS;
 use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
-use crate::xfer::{EpData, Room, RxWork, Seg, TxOp, TxWork};
+use crate::xfer::{EpData, NoRoom, Room, RxWork, Seg, TxOp, TxWork};
 use core::ffi::c_int;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -608,7 +608,15 @@ impl Conn {
                         }
                         w
                     } else {
-                        ep.rx_take_msg(len)
+                        match ep.rx_take_msg(len) {
+                            Ok(w) => w,
+                            Err(NoRoom) => {
+                                // No CQ slot for its entry: it waits in
+                                // the socket until a read frees one.
+                                d.rx = Rx::Await(h);
+                                return Ok(moved);
+                            }
+                        }
                     };
                     let dest = match w {
                         Some(w) => {

@@ -480,6 +480,11 @@ fn quiet(cfg: &Config) -> bool {
     [cfg.tx_cq, cfg.rx_cq].iter().flatten().all(|&cq| !unsafe { &*cq }.has_handler())
 }
 
+/// The receive CQ has no free slot for the entry of the message being
+/// matched (a multi-receive buffer's, [`EpData::rx_take_msg`]): the
+/// message waits; the CQ kicks the work item when a read frees a slot.
+pub(crate) struct NoRoom;
+
 /// A receive CQ slot for a remote write's entry ([`EpData::take_remote_room`]).
 pub(crate) enum Room {
     /// Taken: the entry is written when the payload is in.
@@ -1082,8 +1087,10 @@ impl EpData {
     /// Takes the receive for an untagged message of `len` bytes: the
     /// oldest posted untagged receive (a multi-receive buffer is carved;
     /// one too full for the message is released first). `None` if none is
-    /// posted: the message waits in the socket.
-    pub(crate) fn rx_take_msg(&self, len: u64) -> Option<RxWork> {
+    /// posted: the message waits in the socket. `NoRoom` when the receive
+    /// CQ has no slot for the entry of a message that would not release
+    /// its multi-receive buffer (nothing is taken then).
+    pub(crate) fn rx_take_msg(&self, len: u64) -> core::result::Result<Option<RxWork>, NoRoom> {
         loop {
             let released = {
                 let mut g = self.q.lock();
@@ -1091,27 +1098,43 @@ impl EpData {
                 // Decided under the lock the posts take (see `msg_waiting`).
                 let Some(i) = q.rx_msg.front() else {
                     q.msg_waiting = true;
-                    return None;
+                    return Ok(None);
                 };
                 q.msg_waiting = false;
                 let op = q.rx[i];
                 let Some(mut m) = op.multi else {
                     q.rx_links.pop_front(&mut q.rx_msg);
-                    return Some(RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true });
+                    return Ok(Some(RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true }));
                 };
                 let used = m.used;
                 match m.carve(len) {
                     Some(c) => {
+                        if !c.last {
+                            // A message that does not release the buffer
+                            // writes an entry of its own: its slot is
+                            // taken now (the buffer's is for its last).
+                            if let Some(cq) = q.cfg.rx_cq {
+                                // SAFETY: bound CQ, valid while bound.
+                                let cq = unsafe { &*cq };
+                                if !cq.try_reserve(1) {
+                                    cq.want_room();
+                                    if !cq.try_reserve(1) {
+                                        return Err(NoRoom);
+                                    }
+                                }
+                                q.rx_res += 1;
+                            }
+                        }
                         q.rx[i].multi = Some(m);
                         if c.last {
                             q.rx_links.pop_front(&mut q.rx_msg);
                         }
-                        return Some(RxWork { idx: i, op, offset: c.offset, room: len, last: c.last });
+                        return Ok(Some(RxWork { idx: i, op, offset: c.offset, room: len, last: c.last }));
                     }
                     None if used == 0 => {
                         // Fresh buffer too small: truncation.
                         q.rx_links.pop_front(&mut q.rx_msg);
-                        return Some(RxWork { idx: i, op, offset: 0, room: m.len, last: true });
+                        return Ok(Some(RxWork { idx: i, op, offset: 0, room: m.len, last: true }));
                     }
                     None => {
                         // Release the used buffer, try the next.
@@ -1195,17 +1218,11 @@ impl EpData {
                 tag: if w.op.kind.is_tagged() { tag } else { 0 },
             };
             if multi && !w.last {
-                // Every message of a multi-receive buffer writes an entry;
-                // the buffer holds one reservation, for its last: the
-                // others take free room (lost, with a warning, if none).
-                drop(g);
-                if let Some(cq) = cq {
-                    // SAFETY: bound CQ, valid while bound.
-                    if unsafe { &*cq }.try_complete_unreserved(&c).is_err() {
-                        pr_warn!("kfi_tcp: multi-receive entry lost: CQ full\n");
-                    }
-                }
-                Report::done(None, c, cntr)
+                // Every message of a multi-receive buffer writes an entry:
+                // the buffer's reservation is for its last, the others
+                // took theirs in `rx_take_msg`.
+                q.unres(false);
+                Report::done(cq, c, cntr)
             } else if cq.is_some() && (w.op.entry || data.is_some() || multi) {
                 Report::done(cq, c, cntr).with_extra(extra)
             } else {
@@ -1221,14 +1238,22 @@ impl EpData {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
-            q.rx[w.idx].extra = None;
-            q.rx_links.push_back(&mut q.rx_free, w.idx);
+            // A message that does not release its multi-receive buffer
+            // fails alone, on its own reservation; the buffer stays posted
+            // (and listed) until its last message or the flush.
+            let extra = if w.last {
+                q.rx[w.idx].extra = None;
+                q.rx_links.push_back(&mut q.rx_free, w.idx);
+                w.op.extra
+            } else {
+                None
+            };
             q.unres(false);
             let mut e = errc(w.op.kind, w.op.flags, w.op.context, err);
             e.len = len as usize;
             e.olen = olen as usize;
             e.buf = w.op.buf.addr(w.offset);
-            Report::failed(q.cfg.rx_cq, e, q.cfg.cntrs.recv).with_extra(w.op.extra)
+            Report::failed(q.cfg.rx_cq, e, q.cfg.cntrs.recv).with_extra(extra)
         };
         rep.deliver();
     }

@@ -2322,6 +2322,67 @@ static void tcp_rma_writedata_waits_for_cq_room(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/*
+ * Messages landing in a multi-receive buffer never overrun the receive
+ * CQ: 300 injects of 8 bytes into one 4 KiB multi-receive buffer (never
+ * released) on a peer whose receive CQ holds 256 entries and which reads
+ * nothing until they are sent. Each message reserves its entry's slot when
+ * it is matched, or waits in the socket; all 300 entries arrive, in order,
+ * at increasing offsets (before, the 45 beyond the free slots were
+ * dropped with a warning).
+ */
+static void tcp_msg_multi_recv_waits_for_cq_room(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	unsigned long end;
+	int sent = 0, got = 0;
+	u8 *mbuf;
+	struct kvec iov;
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1 };
+
+	mbuf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mbuf);
+	iov = (struct kvec){ mbuf, 4096 };
+	m.context = mbuf;
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &m, KFI_MULTI_RECV), 0);
+	end = jiffies + 10 * HZ;
+	while (sent < 300 && time_before(jiffies, end)) {
+		u64 v = sent;
+		ssize_t ret = kfi_inject(f.c.cep, &v, sizeof(v), 0);
+
+		if (!ret) {
+			sent++;
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, ret, (ssize_t)-EAGAIN);
+		cond_resched();
+	}
+	KUNIT_ASSERT_EQ(test, sent, 300);
+	/* let the messages reach the target and fill its CQ */
+	msleep(200);
+	while (got < 300 && time_before(jiffies, end)) {
+		ssize_t rd = kfi_cq_read(f.srx, &e, 1);
+		u64 v;
+
+		if (rd == -EAGAIN) {
+			cond_resched();
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)mbuf);
+		KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)(mbuf + 8 * got));
+		KUNIT_EXPECT_EQ(test, e.len, (size_t)8);
+		memcpy(&v, mbuf + 8 * got, sizeof(v));
+		KUNIT_EXPECT_EQ(test, v, (u64)got);
+		got++;
+	}
+	KUNIT_EXPECT_EQ(test, got, 300);
+	xf_teardown(test, &f);
+}
+
 /* RMA: write, writedata, read, several regions, against registered memory
  * of the server's domain (offset addressing). */
 static void tcp_rma_write_read(struct kunit *test)
@@ -2490,6 +2551,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_handlers_only_from_work),
 	KUNIT_CASE(tcp_msg_calls_in_atomic_context),
 	KUNIT_CASE(tcp_msg_multi_recv),
+	KUNIT_CASE(tcp_msg_multi_recv_waits_for_cq_room),
 	KUNIT_CASE(tcp_msg_selective_completion),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
 	KUNIT_CASE(tcp_rma_write_read),
