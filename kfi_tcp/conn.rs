@@ -48,7 +48,7 @@ use kernel::prelude::*;
 use crate::sync::{TryGuard, TryLock};
 use crate::ffi::Timer;
 use crate::cq::Cq;
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::workqueue::{Work, WorkItem};
 use kernel::{impl_has_work, new_mutex, new_spinlock, new_work};
@@ -148,9 +148,6 @@ pub(crate) struct Conn {
     /// cleared when it ends and by `stop`): the consumer's calls may make
     /// progress themselves.
     data_on: AtomicBool,
-    /// Jiffies of the last CQ read (by a consumer that polls, without a
-    /// completion handler) that made progress here; 0: none.
-    polled: AtomicU64,
     /// A socket event happened since a polling CQ read last made progress
     /// here (reads skip connections without one).
     dirty: AtomicBool,
@@ -188,16 +185,13 @@ unsafe extern "C" fn conn_wake(ctx: *mut c_void) {
     // keeps a reference until the callbacks are detached.
     let c = unsafe { ArcBorrow::<Conn>::from_raw(ctx.cast::<Conn>().cast_const()) };
     c.dirty.store(true, Ordering::SeqCst);
-    if c.tell_cqs() {
-        // A consumer blocked in a CQ read moves the data itself; the
-        // timer backs it up as for a poller.
-        c.late.arm(1);
-    } else if c.polled_recently() {
-        // A consumer polling its CQ moves the data in its own calls (it
-        // takes `dirty`). The timer checks a tick later that it did, and
-        // queues the work item only if not (the consumer stopped polling):
-        // scheduling the work item while the consumer polls would take
-        // the CPU from it to find nothing to do.
+    let (woke, polled) = c.tell_cqs();
+    if woke || polled {
+        // A consumer blocked in a CQ read (woken now) or polling one moves
+        // the data in its own calls (it takes `dirty`). The timer checks a
+        // tick later that it did, and queues the work item only if not
+        // (the consumer stopped reading): scheduling the work item now
+        // would take the CPU from the consumer to find nothing to do.
         c.late.arm(1);
     } else {
         Arc::<Conn>::from(c).kick();
@@ -256,7 +250,6 @@ impl Conn {
                 data: TryLock::new(data::DataIo::new()),
                 retry: AtomicBool::new(false),
                 data_on: AtomicBool::new(false),
-                polled: AtomicU64::new(0),
                 dirty: AtomicBool::new(true),
                 late,
                 event_cqs: [AtomicPtr::new(core::ptr::null_mut()), AtomicPtr::new(core::ptr::null_mut())],
@@ -296,11 +289,6 @@ impl Conn {
         let _ = ffi::queue().enqueue(self.clone());
     }
 
-    /// A consumer that polls its CQ made progress here (see `conn_wake`).
-    pub(crate) fn mark_polled(&self) {
-        self.polled.store(ffi::jiffies().max(1), Ordering::Relaxed);
-    }
-
     /// Takes the "socket event since the last poll" mark.
     pub(crate) fn take_dirty(&self) -> bool {
         self.dirty.swap(false, Ordering::SeqCst)
@@ -309,12 +297,6 @@ impl Conn {
     /// Sets it again (a poll could not finish).
     pub(crate) fn set_dirty(&self) {
         self.dirty.store(true, Ordering::SeqCst);
-    }
-
-    /// Polled in this tick or the previous one.
-    fn polled_recently(&self) -> bool {
-        let p = self.polled.load(Ordering::Relaxed);
-        p != 0 && ffi::jiffies().wrapping_sub(p) <= 1
     }
 
 
@@ -571,18 +553,21 @@ impl Conn {
     }
 
     /// From a socket callback: tells the endpoint's CQs (after `dirty` is
-    /// set); true if that woke a blocked reader.
-    fn tell_cqs(&self) -> bool {
-        let mut woke = false;
+    /// set). Whether that woke a blocked reader, and whether one of them
+    /// was polled in this tick or the last.
+    fn tell_cqs(&self) -> (bool, bool) {
+        let (mut woke, mut polled) = (false, false);
         for slot in &self.event_cqs {
             let cq = slot.load(Ordering::SeqCst);
             if !cq.is_null() {
                 // SAFETY: valid while the callbacks are installed (see
                 // `event_cqs`), and this is called from one of them.
-                woke |= unsafe { &*cq }.socket_event();
+                let cq = unsafe { &*cq };
+                woke |= cq.socket_event();
+                polled |= cq.polled_recently();
             }
         }
-        woke
+        (woke, polled)
     }
 
     /// True while consumers' calls may make progress.

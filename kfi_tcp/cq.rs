@@ -7,8 +7,8 @@
 //! when the CQ is full) and fills it when the operation completes
 //! (`complete`, `complete_err`), so a completion is never lost. The entry
 //! of a remote write with CQ data is reserved when its header arrives; with
-//! the CQ full the frame waits in the socket (`want_room`: the next read
-//! that frees a slot kicks the connection). So is the entry of a message
+//! the CQ full the frame waits in the socket (`reserve_or_wait`: the next
+//! read that frees a slot kicks the connection). So is the entry of a message
 //! that lands in a multi-receive buffer without releasing it (the buffer's
 //! own reservation is for its last message).
 //!
@@ -46,7 +46,7 @@ use crate::logic::cq::{self as rules, Completion, Entry, ErrCompletion, Format, 
 use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::new_condvar;
 use kernel::prelude::*;
@@ -148,9 +148,12 @@ pub(crate) struct Cq {
     /// `State::sleepers`, readable without the lock (socket callbacks
     /// look at it on every event).
     sleeping: AtomicUsize,
-    /// A connection waits for a free slot (a remote write's entry): the
-    /// next read that frees one kicks the bound endpoints' work items.
+    /// A connection waits for a free slot (`reserve_or_wait`): the next
+    /// read that frees one kicks the bound endpoints' work items.
     room_wanted: AtomicBool,
+    /// Jiffies of the last non-blocking read (0: none), see
+    /// `polled_recently`.
+    polled: AtomicU64,
     /// A socket event of a bound endpoint's connection may have left
     /// something for reads to move (`socket_event`), or a read left work
     /// behind: reads look at the endpoints only when set, so that an idle
@@ -265,10 +268,35 @@ impl Cq {
         }
     }
 
-    /// A connection needs a free slot to go on (see `room_wanted`). Any
-    /// context.
-    pub(crate) fn want_room(&self) {
+    /// Reserves one slot for an entry the peer's data will produce (not a
+    /// post: nothing can be refused); false when none is free, and then
+    /// the next read that frees one kicks the bound endpoints' work items
+    /// (see `room_wanted`), so the caller leaves the data in the socket
+    /// until then. Any context but hard interrupts.
+    pub(crate) fn reserve_or_wait(&self) -> bool {
+        if self.try_reserve(1) {
+            return true;
+        }
         self.room_wanted.store(true, Ordering::SeqCst);
+        // A read that freed a slot before it saw the wish kicks nobody:
+        // look once more.
+        self.try_reserve(1)
+    }
+
+    /// A non-blocking read: socket events of bound endpoints then only
+    /// mark their connections for a tick (see `polled_recently`).
+    fn mark_polled(&self) {
+        let now = ffi::jiffies().max(1);
+        if self.polled.load(Ordering::Relaxed) != now {
+            self.polled.store(now, Ordering::Relaxed);
+        }
+    }
+
+    /// Read without blocking in this tick or the previous one: its
+    /// consumer polls and moves the data itself (see `Conn`'s `conn_wake`).
+    pub(crate) fn polled_recently(&self) -> bool {
+        let p = self.polled.load(Ordering::Relaxed);
+        p != 0 && ffi::jiffies().wrapping_sub(p) <= 1
     }
 
     /// After a read took entries, with no lock held: kicks the work items
@@ -420,6 +448,7 @@ impl Cq {
         let Some(out) = (unsafe { self.out(buf, count) }) else {
             return einval() as isize;
         };
+        self.mark_polled();
         self.progress(true);
         // SAFETY: `src` holds `count` addresses (caller's contract).
         let n = unsafe { self.read_locked(&mut self.state.lock(), out, src) };
@@ -576,6 +605,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
         sleeping: AtomicUsize::new(0),
         dirty: AtomicBool::new(true),
         room_wanted: AtomicBool::new(false),
+        polled: AtomicU64::new(0),
     });
     // On failure the initialiser, and the slots it owns, are dropped.
     let b = match KBox::pin_init(init, GFP_KERNEL) {

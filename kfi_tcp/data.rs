@@ -624,22 +624,6 @@ impl Conn {
                                 ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
                                 return Err(Broken { err: sys::KFI_ETRUNC }.into());
                             }
-                            if (d.hi - d.lo) as u64 >= len {
-                                // All of it was read ahead with the header
-                                // (a small message): delivered at once.
-                                let k = len as usize;
-                                let done = ffi::copy_to_segs(w.op.buf.segs(), w.offset as usize, &d.stage[d.lo..d.lo + k]);
-                                d.lo += k;
-                                if done != k {
-                                    // Checked to fit: cannot happen. The
-                                    // receive fails with the connection.
-                                    d.rx = Rx::Body { hdr: h, dest: Dest::Op(w), got: 0 };
-                                    return Err(Broken { err: bindings::EFAULT }.into());
-                                }
-                                self.rx_finish(d, ep, h, Dest::Op(w));
-                                // One frame per step.
-                                return Ok(true);
-                            }
                             Dest::Op(w)
                         }
                         None if h.kind() == FrameKind::TaggedSend
@@ -696,12 +680,20 @@ impl Conn {
                             }
                         };
                         d.lo += k;
-                        d.rx = Rx::Body { hdr, dest, got: got + k as u64 };
+                        let got = got + k as u64;
                         if done != k {
                             // The destination was checked to hold the
                             // payload: cannot happen.
+                            d.rx = Rx::Body { hdr, dest, got };
                             return Err(Broken { err: bindings::EFAULT }.into());
                         }
+                        if got == len {
+                            // All of it was read ahead (a small message):
+                            // complete it in this step.
+                            self.rx_finish(d, ep, hdr, dest);
+                            return Ok(true);
+                        }
+                        d.rx = Rx::Body { hdr, dest, got };
                         moved = true;
                         continue;
                     }

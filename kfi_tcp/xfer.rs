@@ -140,7 +140,6 @@ pub(crate) struct RxOp {
     pub(crate) extra: Option<*const Cntr>,
 }
 
-
 const TX_INIT: TxOp = TxOp {
     kind: Kind::Send,
     flags: 0,
@@ -427,19 +426,15 @@ impl ConnRef<'_> {
     /// From a CQ read (of an endpoint without completion handlers): moves
     /// what the connection can move now. The work item is kicked only if
     /// it has to take over; the socket's callbacks kicked it for anything
-    /// else. A read that does not block (`polling`) marks the connection,
-    /// so that socket events defer the work item for a tick (see
-    /// `conn.rs`). True if it left work for a later read (the
-    /// connection stays marked).
+    /// else, or armed its backstop timer. `polling`: a read that does not
+    /// block (it comes back soon). True if it left work for a later read
+    /// (the connection stays marked).
     pub(crate) fn poll(&self, polling: bool) -> bool {
         let Some(c) = &self.conn else {
             return false;
         };
         if !self.quiet {
             return false;
-        }
-        if polling {
-            c.mark_polled();
         }
         // Nothing happened on the socket since the last poll finished:
         // nothing to do (posts make their own progress).
@@ -1002,10 +997,9 @@ impl EpData {
         self.q.lock().cfg.domain
     }
 
-    /// A remote write with CQ data landed: an entry on the receive CQ
-    /// (`KFI_RMA | KFI_REMOTE_WRITE | KFI_REMOTE_CQ_DATA`). False if there
-    /// is no receive CQ or it is full (the entry is lost: counted in the
-    /// caller's warning).
+    /// A remote write with CQ data landed: its entry on the receive CQ
+    /// (`KFI_RMA | KFI_REMOTE_WRITE | KFI_REMOTE_CQ_DATA`), in the slot
+    /// `take_remote_room` took.
     pub(crate) fn remote_write_data(&self, len: u64, data: u64) {
         let cq = {
             let mut g = self.q.lock();
@@ -1030,21 +1024,15 @@ impl EpData {
     /// Takes a receive CQ slot for the entry of a remote write with CQ
     /// data, before its payload is read (the work item). `Full`: the
     /// frame waits in the socket; the CQ kicks the connection's work item
-    /// when a read frees a slot (`Cq::want_room`).
+    /// when a read frees a slot (`Cq::reserve_or_wait`).
     pub(crate) fn take_remote_room(&self) -> Room {
         let mut g = self.q.lock();
         let Some(cq) = g.cfg.rx_cq else {
             return Room::NoCq;
         };
         // SAFETY: bound CQ, valid while bound.
-        let cq = unsafe { &*cq };
-        if !cq.try_reserve(1) {
-            cq.want_room();
-            // A read that freed a slot before it saw the wish kicks
-            // nobody: look once more.
-            if !cq.try_reserve(1) {
-                return Room::Full;
-            }
+        if !unsafe { &*cq }.reserve_or_wait() {
+            return Room::Full;
         }
         g.rx_res += 1;
         Room::Taken
@@ -1115,12 +1103,8 @@ impl EpData {
                             // taken now (the buffer's is for its last).
                             if let Some(cq) = q.cfg.rx_cq {
                                 // SAFETY: bound CQ, valid while bound.
-                                let cq = unsafe { &*cq };
-                                if !cq.try_reserve(1) {
-                                    cq.want_room();
-                                    if !cq.try_reserve(1) {
-                                        return Err(NoRoom);
-                                    }
+                                if !unsafe { &*cq }.reserve_or_wait() {
+                                    return Err(NoRoom);
                                 }
                                 q.rx_res += 1;
                             }
