@@ -46,7 +46,7 @@ use crate::sock::{self, SkState};
 use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
 use crate::domain::RMA_SEGS;
 use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
-use crate::xfer::{EpData, NoRoom, Room, RxWork, Seg, TxOp, TxWork};
+use crate::xfer::{Buf, EMPTY_SEG, EpData, NoRoom, Room, RxWork, Seg, TxItem, TxOp, TxTaken};
 use core::ffi::c_int;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -82,28 +82,85 @@ struct RmaSegs {
 unsafe impl Send for RmaSegs {}
 
 impl RmaSegs {
+    const EMPTY: RmaSegs = RmaSegs { segs: [EMPTY_SEG; RMA_SEGS], n: 0 };
+
     fn segs(&self) -> &[Seg] {
         &self.segs[..self.n]
     }
 }
 
-/// What a frame being sent is.
+/// What the frame being sent is.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum TxWhat {
+    /// None: the next one is taken when there is one.
+    Idle,
     Ack,
-    Op(usize, TxOp),
+    /// The posted transmit in slot `.0` (a read request for a read).
+    Op(usize),
     /// A read response from registered memory.
-    Rsp(RmaSegs),
+    Rsp,
 }
 
-/// The frame being sent.
+/// Segments of a frame: its head and up to [`RMA_SEGS`] of payload.
+const TX_SEGS: usize = 1 + RMA_SEGS;
+const _: () = assert!(RMA_SEGS >= rules::IOV_LIMIT);
+
+/// The frame being sent. It stays in place in [`DataIo`]: taking a frame
+/// fills it from the queued operation under the queue lock, and sending
+/// only moves `sent`.
 struct TxCur {
     what: TxWhat,
     /// More frames were queued behind it when it was taken (`MSG_MORE`).
     queued: bool,
-    hdr: [u8; HDR_MAX],
-    hdr_len: usize,
+    /// The operation asked for `KFI_MORE`.
+    more: bool,
+    /// The payload may be spliced (see `tx_step`).
+    splice: bool,
+    /// The encoded header, followed by an inject's payload: both are our
+    /// copies, sent as the first segment.
+    head: [u8; HDR_MAX + rules::INJECT_LIMIT],
+    head_len: usize,
+    /// `segs[1..nseg]`: the payload in the consumer's or registered
+    /// memory; `segs[0]` is set to `head` on every send.
+    segs: [Seg; TX_SEGS],
+    nseg: usize,
     total: usize,
     sent: usize,
+}
+
+impl TxCur {
+    const IDLE: TxCur = TxCur {
+        what: TxWhat::Idle,
+        queued: false,
+        more: false,
+        splice: false,
+        head: [0; HDR_MAX + rules::INJECT_LIMIT],
+        head_len: 0,
+        segs: [EMPTY_SEG; TX_SEGS],
+        nseg: 1,
+        total: 0,
+        sent: 0,
+    };
+
+    /// Takes a frame: `h` encoded, followed by `inline` bytes, then
+    /// `payload`. False if the header does not encode (cannot happen for
+    /// validated posts and our own frames).
+    fn fill(&mut self, what: TxWhat, h: &MsgHeader, order: ByteOrder, inline: &[u8], payload: &[Seg]) -> bool {
+        let Ok(n) = h.encode(&mut self.head[..HDR_MAX], order) else {
+            return false;
+        };
+        if inline.len() > rules::INJECT_LIMIT || payload.len() > RMA_SEGS {
+            return false;
+        }
+        self.head[n..n + inline.len()].copy_from_slice(inline);
+        self.head_len = n + inline.len();
+        self.segs[1..1 + payload.len()].copy_from_slice(payload);
+        self.nseg = 1 + payload.len();
+        self.what = what;
+        self.total = h.size() as usize;
+        self.sent = 0;
+        true
+    }
 }
 
 /// A tagged message that arrived before its receive.
@@ -115,30 +172,38 @@ struct Unexp {
     buf: KVVec<u8>,
 }
 
-/// Where the payload being received goes.
+/// Where the payload being received goes. Kept small: the state is
+/// matched in place, and what is large (the regions of a remote access, a
+/// read's buffer, the header) lives in [`DataIo`].
 enum Dest {
     Op(RxWork),
     Unexp(KVVec<u8>),
-    /// A remote write into registered memory.
-    Rma(RmaSegs),
-    /// The response to our read (slot, op).
-    Read(usize, TxOp),
+    /// A remote write into registered memory (`DataIo::rma`).
+    Rma,
+    /// The response to our read in slot `.0` (into `DataIo::read_buf`).
+    Read(usize),
 }
 
-/// Receive state.
+/// Receive state. Past `Hdr`, `DataIo::hdr` is the frame's header.
 enum Rx {
     /// Reading a header (from the stage, `DataIo::stage`).
     Hdr,
     /// A message waits for its receive to be posted.
-    Await(MsgHeader),
+    Await,
     /// Receiving the payload (`got` bytes so far).
-    Body { hdr: MsgHeader, dest: Dest, got: u64 },
+    Body { dest: Dest, got: u64 },
 }
 
 /// The work item's data state (inside the connection's `io` mutex).
 pub(super) struct DataIo {
-    tx: Option<TxCur>,
+    tx: TxCur,
     rx: Rx,
+    /// The header of the frame being received (valid past `Rx::Hdr`).
+    hdr: MsgHeader,
+    /// The registered memory of the remote write being received.
+    rma: RmaSegs,
+    /// The buffer of the read whose response is being received.
+    read_buf: Buf,
     /// Bytes read ahead: `stage[lo..hi]` are received and not consumed
     /// yet (a header, the start of a payload, whole small frames).
     stage: [u8; STAGE],
@@ -176,8 +241,11 @@ unsafe impl Send for DataIo {}
 impl DataIo {
     pub(super) fn new() -> DataIo {
         DataIo {
-            tx: None,
+            tx: TxCur::IDLE,
             rx: Rx::Hdr,
+            hdr: MsgHeader::ack(),
+            rma: RmaSegs::EMPTY,
+            read_buf: Buf::EMPTY,
             stage: [0; STAGE],
             lo: 0,
             hi: 0,
@@ -259,7 +327,7 @@ fn errno_of(e: Error) -> u32 {
 /// Resolves the regions of a remote access, or the reason to end the
 /// connection.
 fn resolve(ep: &EpData, h: &MsgHeader, need: u64) -> core::result::Result<RmaSegs, Broken> {
-    let mut r = RmaSegs { segs: [sock::kseg(&[]); RMA_SEGS], n: 0 };
+    let mut r = RmaSegs::EMPTY;
     // SAFETY: the domain outlives its endpoints, hence their connections.
     let dom = unsafe { &*ep.domain() };
     match dom.rma_segs(h.rma_iovs(), need, &mut r.segs) {
@@ -390,95 +458,87 @@ impl Conn {
 
     /// Sends a piece of the current frame; true if something moved.
     fn tx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder, mode: Mode) -> core::result::Result<bool, Halt> {
-        if d.tx.is_none() {
+        if d.tx.what == TxWhat::Idle {
             // Read responses first (they answer requests already on the
             // wire), then ACKs and posted operations.
-            let (what, h, queued) = if !d.rsp.is_empty() {
+            if !d.rsp.is_empty() {
                 let Some(r) = ffi::kvec_remove(&mut d.rsp, 0) else {
                     return Ok(false);
                 };
                 let len: u64 = r.segs().iter().map(|s| s.len as u64).sum();
                 let h = MsgHeader::read_rsp(len).map_err(|_| Halt::from(proto()))?;
-                (TxWhat::Rsp(r), h, false)
+                if !d.tx.fill(TxWhat::Rsp, &h, order, &[], r.segs()) {
+                    return Err(proto().into());
+                }
+                // Registered memory, which the consumer keeps while peers
+                // may read it: zero copy.
+                d.tx.splice = true;
+                d.tx.more = false;
+                d.tx.queued = false;
             } else {
-                match ep.tx_next() {
-                    None => return Ok(false),
-                    Some((TxWork::Ack, queued)) => (TxWhat::Ack, MsgHeader::ack(), queued),
-                    Some((TxWork::Op(i, op), queued)) => match header(&op) {
-                        Ok(h) => (TxWhat::Op(i, op), h, queued),
-                        Err(_) => {
-                            // Cannot happen for a validated post.
-                            ep.tx_failed(i, bindings::EINVAL);
-                            return Ok(true);
+                let t = &mut d.tx;
+                let taken = ep.tx_next(|w| match w {
+                    TxItem::Ack => {
+                        t.more = false;
+                        t.splice = false;
+                        t.fill(TxWhat::Ack, &MsgHeader::ack(), order, &[], &[])
+                    }
+                    TxItem::Op(i, op) => {
+                        let Ok(h) = header(op) else {
+                            return false;
+                        };
+                        t.more = op.flags & rules::F_MORE != 0;
+                        // Zero copy where the memory stays put until the
+                        // peer has it: an operation that completes on the
+                        // peer's ACK. Others complete when the socket has
+                        // taken the bytes, so they are copied.
+                        t.splice = op.ack && !op.inject;
+                        if op.kind == Kind::Read {
+                            t.fill(TxWhat::Op(i), &h, order, &[], &[])
+                        } else if op.inject {
+                            t.fill(TxWhat::Op(i), &h, order, &op.inline[..op.buf.len as usize], &[])
+                        } else {
+                            t.fill(TxWhat::Op(i), &h, order, &[], op.buf.segs())
                         }
-                    },
-                }
-            };
-            let (bytes, n) = h.to_bytes(order);
-            d.tx = Some(TxCur { what, queued, hdr: bytes, hdr_len: n, total: h.size() as usize, sent: 0 });
-        }
-        let Some(cur) = d.tx.as_ref() else {
-            return Ok(false);
-        };
-        let mut segs = [sock::kseg(&[]); 1 + RMA_SEGS];
-        segs[0] = sock::kseg(&cur.hdr[..cur.hdr_len]);
-        let mut n = 1;
-        let mut more = false;
-        // Zero copy where the memory stays put until the peer has it: an
-        // operation that completes on the peer's ACK, and a read response
-        // (registered memory, which the consumer keeps while peers may
-        // read it). Everything else completes when the socket has taken
-        // the bytes, so they are copied.
-        let mut splice = false;
-        let payload: &[Seg] = match &cur.what {
-            TxWhat::Ack => &[],
-            TxWhat::Rsp(r) => {
-                splice = true;
-                r.segs()
-            }
-            TxWhat::Op(_, op) => {
-                more = op.flags & rules::F_MORE != 0;
-                splice = op.ack && !op.inject;
-                if op.kind == Kind::Read {
-                    &[]
-                } else if op.inject {
-                    segs[1] = sock::kseg(&op.inline[..op.buf.len as usize]);
-                    n = 2;
-                    &[]
-                } else {
-                    op.buf.segs()
+                    }
+                });
+                match taken {
+                    None => return Ok(false),
+                    Some(TxTaken { slot, ok: false, .. }) => {
+                        // Cannot happen for a validated post.
+                        if let Some(i) = slot {
+                            ep.tx_failed(i, bindings::EINVAL);
+                        }
+                        d.tx.what = TxWhat::Idle;
+                        return Ok(true);
+                    }
+                    Some(TxTaken { more, .. }) => d.tx.queued = more,
                 }
             }
-        };
-        for s in payload {
-            segs[n] = *s;
-            n += 1;
         }
+        let cur = &mut d.tx;
         // A read response looks at the queue (rare); other frames know
         // what was queued behind them when they were taken.
         let queued = match cur.what {
-            TxWhat::Rsp(_) => ep.tx_more(),
+            TxWhat::Rsp => ep.tx_more(),
             _ => cur.queued,
         };
-        let more = more || !d.rsp.is_empty() || queued;
-        // The header (our own buffer, reused for the next frame) is never
+        let more = cur.more || !d.rsp.is_empty() || queued;
+        cur.segs[0] = sock::kseg(&cur.head[..cur.head_len]);
+        // The head (our own buffer, reused for the next frame) is never
         // spliced: a spliced frame sends it by itself first.
-        let (n, len, more) = if splice && cur.sent < cur.hdr_len {
-            (1, cur.hdr_len - cur.sent, true)
+        let (n, len, more) = if cur.splice && cur.sent < cur.head_len {
+            (1, cur.head_len - cur.sent, true)
         } else {
-            (n, cur.total - cur.sent, more)
+            (cur.nseg, cur.total - cur.sent, more)
         };
-        match self.sock_send(mode, &segs[..n], cur.sent, len, more, splice && cur.sent >= cur.hdr_len) {
+        match self.sock_send(mode, &cur.segs[..n], cur.sent, len, more, cur.splice && cur.sent >= cur.head_len) {
             Ok(k) => {
-                let done = {
-                    let Some(c) = d.tx.as_mut() else { return Ok(false) };
-                    c.sent += k;
-                    c.sent == c.total
-                };
-                if done {
-                    match d.tx.take() {
-                        Some(TxCur { what: TxWhat::Op(i, _), .. }) => ep.tx_sent(i),
-                        Some(TxCur { what: TxWhat::Rsp(_), .. }) => ep.remote_hit(false),
+                cur.sent += k;
+                if cur.sent == cur.total {
+                    match core::mem::replace(&mut cur.what, TxWhat::Idle) {
+                        TxWhat::Op(i) => ep.tx_sent(i),
+                        TxWhat::Rsp => ep.remote_hit(false),
                         _ => {}
                     }
                 }
@@ -498,8 +558,10 @@ impl Conn {
             return Err(Halt::Defer);
         }
         let mut moved = self.deliver_unexpected(d, ep);
+        // The state is matched in place: a step that does not change it
+        // (most do not) moves nothing.
         loop {
-            match core::mem::replace(&mut d.rx, Rx::Hdr) {
+            match d.rx {
                 Rx::Hdr => {
                     if d.rsp.len() >= RSP_MAX {
                         // Send responses before parsing more requests.
@@ -540,10 +602,10 @@ impl Conn {
                                 // One frame per step.
                                 return Ok(true);
                             }
-                            FrameKind::Send | FrameKind::TaggedSend => d.rx = Rx::Await(h),
+                            FrameKind::Send | FrameKind::TaggedSend => d.rx = Rx::Await,
                             FrameKind::Write => {
-                                let r = resolve(ep, &h, REMOTE_WRITE)?;
-                                d.rx = Rx::Body { hdr: h, dest: Dest::Rma(r), got: 0 };
+                                d.rma = resolve(ep, &h, REMOTE_WRITE)?;
+                                d.rx = Rx::Body { dest: Dest::Rma, got: 0 };
                             }
                             FrameKind::ReadReq => {
                                 // Only the work item gets here (see above).
@@ -559,9 +621,11 @@ impl Conn {
                                     ep.tx_failed(i, bindings::EPROTO);
                                     return Err(proto().into());
                                 }
-                                d.rx = Rx::Body { hdr: h, dest: Dest::Read(i, op), got: 0 };
+                                d.read_buf = op.buf;
+                                d.rx = Rx::Body { dest: Dest::Read(i), got: 0 };
                             }
                         }
+                        d.hdr = h;
                         continue;
                     }
                     // Short of a header: read what the socket has, up to
@@ -576,7 +640,7 @@ impl Conn {
                         // End of stream between frames: the peer may still
                         // read (a half close), so a frame we are sending
                         // goes out whole first; the end is seen again.
-                        Ok(0) if avail == 0 && d.tx.is_some() => return Ok(moved),
+                        Ok(0) if avail == 0 && d.tx.what != TxWhat::Idle => return Ok(moved),
                         Ok(0) if avail == 0 => return Err(Broken { err: 0 }.into()),
                         Ok(0) => return Err(Broken { err: bindings::ECONNRESET }.into()),
                         Ok(k) => {
@@ -588,17 +652,19 @@ impl Conn {
                         Err(e) => return Err(Broken { err: errno_of(e) }.into()),
                     }
                 }
-                Rx::Await(h) => {
-                    let len = h.payload_len();
-                    let w = if h.kind() == FrameKind::TaggedSend {
+                Rx::Await => {
+                    let len = d.hdr.payload_len();
+                    let tagged = d.hdr.kind() == FrameKind::TaggedSend;
+                    let w = if tagged {
                         // Messages that came earlier get their receives
                         // first (posted between two looks: try again).
+                        let tag = d.hdr.tag().unwrap_or(0);
                         let mut w = None;
                         for _ in 0..4 {
                             self.deliver_unexpected(d, ep);
                             let unexp = &d.unexp;
                             let older = |want: u64, ignore: u64| unexp.iter().any(|u| rules::tag_match(want, ignore, u.tag));
-                            match ep.rx_take_tagged(h.tag().unwrap_or(0), older) {
+                            match ep.rx_take_tagged(tag, older) {
                                 Ok(x) => {
                                     w = x;
                                     break;
@@ -610,12 +676,9 @@ impl Conn {
                     } else {
                         match ep.rx_take_msg(len) {
                             Ok(w) => w,
-                            Err(NoRoom) => {
-                                // No CQ slot for its entry: it waits in
-                                // the socket until a read frees one.
-                                d.rx = Rx::Await(h);
-                                return Ok(moved);
-                            }
+                            // No CQ slot for its entry: it waits in the
+                            // socket until a read frees one.
+                            Err(NoRoom) => return Ok(moved),
                         }
                     };
                     let dest = match w {
@@ -626,13 +689,9 @@ impl Conn {
                             }
                             Dest::Op(w)
                         }
-                        None if h.kind() == FrameKind::TaggedSend
-                            && d.unexp.len() < UNEXP_MAX
-                            && d.unexp_bytes.saturating_add(len as usize) <= UNEXP_LIMIT =>
-                        {
+                        None if tagged && d.unexp.len() < UNEXP_MAX && d.unexp_bytes.saturating_add(len as usize) <= UNEXP_LIMIT => {
                             if mode == Mode::Call {
                                 // Buffering it allocates.
-                                d.rx = Rx::Await(h);
                                 return Err(Halt::Defer);
                             }
                             let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
@@ -640,7 +699,6 @@ impl Conn {
                             Dest::Unexp(b)
                         }
                         None => {
-                            d.rx = Rx::Await(h);
                             // Nothing can move until a receive is posted;
                             // a peer that closed meanwhile ends it: inside a
                             // frame (its header is read), so not cleanly.
@@ -651,82 +709,70 @@ impl Conn {
                             return Ok(moved);
                         }
                     };
-                    d.rx = Rx::Body { hdr: h, dest, got: 0 };
+                    d.rx = Rx::Body { dest, got: 0 };
                     moved = true;
                 }
-                Rx::Body { hdr, mut dest, got } => {
+                Rx::Body { .. } => {
+                    let len = d.hdr.payload_len();
+                    let Rx::Body { dest, got } = &mut d.rx else {
+                        return Ok(moved);
+                    };
                     if mode == Mode::Call && matches!(dest, Dest::Unexp(_)) {
                         // Keeping it as unexpected allocates at the end.
-                        d.rx = Rx::Body { hdr, dest, got };
                         return Err(Halt::Defer);
                     }
-                    let len = hdr.payload_len();
-                    if got == len {
-                        self.rx_finish(d, ep, hdr, dest);
+                    if *got == len {
+                        self.rx_finish(d, ep);
                         // One frame per step.
                         return Ok(true);
                     }
                     if d.hi > d.lo {
                         // Read ahead with the header: copied from the stage.
-                        let k = (d.hi - d.lo).min((len - got) as usize);
+                        let k = (d.hi - d.lo).min((len - *got) as usize);
                         let src = &d.stage[d.lo..d.lo + k];
-                        let done = match &mut dest {
-                            Dest::Op(w) => ffi::copy_to_segs(w.op.buf.segs(), (w.offset + got) as usize, src),
-                            Dest::Rma(m) => ffi::copy_to_segs(m.segs(), got as usize, src),
-                            Dest::Read(_, op) => ffi::copy_to_segs(op.buf.segs(), got as usize, src),
+                        let done = match dest {
+                            Dest::Op(w) => ffi::copy_to_segs(w.op.buf.segs(), (w.offset + *got) as usize, src),
+                            Dest::Rma => ffi::copy_to_segs(d.rma.segs(), *got as usize, src),
+                            Dest::Read(_) => ffi::copy_to_segs(d.read_buf.segs(), *got as usize, src),
                             Dest::Unexp(b) => {
-                                b[got as usize..got as usize + k].copy_from_slice(src);
+                                b[*got as usize..*got as usize + k].copy_from_slice(src);
                                 k
                             }
                         };
                         d.lo += k;
-                        let got = got + k as u64;
+                        *got += k as u64;
                         if done != k {
                             // The destination was checked to hold the
                             // payload: cannot happen.
-                            d.rx = Rx::Body { hdr, dest, got };
                             return Err(Broken { err: bindings::EFAULT }.into());
                         }
-                        if got == len {
+                        if *got == len {
                             // All of it was read ahead (a small message):
                             // complete it in this step.
-                            self.rx_finish(d, ep, hdr, dest);
+                            self.rx_finish(d, ep);
                             return Ok(true);
                         }
-                        d.rx = Rx::Body { hdr, dest, got };
                         moved = true;
                         continue;
                     }
-                    let r = match &dest {
-                        Dest::Op(w) => self.sock_recv(mode, w.op.buf.segs(), (w.offset + got) as usize, (len - got) as usize),
-                        Dest::Rma(m) => self.sock_recv(mode, m.segs(), got as usize, (len - got) as usize),
-                        Dest::Read(_, op) => self.sock_recv(mode, op.buf.segs(), got as usize, (len - got) as usize),
+                    let r = match dest {
+                        Dest::Op(w) => self.sock_recv(mode, w.op.buf.segs(), (w.offset + *got) as usize, (len - *got) as usize),
+                        Dest::Rma => self.sock_recv(mode, d.rma.segs(), *got as usize, (len - *got) as usize),
+                        Dest::Read(_) => self.sock_recv(mode, d.read_buf.segs(), *got as usize, (len - *got) as usize),
                         Dest::Unexp(b) => {
                             let seg = [sock::kseg(&b[..])];
-                            self.sock_recv(mode, &seg, got as usize, (len - got) as usize)
+                            self.sock_recv(mode, &seg, *got as usize, (len - *got) as usize)
                         }
                     };
                     match r {
-                        Ok(0) => {
-                            d.rx = Rx::Body { hdr, dest, got };
-                            return Err(Broken { err: bindings::ECONNRESET }.into());
-                        }
+                        Ok(0) => return Err(Broken { err: bindings::ECONNRESET }.into()),
                         Ok(k) => {
-                            d.rx = Rx::Body { hdr, dest, got: got + k as u64 };
+                            *got += k as u64;
                             moved = true;
                         }
-                        Err(e) if e == EAGAIN => {
-                            d.rx = Rx::Body { hdr, dest, got };
-                            return Ok(moved);
-                        }
-                        Err(e) if e == EBUSY => {
-                            d.rx = Rx::Body { hdr, dest, got };
-                            return Err(Halt::Defer);
-                        }
-                        Err(e) => {
-                            d.rx = Rx::Body { hdr, dest, got };
-                            return Err(Broken { err: errno_of(e) }.into());
-                        }
+                        Err(e) if e == EAGAIN => return Ok(moved),
+                        Err(e) if e == EBUSY => return Err(Halt::Defer),
+                        Err(e) => return Err(Broken { err: errno_of(e) }.into()),
                     }
                 }
             }
@@ -734,15 +780,17 @@ impl Conn {
     }
 
     /// A payload is in: complete its receive, or keep it as unexpected.
-    fn rx_finish(&self, d: &mut DataIo, ep: &EpData, hdr: MsgHeader, dest: Dest) {
-        match dest {
-            Dest::Op(w) => {
+    /// The state goes back to `Hdr`.
+    fn rx_finish(&self, d: &mut DataIo, ep: &EpData) {
+        let hdr = &d.hdr;
+        match &mut d.rx {
+            Rx::Body { dest: Dest::Op(w), .. } => {
                 if hdr.needs_ack() {
                     ep.owe_ack();
                 }
-                ep.rx_done(&w, hdr.payload_len(), hdr.cq_data(), hdr.tag().unwrap_or(0));
+                ep.rx_done(w, hdr.payload_len(), hdr.cq_data(), hdr.tag().unwrap_or(0));
             }
-            Dest::Rma(_) => {
+            Rx::Body { dest: Dest::Rma, .. } => {
                 ep.remote_hit(true);
                 if let Some(data) = hdr.cq_data() {
                     if core::mem::take(&mut d.rma_room) {
@@ -755,8 +803,9 @@ impl Conn {
                     ep.owe_ack();
                 }
             }
-            Dest::Read(i, _) => ep.read_done(i),
-            Dest::Unexp(buf) => {
+            Rx::Body { dest: Dest::Read(i), .. } => ep.read_done(*i),
+            Rx::Body { dest: Dest::Unexp(buf), .. } => {
+                let buf = core::mem::replace(buf, KVVec::new());
                 let u = Unexp { tag: hdr.tag().unwrap_or(0), data: hdr.cq_data(), ack: hdr.needs_ack(), buf };
                 if d.unexp.push(u, GFP_KERNEL).is_err() {
                     // Out of memory for the list entry: the message is
@@ -765,7 +814,9 @@ impl Conn {
                     d.unexp_bytes = d.unexp_bytes.saturating_sub(hdr.payload_len() as usize);
                 }
             }
+            Rx::Hdr | Rx::Await => {}
         }
+        d.rx = Rx::Hdr;
     }
 
     /// Delivers unexpected messages to receives posted since they came
@@ -829,12 +880,12 @@ impl Conn {
             return;
         }
         d.cleaned = true;
-        if let Some(TxCur { what: TxWhat::Op(i, _), .. }) = d.tx.take() {
+        if let TxWhat::Op(i) = core::mem::replace(&mut d.tx.what, TxWhat::Idle) {
             ep.tx_failed(i, err);
         }
         match core::mem::replace(&mut d.rx, Rx::Hdr) {
-            Rx::Body { dest: Dest::Op(w), got, .. } => ep.rx_failed(&w, err, got, 0),
-            Rx::Body { dest: Dest::Read(i, _), .. } => ep.tx_failed(i, err),
+            Rx::Body { dest: Dest::Op(w), got } => ep.rx_failed(&w, err, got, 0),
+            Rx::Body { dest: Dest::Read(i), .. } => ep.tx_failed(i, err),
             _ => {}
         }
         if core::mem::take(&mut d.rma_room) {

@@ -415,6 +415,11 @@ static int kfi_tcp_sk_bvecs(struct bio_vec *bv, int max,
 	return nb;
 }
 
+/*
+ * Bvecs per socket call. The on-stack arrays are __uninitialized: only the
+ * entries kfi_tcp_sk_bvecs() fills are read, and CONFIG_INIT_STACK_ALL_ZERO
+ * would otherwise clear 512 bytes in every send and receive.
+ */
 #define KFI_TCP_SK_BVECS 32
 
 /* Payload bytes sent by splicing pages (MSG_SPLICE_PAGES) since load. */
@@ -516,7 +521,7 @@ static int kfi_tcp_sk_send_prep(struct bio_vec *bv, struct msghdr *msg,
 ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len, bool more, bool splice)
 {
-	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 	size_t total;
 	ssize_t ret;
@@ -582,7 +587,7 @@ ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 			    size_t len, bool more, bool splice)
 {
 	struct sock *sk = s->sock->sk;
-	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 	size_t total;
 	ssize_t ret;
@@ -648,7 +653,7 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 			    size_t len)
 {
 	struct sock *sk = s->sock->sk;
-	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
 	struct iov_iter it;
 	read_descriptor_t desc = { .arg.data = &it };
 	size_t total;
@@ -700,7 +705,7 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len)
 {
-	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 	size_t total;
 	int nb;
@@ -717,7 +722,7 @@ ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 static size_t kfi_tcp_segs_copy(const struct kfi_tcp_seg *segs, int n,
 				size_t skip, void *buf, size_t len, bool to_segs)
 {
-	struct bio_vec bv[KFI_TCP_SK_BVECS];
+	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
 	struct iov_iter it;
 	size_t done = 0, total, got;
 	int nb;

@@ -49,6 +49,9 @@ use kernel::sync::Arc;
 /// A buffer segment (kernel virtual range or page range).
 pub(crate) type Seg = sys::kfi_tcp_seg;
 
+/// A segment describing nothing.
+pub(crate) const EMPTY_SEG: Seg = Seg { base: core::ptr::null_mut(), page: core::ptr::null_mut(), offset: 0, len: 0 };
+
 /// Largest queue an endpoint accepts (slots are preallocated).
 pub(crate) const MAX_QUEUE: usize = 4096;
 
@@ -66,9 +69,8 @@ pub(crate) struct Buf {
 unsafe impl Send for Buf {}
 
 impl Buf {
-    const fn empty() -> Buf {
-        Buf { segs: [Seg { base: core::ptr::null_mut(), page: core::ptr::null_mut(), offset: 0, len: 0 }; rules::IOV_LIMIT], nseg: 0, len: 0 }
-    }
+    /// No segments.
+    pub(crate) const EMPTY: Buf = Buf { segs: [EMPTY_SEG; rules::IOV_LIMIT], nseg: 0, len: 0 };
 
     /// The segments in use.
     pub(crate) fn segs(&self) -> &[Seg] {
@@ -144,7 +146,7 @@ const TX_INIT: TxOp = TxOp {
     kind: Kind::Send,
     flags: 0,
     context: 0,
-    buf: Buf::empty(),
+    buf: Buf::EMPTY,
     inline: [0; rules::INJECT_LIMIT],
     inject: false,
     data: 0,
@@ -161,7 +163,7 @@ const RX_INIT: RxOp = RxOp {
     kind: Kind::Recv,
     flags: 0,
     context: 0,
-    buf: Buf::empty(),
+    buf: Buf::EMPTY,
     tag: 0,
     ignore: 0,
     entry: false,
@@ -348,12 +350,24 @@ impl Report {
     }
 }
 
-/// A transmit the work item moves: the slot and a copy of the op.
-pub(crate) enum TxWork {
+/// The next frame to send, as [`EpData::tx_next`] shows it (under the
+/// queue lock).
+pub(crate) enum TxItem<'a> {
     /// An ACK to send.
     Ack,
-    /// Slot `idx`.
-    Op(usize, TxOp),
+    /// The operation in slot `.0`.
+    Op(usize, &'a TxOp),
+}
+
+/// What [`EpData::tx_next`] took.
+pub(crate) struct TxTaken {
+    /// The operation's slot (`None`: an ACK).
+    pub(crate) slot: Option<usize>,
+    /// More frames are queued behind it (`MSG_MORE`).
+    pub(crate) more: bool,
+    /// The caller's `fill` took it (false: the operation could not be
+    /// encoded; it is the caller's to fail).
+    pub(crate) ok: bool,
 }
 
 /// Where an incoming message goes.
@@ -732,7 +746,7 @@ impl EpData {
         if nseg > rules::IOV_LIMIT {
             return neg(bindings::EINVAL);
         }
-        let mut buf = Buf::empty();
+        let mut buf = Buf::EMPTY;
         let mut len: u64 = 0;
         for (d, s) in buf.segs.iter_mut().zip(&x.seg[..nseg]) {
             *d = *s;
@@ -767,7 +781,8 @@ impl EpData {
         if g.down {
             return neg(bindings::ENOTCONN);
         }
-        let cfg = g.cfg;
+        // By reference: the configuration is large, this is the hot path.
+        let cfg = &g.cfg;
         let defaults = if kind.is_tx() { cfg.tx_flags } else { cfg.rx_flags };
         // Default op flags that do not apply to this kind are ignored.
         let flags = if x.msg_call { x.flags } else { x.flags | (defaults & kind.allowed_flags()) };
@@ -816,8 +831,10 @@ impl EpData {
                 unreserve(cq);
                 return neg(bindings::EAGAIN);
             };
+            // Every field is written (no initialiser copied over the
+            // whole slot, under the lock): `inline` only when used, `rma`
+            // only its `n_rma` entries.
             let op = &mut q.tx[i];
-            *op = TX_INIT;
             op.kind = kind;
             op.flags = flags;
             op.context = x.context as usize;
@@ -826,7 +843,7 @@ impl EpData {
             op.entry = entry;
             op.ack = rules::wants_ack(flags);
             op.inject = flags & rules::F_INJECT != 0;
-            op.rma = rma;
+            op.rma[..n_rma].copy_from_slice(&rma[..n_rma]);
             op.n_rma = n_rma;
             op.len = moved;
             op.extra = extra;
@@ -842,7 +859,7 @@ impl EpData {
                     unreserve(cq);
                     return neg(bindings::EINVAL);
                 }
-                op.buf = Buf::empty();
+                op.buf = Buf::EMPTY;
                 op.buf.len = len;
             } else {
                 op.buf = buf;
@@ -910,20 +927,22 @@ impl EpData {
 
     // ---- the work item's side
 
-    /// The next thing to transmit: an owed ACK first (between frames),
-    /// else the oldest posted operation; and whether more are queued
-    /// behind it (for `MSG_MORE`).
-    pub(crate) fn tx_next(&self) -> Option<(TxWork, bool)> {
+    /// Takes the next thing to transmit: an owed ACK first (between
+    /// frames), else the oldest posted operation. `fill` sees it under the
+    /// queue lock (the operation stays in its slot: nothing is copied but
+    /// what `fill` takes) and says whether it took it. `None` when nothing
+    /// is queued.
+    pub(crate) fn tx_next(&self, fill: impl FnOnce(TxItem<'_>) -> bool) -> Option<TxTaken> {
         if !self.tx_hint.load(Ordering::SeqCst) {
             return None;
         }
         let mut g = self.q.lock();
         let q = &mut *g;
-        let w = if q.acks_owed > 0 {
+        let (slot, ok) = if q.acks_owed > 0 {
             q.acks_owed -= 1;
-            TxWork::Ack
+            (None, fill(TxItem::Ack))
         } else if let Some(i) = q.tx_links.pop_front(&mut q.tx_pending) {
-            TxWork::Op(i, q.tx[i])
+            (Some(i), fill(TxItem::Op(i, &q.tx[i])))
         } else {
             self.tx_hint.store(false, Ordering::SeqCst);
             return None;
@@ -932,7 +951,7 @@ impl EpData {
         if !more {
             self.tx_hint.store(false, Ordering::SeqCst);
         }
-        Some((w, more))
+        Some(TxTaken { slot, more, ok })
     }
 
     /// Whether frames are queued (for `MSG_MORE` after a read response).

@@ -181,12 +181,18 @@ pub struct ErrCompletion {
     pub prov_errno: i32,
 }
 
+// Stores through fixed-size references (plain stores; `copy_from_slice`
+// calls out of line). The offsets are the layout's, within `out`.
 fn put_u64(out: &mut [u8], at: usize, v: u64) {
-    out[at..at + 8].copy_from_slice(&v.to_ne_bytes());
+    if let Some(d) = out.get_mut(at..at + 8).and_then(|d| <&mut [u8; 8]>::try_from(d).ok()) {
+        *d = v.to_ne_bytes();
+    }
 }
 
 fn put_i32(out: &mut [u8], at: usize, v: i32) {
-    out[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+    if let Some(d) = out.get_mut(at..at + 4).and_then(|d| <&mut [u8; 4]>::try_from(d).ok()) {
+        *d = v.to_ne_bytes();
+    }
 }
 
 impl Completion {

@@ -80,12 +80,13 @@ pub(crate) fn get_array<const N: usize>(buf: &[u8], off: usize) -> Result<[u8; N
     let end = off
         .checked_add(N)
         .ok_or(WireError::Truncated { need: usize::MAX })?;
-    let src = buf
+    // Through a fixed-size reference: a plain load, where
+    // `copy_from_slice` calls out of line (this is on every frame).
+    let src: &[u8; N] = buf
         .get(off..end)
+        .and_then(|s| s.try_into().ok())
         .ok_or(WireError::Truncated { need: end })?;
-    let mut out = [0u8; N];
-    out.copy_from_slice(src);
-    Ok(out)
+    Ok(*src)
 }
 
 /// Copies `bytes` to `buf[off..]`, or `BufferTooSmall` naming the length needed.
