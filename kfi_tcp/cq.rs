@@ -157,8 +157,15 @@ pub(crate) struct Cq {
     /// A socket event of a bound endpoint's connection may have left
     /// something for reads to move (`socket_event`), or a read left work
     /// behind: reads look at the endpoints only when set, so that an idle
-    /// poll takes no lock but the ring's.
+    /// poll takes no lock.
     dirty: AtomicBool,
+    /// The ring is empty and armed (`Ring::is_armed`): a non-blocking read
+    /// would change nothing and return -EAGAIN, so it does so without the
+    /// lock. Stored under `state` after every change of the ring (see
+    /// `sync_idle`); a read that races with a push may miss that entry
+    /// and sees it at its next poll (a push onto an armed ring calls the
+    /// handler itself).
+    idle: AtomicBool,
 }
 
 impl Cq {
@@ -239,7 +246,8 @@ impl Cq {
     fn progress(&self, polling: bool) {
         // Taken before the connections' marks are: an event after this
         // sets it again (see `Conn::tell_cqs`).
-        if !self.dirty.swap(false, Ordering::SeqCst) {
+        // Read first: an idle poll writes no shared cache line.
+        if !self.dirty.load(Ordering::Relaxed) || !self.dirty.swap(false, Ordering::SeqCst) {
             return;
         }
         let mut refs: [Option<ConnRef<'_>>; PROGRESS_EPS] = Default::default();
@@ -285,6 +293,12 @@ impl Cq {
 
     /// A non-blocking read: socket events of bound endpoints then only
     /// mark their connections for a tick (see `polled_recently`).
+    /// Mirrors the ring's state into `idle`; call under `state` after
+    /// changing the ring.
+    fn sync_idle(&self, st: &State) {
+        self.idle.store(st.ring.is_empty() && st.ring.is_armed(), Ordering::Release);
+    }
+
     fn mark_polled(&self) {
         let now = ffi::jiffies().max(1);
         if self.polled.load(Ordering::Relaxed) != now {
@@ -365,6 +379,7 @@ impl Cq {
         let (notify, wake) = {
             let mut g = self.state.lock();
             let n = g.ring.try_push(e)?;
+            self.sync_idle(&g);
             (n, g.sleepers > 0)
         };
         self.notify(notify, wake);
@@ -378,6 +393,7 @@ impl Cq {
             // A provider bug: still queue the entry if there is room.
             Err(_) => (g.ring.try_push(e).ok(), true),
         };
+        self.sync_idle(&g);
         let wake = g.sleepers > 0;
         drop(g);
         if unreserved {
@@ -426,7 +442,9 @@ impl Cq {
     /// `src` is NULL or writable for as many addresses as `out` holds
     /// entries.
     unsafe fn read_locked(&self, st: &mut State, out: &mut [u8], src: *mut sys::kfi_addr_t) -> isize {
-        match st.ring.read(self.format, out) {
+        let r = st.ring.read(self.format, out);
+        self.sync_idle(st);
+        match r {
             Ok(n) => {
                 if !src.is_null() {
                     // SAFETY: `n` is at most the number of entries `out`
@@ -450,6 +468,10 @@ impl Cq {
         };
         self.mark_polled();
         self.progress(true);
+        if self.idle.load(Ordering::Acquire) {
+            // Nothing queued and armed already: no lock (see `idle`).
+            return crate::logic::cq::ReadError::Empty.errno();
+        }
         // SAFETY: `src` holds `count` addresses (caller's contract).
         let n = unsafe { self.read_locked(&mut self.state.lock(), out, src) };
         if n > 0 {
@@ -604,6 +626,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
         wait <- new_condvar!("kfi_tcp_cq_wait"),
         sleeping: AtomicUsize::new(0),
         dirty: AtomicBool::new(true),
+        idle: AtomicBool::new(true),
         room_wanted: AtomicBool::new(false),
         polled: AtomicU64::new(0),
     });
@@ -678,7 +701,12 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_readerr(
     }
     // SAFETY: our ops table calls us with our CQ.
     let c = unsafe { Cq::from_header(cq) };
-    let e = c.state.lock().ring.read_err();
+    let e = {
+        let mut g = c.state.lock();
+        let e = g.ring.read_err();
+        c.sync_idle(&g);
+        e
+    };
     match e {
         Ok(e) => {
             c.room_freed();
