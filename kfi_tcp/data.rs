@@ -154,7 +154,9 @@ impl TxCur {
         }
         self.head[n..n + inline.len()].copy_from_slice(inline);
         self.head_len = n + inline.len();
-        self.segs[1..1 + payload.len()].copy_from_slice(payload);
+        for (d, p) in self.segs[1..].iter_mut().zip(payload) {
+            *d = *p;
+        }
         self.nseg = 1 + payload.len();
         self.what = what;
         self.total = h.size() as usize;

@@ -843,7 +843,9 @@ impl EpData {
             op.entry = entry;
             op.ack = rules::wants_ack(flags);
             op.inject = flags & rules::F_INJECT != 0;
-            op.rma[..n_rma].copy_from_slice(&rma[..n_rma]);
+            for (d, r) in op.rma.iter_mut().zip(&rma[..n_rma]) {
+                *d = *r;
+            }
             op.n_rma = n_rma;
             op.len = moved;
             op.extra = extra;
