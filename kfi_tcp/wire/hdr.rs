@@ -32,6 +32,14 @@
 use super::error::WireError;
 use super::order::{get_array, get_u16, get_u64, get_u8, put_bytes, ByteOrder};
 
+/// Stores `v` at `at` through a fixed-size reference (a plain store;
+/// `copy_from_slice` calls out of line); nothing if it does not fit.
+fn put_at<const N: usize>(out: &mut [u8], at: usize, v: [u8; N]) {
+    if let Some(d) = out.get_mut(at..at.saturating_add(N)).and_then(|d| <&mut [u8; N]>::try_from(d).ok()) {
+        *d = v;
+    }
+}
+
 /// Data header version.
 pub const HDR_VERSION: u8 = 3;
 /// Size of the base header.
@@ -652,44 +660,50 @@ impl MsgHeader {
     /// The header in wire form: a buffer and the number of bytes used.
     pub fn to_bytes(&self, order: ByteOrder) -> ([u8; MAX_HDR_SIZE], usize) {
         let mut out = [0u8; MAX_HDR_SIZE];
-        out[OFF_VERSION] = HDR_VERSION;
-        out[OFF_OP] = self.op.as_u8();
-        let [f0, f1] = order.u16_to(self.flags.bits());
-        out[OFF_FLAGS] = f0;
-        out[OFF_FLAGS + 1] = f1;
-        out[OFF_OP_DATA] = self.op_data;
-        out[OFF_RMA_IOV_CNT] = self.rma_iov_cnt;
-        out[OFF_HDR_SIZE] = self.hdr_size;
-        out[OFF_ID] = self.id;
-        let mut len = OFF_SIZE;
-        let mut push = |out: &mut [u8; MAX_HDR_SIZE], v: u64| {
-            if let Some(dst) = out.get_mut(len..len.saturating_add(EXT_WORD_SIZE)) {
-                dst.copy_from_slice(&order.u64_to(v));
-            }
-            len = len.saturating_add(EXT_WORD_SIZE);
-        };
-        push(&mut out, self.size);
-        if let Some(d) = self.cq_data {
-            push(&mut out, d);
-        }
-        if let Some(t) = self.tag {
-            push(&mut out, t);
-        }
-        for iov in self.rma_iovs() {
-            push(&mut out, iov.addr);
-            push(&mut out, iov.len);
-            push(&mut out, iov.key);
-        }
+        let len = self.write_fields(&mut out, order);
         (out, len.min(MAX_HDR_SIZE))
     }
 
     /// Writes the header to the start of `buf`; returns the number of
     /// bytes written ([`MsgHeader::hdr_size`]).
     pub fn encode(&self, buf: &mut [u8], order: ByteOrder) -> Result<usize, WireError> {
-        let (bytes, len) = self.to_bytes(order);
-        let src = bytes.get(..len).unwrap_or(&[]);
-        put_bytes(buf, 0, src)?;
+        // Straight into `buf` (no intermediate copy: this is per frame);
+        // fields past its end are left out, and then it is too small.
+        let len = self.write_fields(buf, order);
+        if len > buf.len() {
+            return Err(WireError::BufferTooSmall { need: len });
+        }
         Ok(len)
+    }
+
+    /// Writes the fields into `out`, leaving out what lies past its end;
+    /// returns the header's length.
+    fn write_fields(&self, out: &mut [u8], order: ByteOrder) -> usize {
+        put_at(out, OFF_VERSION, [HDR_VERSION]);
+        put_at(out, OFF_OP, [self.op.as_u8()]);
+        put_at(out, OFF_FLAGS, order.u16_to(self.flags.bits()));
+        put_at(out, OFF_OP_DATA, [self.op_data]);
+        put_at(out, OFF_RMA_IOV_CNT, [self.rma_iov_cnt]);
+        put_at(out, OFF_HDR_SIZE, [self.hdr_size]);
+        put_at(out, OFF_ID, [self.id]);
+        let mut len = OFF_SIZE;
+        let mut push = |out: &mut [u8], v: u64| {
+            put_at(out, len, order.u64_to(v));
+            len = len.saturating_add(EXT_WORD_SIZE);
+        };
+        push(out, self.size);
+        if let Some(d) = self.cq_data {
+            push(out, d);
+        }
+        if let Some(t) = self.tag {
+            push(out, t);
+        }
+        for iov in self.rma_iovs() {
+            push(out, iov.addr);
+            push(out, iov.len);
+            push(out, iov.key);
+        }
+        len
     }
 
     /// Writes header and `payload` (exactly [`MsgHeader::payload_len`]
