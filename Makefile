@@ -28,7 +28,7 @@ KBUILD_TOOLS = $(if $(shell grep -s '^CONFIG_CC_IS_CLANG=y' $(KDIR)/include/conf
 	$(if $(RUSTC),RUSTC=$(RUSTC)) $(if $(BINDGEN),BINDGEN=$(BINDGEN))
 endif
 
-.PHONY: all modules check demo bench clean clean-objs host-test
+.PHONY: all modules check demo bench iprof clean clean-objs host-test
 
 all: modules
 
@@ -49,6 +49,10 @@ demo:
 
 bench:
 	@$(SCRIPTS)/bench.sh $(KERNEL)
+
+# Instructions per message of the provider's path (Documentation/benchmarks.md).
+iprof:
+	@$(SCRIPTS)/iprof.sh stream
 
 host-test:
 	cargo test

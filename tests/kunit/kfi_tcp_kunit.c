@@ -24,6 +24,7 @@
 #include <linux/string.h>
 
 #include <kfabric.h>
+#include "iprof_mark.h"
 #include <kfi_domain.h>
 #include <kfi_endpoint.h>
 #include <kfi_eq.h>
@@ -2535,8 +2536,54 @@ static void tcp_rma_bad_access(struct kunit *test)
 	}
 }
 
+
+
+/* Messages of tcp_msg_inject_stream (more to profile it, scripts/iprof.sh). */
+static int stream_msgs = 2000;
+module_param(stream_msgs, int, 0444);
+MODULE_PARM_DESC(stream_msgs, "messages in tcp_msg_inject_stream (default 2000)");
+
+/*
+ * One thread injects 64-byte messages and polls the peer's CQ for each
+ * before the next: every entry and every message's bytes are checked. The
+ * loop between the two marks is the per-message path scripts/iprof.sh
+ * profiles (the send, the loopback delivery and the receive, all in this
+ * thread).
+ */
+static void tcp_msg_inject_stream(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	u8 msg[64], buf[64];
+	int i, n = stream_msgs > 0 ? stream_msgs : 1;
+
+	xf_setup(test, &f);
+	KFI_IPROF_MARK();
+	for (i = 0; i < n; i++) {
+		unsigned long deadline = jiffies + 5 * HZ;
+		ssize_t rd;
+
+		memset(msg, i & 0xff, sizeof(msg));
+		memcpy(msg, &i, sizeof(i));
+		memset(buf, 0, sizeof(buf));
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf, sizeof(buf), NULL, 0, buf), 0);
+		KUNIT_ASSERT_EQ(test, kfi_inject(f.c.cep, msg, sizeof(msg), 0), 0);
+		do {
+			rd = kfi_cq_read(f.srx, &e, 1);
+		} while (rd == -EAGAIN && time_before(jiffies, deadline));
+		KUNIT_ASSERT_EQ_MSG(test, rd, 1, "message %d", i);
+		KUNIT_ASSERT_PTR_EQ(test, e.op_context, (void *)buf);
+		KUNIT_ASSERT_EQ(test, e.len, sizeof(msg));
+		KUNIT_ASSERT_EQ_MSG(test, memcmp(buf, msg, sizeof(msg)), 0, "message %d", i);
+	}
+	KFI_IPROF_MARK();
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(f.srx, &e, 1), -EAGAIN);
+	xf_teardown(test, &f);
+}
+
 static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_send_recv),
+	KUNIT_CASE(tcp_msg_inject_stream),
 	KUNIT_CASE(tcp_msg_buffer_types),
 	KUNIT_CASE(tcp_msg_large_and_ordered),
 	KUNIT_CASE(tcp_msg_tagged),

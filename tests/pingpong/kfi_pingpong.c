@@ -114,6 +114,7 @@
 #include <kfi_eq.h>
 #include <kfi_errno.h>
 #include <kfi_tagged.h>
+#include "iprof_mark.h"
 
 /* Protocol constants of fi_pingpong. */
 #define PP_OOB_PORT		47592
@@ -1964,6 +1965,9 @@ static int pp_pingpong(struct pp_session *s, u32 size)
 		return ret;
 	s->cnt_ack = 0;
 	s->active = true;
+	/* The client's timed loop is what scripts/iprof.sh profiles. */
+	if (!s->o.server)
+		KFI_IPROF_MARK();
 	start = ktime_get();
 	for (i = 0; i < s->o.iters; i++) {
 		if (s->o.server) {
@@ -1984,6 +1988,8 @@ static int pp_pingpong(struct pp_session *s, u32 size)
 		}
 	}
 	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	if (!s->o.server)
+		KFI_IPROF_MARK();
 	s->active = false;
 	ret = pp_ctrl_count(s);
 	if (ret)
