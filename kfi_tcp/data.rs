@@ -576,7 +576,10 @@ impl Conn {
                         wire::header_len(&d.stage[d.lo..d.lo + BASE], order).map_err(|_| Halt::from(proto()))?
                     };
                     if avail >= need {
-                        let h = MsgHeader::decode(&d.stage[d.lo..d.lo + need], order).map_err(|_| Halt::from(proto()))?;
+                        // Decoded in place (past `Hdr` it is the frame's; until
+                        // the state moves on, nobody looks at it).
+                        d.hdr.decode_into(&d.stage[d.lo..d.lo + need], order).map_err(|_| Halt::from(proto()))?;
+                        let h = &d.hdr;
                         if mode == Mode::Call && matches!(h.kind(), FrameKind::Write | FrameKind::ReadReq) {
                             // Resolving the regions takes the domain's
                             // region table mutex (and queueing a read
@@ -606,12 +609,12 @@ impl Conn {
                             }
                             FrameKind::Send | FrameKind::TaggedSend => d.rx = Rx::Await,
                             FrameKind::Write => {
-                                d.rma = resolve(ep, &h, REMOTE_WRITE)?;
+                                d.rma = resolve(ep, h, REMOTE_WRITE)?;
                                 d.rx = Rx::Body { dest: Dest::Rma, got: 0 };
                             }
                             FrameKind::ReadReq => {
                                 // Only the work item gets here (see above).
-                                let r = resolve(ep, &h, REMOTE_READ)?;
+                                let r = resolve(ep, h, REMOTE_READ)?;
                                 d.rsp.push(r, GFP_KERNEL).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
                                 return Ok(true);
                             }
@@ -627,7 +630,6 @@ impl Conn {
                                 d.rx = Rx::Body { dest: Dest::Read(i), got: 0 };
                             }
                         }
-                        d.hdr = h;
                         continue;
                     }
                     // Short of a header: read what the socket has, up to

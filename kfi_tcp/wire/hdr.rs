@@ -611,24 +611,35 @@ impl MsgHeader {
     /// at the start of `buf` (at least [`header_len`] bytes; bytes after
     /// the header are ignored).
     pub fn decode(buf: &[u8], order: ByteOrder) -> Result<MsgHeader, WireError> {
+        let mut h = MsgHeader::ack();
+        h.decode_into(buf, order)?;
+        Ok(h)
+    }
+
+    /// As [`MsgHeader::decode`], into `self` (no header-sized value is
+    /// returned and moved: the kernel decodes every frame this way). On
+    /// error `self` holds any header, not necessarily a meaningful one.
+    pub fn decode_into(&mut self, buf: &[u8], order: ByteOrder) -> Result<(), WireError> {
         let b = Base::parse(buf, order)?;
         let hdr_len = usize::from(b.hdr_size);
         if buf.len() < hdr_len {
             return Err(WireError::Truncated { need: hdr_len });
         }
-        let mut h = MsgHeader {
-            op: b.op,
-            flags: b.flags,
-            op_data: b.op_data,
-            rma_iov_cnt: b.rma_iov_cnt,
-            hdr_size: b.hdr_size,
-            id: b.id,
-            size: b.size,
-            cq_data: None,
-            tag: None,
-            n_rma: 0,
-            rma: [RmaIov::default(); RMA_IOV_LIMIT],
-        };
+        let h = self;
+        h.op = b.op;
+        h.flags = b.flags;
+        h.op_data = b.op_data;
+        h.rma_iov_cnt = b.rma_iov_cnt;
+        h.hdr_size = b.hdr_size;
+        h.id = b.id;
+        h.size = b.size;
+        h.cq_data = None;
+        h.tag = None;
+        if h.n_rma != 0 {
+            // Entries past n_rma are zero, as in a new header.
+            h.rma = [RmaIov::default(); RMA_IOV_LIMIT];
+            h.n_rma = 0;
+        }
         let mut off = BASE_HDR_SIZE;
         let mut next = |buf: &[u8]| -> Result<u64, WireError> {
             let v = get_u64(buf, off, order)?;
@@ -644,17 +655,17 @@ impl MsgHeader {
             Op::ReadReq | Op::Write => {
                 // Base::parse checked rma_iov_cnt <= RMA_IOV_LIMIT.
                 let n = usize::from(b.rma_iov_cnt);
+                // Set first: entries past n_rma stay zero if this fails.
+                h.n_rma = b.rma_iov_cnt;
                 for iov in h.rma.iter_mut().take(n) {
                     iov.addr = next(buf)?;
                     iov.len = next(buf)?;
                     iov.key = next(buf)?;
                 }
-                h.n_rma = b.rma_iov_cnt;
             }
             Op::Msg | Op::ReadRsp => {}
         }
-        h.check_rma_len()?;
-        Ok(h)
+        h.check_rma_len()
     }
 
     /// The header in wire form: a buffer and the number of bytes used.

@@ -696,3 +696,32 @@ fn raw_base_peek() {
         Err(WireError::Truncated { need: 16 })
     );
 }
+
+// decode_into reuses a header: whatever it held before (here a write with
+// four regions, then a failed decode), the result equals a fresh decode.
+#[test]
+fn decode_into_reuses_a_header() {
+    let iovs = [
+        RmaIov { addr: 1, len: 2, key: 3 },
+        RmaIov { addr: 4, len: 5, key: 6 },
+        RmaIov { addr: 7, len: 8, key: 9 },
+        RmaIov { addr: 10, len: 11, key: 12 },
+    ];
+    let order = ByteOrder::Little;
+    let write = MsgHeader::write(&iovs, 26).unwrap();
+    let (wb, wn) = write.to_bytes(order);
+    let send = MsgHeader::send(64).unwrap().with_cq_data(7).unwrap();
+    let (sb, sn) = send.to_bytes(order);
+
+    let mut h = MsgHeader::ack();
+    h.decode_into(&wb[..wn], order).unwrap();
+    assert_eq!(h, write);
+    h.decode_into(&sb[..sn], order).unwrap();
+    assert_eq!(h, send);
+    assert_eq!(h, MsgHeader::decode(&sb[..sn], order).unwrap());
+    // A write cut inside its regions fails; the next decode is clean.
+    h.decode_into(&wb[..wn], order).unwrap();
+    assert!(h.decode_into(&wb[..wn - 8], order).is_err());
+    h.decode_into(&sb[..sn], order).unwrap();
+    assert_eq!(h, send);
+}
