@@ -241,6 +241,7 @@ struct Queues {
     min_multi: u64,
     tx: KVVec<TxOp>,
     tx_links: Links<KVVec<u32>>,
+    /// Free slots, the last freed first (`Links::push_front`).
     tx_free: List,
     tx_pending: List,
     tx_await: List,
@@ -855,7 +856,7 @@ impl EpData {
                 let n = ffi::copy_from_segs(buf.segs(), &mut op.inline[..l]);
                 if n != l {
                     op.inject = false;
-                    q.tx_links.push_back(&mut q.tx_free, i);
+                    q.tx_links.push_front(&mut q.tx_free, i);
                     q.unres(true);
                     drop(g);
                     unreserve(cq);
@@ -918,7 +919,7 @@ impl EpData {
         };
         let op = q.rx[i];
         q.rx[i].extra = None;
-        q.rx_links.push_back(&mut q.rx_free, i);
+        q.rx_links.push_front(&mut q.rx_free, i);
         q.unres(false);
         let rep = Report::failed(q.cfg.rx_cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED), q.cfg.cntrs.recv)
             .with_extra(op.extra);
@@ -1076,7 +1077,7 @@ impl EpData {
     fn tx_finish(q: &mut Queues, i: usize) -> Report {
         let op = q.tx[i];
         q.tx[i].extra = None;
-        q.tx_links.push_back(&mut q.tx_free, i);
+        q.tx_links.push_front(&mut q.tx_free, i);
         q.unres(true);
         let (cq, cntr) = (q.cfg.tx_cq, q.cfg.cntrs.of(op.kind));
         if !op.entry {
@@ -1145,7 +1146,7 @@ impl EpData {
                         // Release the used buffer, try the next.
                         q.rx_links.pop_front(&mut q.rx_msg);
                         q.rx[i].extra = None;
-                        q.rx_links.push_back(&mut q.rx_free, i);
+                        q.rx_links.push_front(&mut q.rx_free, i);
                         q.unres(false);
                         Some((q.cfg.rx_cq, op))
                     }
@@ -1201,7 +1202,7 @@ impl EpData {
             let q = &mut *g;
             if w.last {
                 q.rx[w.idx].extra = None;
-                q.rx_links.push_back(&mut q.rx_free, w.idx);
+                q.rx_links.push_front(&mut q.rx_free, w.idx);
                 q.unres(false);
             }
             let (cq, cntr) = (q.cfg.rx_cq, q.cfg.cntrs.recv);
@@ -1248,7 +1249,7 @@ impl EpData {
             // (and listed) until its last message or the flush.
             let extra = if w.last {
                 q.rx[w.idx].extra = None;
-                q.rx_links.push_back(&mut q.rx_free, w.idx);
+                q.rx_links.push_front(&mut q.rx_free, w.idx);
                 w.op.extra
             } else {
                 None
@@ -1270,7 +1271,7 @@ impl EpData {
             let q = &mut *g;
             let op = q.tx[idx];
             q.tx[idx].extra = None;
-            q.tx_links.push_back(&mut q.tx_free, idx);
+            q.tx_links.push_front(&mut q.tx_free, idx);
             q.unres(true);
             Report::failed(q.cfg.tx_cq, errc(op.kind, op.flags, op.context, err), q.cfg.cntrs.of(op.kind)).with_extra(op.extra)
         };
@@ -1319,12 +1320,12 @@ impl EpData {
                 return;
             };
             let op = if tx {
-                q.tx_links.push_back(&mut q.tx_free, i);
+                q.tx_links.push_front(&mut q.tx_free, i);
                 let o = q.tx[i];
                 q.tx[i].extra = None;
                 (o.kind, o.flags, o.context, o.extra)
             } else {
-                q.rx_links.push_back(&mut q.rx_free, i);
+                q.rx_links.push_front(&mut q.rx_free, i);
                 let o = q.rx[i];
                 q.rx[i].extra = None;
                 (o.kind, o.flags, o.context, o.extra)

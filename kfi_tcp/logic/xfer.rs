@@ -321,6 +321,18 @@ impl<S: core::ops::Deref<Target = [u32]> + core::ops::DerefMut> Links<S> {
         l.len += 1;
     }
 
+    /// Puts slot `i` (on no list) first on `l`. Free lists are used this
+    /// way: the slot freed last is taken next, while its memory is warm.
+    pub fn push_front(&mut self, l: &mut List, i: usize) {
+        let i32_ = i as u32;
+        self.next[i] = l.head;
+        if l.tail == NIL {
+            l.tail = i32_;
+        }
+        l.head = i32_;
+        l.len += 1;
+    }
+
     /// Removes and returns the first slot of `l`.
     pub fn pop_front(&mut self, l: &mut List) -> Option<usize> {
         let h = l.front()?;

@@ -20,6 +20,24 @@ fn items(k: &Links<Vec<u32>>, l: &List) -> Vec<usize> {
 // ---- Links / List ----
 
 #[test]
+fn push_front_is_taken_first() {
+    let (mut k, mut l) = (links(4), List::new());
+    k.push_front(&mut l, 2);
+    assert_eq!((items(&k, &l), l.len(), l.front()), (vec![2], 1, Some(2)));
+    k.push_front(&mut l, 0);
+    k.push_back(&mut l, 3);
+    assert_eq!(items(&k, &l), [0, 2, 3]);
+    assert_eq!(k.pop_front(&mut l), Some(0));
+    assert_eq!(k.pop_front(&mut l), Some(2));
+    assert_eq!(k.pop_front(&mut l), Some(3));
+    assert!(l.is_empty());
+    // Onto an emptied list: head and tail both.
+    k.push_front(&mut l, 1);
+    k.push_back(&mut l, 2);
+    assert_eq!(items(&k, &l), [1, 2]);
+}
+
+#[test]
 fn all_is_index_order() {
     let mut k = links(5);
     let free = k.all();
@@ -92,6 +110,8 @@ fn remove_missing_and_pop_empty() {
 enum Op {
     /// Take the `pick`-th free slot and append it to list `l`.
     Push(usize, usize),
+    /// Take the `pick`-th free slot and put it first on list `l`.
+    PushFront(usize, usize),
     /// Pop the front of list `l` back onto the free list.
     Pop(usize),
     /// Move the first slot of `l` with `i % m == r` to the free list.
@@ -101,6 +121,7 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         (0..3usize, any::<usize>()).prop_map(|(l, p)| Op::Push(l, p)),
+        (0..3usize, any::<usize>()).prop_map(|(l, p)| Op::PushFront(l, p)),
         (0..3usize).prop_map(Op::Pop),
         (0..3usize, 1..5usize, 0..5usize).prop_map(|(l, m, r)| Op::Remove(l, m, r % m)),
     ]
@@ -125,6 +146,15 @@ proptest! {
                     prop_assert_eq!(k.remove_first(&mut free, |i| i == s), Some(s));
                     k.push_back(&mut ls[l], s);
                     m[l].push_back(s);
+                }
+                Op::PushFront(l, pick) => {
+                    if mfree.is_empty() {
+                        continue;
+                    }
+                    let s = mfree.remove(pick % mfree.len()).unwrap();
+                    prop_assert_eq!(k.remove_first(&mut free, |i| i == s), Some(s));
+                    k.push_front(&mut ls[l], s);
+                    m[l].push_front(s);
                 }
                 Op::Pop(l) => {
                     let got = k.pop_front(&mut ls[l]);
