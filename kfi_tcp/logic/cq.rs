@@ -414,6 +414,11 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Ring<S> {
         }
         self.head = (self.head + 1) % self.capacity();
         self.count -= 1;
+        if self.count == 0 {
+            // Empty: start over at slot 0, so that a consumer that keeps
+            // up (one entry at a time) reuses one warm slot.
+            self.head = 0;
+        }
     }
 
     /// Writes as many successful entries as fit into `out` (`format`
