@@ -536,31 +536,14 @@ ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 }
 
 /*
- * How a consumer's call holds a socket (kfi_tcp_sk_take()).
- * @saved: The socket's sk_allocation, restored when let go.
- * @owned: Held as its owner (else by its spinlock).
+ * Takes @sk the way softirq code does: its spinlock held with bottom halves
+ * disabled, and no process owning it (lock_sock()). That is enough to run
+ * TCP's own non-sleeping paths (tcp_read_sock() is called so from
+ * sk_data_ready by other kernel users), and it never sleeps, so the caller
+ * may be in any context but hard interrupts. Socket allocations switch to
+ * GFP_NOWAIT while taken (restored by kfi_tcp_sk_fast_unlock()).
  */
-struct kfi_tcp_sk_hold {
-	gfp_t saved;
-	bool owned;
-};
-
-/*
- * Takes @sk for a consumer's call, never sleeping, so the caller may be in
- * any context but hard interrupts; false if a process owns it (the work
- * item then does the job). Two ways:
- *  - as its owner, the way lock_sock() takes it but without waiting: the
- *    owner mark is set under the spinlock, which is then dropped. Segments
- *    and ACKs the softirq delivers meanwhile go to the backlog instead of
- *    spinning on the spinlock: a long copy here no longer stalls the CPU
- *    delivering them (the peer's, in a loopback ping-pong).
- *    kfi_tcp_sk_let_go() processes the backlog as release_sock() does;
- *  - from a softirq handler, by its spinlock with bottom halves disabled,
- *    as softirq code takes it (lockdep must not see the owner "mutex"
- *    taken in softirq context).
- * Socket allocations switch to GFP_NOWAIT while taken.
- */
-static bool kfi_tcp_sk_take(struct sock *sk, struct kfi_tcp_sk_hold *h)
+static bool kfi_tcp_sk_fast_trylock(struct sock *sk, gfp_t *saved)
 {
 	if (in_hardirq() || in_nmi() || irqs_disabled())
 		return false;
@@ -569,57 +552,14 @@ static bool kfi_tcp_sk_take(struct sock *sk, struct kfi_tcp_sk_hold *h)
 		spin_unlock_bh(&sk->sk_lock.slock);
 		return false;
 	}
-	h->saved = sk->sk_allocation;
+	*saved = sk->sk_allocation;
 	sk->sk_allocation = GFP_NOWAIT | __GFP_NOWARN;
-	h->owned = !in_serving_softirq();
-	if (h->owned) {
-		sk->sk_lock.owned = 1;
-		spin_unlock_bh(&sk->sk_lock.slock);
-		/* lock_sock()'s annotation, as a trylock: we did not wait */
-		mutex_acquire(&sk->sk_lock.dep_map, 0, 1, _RET_IP_);
-	}
 	return true;
 }
 
-/*
- * Lets go of @sk taken by kfi_tcp_sk_take(). An owner processes the
- * backlog first, as release_sock() does, less its cond_resched() (the
- * caller may be atomic; the backlog is bounded by the socket's buffers).
- */
-static void kfi_tcp_sk_let_go(struct sock *sk, const struct kfi_tcp_sk_hold *h)
+static void kfi_tcp_sk_fast_unlock(struct sock *sk, gfp_t saved)
 {
-	struct sk_buff *skb, *next;
-
-	if (!h->owned) {
-		sk->sk_allocation = h->saved;
-		spin_unlock_bh(&sk->sk_lock.slock);
-		return;
-	}
-	spin_lock_bh(&sk->sk_lock.slock);
-	while ((skb = sk->sk_backlog.head)) {
-		sk->sk_backlog.head = NULL;
-		sk->sk_backlog.tail = NULL;
-		spin_unlock_bh(&sk->sk_lock.slock);
-		do {
-			next = skb->next;
-			skb_mark_not_on_list(skb);
-			/* sk_backlog_rcv() without INDIRECT_CALL_INET (its
-			 * direct targets are not exported to modules) */
-			if (sk_memalloc_socks() && skb_pfmemalloc(skb))
-				__sk_backlog_rcv(sk, skb);
-			else
-				sk->sk_backlog_rcv(sk, skb);
-			skb = next;
-		} while (skb);
-		spin_lock_bh(&sk->sk_lock.slock);
-	}
-	sk->sk_backlog.len = 0;
-	if (sk->sk_prot->release_cb)
-		sk->sk_prot->release_cb(sk);
-	sk->sk_allocation = h->saved;
-	sock_release_ownership(sk);
-	if (waitqueue_active(&sk->sk_lock.wq))
-		wake_up(&sk->sk_lock.wq);
+	sk->sk_allocation = saved;
 	spin_unlock_bh(&sk->sk_lock.slock);
 }
 
@@ -649,16 +589,16 @@ ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 	struct sock *sk = s->sock->sk;
 	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
-	struct kfi_tcp_sk_hold h;
 	size_t total;
 	ssize_t ret;
+	gfp_t saved;
 	int nb;
 
 	nb = kfi_tcp_sk_send_prep(bv, &msg, segs, n, skip, len, more, &splice,
 				  &total);
 	if (!nb)
 		return 0;
-	if (!kfi_tcp_sk_take(sk, &h))
+	if (!kfi_tcp_sk_fast_trylock(sk, &saved))
 		return -EBUSY;
 	ret = tcp_sendmsg_locked(sk, &msg, total);
 	/* -EAGAIN with send space left is a failed atomic allocation, not a
@@ -666,7 +606,7 @@ ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 	 * (the work item, GFP_NOIO) retry. */
 	if (ret == -EAGAIN && sk_stream_memory_free(sk))
 		ret = -EBUSY;
-	kfi_tcp_sk_let_go(sk, &h);
+	kfi_tcp_sk_fast_unlock(sk, saved);
 	if (ret > 0)
 		atomic64_add(ret, &kfi_tcp_call_bytes);
 	if (splice && ret > 0)
@@ -716,9 +656,9 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
 	struct iov_iter it;
 	read_descriptor_t desc = { .arg.data = &it };
-	struct kfi_tcp_sk_hold h;
 	size_t total;
 	ssize_t ret;
+	gfp_t saved;
 	int nb;
 
 	/* Nothing queued, nothing to report: say so without the lock (a
@@ -734,7 +674,7 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 		return -EINVAL;
 	iov_iter_bvec(&it, ITER_DEST, bv, nb, total);
 	desc.count = total;
-	if (!kfi_tcp_sk_take(sk, &h))
+	if (!kfi_tcp_sk_fast_trylock(sk, &saved))
 		return -EBUSY;
 	ret = tcp_read_sock(sk, &desc, kfi_tcp_sk_actor);
 	if (ret == 0 && desc.error)
@@ -744,7 +684,7 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 	else if (ret == 0 && !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) &&
 		 !sock_flag(sk, SOCK_DONE))
 		ret = -EAGAIN;
-	kfi_tcp_sk_let_go(sk, &h);
+	kfi_tcp_sk_fast_unlock(sk, saved);
 	if (ret > 0)
 		atomic64_add(ret, &kfi_tcp_call_bytes);
 	return ret;
