@@ -51,6 +51,12 @@ use core::ffi::c_int;
 use kernel::bindings;
 use kernel::prelude::*;
 
+/// Warnings about remote writes with CQ data to an endpoint without a
+/// receive CQ (a peer can send any number).
+static NO_CQ_WARN: ffi::WarnLimit = ffi::WarnLimit::new();
+/// Warnings about unexpected messages lost for want of memory.
+static OOM_WARN: ffi::WarnLimit = ffi::WarnLimit::new();
+
 /// Bytes of unexpected tagged messages a connection buffers.
 const UNEXP_LIMIT: usize = 4 << 20;
 /// Unexpected tagged messages a connection buffers (zero-length ones
@@ -799,7 +805,8 @@ impl Conn {
                 if let Some(data) = hdr.cq_data() {
                     if core::mem::take(&mut d.rma_room) {
                         ep.remote_write_data(hdr.payload_len(), data);
-                    } else {
+                    } else if NO_CQ_WARN.allow() {
+                        // The peer decides how often: rate-limited.
                         pr_warn!("kfi_tcp: remote write data not reported (no receive CQ)\n");
                     }
                 }
@@ -814,7 +821,9 @@ impl Conn {
                 if d.unexp.push(u, GFP_KERNEL).is_err() {
                     // Out of memory for the list entry: the message is
                     // lost; say so rather than pretend.
-                    pr_warn!("kfi_tcp: dropped an unexpected tagged message (no memory)\n");
+                    if OOM_WARN.allow() {
+                        pr_warn!("kfi_tcp: dropped an unexpected tagged message (no memory)\n");
+                    }
                     d.unexp_bytes = d.unexp_bytes.saturating_sub(hdr.payload_len() as usize);
                 }
             }

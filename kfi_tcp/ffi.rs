@@ -118,6 +118,32 @@ pub(crate) fn jiffies() -> u64 {
     u64::from(unsafe { sys::kfi_tcp_glue_jiffies() })
 }
 
+/// Lets one warning of a kind through per [`WarnLimit::PERIOD_MS`]: for
+/// conditions a peer can cause at will, so that it cannot flood the log.
+pub(crate) struct WarnLimit(core::sync::atomic::AtomicU64);
+
+impl WarnLimit {
+    /// Milliseconds between two warnings of a kind.
+    const PERIOD_MS: u32 = 5000;
+
+    pub(crate) const fn new() -> WarnLimit {
+        WarnLimit(core::sync::atomic::AtomicU64::new(0))
+    }
+
+    /// Whether to warn now (and then not again for the period).
+    pub(crate) fn allow(&self) -> bool {
+        use core::sync::atomic::Ordering::Relaxed;
+        let now = jiffies().max(1);
+        let last = self.0.load(Relaxed);
+        let period = kernel::time::msecs_to_jiffies(Self::PERIOD_MS) as u64;
+        if last != 0 && now.wrapping_sub(last) < period {
+            return false;
+        }
+        // One of several racing callers wins.
+        self.0.compare_exchange(last, now, Relaxed, Relaxed).is_ok()
+    }
+}
+
 /// Sleeps for about a millisecond (a tick or two).
 ///
 /// Context: process context.
