@@ -337,6 +337,7 @@ pub struct MsgHeader {
 
 impl MsgHeader {
     /// A header with no extension; `size` = `hdr_size` + `payload_len`.
+    #[inline]
     fn bare(op: Op, payload_len: u64) -> Result<MsgHeader, WireError> {
         let mut h = MsgHeader {
             op,
@@ -369,11 +370,13 @@ impl MsgHeader {
     }
 
     /// Untagged send of `payload_len` bytes (op msg).
+    #[inline]
     pub fn send(payload_len: u64) -> Result<MsgHeader, WireError> {
         MsgHeader::bare(Op::Msg, payload_len)
     }
 
     /// Tagged send of `payload_len` bytes, framed as `form` says.
+    #[inline]
     pub fn tagged(tag: u64, payload_len: u64, form: TagForm) -> Result<MsgHeader, WireError> {
         let mut h = match form {
             TagForm::Op => MsgHeader::bare(Op::Tagged, 0)?,
@@ -389,6 +392,7 @@ impl MsgHeader {
     }
 
     /// ACK: bare 16-byte op-msg header with `op_data` = 2 and no flags.
+    #[inline]
     pub fn ack() -> MsgHeader {
         MsgHeader {
             op: Op::Msg,
@@ -443,6 +447,7 @@ impl MsgHeader {
 
     /// Adds (or replaces) the remote CQ data word. Sends, tagged sends
     /// and writes only; the payload length is kept.
+    #[inline]
     pub fn with_cq_data(mut self, data: u64) -> Result<MsgHeader, WireError> {
         self.add_flags(Flags::REMOTE_CQ_DATA)?;
         self.cq_data = Some(data);
@@ -451,6 +456,7 @@ impl MsgHeader {
 
     /// Asks the receiver for an ACK once the data is delivered. Sends,
     /// tagged sends and writes only.
+    #[inline]
     pub fn with_delivery_complete(mut self) -> Result<MsgHeader, WireError> {
         self.add_flags(Flags::DELIVERY_COMPLETE)?;
         Ok(self)
