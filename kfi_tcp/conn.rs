@@ -48,7 +48,7 @@ use kernel::prelude::*;
 use crate::sync::{TryGuard, TryLock};
 use crate::ffi::Timer;
 use crate::cq::Cq;
-use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::workqueue::{Work, WorkItem};
 use kernel::{impl_has_work, new_mutex, new_spinlock, new_work};
@@ -151,8 +151,19 @@ pub(crate) struct Conn {
     /// A socket event happened since a polling CQ read last made progress
     /// here (reads skip connections without one).
     dirty: AtomicBool,
-    /// Armed by socket events while a consumer polls: a tick later it
-    /// queues the work item if no poll took the event (see `conn_wake`).
+    /// A consumer's call is moving data here (`Conn::progress`): a socket
+    /// event meanwhile (often one that call caused, processed when it let
+    /// go of the socket) is left to it, as to a polling consumer.
+    in_call: AtomicBool,
+    /// Changes whenever a poll takes `dirty` (a plain increment: a lost
+    /// one between two pollers still changes it). The late check compares
+    /// it with what it saw last time (`late_seen`).
+    taken: AtomicU32,
+    /// `taken` at the late check's last run.
+    late_seen: AtomicU32,
+    /// Armed by socket events while a consumer polls: it queues the work
+    /// item once an event has waited a whole tick with no poll taking
+    /// any (see `conn_late`).
     late: Timer,
     /// The CQs of the endpoint whose data moves here, when none of them
     /// has a completion handler (null otherwise, and before the data
@@ -186,9 +197,10 @@ unsafe extern "C" fn conn_wake(ctx: *mut c_void) {
     let c = unsafe { ArcBorrow::<Conn>::from_raw(ctx.cast::<Conn>().cast_const()) };
     c.dirty.store(true, Ordering::SeqCst);
     let (woke, polled) = c.tell_cqs();
-    if woke || polled {
-        // A consumer blocked in a CQ read (woken now) or polling one moves
-        // the data in its own calls (it takes `dirty`). The timer checks a
+    if woke || polled || c.in_call.load(Ordering::SeqCst) {
+        // A consumer blocked in a CQ read (woken now), polling one, or in
+        // a call moving data here right now (it looks at `dirty` before it
+        // lets go) moves the data in its own calls (it takes `dirty`). The timer checks a
         // tick later that it did, and queues the work item only if not
         // (the consumer stopped reading): scheduling the work item now
         // would take the CPU from the consumer to find nothing to do.
@@ -199,7 +211,11 @@ unsafe extern "C" fn conn_wake(ctx: *mut c_void) {
 }
 
 /// The late check (`Conn::late`), in softirq context: queues the work
-/// item if the socket event that armed it is still not taken by a poll.
+/// item if a socket event is still not taken by a poll and no poll took
+/// one since the last check (the consumer stopped reading). A consumer
+/// that is still reading is looked at again a tick later: during a long
+/// transfer an event is nearly always pending, and queueing the work item
+/// then would only take the consumer's CPU and the data from it.
 ///
 /// # Safety
 /// `ctx` is `Arc::as_ptr` of a live connection: `stop` cancels the timer
@@ -207,7 +223,13 @@ unsafe extern "C" fn conn_wake(ctx: *mut c_void) {
 unsafe extern "C" fn conn_late(ctx: *mut c_void) {
     // SAFETY: as above.
     let c = unsafe { ArcBorrow::<Conn>::from_raw(ctx.cast::<Conn>().cast_const()) };
-    if c.dirty.load(Ordering::SeqCst) {
+    if !c.dirty.load(Ordering::SeqCst) {
+        return;
+    }
+    let taken = c.taken.load(Ordering::Relaxed);
+    if c.late_seen.swap(taken, Ordering::Relaxed) != taken {
+        c.late.arm(1);
+    } else {
         let _ = ffi::queue().enqueue(Arc::<Conn>::from(c));
     }
 }
@@ -251,6 +273,9 @@ impl Conn {
                 retry: AtomicBool::new(false),
                 data_on: AtomicBool::new(false),
                 dirty: AtomicBool::new(true),
+                in_call: AtomicBool::new(false),
+                taken: AtomicU32::new(0),
+                late_seen: AtomicU32::new(0),
                 late,
                 event_cqs: [AtomicPtr::new(core::ptr::null_mut()), AtomicPtr::new(core::ptr::null_mut())],
             }),
@@ -291,7 +316,17 @@ impl Conn {
 
     /// Takes the "socket event since the last poll" mark.
     pub(crate) fn take_dirty(&self) -> bool {
-        self.dirty.swap(false, Ordering::SeqCst)
+        // Read first: no write (and no locked instruction) when clear.
+        if !self.dirty() || !self.dirty.swap(false, Ordering::SeqCst) {
+            return false;
+        }
+        self.taken.store(self.taken.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+        true
+    }
+
+    /// The "socket event since the last poll" mark.
+    pub(crate) fn dirty(&self) -> bool {
+        self.dirty.load(Ordering::SeqCst)
     }
 
     /// Sets it again (a poll could not finish).
@@ -571,6 +606,11 @@ impl Conn {
     }
 
     /// True while consumers' calls may make progress.
+    /// Marks a consumer's call moving data here (see `in_call`).
+    pub(crate) fn set_in_call(&self, on: bool) {
+        self.in_call.store(on, Ordering::SeqCst);
+    }
+
     fn calls_on(&self) -> bool {
         self.data_on.load(Ordering::SeqCst)
     }
@@ -705,6 +745,7 @@ impl WorkItem for Conn {
     type Pointer = Arc<Conn>;
 
     fn run(this: Arc<Conn>) {
+        ffi::count_conn_run();
         let _noio = ffi::NoIo::enter();
         let mut io = this.io.lock();
         for _ in 0..BUDGET {

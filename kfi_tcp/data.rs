@@ -422,14 +422,26 @@ impl Conn {
             // which they stay until `stop` has seen `data` free.
             let ep = unsafe { &*d.ep };
             out = Progress::Work;
+            self.set_in_call(true);
             for _ in 0..CALL_BUDGET {
                 match self.data_step(&mut d, ep, Mode::Call) {
                     Ok(true) => continue,
+                    // A socket event came while we moved (often caused by
+                    // us: ACKs that freed send space, processed when we
+                    // let go of the socket): go on rather than leave it.
+                    Ok(false) if self.take_dirty() => continue,
                     Ok(false) => out = Progress::Done,
                     Err(Halt::Defer) => {}
                     Err(Halt::Broken(b)) => d.broken = Some(b),
                 }
                 break;
+            }
+            self.set_in_call(false);
+            // An event between our last look and the line above may have
+            // left the work to us without kicking anyone: the caller kicks
+            // the work item, as the event would have.
+            if out == Progress::Done && self.dirty() {
+                out = Progress::Work;
             }
         }
         self.unlock_data(d);

@@ -494,3 +494,9 @@ impl Drop for NoIo {
         unsafe { sys::kfi_tcp_glue_noio_restore(self.0) }
     }
 }
+
+/// Counts a run of a connection's work item (`kfi_tcp_stat_conn_runs()`).
+pub(crate) fn count_conn_run() {
+    // SAFETY: takes nothing, callable from any context.
+    unsafe { sys::kfi_tcp_stat_conn_ran() }
+}

@@ -422,6 +422,75 @@ static int kfi_tcp_sk_bvecs(struct bio_vec *bv, int max,
  */
 #define KFI_TCP_SK_BVECS 32
 
+/* Kernel virtual ranges per socket call (iovs plus a header, or the
+ * segments of an RMA access). */
+#define KFI_TCP_SK_KVECS 8
+
+/* Room for the vectors of one socket call's iov_iter. */
+struct kfi_tcp_sk_vecs {
+	union {
+		struct kvec kv[KFI_TCP_SK_KVECS];
+		struct bio_vec bv[KFI_TCP_SK_BVECS];
+	};
+};
+
+/*
+ * Fills @v->kv with the bytes of @segs after @skip, up to @len, if they all
+ * lie in at most KFI_TCP_SK_KVECS kernel virtual segments. Returns the
+ * number of kvecs, or 0 when they do not (or @len is 0).
+ */
+static int kfi_tcp_sk_kvecs(struct kfi_tcp_sk_vecs *v,
+			    const struct kfi_tcp_seg *segs, int n, size_t skip,
+			    size_t len, size_t *total)
+{
+	int i, nk = 0;
+
+	*total = 0;
+	for (i = 0; i < n && *total < len; i++) {
+		size_t l = segs[i].len;
+
+		if (skip >= l) {
+			skip -= l;
+			continue;
+		}
+		if (!segs[i].base || nk == KFI_TCP_SK_KVECS)
+			return 0;
+		l = min(l - skip, len - *total);
+		v->kv[nk].iov_base = (char *)segs[i].base + skip;
+		v->kv[nk++].iov_len = l;
+		*total += l;
+		skip = 0;
+	}
+	return nk;
+}
+
+/*
+ * Sets @it over the bytes of @segs after @skip, up to @len: kvecs when they
+ * all lie in a few kernel virtual segments (memcpy needs no page of them,
+ * and their length has no limit), else bvecs (up to KFI_TCP_SK_BVECS
+ * pages). Returns the bytes @it covers (0: none).
+ */
+static size_t kfi_tcp_sk_iter(struct iov_iter *it, unsigned int dir,
+			      struct kfi_tcp_sk_vecs *v,
+			      const struct kfi_tcp_seg *segs, int n,
+			      size_t skip, size_t len)
+{
+	size_t total;
+	int nv;
+
+	nv = kfi_tcp_sk_kvecs(v, segs, n, skip, len, &total);
+	if (nv) {
+		iov_iter_kvec(it, dir, v->kv, nv, total);
+		return total;
+	}
+	nv = kfi_tcp_sk_bvecs(v->bv, KFI_TCP_SK_BVECS, segs, n, skip, len,
+			      &total);
+	if (!nv)
+		return 0;
+	iov_iter_bvec(it, dir, v->bv, nv, total);
+	return total;
+}
+
 /* Payload bytes sent by splicing pages (MSG_SPLICE_PAGES) since load. */
 static atomic64_t kfi_tcp_spliced = ATOMIC64_INIT(0);
 
@@ -460,38 +529,72 @@ u64 kfi_tcp_stat_call_bytes(void)
 }
 EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_call_bytes, KFI_TCP_STATS);
 
+/* Runs of connections' work items (kfi_tcp_stat_conn_ran()). */
+static atomic64_t kfi_tcp_conn_runs = ATOMIC64_INIT(0);
+
+/**
+ * kfi_tcp_stat_conn_ran() - Count a run of a connection's work item.
+ *
+ * Context: Any context.
+ */
+void kfi_tcp_stat_conn_ran(void)
+{
+	atomic64_inc(&kfi_tcp_conn_runs);
+}
+
+/**
+ * kfi_tcp_stat_conn_runs() - Runs of connections' work items.
+ *
+ * Counts how often a connection's work item ran since the module was
+ * loaded, over all connections: a consumer that polls its CQs moves its
+ * data in its own calls, and the work item should then not run at all.
+ * For statistics and tests.
+ *
+ * Context: Any context.
+ * Return: The run count.
+ */
+u64 kfi_tcp_stat_conn_runs(void)
+{
+	return atomic64_read(&kfi_tcp_conn_runs);
+}
+EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_conn_runs, KFI_TCP_STATS);
+
 /*
  * The bvecs and message of a send (see kfi_tcp_sk_send()): one run of
  * spliceable pages or of others when *@splice (cleared if the run cannot
  * be spliced). Returns the number of bvecs (0: nothing to send).
  */
-static int kfi_tcp_sk_send_prep(struct bio_vec *bv, struct msghdr *msg,
-				const struct kfi_tcp_seg *segs, int n,
-				size_t skip, size_t len, bool more,
-				bool *splice, size_t *total)
+static size_t kfi_tcp_sk_send_prep(struct kfi_tcp_sk_vecs *v,
+				   struct msghdr *msg,
+				   const struct kfi_tcp_seg *segs, int n,
+				   size_t skip, size_t len, bool more,
+				   bool *splice)
 {
-	int nb;
+	size_t total;
+	int nb, i;
 
-	nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n, skip, len, total);
-	if (!nb)
-		return 0;
 	if (*splice) {
-		bool ok = sendpage_ok(bv[0].bv_page);
-		size_t t = bv[0].bv_len;
-		int i;
-
-		for (i = 1; i < nb && sendpage_ok(bv[i].bv_page) == ok; i++)
-			t += bv[i].bv_len;
-		nb = i;
-		*total = t;
-		*splice = ok;
+		nb = kfi_tcp_sk_bvecs(v->bv, KFI_TCP_SK_BVECS, segs, n, skip,
+				      len, &total);
+		if (!nb)
+			return 0;
+		*splice = sendpage_ok(v->bv[0].bv_page);
+		total = v->bv[0].bv_len;
+		for (i = 1; i < nb && sendpage_ok(v->bv[i].bv_page) == *splice;
+		     i++)
+			total += v->bv[i].bv_len;
+		iov_iter_bvec(&msg->msg_iter, ITER_SOURCE, v->bv, i, total);
+	} else {
+		total = kfi_tcp_sk_iter(&msg->msg_iter, ITER_SOURCE, v, segs,
+					n, skip, len);
+		if (!total)
+			return 0;
 	}
-	if (more || *total < len)
+	if (more || total < len)
 		msg->msg_flags |= MSG_MORE;
 	if (*splice)
 		msg->msg_flags |= MSG_SPLICE_PAGES;
-	iov_iter_bvec(&msg->msg_iter, ITER_SOURCE, bv, nb, *total);
-	return nb;
+	return total;
 }
 
 /**
@@ -512,7 +615,8 @@ static int kfi_tcp_sk_send_prep(struct bio_vec *bv, struct msghdr *msg,
  * holds references to them, not copies, until the bytes are acknowledged.
  * One call sends either spliceable pages or others, never both (the
  * header in front of a payload goes by itself, copied). Sends at most 32
- * pages' worth per call.
+ * pages' worth per call, unless every byte lies in kernel virtual ranges
+ * (at most 8) and is copied: then all of @len it can.
  *
  * Context: Process context.
  * Return: Bytes sent (> 0), -EAGAIN when the socket is full, or a negative
@@ -521,13 +625,11 @@ static int kfi_tcp_sk_send_prep(struct bio_vec *bv, struct msghdr *msg,
 ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len, bool more, bool splice)
 {
-	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
+	struct kfi_tcp_sk_vecs v __uninitialized;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
-	size_t total;
 	ssize_t ret;
 
-	if (!kfi_tcp_sk_send_prep(bv, &msg, segs, n, skip, len, more, &splice,
-				  &total))
+	if (!kfi_tcp_sk_send_prep(&v, &msg, segs, n, skip, len, more, &splice))
 		return 0;
 	ret = sock_sendmsg(s->sock, &msg);
 	if (splice && ret > 0)
@@ -536,14 +638,41 @@ ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 }
 
 /*
- * Takes @sk the way softirq code does: its spinlock held with bottom halves
- * disabled, and no process owning it (lock_sock()). That is enough to run
- * TCP's own non-sleeping paths (tcp_read_sock() is called so from
- * sk_data_ready by other kernel users), and it never sleeps, so the caller
- * may be in any context but hard interrupts. Socket allocations switch to
- * GFP_NOWAIT while taken (restored by kfi_tcp_sk_fast_unlock()).
+ * A consumer's call that moves this many bytes or more takes the socket as
+ * its owner rather than by its spinlock (kfi_tcp_sk_take()).
  */
-static bool kfi_tcp_sk_fast_trylock(struct sock *sk, gfp_t *saved)
+#define KFI_TCP_SK_OWN_MIN (32 * 1024)
+
+/*
+ * How a consumer's call holds a socket (kfi_tcp_sk_take()).
+ * @saved: The socket's sk_allocation, restored when let go.
+ * @owned: Held as its owner (else by its spinlock).
+ */
+struct kfi_tcp_sk_hold {
+	gfp_t saved;
+	bool owned;
+};
+
+/*
+ * Takes @sk for a consumer's call, never sleeping, so the caller may be in
+ * any context but hard interrupts; false if a process owns it (the work
+ * item then does the job). Two ways:
+ *  - by its spinlock with bottom halves disabled, as softirq code takes
+ *    it: enough to run TCP's non-sleeping paths (tcp_read_sock() is called
+ *    so from sk_data_ready by other kernel users). For short calls, and
+ *    always from a softirq handler (lockdep must not see the owner "mutex"
+ *    taken in softirq context);
+ *  - for a call that moves @len bytes or more (@own): as its owner, the
+ *    way lock_sock() takes it but without waiting: the owner mark is set
+ *    under the spinlock, which is then dropped. Segments and ACKs the
+ *    softirq delivers meanwhile go to the backlog instead of spinning on
+ *    the spinlock, and sends leave as they are made rather than when the
+ *    bottom halves come back on. kfi_tcp_sk_let_go() processes the
+ *    backlog as release_sock() does.
+ * Socket allocations switch to GFP_NOWAIT while taken.
+ */
+static bool kfi_tcp_sk_take(struct sock *sk, struct kfi_tcp_sk_hold *h,
+			    bool own)
 {
 	if (in_hardirq() || in_nmi() || irqs_disabled())
 		return false;
@@ -552,14 +681,57 @@ static bool kfi_tcp_sk_fast_trylock(struct sock *sk, gfp_t *saved)
 		spin_unlock_bh(&sk->sk_lock.slock);
 		return false;
 	}
-	*saved = sk->sk_allocation;
+	h->saved = sk->sk_allocation;
 	sk->sk_allocation = GFP_NOWAIT | __GFP_NOWARN;
+	h->owned = own && !in_serving_softirq();
+	if (h->owned) {
+		sk->sk_lock.owned = 1;
+		spin_unlock_bh(&sk->sk_lock.slock);
+		/* lock_sock()'s annotation, as a trylock: we did not wait */
+		mutex_acquire(&sk->sk_lock.dep_map, 0, 1, _RET_IP_);
+	}
 	return true;
 }
 
-static void kfi_tcp_sk_fast_unlock(struct sock *sk, gfp_t saved)
+/*
+ * Lets go of @sk taken by kfi_tcp_sk_take(). An owner processes the
+ * backlog first, as release_sock() does, less its cond_resched() (the
+ * caller may be atomic; the backlog is bounded by the socket's buffers).
+ */
+static void kfi_tcp_sk_let_go(struct sock *sk, const struct kfi_tcp_sk_hold *h)
 {
-	sk->sk_allocation = saved;
+	struct sk_buff *skb, *next;
+
+	if (!h->owned) {
+		sk->sk_allocation = h->saved;
+		spin_unlock_bh(&sk->sk_lock.slock);
+		return;
+	}
+	spin_lock_bh(&sk->sk_lock.slock);
+	while ((skb = sk->sk_backlog.head)) {
+		sk->sk_backlog.head = NULL;
+		sk->sk_backlog.tail = NULL;
+		spin_unlock_bh(&sk->sk_lock.slock);
+		do {
+			next = skb->next;
+			skb_mark_not_on_list(skb);
+			/* sk_backlog_rcv() without INDIRECT_CALL_INET (its
+			 * direct targets are not exported to modules) */
+			if (sk_memalloc_socks() && skb_pfmemalloc(skb))
+				__sk_backlog_rcv(sk, skb);
+			else
+				sk->sk_backlog_rcv(sk, skb);
+			skb = next;
+		} while (skb);
+		spin_lock_bh(&sk->sk_lock.slock);
+	}
+	sk->sk_backlog.len = 0;
+	if (sk->sk_prot->release_cb)
+		sk->sk_prot->release_cb(sk);
+	sk->sk_allocation = h->saved;
+	sock_release_ownership(sk);
+	if (waitqueue_active(&sk->sk_lock.wq))
+		wake_up(&sk->sk_lock.wq);
 	spin_unlock_bh(&sk->sk_lock.slock);
 }
 
@@ -574,7 +746,8 @@ static void kfi_tcp_sk_fast_unlock(struct sock *sk, gfp_t saved)
  * @splice: As for kfi_tcp_sk_send().
  *
  * Sends as kfi_tcp_sk_send() does, but without sleeping: the socket is
- * taken only if nobody owns it, and TCP is entered below its locking
+ * taken only if nobody owns it (by its spinlock, or as its owner for 32 KiB
+ * or more, see kfi_tcp_sk_take()), and TCP is entered below its locking
  * (tcp_sendmsg_locked(), which with MSG_DONTWAIT never waits).
  *
  * Context: Any context but hard interrupts; takes the socket's spinlock.
@@ -587,18 +760,17 @@ ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 			    size_t len, bool more, bool splice)
 {
 	struct sock *sk = s->sock->sk;
-	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
+	struct kfi_tcp_sk_vecs v __uninitialized;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct kfi_tcp_sk_hold h;
 	size_t total;
 	ssize_t ret;
-	gfp_t saved;
-	int nb;
 
-	nb = kfi_tcp_sk_send_prep(bv, &msg, segs, n, skip, len, more, &splice,
-				  &total);
-	if (!nb)
+	total = kfi_tcp_sk_send_prep(&v, &msg, segs, n, skip, len, more,
+				     &splice);
+	if (!total)
 		return 0;
-	if (!kfi_tcp_sk_fast_trylock(sk, &saved))
+	if (!kfi_tcp_sk_take(sk, &h, total >= KFI_TCP_SK_OWN_MIN))
 		return -EBUSY;
 	ret = tcp_sendmsg_locked(sk, &msg, total);
 	/* -EAGAIN with send space left is a failed atomic allocation, not a
@@ -606,7 +778,7 @@ ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 	 * (the work item, GFP_NOIO) retry. */
 	if (ret == -EAGAIN && sk_stream_memory_free(sk))
 		ret = -EBUSY;
-	kfi_tcp_sk_fast_unlock(sk, saved);
+	kfi_tcp_sk_let_go(sk, &h);
 	if (ret > 0)
 		atomic64_add(ret, &kfi_tcp_call_bytes);
 	if (splice && ret > 0)
@@ -640,7 +812,8 @@ static int kfi_tcp_sk_actor(read_descriptor_t *desc, struct sk_buff *skb,
  * @len: Bytes wanted after @skip; not 0.
  *
  * Receives as kfi_tcp_sk_recv() does, but without sleeping: the socket is
- * taken only if nobody owns it, and the bytes are copied straight from the
+ * taken only if nobody owns it (by its spinlock, or as its owner for 32 KiB
+ * or more, see kfi_tcp_sk_take()), and the bytes are copied straight from the
  * receive queue's skbs (tcp_read_sock()). A pending socket error is
  * reported (not cleared: the process-context path clears it).
  *
@@ -653,13 +826,11 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 			    size_t len)
 {
 	struct sock *sk = s->sock->sk;
-	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
+	struct kfi_tcp_sk_vecs v __uninitialized;
 	struct iov_iter it;
 	read_descriptor_t desc = { .arg.data = &it };
-	size_t total;
+	struct kfi_tcp_sk_hold h;
 	ssize_t ret;
-	gfp_t saved;
-	int nb;
 
 	/* Nothing queued, nothing to report: say so without the lock (a
 	 * poller calls this in a loop; the lock would hold off the softirq
@@ -668,13 +839,10 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 	    !READ_ONCE(sk->sk_err) &&
 	    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN))
 		return -EAGAIN;
-	nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n, skip, len,
-			      &total);
-	if (!nb)
+	desc.count = kfi_tcp_sk_iter(&it, ITER_DEST, &v, segs, n, skip, len);
+	if (!desc.count)
 		return -EINVAL;
-	iov_iter_bvec(&it, ITER_DEST, bv, nb, total);
-	desc.count = total;
-	if (!kfi_tcp_sk_fast_trylock(sk, &saved))
+	if (!kfi_tcp_sk_take(sk, &h, desc.count >= KFI_TCP_SK_OWN_MIN))
 		return -EBUSY;
 	ret = tcp_read_sock(sk, &desc, kfi_tcp_sk_actor);
 	if (ret == 0 && desc.error)
@@ -684,7 +852,7 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 	else if (ret == 0 && !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) &&
 		 !sock_flag(sk, SOCK_DONE))
 		ret = -EAGAIN;
-	kfi_tcp_sk_fast_unlock(sk, saved);
+	kfi_tcp_sk_let_go(sk, &h);
 	if (ret > 0)
 		atomic64_add(ret, &kfi_tcp_call_bytes);
 	return ret;
@@ -705,16 +873,11 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len)
 {
-	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
+	struct kfi_tcp_sk_vecs v __uninitialized;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
-	size_t total;
-	int nb;
 
-	nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n, skip, len,
-			      &total);
-	if (!nb)
+	if (!kfi_tcp_sk_iter(&msg.msg_iter, ITER_DEST, &v, segs, n, skip, len))
 		return -EINVAL;
-	iov_iter_bvec(&msg.msg_iter, ITER_DEST, bv, nb, total);
 	return sock_recvmsg(s->sock, &msg, msg.msg_flags);
 }
 
@@ -722,18 +885,15 @@ ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 static size_t kfi_tcp_segs_copy(const struct kfi_tcp_seg *segs, int n,
 				size_t skip, void *buf, size_t len, bool to_segs)
 {
-	struct bio_vec bv[KFI_TCP_SK_BVECS] __uninitialized;
+	struct kfi_tcp_sk_vecs v __uninitialized;
 	struct iov_iter it;
 	size_t done = 0, total, got;
-	int nb;
 
 	while (done < len) {
-		nb = kfi_tcp_sk_bvecs(bv, KFI_TCP_SK_BVECS, segs, n,
-				      skip + done, len - done, &total);
-		if (!nb)
+		total = kfi_tcp_sk_iter(&it, to_segs ? ITER_DEST : ITER_SOURCE,
+					&v, segs, n, skip + done, len - done);
+		if (!total)
 			break;
-		iov_iter_bvec(&it, to_segs ? ITER_DEST : ITER_SOURCE, bv, nb,
-			      total);
 		got = to_segs ? copy_to_iter((char *)buf + done, total, &it) :
 				copy_from_iter((char *)buf + done, total, &it);
 		done += got;

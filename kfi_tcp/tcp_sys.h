@@ -128,6 +128,8 @@ ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len, bool more, bool splice);
 u64 kfi_tcp_stat_spliced(void);
 u64 kfi_tcp_stat_call_bytes(void);
+void kfi_tcp_stat_conn_ran(void);
+u64 kfi_tcp_stat_conn_runs(void);
 ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 			    const struct kfi_tcp_seg *segs, int n, size_t skip,
 			    size_t len, bool more, bool splice);

@@ -1815,27 +1815,28 @@ static void tcp_msg_zero_copy(struct kunit *test)
 
 /* kfi_tcp's count of bytes moved by consumers' own calls */
 u64 kfi_tcp_stat_call_bytes(void);
+u64 kfi_tcp_stat_conn_runs(void);
 
 /*
  * A consumer that polls moves its data itself: the send goes out from the
- * kfi_send call and the message comes in through the kfi_cq_read calls
- * that wait for it, not only through the connection's work item. A round
- * may lose the race to a work item that was already running, so three
- * rounds are allowed; one must move every byte both ways from the calls.
+ * kfi_send call (and, for a message larger than the socket's send buffer,
+ * from the polls of the sender's CQ as ACKs free room) and the message
+ * comes in through the kfi_cq_read calls that wait for it, not through the
+ * connection's work item. A round may lose the race to a work item that
+ * was already running, so three rounds are allowed; one must move every
+ * byte both ways from the calls. @src and @dst hold @n bytes.
  */
-static void tcp_msg_progress_in_calls(struct kunit *test)
+static void xf_progress_in_calls(struct kunit *test, u8 *src, u8 *dst,
+				 size_t n)
 {
 	struct xf_fixture f;
-	struct kfi_cq_tagged_entry e;
-	size_t n = 4000;
+	struct kfi_cq_tagged_entry e, te;
 	int round, inline_rounds = 0;
-	u8 *src, *dst;
 
-	xf_bufs(test, n, &src, &dst);
 	xf_setup(test, &f);
 	for (round = 0; round < 3 && !inline_rounds; round++) {
 		unsigned long end;
-		ssize_t rd;
+		ssize_t rd, sd = -EAGAIN;
 		u64 before;
 
 		fill(src, n, round);
@@ -1844,13 +1845,16 @@ static void tcp_msg_progress_in_calls(struct kunit *test)
 				0);
 		/* let work items kicked so far finish */
 		msleep(20);
-		/* a poll: the server side is now a polling consumer */
+		/* polls: both sides are now polling consumers */
 		xf_expect_none(test, f.srx);
+		xf_expect_none(test, f.ctx);
 		before = kfi_tcp_stat_call_bytes();
 		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src, n, NULL, 0, src),
 				0);
-		end = jiffies + HZ;
+		end = jiffies + 5 * HZ;
 		do {
+			if (sd == -EAGAIN)
+				sd = kfi_cq_read(f.ctx, &te, 1);
 			rd = kfi_cq_read(f.srx, &e, 1);
 		} while (rd == -EAGAIN && time_before(jiffies, end));
 		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
@@ -1859,11 +1863,47 @@ static void tcp_msg_progress_in_calls(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
 		if (kfi_tcp_stat_call_bytes() - before >= 2 * n)
 			inline_rounds++;
-		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
-		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)src);
+		if (sd == -EAGAIN)
+			sd = xf_wait(f.ctx, &te);
+		KUNIT_ASSERT_EQ(test, sd, (ssize_t)1);
+		KUNIT_EXPECT_PTR_EQ(test, te.op_context, (void *)src);
 	}
 	KUNIT_EXPECT_EQ(test, inline_rounds, 1);
 	xf_teardown(test, &f);
+}
+
+/* A 4000-byte message: the calls hold the socket by its spinlock. */
+static void tcp_msg_progress_in_calls(struct kunit *test)
+{
+	u8 *src, *dst;
+
+	xf_bufs(test, 4000, &src, &dst);
+	xf_progress_in_calls(test, src, dst, 4000);
+}
+
+static void xf_vfree(void *p)
+{
+	vfree(p);
+}
+
+/*
+ * 1 MiB from and into vmalloc memory: the calls own the socket (32 KiB or
+ * more per call) and copy through kvec iterators; the poller is never
+ * interrupted by the work item (the backstop timer leaves a consumer whose
+ * reads still take the socket events alone).
+ */
+static void tcp_msg_progress_in_calls_large(struct kunit *test)
+{
+	size_t n = SZ_1M;
+	u8 *src = vmalloc(n), *dst = vmalloc(n);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, xf_vfree, src),
+			0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, xf_vfree, dst),
+			0);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	xf_progress_in_calls(test, src, dst, n);
 }
 
 /* A send posted from a work item while the test thread sleeps in sread. */
@@ -1975,6 +2015,59 @@ static void tcp_msg_backstop_after_polling(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xf_wait(f.srx, &e), 1);
 	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)buf);
 	KUNIT_EXPECT_EQ(test, xf_wait(f.ctx, &e), 1);
+	xf_teardown(test, &f);
+}
+
+/*
+ * A consumer that keeps polling, but not at once after each socket event,
+ * is left alone by the backstop timer: 100 messages, each read 1.5 ms after
+ * it was sent (so that at most ticks an event is waiting), both CQs read
+ * in between. The work item never runs; every byte is moved by the calls.
+ * (The timer used to queue the work item whenever an event was waiting at
+ * its tick, though the consumer was still reading.)
+ */
+static void tcp_msg_backstop_spares_pollers(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	char msg[64], buf[64];
+	u64 runs, bytes;
+	unsigned long end;
+	ssize_t rd;
+	int i;
+
+	xf_setup(test, &f);
+	/* let work items kicked so far finish; polls: both sides poll */
+	msleep(20);
+	xf_expect_none(test, f.srx);
+	xf_expect_none(test, f.ctx);
+	runs = kfi_tcp_stat_conn_runs();
+	bytes = kfi_tcp_stat_call_bytes();
+	for (i = 0; i < 100; i++) {
+		memset(msg, 'a' + i % 26, sizeof(msg));
+		memset(buf, 0, sizeof(buf));
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf, sizeof(buf), NULL,
+					       0, buf), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, msg, sizeof(msg), NULL,
+					       0, msg), 0);
+		udelay(1500);
+		end = jiffies + HZ;
+		do {
+			rd = kfi_cq_read(f.ctx, &e, 1);
+		} while (rd == -EAGAIN && time_before(jiffies, end));
+		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
+		do {
+			rd = kfi_cq_read(f.srx, &e, 1);
+		} while (rd == -EAGAIN && time_before(jiffies, end));
+		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
+		KUNIT_ASSERT_EQ(test, memcmp(msg, buf, sizeof(msg)), 0);
+	}
+	bytes = kfi_tcp_stat_call_bytes() - bytes;
+	/* a work item queued meanwhile runs once this thread sleeps */
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_tcp_stat_conn_runs() - runs, 0ULL);
+	/* each message's frame was sent and received by the calls */
+	KUNIT_EXPECT_GE(test, bytes, 2ULL * 100 * sizeof(msg));
 	xf_teardown(test, &f);
 }
 
@@ -2593,8 +2686,10 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_delivery_complete),
 	KUNIT_CASE(tcp_msg_zero_copy),
 	KUNIT_CASE(tcp_msg_progress_in_calls),
+	KUNIT_CASE(tcp_msg_progress_in_calls_large),
 	KUNIT_CASE(tcp_msg_sread_moves_data),
 	KUNIT_CASE(tcp_msg_backstop_after_polling),
+	KUNIT_CASE(tcp_msg_backstop_spares_pollers),
 	KUNIT_CASE(tcp_msg_handlers_only_from_work),
 	KUNIT_CASE(tcp_msg_calls_in_atomic_context),
 	KUNIT_CASE(tcp_msg_multi_recv),
