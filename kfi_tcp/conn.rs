@@ -200,9 +200,9 @@ unsafe extern "C" fn conn_wake(ctx: *mut c_void) {
     if woke || polled || c.in_call.load(Ordering::SeqCst) {
         // A consumer blocked in a CQ read (woken now), polling one, or in
         // a call moving data here right now (it looks at `dirty` before it
-        // lets go) moves the data in its own calls (it takes `dirty`). The timer checks a
-        // tick later that it did, and queues the work item only if not
-        // (the consumer stopped reading): scheduling the work item now
+        // lets go) moves the data in its own calls (it takes `dirty`). The
+        // timer checks later that it did, and queues the work item only if
+        // not (the consumer stopped reading): scheduling the work item now
         // would take the CPU from the consumer to find nothing to do.
         c.late.arm(1);
     } else {
@@ -605,12 +605,12 @@ impl Conn {
         (woke, polled)
     }
 
-    /// True while consumers' calls may make progress.
     /// Marks a consumer's call moving data here (see `in_call`).
     pub(crate) fn set_in_call(&self, on: bool) {
         self.in_call.store(on, Ordering::SeqCst);
     }
 
+    /// True while consumers' calls may make progress.
     fn calls_on(&self) -> bool {
         self.data_on.load(Ordering::SeqCst)
     }

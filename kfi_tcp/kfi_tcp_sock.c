@@ -560,9 +560,10 @@ u64 kfi_tcp_stat_conn_runs(void)
 EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_conn_runs, KFI_TCP_STATS);
 
 /*
- * The bvecs and message of a send (see kfi_tcp_sk_send()): one run of
- * spliceable pages or of others when *@splice (cleared if the run cannot
- * be spliced). Returns the number of bvecs (0: nothing to send).
+ * The vectors and message of a send (see kfi_tcp_sk_send()): with *@splice,
+ * one run of bvecs of spliceable pages or of others (*@splice cleared if
+ * the run cannot be spliced); without, kvecs or bvecs as kfi_tcp_sk_iter()
+ * chooses. Returns the bytes the message covers (0: nothing to send).
  */
 static size_t kfi_tcp_sk_send_prep(struct kfi_tcp_sk_vecs *v,
 				   struct msghdr *msg,
