@@ -7,6 +7,8 @@
 #   make demo         boot the test kernel, load kfabric, print the listing
 #   make bench        latency/bandwidth of kfi_tcp vs raw kernel TCP and
 #                     userspace fi_pingpong, in QEMU (not part of check)
+#   make iprof        instructions per message of kfi_tcp's path
+#   make timeline     timestamps along a ping-pong's round trip (KFI_TRACE=1)
 #   make clean
 #
 # KERNEL=debug selects the debug test kernel (KASAN, lockdep, kmemleak...).
@@ -28,7 +30,7 @@ KBUILD_TOOLS = $(if $(shell grep -s '^CONFIG_CC_IS_CLANG=y' $(KDIR)/include/conf
 	$(if $(RUSTC),RUSTC=$(RUSTC)) $(if $(BINDGEN),BINDGEN=$(BINDGEN))
 endif
 
-.PHONY: all modules check demo bench iprof clean clean-objs host-test
+.PHONY: all modules check demo bench iprof timeline clean clean-objs host-test
 
 all: modules
 
@@ -39,7 +41,8 @@ modules:
 	@kdir=$$($(KDIR_CMD)) && \
 	if [ "$$(cat .kfi-kdir 2>/dev/null)" != "$$kdir" ]; then \
 		$(MAKE) -s clean-objs && echo "$$kdir" >.kfi-kdir; fi && \
-	$(MAKE) -C $$kdir M=$(CURDIR) $(KBUILD_TOOLS) $(if $(KFI_TESTS),KFI_TESTS=1) modules
+	$(MAKE) -C $$kdir M=$(CURDIR) $(KBUILD_TOOLS) $(if $(KFI_TESTS),KFI_TESTS=1) \
+		$(if $(KFI_TRACE),KFI_TRACE=1) modules
 
 check:
 	@$(SCRIPTS)/check.sh $(KERNEL)
@@ -54,6 +57,10 @@ bench:
 iprof:
 	@$(SCRIPTS)/iprof.sh stream
 
+# Where a 64-byte ping-pong's time goes, kfi_tcp against raw TCP (same file).
+timeline:
+	@$(SCRIPTS)/timeline.sh
+
 host-test:
 	cargo test
 
@@ -65,4 +72,5 @@ clean-objs:
 		-o -name '*.cmd' -o -name 'modules.order' -o -name 'Module.symvers' \
 		-o -name '*.rmeta' -o -name '*_generated.rs' -o -name '*.d' \) \
 		-not -path './.git/*' -not -path './.check-logs/*' \
-		-not -path './.bench-logs/*' -not -path './target/*' -delete
+		-not -path './.bench-logs/*' -not -path './.timeline-logs/*' \
+		-not -path './target/*' -delete

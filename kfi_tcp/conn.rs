@@ -321,6 +321,7 @@ impl Conn {
             return false;
         }
         self.taken.store(self.taken.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+        ffi::tr(sys::KFI_TCP_TR_TAKE_DIRTY);
         true
     }
 

@@ -387,6 +387,7 @@ impl Cq {
     }
 
     fn push_reserved(&self, e: Entry) {
+        ffi::tr(sys::KFI_TCP_TR_CQ_PUSH);
         let mut g = self.state.lock();
         let (pushed, unreserved) = match g.ring.push_reserved(e) {
             Ok(n) => (Some(n), false),
@@ -671,7 +672,11 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_close(fid: *mut sys::kfid) -> c_int {
 pub(crate) unsafe extern "C" fn kfi_tcp_cq_read(cq: *mut sys::kfid_cq, buf: *mut c_void, count: usize) -> isize {
     // SAFETY: our ops table calls us with our CQ; `buf` holds `count`
     // entries by the API contract.
-    unsafe { Cq::from_header(cq).read(buf, count, ptr::null_mut()) }
+    let n = unsafe { Cq::from_header(cq).read(buf, count, ptr::null_mut()) };
+    if n > 0 {
+        ffi::tr(sys::KFI_TCP_TR_CQ_GOT);
+    }
+    n
 }
 
 /// `readfrom` of a completion queue: as `read`, with `KFI_ADDR_NOTAVAIL`

@@ -422,6 +422,7 @@ impl Conn {
             // which they stay until `stop` has seen `data` free.
             let ep = unsafe { &*d.ep };
             out = Progress::Work;
+            ffi::tr(sys::KFI_TCP_TR_PROGRESS);
             self.set_in_call(true);
             for _ in 0..CALL_BUDGET {
                 match self.data_step(&mut d, ep, Mode::Call) {

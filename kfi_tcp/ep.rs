@@ -604,6 +604,19 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
 /// connection is gone.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_tcp_xfer) -> isize {
+    ffi::tr(sys::KFI_TCP_TR_POST);
+    // SAFETY: the caller's contract, passed on.
+    let r = unsafe { ep_xfer(ep, x) };
+    ffi::tr(sys::KFI_TCP_TR_POST_DONE);
+    r
+}
+
+/// [`kfi_tcp_ep_xfer`] between its trace points.
+///
+/// # Safety
+/// As `kfi_tcp_ep_xfer`: `ep` is one of our endpoints or aliases, `x` is
+/// NULL or a transfer built by the C wrappers.
+unsafe fn ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_tcp_xfer) -> isize {
     // SAFETY: built by the C wrappers on their stack.
     let Some(x) = (unsafe { x.as_ref() }) else {
         return einval() as isize;

@@ -495,6 +495,19 @@ impl Drop for NoIo {
     }
 }
 
+/// Records trace point `point` (`KFI_TCP_TR_*`, see kfi_tcp_trace.h) in a
+/// build with `KFI_TRACE=1` (scripts/timeline.sh); nothing otherwise.
+#[inline(always)]
+pub(crate) fn tr(point: u32) {
+    #[cfg(kfi_trace)]
+    // SAFETY: takes a timestamp into a ring; callable from any context.
+    unsafe {
+        sys::kfi_tcp_tr(point)
+    }
+    #[cfg(not(kfi_trace))]
+    let _ = point;
+}
+
 /// Counts a run of a connection's work item (`kfi_tcp_stat_conn_runs()`).
 pub(crate) fn count_conn_run() {
     // SAFETY: takes nothing, callable from any context.

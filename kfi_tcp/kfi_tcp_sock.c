@@ -213,6 +213,7 @@ static void kfi_tcp_sk_wake(struct sock *sk)
 
 static void kfi_tcp_sk_data_ready(struct sock *sk)
 {
+	KFI_TCP_TR(DATA_READY);
 	kfi_tcp_sk_wake(sk);
 }
 
@@ -529,6 +530,52 @@ u64 kfi_tcp_stat_call_bytes(void)
 }
 EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_call_bytes, KFI_TCP_STATS);
 
+#ifdef KFI_TCP_TRACE
+/* One record of the timeline ring (kfi_tcp_trace.h); 16 bytes. */
+struct kfi_tcp_tr_rec {
+	u64 ns;
+	u16 point;
+	u16 cpu;
+	u32 pad;
+};
+
+static struct kfi_tcp_tr_rec kfi_tcp_tr_ring[KFI_TCP_TR_RING];
+static atomic_t kfi_tcp_tr_next;
+
+/**
+ * kfi_tcp_tr() - Record a trace point (builds with KFI_TRACE=1 only).
+ * @point: KFI_TCP_TR_* (kfi_tcp_trace.h).
+ *
+ * Writes the time, the CPU and @point into the next record of the ring,
+ * overwriting the oldest once it wrapped. No lock: a record being written
+ * while the ring is read may be torn (the reader sorts and drops zeroes).
+ *
+ * Context: Any.
+ */
+void kfi_tcp_tr(unsigned int point)
+{
+	u32 i = (u32)atomic_inc_return(&kfi_tcp_tr_next) & (KFI_TCP_TR_RING - 1);
+
+	kfi_tcp_tr_ring[i].ns = ktime_get_ns();
+	kfi_tcp_tr_ring[i].point = point;
+	kfi_tcp_tr_ring[i].cpu = raw_smp_processor_id();
+}
+EXPORT_SYMBOL_GPL(kfi_tcp_tr);
+
+/**
+ * kfi_tcp_tr_buf() - The ring of kfi_tcp_tr() (builds with KFI_TRACE=1).
+ * @len: Set to its size in bytes.
+ *
+ * Return: The ring, valid while kfi_tcp.ko is loaded.
+ */
+void *kfi_tcp_tr_buf(size_t *len)
+{
+	*len = sizeof(kfi_tcp_tr_ring);
+	return kfi_tcp_tr_ring;
+}
+EXPORT_SYMBOL_GPL(kfi_tcp_tr_buf);
+#endif
+
 /* Runs of connections' work items (kfi_tcp_stat_conn_ran()). */
 static atomic64_t kfi_tcp_conn_runs = ATOMIC64_INIT(0);
 
@@ -771,15 +818,18 @@ ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 				     &splice);
 	if (!total)
 		return 0;
+	KFI_TCP_TR(SEND_TAKE);
 	if (!kfi_tcp_sk_take(sk, &h, total >= KFI_TCP_SK_OWN_MIN))
 		return -EBUSY;
 	ret = tcp_sendmsg_locked(sk, &msg, total);
+	KFI_TCP_TR(SEND_PUSHED);
 	/* -EAGAIN with send space left is a failed atomic allocation, not a
 	 * full socket: no write_space will come, so let process context
 	 * (the work item, GFP_NOIO) retry. */
 	if (ret == -EAGAIN && sk_stream_memory_free(sk))
 		ret = -EBUSY;
 	kfi_tcp_sk_let_go(sk, &h);
+	KFI_TCP_TR(SEND_GONE);
 	if (ret > 0)
 		atomic64_add(ret, &kfi_tcp_call_bytes);
 	if (splice && ret > 0)
@@ -843,9 +893,11 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 	desc.count = kfi_tcp_sk_iter(&it, ITER_DEST, &v, segs, n, skip, len);
 	if (!desc.count)
 		return -EINVAL;
+	KFI_TCP_TR(RECV_TAKE);
 	if (!kfi_tcp_sk_take(sk, &h, desc.count >= KFI_TCP_SK_OWN_MIN))
 		return -EBUSY;
 	ret = tcp_read_sock(sk, &desc, kfi_tcp_sk_actor);
+	KFI_TCP_TR(RECV_READ);
 	if (ret == 0 && desc.error)
 		ret = desc.error;
 	else if (ret == 0 && READ_ONCE(sk->sk_err))
@@ -854,6 +906,7 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 		 !sock_flag(sk, SOCK_DONE))
 		ret = -EAGAIN;
 	kfi_tcp_sk_let_go(sk, &h);
+	KFI_TCP_TR(RECV_GONE);
 	if (ret > 0)
 		atomic64_add(ret, &kfi_tcp_call_bytes);
 	return ret;

@@ -17,6 +17,7 @@
 #include <kfi_tagged.h>
 #include <kfi_rma.h>
 #include <kfi_trigger.h>
+#include "kfi_tcp_trace.h"
 
 /* Longest interface name, with its NUL (IFNAMSIZ). */
 #define KFI_TCP_IFNAMSIZ 16

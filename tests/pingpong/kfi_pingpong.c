@@ -115,6 +115,7 @@
 #include <kfi_errno.h>
 #include <kfi_tagged.h>
 #include "iprof_mark.h"
+#include "../../kfi_tcp/kfi_tcp_trace.h"
 
 /* Protocol constants of fi_pingpong. */
 #define PP_OOB_PORT		47592
@@ -426,9 +427,60 @@ static int pp_sock_create(struct pp_session *s, struct socket **res)
 	return 0;
 }
 
+#ifdef KFI_TCP_TRACE
+/*
+ * KFI_TRACE=1 (scripts/timeline.sh): the raw transport's data sockets record
+ * when data arrives, as kfi_tcp's sockets do. All TCP sockets start with the
+ * same sk_data_ready, kept here.
+ */
+static void (*pp_tr_saved_ready)(struct sock *sk);
+
+static void pp_tr_data_ready(struct sock *sk)
+{
+	KFI_TCP_TR(DATA_READY);
+	pp_tr_saved_ready(sk);
+}
+
+static void pp_tr_hook(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	pp_tr_saved_ready = sk->sk_data_ready;
+	sk->sk_data_ready = pp_tr_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void pp_tr_unhook(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_data_ready == pp_tr_data_ready)
+		sk->sk_data_ready = pp_tr_saved_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static struct debugfs_blob_wrapper pp_tr_blob;
+
+static void pp_tr_debugfs(struct dentry *dir)
+{
+	size_t len;
+
+	pp_tr_blob.data = kfi_tcp_tr_buf(&len);
+	pp_tr_blob.size = len;
+	debugfs_create_blob("trace", 0400, dir, &pp_tr_blob);
+}
+#else
+static void pp_tr_hook(struct socket *sock) { }
+static void pp_tr_unhook(struct socket *sock) { }
+static void pp_tr_debugfs(struct dentry *dir) { }
+#endif
+
 static void pp_sock_release(struct socket **sock)
 {
 	if (*sock) {
+		pp_tr_unhook(*sock);
 		kernel_sock_shutdown(*sock, SHUT_RDWR);
 		sock_release(*sock);
 		*sock = NULL;
@@ -1972,12 +2024,19 @@ static int pp_pingpong(struct pp_session *s, u32 size)
 	for (i = 0; i < s->o.iters; i++) {
 		if (s->o.server) {
 			ret = pp_rx(s, size);
-			if (!ret)
+			KFI_TCP_TR_AS(PP_RX_DONE, true);
+			if (!ret) {
+				KFI_TCP_TR_AS(PP_TX, true);
 				ret = pp_tx(s, size);
+				KFI_TCP_TR_AS(PP_TX_DONE, true);
+			}
 		} else {
+			KFI_TCP_TR_AS(PP_TX, false);
 			ret = pp_tx(s, size);
+			KFI_TCP_TR_AS(PP_TX_DONE, false);
 			if (!ret)
 				ret = pp_rx(s, size);
+			KFI_TCP_TR_AS(PP_RX_DONE, false);
 		}
 		if (ret) {
 			s->active = false;
@@ -2024,8 +2083,10 @@ static int pp_raw_run(struct pp_session *s)
 	int ret;
 
 	ret = pp_raw_connect(s, pp_src_addr(s));
-	if (!ret)
+	if (!ret) {
+		pp_tr_hook(s->data);
 		ret = pp_alloc_bufs(s, 0, 0);
+	}
 	if (!ret)
 		ret = pp_run_suite(s);
 	if (!ret) {
@@ -2413,6 +2474,7 @@ static int __init pp_init(void)
 		return PTR_ERR(pp_dir);
 	debugfs_create_file("run", 0200, pp_dir, NULL, &pp_run_fops);
 	debugfs_create_file("last", 0400, pp_dir, NULL, &pp_last_fops);
+	pp_tr_debugfs(pp_dir);
 	return 0;
 }
 
