@@ -240,6 +240,10 @@ pub(super) struct DataIo {
     /// A consumer's call found the connection broken; the work item
     /// reports it (that may sleep).
     broken: Option<Broken>,
+    /// The last socket read of this step's receive came back short or
+    /// empty: the socket had no more then, and more data marks the
+    /// connection (`Conn::dirty`). See [`DataIo::settled`].
+    drained: bool,
 }
 
 // SAFETY: `ep` is only dereferenced under the rules above; the rest is
@@ -247,6 +251,21 @@ pub(super) struct DataIo {
 unsafe impl Send for DataIo {}
 
 impl DataIo {
+    /// After a step that moved something: nothing is left that another
+    /// step could move now. No frame is being sent and none is queued (a
+    /// post queueing one moves it itself, or kicks the work item); no
+    /// frame is being received, none is read ahead, and the last socket
+    /// read found the socket empty. What comes later marks the connection
+    /// (`Conn::dirty`), which the caller looks at before it stops.
+    fn settled(&self, ep: &EpData) -> bool {
+        self.drained
+            && self.lo == self.hi
+            && matches!(self.rx, Rx::Hdr)
+            && self.tx.what == TxWhat::Idle
+            && self.rsp.is_empty()
+            && !ep.tx_queued()
+    }
+
     pub(super) fn new() -> DataIo {
         DataIo {
             tx: TxCur::IDLE,
@@ -267,6 +286,7 @@ impl DataIo {
             started: false,
             rma_room: false,
             broken: None,
+            drained: false,
         }
     }
 }
@@ -426,12 +446,15 @@ impl Conn {
             self.set_in_call(true);
             for _ in 0..CALL_BUDGET {
                 match self.data_step(&mut d, ep, Mode::Call) {
-                    Ok(true) => continue,
+                    // Something moved and more may: go on (a step that
+                    // left nothing to do saves the one that would find
+                    // nothing, often the whole cost of a small message).
+                    Ok(true) if !d.settled(ep) => continue,
                     // A socket event came while we moved (often caused by
                     // us: ACKs that freed send space, processed when we
                     // let go of the socket): go on rather than leave it.
-                    Ok(false) if self.take_dirty() => continue,
-                    Ok(false) => out = Progress::Done,
+                    Ok(_) if self.take_dirty() => continue,
+                    Ok(_) => out = Progress::Done,
                     Err(Halt::Defer) => {}
                     Err(Halt::Broken(b)) => d.broken = Some(b),
                 }
@@ -573,6 +596,7 @@ impl Conn {
 
     /// Receives a piece of the current frame; true if something moved.
     fn rx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder, mode: Mode) -> core::result::Result<bool, Halt> {
+        d.drained = false;
         if mode == Mode::Call && !d.unexp.is_empty() {
             // Delivering them frees their buffers (maybe vmalloc'ed, which
             // may sleep), and new tagged messages must queue behind them.
@@ -659,7 +683,8 @@ impl Conn {
                         d.lo = 0;
                     }
                     let seg = [sock::kseg_mut(&mut d.stage[..])];
-                    match self.sock_recv(mode, &seg, d.hi, STAGE - d.hi) {
+                    let want = STAGE - d.hi;
+                    match self.sock_recv(mode, &seg, d.hi, want) {
                         // End of stream between frames: the peer may still
                         // read (a half close), so a frame we are sending
                         // goes out whole first; the end is seen again.
@@ -668,9 +693,13 @@ impl Conn {
                         Ok(0) => return Err(Broken { err: bindings::ECONNRESET }.into()),
                         Ok(k) => {
                             d.hi += k;
+                            d.drained = k < want;
                             moved = true;
                         }
-                        Err(e) if e == EAGAIN => return Ok(moved),
+                        Err(e) if e == EAGAIN => {
+                            d.drained = true;
+                            return Ok(moved);
+                        }
                         Err(e) if e == EBUSY => return Err(Halt::Defer),
                         Err(e) => return Err(Broken { err: errno_of(e) }.into()),
                     }
@@ -790,10 +819,14 @@ impl Conn {
                     match r {
                         Ok(0) => return Err(Broken { err: bindings::ECONNRESET }.into()),
                         Ok(k) => {
+                            d.drained = (k as u64) < len - *got;
                             *got += k as u64;
                             moved = true;
                         }
-                        Err(e) if e == EAGAIN => return Ok(moved),
+                        Err(e) if e == EAGAIN => {
+                            d.drained = true;
+                            return Ok(moved);
+                        }
                         Err(e) if e == EBUSY => return Err(Halt::Defer),
                         Err(e) => return Err(Broken { err: errno_of(e) }.into()),
                     }

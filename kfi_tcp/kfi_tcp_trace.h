@@ -34,7 +34,7 @@
 #define KFI_TCP_TR_CQ_PUSH 24		/* a completion is queued */
 #define KFI_TCP_TR_CQ_GOT 25		/* a CQ read returns entries */
 
-#define KFI_TCP_TR_RING (1 << 17)
+#define KFI_TCP_TR_RING (1 << 20)
 
 void kfi_tcp_tr(unsigned int point);
 void *kfi_tcp_tr_buf(size_t *len);

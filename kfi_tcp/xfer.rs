@@ -957,6 +957,11 @@ impl EpData {
         Some(TxTaken { slot, more, ok })
     }
 
+    /// Frames may be queued to send (`tx_hint`, no lock).
+    pub(crate) fn tx_queued(&self) -> bool {
+        self.tx_hint.load(Ordering::SeqCst)
+    }
+
     /// Whether frames are queued (for `MSG_MORE` after a read response).
     pub(crate) fn tx_more(&self) -> bool {
         let g = self.q.lock();

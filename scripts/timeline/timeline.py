@@ -72,7 +72,9 @@ def report(path):
             times[key].append(ns - t0)
             where[key]['client' if cpu == cpu0 else 'other'] += 1
     windows = len(starts) - 1
-    print(f'== {path}: {windows} round trips, median {statistics.median(lengths) / 1000:.2f} us')
+    srt = sorted(lengths)
+    print(f'== {path}: {windows} round trips, median {srt[windows // 2] / 1000:.2f} us, '
+          f'mean {sum(srt) / windows / 1000:.2f}, p99 {srt[int(windows * 0.99)] / 1000:.2f}')
     print(f'  {"at us":>8} {"step":>7}  {"cpu":6}  point')
     rows = sorted((statistics.median(v), k) for k, v in times.items()
                   if len(v) >= windows / 5)
@@ -85,6 +87,27 @@ def report(path):
         extra = f'  [{seen:.0f}% of round trips]' if seen < 99 else ''
         print(f'  {med / 1000:8.2f} {(med - prev) / 1000:7.2f}  {cpu:6}  {label}{extra}')
         prev = med
+    stalls(recs, starts)
+
+
+def stalls(recs, starts, slow=200000):
+    """Round trips over SLOW ns: between which two points their longest gap was."""
+    gaps = collections.Counter()
+    total = collections.Counter()
+    for a, b in zip(starts, starts[1:]):
+        if recs[b][0] - recs[a][0] < slow:
+            continue
+        i = max(range(a, b), key=lambda k: recs[k + 1][0] - recs[k][0])
+        cpu0 = recs[a][2]
+        key = (name(recs[i][1]), 'client' if recs[i][2] == cpu0 else 'other',
+               name(recs[i + 1][1]), 'client' if recs[i + 1][2] == cpu0 else 'other')
+        gaps[key] += 1
+        total[key] += recs[i + 1][0] - recs[i][0]
+    n = sum(gaps.values())
+    print(f'  round trips over {slow / 1000:.0f} us: {n}; their longest gap, most common first:')
+    for key, k in gaps.most_common(5):
+        print(f'    {k:5d} x {total[key] / k / 1000:7.1f} us  after {key[0]} ({key[1]}),'
+              f' before {key[2]} ({key[3]})')
 
 
 def main():
