@@ -2042,8 +2042,18 @@ static void tcp_msg_backstop_spares_pollers(struct kunit *test)
 	int i;
 
 	xf_setup(test, &f);
-	/* let work items kicked so far finish; polls: both sides poll */
-	msleep(20);
+	/*
+	 * Let the work items of the setup finish: until none ran for 20 ms
+	 * (on a slow or busy host the last of them may come later than
+	 * that after the connection is reported).
+	 */
+	for (i = 0; i < 50; i++) {
+		runs = kfi_tcp_stat_conn_runs();
+		msleep(20);
+		if (kfi_tcp_stat_conn_runs() == runs)
+			break;
+	}
+	/* both sides poll */
 	xf_expect_none(test, f.srx);
 	xf_expect_none(test, f.ctx);
 	runs = kfi_tcp_stat_conn_runs();
