@@ -2096,6 +2096,52 @@ static void tcp_msg_backstop_spares_pollers(struct kunit *test)
 }
 
 /*
+ * A polling consumer's read stops once a step left nothing to do, and must
+ * not stop earlier: with ten small frames waiting at once (more than the
+ * 512-byte read-ahead stage holds), its reads deliver all ten, in order,
+ * though no socket event comes after the first. A read that stopped with
+ * bytes left in the socket would strand them: the connection's event was
+ * taken, no other comes, and nothing reads them again.
+ */
+static void tcp_msg_burst_read_by_polls(struct kunit *test)
+{
+	enum { N = 10, LEN = 64 };
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	u8 msg[LEN], (*buf)[LEN];
+	unsigned long end;
+	ssize_t rd;
+	int i;
+
+	buf = kunit_kzalloc(test, N * LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	xf_setup(test, &f);
+	for (i = 0; i < N; i++)
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[i], LEN, NULL, 0,
+					       buf[i]), 0);
+	/* the receive CQ is polled: socket events leave the data to reads */
+	xf_expect_none(test, f.srx);
+	for (i = 0; i < N; i++) {
+		memset(msg, 'A' + i, sizeof(msg));
+		KUNIT_ASSERT_EQ(test, kfi_inject(f.c.cep, msg, sizeof(msg), 0),
+				0);
+	}
+	end = jiffies + 2 * HZ;
+	for (i = 0; i < N; i++) {
+		do {
+			rd = kfi_cq_read(f.srx, &e, 1);
+		} while (rd == -EAGAIN && time_before(jiffies, end));
+		KUNIT_ASSERT_EQ_MSG(test, rd, (ssize_t)1, "message %d", i);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)buf[i]);
+		KUNIT_EXPECT_EQ(test, e.len, (size_t)LEN);
+		memset(msg, 'A' + i, sizeof(msg));
+		KUNIT_EXPECT_EQ(test, memcmp(buf[i], msg, LEN), 0);
+	}
+	xf_expect_none(test, f.srx);
+	xf_teardown(test, &f);
+}
+
+/*
  * With completion handlers, the consumer's own calls leave the data to the
  * work item: a consumer may hold, around its posts and reads, a lock its
  * handler takes, so the handler is never called from inside kfi_recv,
@@ -2714,6 +2760,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_sread_moves_data),
 	KUNIT_CASE(tcp_msg_backstop_after_polling),
 	KUNIT_CASE(tcp_msg_backstop_spares_pollers),
+	KUNIT_CASE(tcp_msg_burst_read_by_polls),
 	KUNIT_CASE(tcp_msg_handlers_only_from_work),
 	KUNIT_CASE(tcp_msg_calls_in_atomic_context),
 	KUNIT_CASE(tcp_msg_multi_recv),
