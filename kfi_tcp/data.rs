@@ -622,6 +622,7 @@ impl Conn {
                         // Decoded in place (past `Hdr` it is the frame's; until
                         // the state moves on, nobody looks at it).
                         d.hdr.decode_into(&d.stage[d.lo..d.lo + need], order).map_err(|_| Halt::from(proto()))?;
+                        ffi::tr(sys::KFI_TCP_TR_RX_HDR);
                         let h = &d.hdr;
                         if mode == Mode::Call && matches!(h.kind(), FrameKind::Write | FrameKind::ReadReq) {
                             // Resolving the regions takes the domain's
@@ -761,6 +762,7 @@ impl Conn {
                             return Ok(moved);
                         }
                     };
+                    ffi::tr(sys::KFI_TCP_TR_RX_MATCHED);
                     d.rx = Rx::Body { dest, got: 0 };
                     moved = true;
                 }
@@ -838,6 +840,7 @@ impl Conn {
     /// A payload is in: complete its receive, or keep it as unexpected.
     /// The state goes back to `Hdr`.
     fn rx_finish(&self, d: &mut DataIo, ep: &EpData) {
+        ffi::tr(sys::KFI_TCP_TR_RX_IN);
         let hdr = &d.hdr;
         match &mut d.rx {
             Rx::Body { dest: Dest::Op(w), .. } => {

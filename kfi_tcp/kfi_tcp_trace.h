@@ -33,6 +33,9 @@
 #define KFI_TCP_TR_PROGRESS 23		/* a call starts moving data */
 #define KFI_TCP_TR_CQ_PUSH 24		/* a completion is queued */
 #define KFI_TCP_TR_CQ_GOT 25		/* a CQ read returns entries */
+#define KFI_TCP_TR_RX_HDR 26		/* a frame's header is decoded */
+#define KFI_TCP_TR_RX_MATCHED 27	/* a message has its receive */
+#define KFI_TCP_TR_RX_IN 28		/* a payload is in, to be completed */
 
 #define KFI_TCP_TR_RING (1 << 20)
 

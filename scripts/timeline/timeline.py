@@ -36,6 +36,9 @@ NAMES = {
     23: 'call: starts moving data',
     24: 'CQ: completion queued',
     25: 'CQ: read returns it',
+    26: 'rx: header decoded',
+    27: 'rx: receive matched',
+    28: 'rx: payload in',
 }
 SERVER = 0x80
 PP_TX = 1
