@@ -343,6 +343,7 @@ impl Cq {
     /// Promises `n` slots to operations being posted; false when the CQ
     /// has not that much room (the post then fails with -EAGAIN). Any
     /// context but hard interrupts.
+    #[inline]
     pub(crate) fn try_reserve(&self, n: usize) -> bool {
         self.state.lock().ring.try_reserve(n)
     }
@@ -350,6 +351,7 @@ impl Cq {
     /// Returns `n` promised slots: operations that will write no entry
     /// (a post that failed after reserving; a successful operation posted
     /// without `KFI_COMPLETION` under selective completion).
+    #[inline]
     pub(crate) fn unreserve(&self, n: usize) {
         if self.state.lock().ring.unreserve(n).is_err() {
             pr_err!("CQ: returned more slots than were reserved\n");

@@ -1140,6 +1140,10 @@ bool kfi_tcp_glue_cpu_possible(int cpu)
  * kfi_tcp_glue_spin_lock_bh() - spin_lock_bh() for the Rust side (sync.rs).
  * @lock: An initialised spinlock.
  *
+ * Used on kernels where spin_lock_bh() is not a call of the exported
+ * _raw_spin_lock_bh() (PREEMPT_RT, CONFIG_INLINE_SPIN_LOCK_BH); elsewhere
+ * sync.rs calls that directly.
+ *
  * Context: Process or softirq context.
  */
 void kfi_tcp_glue_spin_lock_bh(spinlock_t *lock)
@@ -1149,7 +1153,10 @@ void kfi_tcp_glue_spin_lock_bh(spinlock_t *lock)
 
 /**
  * kfi_tcp_glue_spin_unlock_bh() - spin_unlock_bh() for the Rust side.
- * @lock: A spinlock taken with kfi_tcp_glue_spin_lock_bh().
+ * @lock: A spinlock taken with spin_lock_bh().
+ *
+ * Used where kfi_tcp_glue_spin_lock_bh() is, or where spin_unlock_bh() is
+ * inlined (CONFIG_INLINE_SPIN_UNLOCK_BH).
  */
 void kfi_tcp_glue_spin_unlock_bh(spinlock_t *lock)
 {

@@ -7,13 +7,18 @@
 //! `include/` — must be locked with bottom halves disabled, or a softirq
 //! interrupting a process-context holder on the same CPU deadlocks on the
 //! lock. `SpinLockBh<T>` is the kernel's generic `Lock` with a backend that
-//! calls `spin_lock_bh`/`spin_unlock_bh` (through `kfi_tcp_glue.c`: they
-//! are inline functions). It works with `CondVar`: waiting releases the
-//! lock with `spin_unlock_bh`, so the waiter sleeps with bottom halves
-//! enabled, and relocks with `spin_lock_bh`.
+//! calls `spin_lock_bh`/`spin_unlock_bh`: they are inline functions, which
+//! without PREEMPT_RT come down to the exported `_raw_spin_lock_bh` and
+//! `_raw_spin_unlock_bh`, called here directly (one call less per lock
+//! and unlock, on the per-message path); on kernels that have them inline
+//! or are PREEMPT_RT, through wrappers in `kfi_tcp_glue.c`. It works with
+//! `CondVar`: waiting releases the lock with `spin_unlock_bh`, so the
+//! waiter sleeps with bottom halves enabled, and relocks with
+//! `spin_lock_bh`.
 //!
 //! Not for hard-interrupt context (nothing in the provider runs there).
 
+#[cfg(any(CONFIG_PREEMPT_RT, CONFIG_INLINE_SPIN_LOCK_BH, CONFIG_INLINE_SPIN_UNLOCK_BH))]
 use crate::ffi::sys;
 use kernel::bindings;
 use kernel::sync::lock::{Backend, Lock};
@@ -46,16 +51,38 @@ unsafe impl Backend for SpinLockBhBackend {
         unsafe { bindings::__spin_lock_init(ptr, name, key) }
     }
 
+    #[inline]
     unsafe fn lock(ptr: *mut Self::State) -> Self::GuardState {
+        #[cfg(not(any(CONFIG_PREEMPT_RT, CONFIG_INLINE_SPIN_LOCK_BH)))]
+        // SAFETY: `ptr` is an initialised spinlock (the caller's contract).
+        // Without PREEMPT_RT a `spinlock_t` is a union whose `rlock` (a
+        // `raw_spinlock_t`) is at offset 0, and `spin_lock_bh` is exactly
+        // `_raw_spin_lock_bh` on it when that is not inlined.
+        unsafe {
+            bindings::_raw_spin_lock_bh(ptr.cast())
+        }
+        #[cfg(any(CONFIG_PREEMPT_RT, CONFIG_INLINE_SPIN_LOCK_BH))]
         // SAFETY: `ptr` is an initialised spinlock (the caller's contract);
         // the glue's parameter is the same C type under bindgen's other
         // name.
-        unsafe { sys::kfi_tcp_glue_spin_lock_bh(ptr.cast()) }
+        unsafe {
+            sys::kfi_tcp_glue_spin_lock_bh(ptr.cast())
+        }
     }
 
+    #[inline]
     unsafe fn unlock(ptr: *mut Self::State, _guard_state: &Self::GuardState) {
+        #[cfg(not(any(CONFIG_PREEMPT_RT, CONFIG_INLINE_SPIN_UNLOCK_BH)))]
+        // SAFETY: the caller owns the lock, taken by `lock` above; the
+        // layout is as described there.
+        unsafe {
+            bindings::_raw_spin_unlock_bh(ptr.cast())
+        }
+        #[cfg(any(CONFIG_PREEMPT_RT, CONFIG_INLINE_SPIN_UNLOCK_BH))]
         // SAFETY: the caller owns the lock, taken by `lock` above.
-        unsafe { sys::kfi_tcp_glue_spin_unlock_bh(ptr.cast()) }
+        unsafe {
+            sys::kfi_tcp_glue_spin_unlock_bh(ptr.cast())
+        }
     }
 }
 

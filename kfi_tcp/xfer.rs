@@ -79,6 +79,7 @@ impl Buf {
 
     /// Address of the first byte, for the `buf` field of entries (kernel
     /// virtual buffers only; 0 for page lists).
+    #[inline]
     fn addr(&self, offset: u64) -> usize {
         match self.segs().first() {
             Some(s) if !s.base.is_null() => (s.base as usize).wrapping_add(offset as usize),
@@ -184,6 +185,7 @@ pub(crate) struct Cntrs {
 
 impl Cntrs {
     /// The counter of an operation's completions.
+    #[inline]
     fn of(&self, kind: Kind) -> Option<*const Cntr> {
         match kind {
             Kind::Send | Kind::TSend => self.send,
@@ -304,6 +306,7 @@ pub(crate) struct Report {
 impl Report {
     const NONE: Report = Report { cq: None, what: What::Nothing, cntr: None, extra: None };
 
+    #[inline]
     fn done(cq: Option<*const Cq>, c: Completion, cntr: Option<*const Cntr>) -> Report {
         Report { cq, what: What::Done(c), cntr, extra: None }
     }
@@ -312,11 +315,13 @@ impl Report {
         Report { cq, what: What::Failed(e), cntr, extra: None }
     }
 
+    #[inline]
     fn quiet(cq: Option<*const Cq>, cntr: Option<*const Cntr>) -> Report {
         Report { cq, what: What::Quiet, cntr, extra: None }
     }
 
     /// Adds the completion counter of a released deferred work.
+    #[inline]
     fn with_extra(mut self, extra: Option<*const Cntr>) -> Report {
         self.extra = extra;
         self
@@ -485,6 +490,7 @@ impl Drop for ConnRef<'_> {
 }
 
 /// No CQ bound in `cfg` has a completion handler (see [`ConnRef`]).
+#[inline]
 fn quiet(cfg: &Config) -> bool {
     // SAFETY: bound CQs, valid while bound.
     [cfg.tx_cq, cfg.rx_cq].iter().flatten().all(|&cq| !unsafe { &*cq }.has_handler())
@@ -618,11 +624,13 @@ impl EpData {
     }
 
     /// The connection, for a consumer's call to make progress on it.
+    #[inline]
     pub(crate) fn conn_ref(&self) -> Option<ConnRef<'_>> {
         let g = self.q.lock();
         self.take_conn(&g)
     }
 
+    #[inline]
     fn take_conn(&self, q: &Queues) -> Option<ConnRef<'_>> {
         let c = q.conn.as_ref()?.clone();
         // Counted under the lock that `close` takes the connection under.

@@ -321,11 +321,13 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Ring<S> {
     }
 
     /// Number of queued entries, errors included.
+    #[inline]
     pub fn len(&self) -> usize {
         self.count
     }
 
     /// True when nothing is queued.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
@@ -341,12 +343,14 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Ring<S> {
     }
 
     /// Whether the next push will ask for the handler.
+    #[inline]
     pub fn is_armed(&self) -> bool {
         self.armed
     }
 
     /// Promises `n` slots to operations being posted; false (nothing
     /// promised) when fewer than `n` are free.
+    #[inline]
     pub fn try_reserve(&mut self, n: usize) -> bool {
         if n > self.free() {
             return false;
@@ -358,6 +362,7 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Ring<S> {
     /// Returns `n` promised slots (operations that will write no entry).
     /// More than are promised is a bug: all are returned and
     /// `NotReserved` reported.
+    #[inline]
     pub fn unreserve(&mut self, n: usize) -> Result<(), NotReserved> {
         if n > self.reserved {
             self.reserved = 0;

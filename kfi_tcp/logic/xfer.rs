@@ -67,21 +67,25 @@ pub enum Kind {
 
 impl Kind {
     /// Whether the operation transmits.
+    #[inline]
     pub const fn is_tx(self) -> bool {
         !matches!(self, Kind::Recv | Kind::TRecv)
     }
 
     /// Whether the operation is an RMA.
+    #[inline]
     pub const fn is_rma(self) -> bool {
         matches!(self, Kind::Read | Kind::Write)
     }
 
     /// Whether the operation is tagged.
+    #[inline]
     pub const fn is_tagged(self) -> bool {
         matches!(self, Kind::TSend | Kind::TRecv)
     }
 
     /// The flags of its completion entry (`KFI_SEND | KFI_MSG`, ...).
+    #[inline]
     pub const fn cq_flags(self) -> u64 {
         match self {
             Kind::Send => F_SEND | F_MSG,
@@ -94,6 +98,7 @@ impl Kind {
     }
 
     /// Flags a `*msg` call of this kind accepts.
+    #[inline]
     pub const fn allowed_flags(self) -> u64 {
         // What every transmitting call may ask for.
         const TX: u64 = F_COMPLETION
@@ -276,6 +281,7 @@ impl List {
     }
 
     /// The first slot.
+    #[inline]
     pub fn front(&self) -> Option<usize> {
         (self.head != NIL).then_some(self.head as usize)
     }
@@ -309,6 +315,7 @@ impl<S: core::ops::Deref<Target = [u32]> + core::ops::DerefMut> Links<S> {
     }
 
     /// Appends slot `i` (on no list) to `l`.
+    #[inline]
     pub fn push_back(&mut self, l: &mut List, i: usize) {
         let i32_ = i as u32;
         self.next[i] = NIL;
@@ -323,6 +330,7 @@ impl<S: core::ops::Deref<Target = [u32]> + core::ops::DerefMut> Links<S> {
 
     /// Puts slot `i` (on no list) first on `l`. Free lists are used this
     /// way: the slot freed last is taken next, while its memory is warm.
+    #[inline]
     pub fn push_front(&mut self, l: &mut List, i: usize) {
         let i32_ = i as u32;
         self.next[i] = l.head;
@@ -334,6 +342,7 @@ impl<S: core::ops::Deref<Target = [u32]> + core::ops::DerefMut> Links<S> {
     }
 
     /// Removes and returns the first slot of `l`.
+    #[inline]
     pub fn pop_front(&mut self, l: &mut List) -> Option<usize> {
         let h = l.front()?;
         l.head = self.next[h];

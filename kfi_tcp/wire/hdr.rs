@@ -551,16 +551,19 @@ impl MsgHeader {
     }
 
     /// Payload length: `size - hdr_size`.
+    #[inline]
     pub const fn payload_len(&self) -> u64 {
         self.size.saturating_sub(self.hdr_size as u64)
     }
 
     /// The remote CQ data word, if present.
+    #[inline]
     pub const fn cq_data(&self) -> Option<u64> {
         self.cq_data
     }
 
     /// The tag, for tagged sends.
+    #[inline]
     pub const fn tag(&self) -> Option<u64> {
         self.tag
     }
@@ -580,11 +583,13 @@ impl MsgHeader {
     }
 
     /// Whether this is an ACK.
+    #[inline]
     pub fn is_ack(&self) -> bool {
         self.op == Op::Msg && self.op_data == OP_DATA_ACK
     }
 
     /// What the frame is.
+    #[inline]
     pub fn kind(&self) -> FrameKind {
         match self.op {
             Op::Msg if self.is_ack() => FrameKind::Ack,
@@ -600,6 +605,7 @@ impl MsgHeader {
     /// Whether the receiver must answer with an ACK once the frame is
     /// processed: delivery complete on (tagged) sends, delivery or commit
     /// complete on writes; never for ACKs and reads (as libfabric 1.17).
+    #[inline]
     pub fn needs_ack(&self) -> bool {
         match self.kind() {
             FrameKind::Send | FrameKind::TaggedSend => {
