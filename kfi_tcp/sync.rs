@@ -51,13 +51,14 @@ unsafe impl Backend for SpinLockBhBackend {
         unsafe { bindings::__spin_lock_init(ptr, name, key) }
     }
 
+    // Without PREEMPT_RT a `spinlock_t` is a union whose `rlock` (a
+    // `raw_spinlock_t`) is at offset 0, and `spin_lock_bh` is exactly
+    // `_raw_spin_lock_bh` on it when that is not inlined (likewise unlock).
     #[inline]
     unsafe fn lock(ptr: *mut Self::State) -> Self::GuardState {
         #[cfg(not(any(CONFIG_PREEMPT_RT, CONFIG_INLINE_SPIN_LOCK_BH)))]
-        // SAFETY: `ptr` is an initialised spinlock (the caller's contract).
-        // Without PREEMPT_RT a `spinlock_t` is a union whose `rlock` (a
-        // `raw_spinlock_t`) is at offset 0, and `spin_lock_bh` is exactly
-        // `_raw_spin_lock_bh` on it when that is not inlined.
+        // SAFETY: `ptr` is an initialised spinlock (the caller's contract),
+        // with the layout described above.
         unsafe {
             bindings::_raw_spin_lock_bh(ptr.cast())
         }
@@ -74,7 +75,7 @@ unsafe impl Backend for SpinLockBhBackend {
     unsafe fn unlock(ptr: *mut Self::State, _guard_state: &Self::GuardState) {
         #[cfg(not(any(CONFIG_PREEMPT_RT, CONFIG_INLINE_SPIN_UNLOCK_BH)))]
         // SAFETY: the caller owns the lock, taken by `lock` above; the
-        // layout is as described there.
+        // layout is as described above `lock`.
         unsafe {
             bindings::_raw_spin_unlock_bh(ptr.cast())
         }
