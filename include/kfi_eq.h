@@ -530,7 +530,8 @@ static inline int kfi_eq_open(struct kfid_fabric *fabric,
  * @len: Size of @buf.
  * @flags: KFI_PEEK to leave the event on the queue.
  *
- * Context: Any context; does not sleep.
+ * Context: Any context but hard interrupts and sections with interrupts
+ * disabled (the EQ's lock is a BH lock); does not sleep.
  * Return: Bytes stored in @buf, -KFI_EAGAIN if the queue is empty,
  * -KFI_EAVAIL if an error entry must be read with kfi_eq_readerr(), or
  * another negative error code.
@@ -547,7 +548,8 @@ static inline ssize_t kfi_eq_read(struct kfid_eq *eq, uint32_t *event,
  * @buf: Receives the error entry.
  * @flags: KFI_PEEK to leave the entry on the queue.
  *
- * Context: Any context; does not sleep.
+ * Context: Any context but hard interrupts and sections with interrupts
+ * disabled (the EQ's lock is a BH lock); does not sleep.
  * Return: Size of the entry on success, -KFI_EAGAIN if there is none, or
  * another negative error code.
  */
@@ -566,7 +568,8 @@ static inline ssize_t kfi_eq_readerr(struct kfid_eq *eq,
  * @len: Size of @buf.
  * @flags: Must be zero.
  *
- * Context: Any context; does not sleep.
+ * Context: Any context but hard interrupts and sections with interrupts
+ * disabled (the EQ's lock is a BH lock); does not sleep.
  * Return: Bytes written or a negative error code.
  */
 static inline ssize_t kfi_eq_write(struct kfid_eq *eq, uint32_t event,
@@ -707,7 +710,8 @@ static inline ssize_t kfi_cq_sreadfrom(struct kfid_cq *cq, void *buf,
  * kfi_cq_signal() - Wake up threads blocked reading a CQ.
  * @cq: Completion queue.
  *
- * Context: Any context; does not sleep.
+ * Context: Any context but hard interrupts and sections with interrupts
+ * disabled (the CQ's lock is a BH lock); does not sleep.
  * Return: 0 on success or a negative error code.
  */
 static inline int kfi_cq_signal(struct kfid_cq *cq)
@@ -737,7 +741,8 @@ static inline const char *kfi_cq_strerror(struct kfid_cq *cq, int prov_errno,
  * kfi_cntr_read() - Read a counter's success count.
  * @cntr: Counter.
  *
- * Context: Any context; does not sleep.
+ * Context: Any context, hard interrupts and sections with interrupts
+ * disabled included; takes no lock, does not sleep.
  * Return: The current count.
  */
 static inline uint64_t kfi_cntr_read(struct kfid_cntr *cntr)
@@ -749,7 +754,8 @@ static inline uint64_t kfi_cntr_read(struct kfid_cntr *cntr)
  * kfi_cntr_readerr() - Read a counter's error count.
  * @cntr: Counter.
  *
- * Context: Any context; does not sleep.
+ * Context: Any context, hard interrupts and sections with interrupts
+ * disabled included; takes no lock, does not sleep.
  * Return: The current error count.
  */
 static inline uint64_t kfi_cntr_readerr(struct kfid_cntr *cntr)

@@ -9,10 +9,20 @@
 //! success or error — whether or not a CQ entry is written.
 //!
 //! # Triggered operations
-//! Beside the values, under the same lock, each counter has the trigger
-//! engine's pending set (`logic::trigger::Engine`: ordered by (threshold,
-//! submission sequence), O(log n)) and a FIFO of operations already due
-//! (`TokenRing`). A triggered post (`trig.rs`) decides "already met?" and
+//! Beside the values, under the same lock, each counter has two trigger
+//! engines (`logic::trigger::Engine`: ordered by (threshold, submission
+//! sequence), O(log n)) and a FIFO of operations already due
+//! (`TokenRing`). They differ in the value they compare thresholds with:
+//! - transfers posted with `KFI_TRIGGER` fire on the **success** count
+//!   (`kfi_trigger.h`; every libfabric 1.17 provider with triggered
+//!   operations compares `fi_cntr_read()`), so an error completion never
+//!   releases a chain that waits for good data;
+//! - deferred work (`KFI_QUEUE_WORK`) fires on success **plus** error
+//!   count (fi_trigger(3): the triggering counter's "success plus error
+//!   counter values").
+//!
+//! Keeping them apart also lets `KFI_FLUSH_WORK` drain the deferred work
+//! without touching the triggered transfers' order. A triggered post (`trig.rs`) decides "already met?" and
 //! queues in one step under the lock. Every change of the values pops,
 //! under the lock, every operation now due — in threshold order, equal
 //! thresholds in post order — onto the FIFO and queues the counter's work
@@ -44,7 +54,7 @@ use crate::trig::{self, Pending};
 use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_int, c_void};
 use core::ptr;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::new_condvar;
 use kernel::prelude::*;
@@ -60,11 +70,37 @@ const INITIAL_SLOTS: usize = 64;
 /// Due operations the work item issues per run before requeueing itself.
 const ISSUE_BUDGET: usize = 256;
 
+/// Which engine an operation waits in (see the module documentation).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Waits {
+    /// A `KFI_TRIGGER` transfer: the success count.
+    Success,
+    /// Deferred work: success plus error count.
+    Completions,
+}
+
+impl Waits {
+    const ALL: [Waits; 2] = [Waits::Success, Waits::Completions];
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The value this engine's thresholds compare with.
+    fn value(self, c: &Counter) -> u64 {
+        match self {
+            Waits::Success => c.success(),
+            Waits::Completions => c.trigger_value(),
+        }
+    }
+}
+
 struct State {
     c: Counter,
     /// Threads sleeping in `wait` (updates wake them only if any).
     sleepers: usize,
-    engine: Engine<EngSlots>,
+    /// Indexed by [`Waits::index`].
+    engines: [Engine<EngSlots>; 2],
     /// Due operations, in fire order (tokens).
     ready: TokenRing<Tokens>,
 }
@@ -77,25 +113,35 @@ impl State {
     /// Pops every operation due at the current value onto the FIFO;
     /// whether the FIFO holds anything.
     fn pop_due(&mut self) -> bool {
-        let v = self.c.trigger_value();
-        while let Some(f) = self.engine.pop_ready(v) {
-            // Cannot fail: the FIFO is at least as long as the engine.
-            if self.ready.push_back(f.token).is_err() {
-                pr_err!("kfi_tcp: trigger FIFO overflow (bug)\n");
+        for w in Waits::ALL {
+            let v = w.value(&self.c);
+            while let Some(f) = self.engines[w.index()].pop_ready(v) {
+                // Cannot fail: the FIFO is at least as long as the
+                // engines together.
+                if self.ready.push_back(f.token).is_err() {
+                    pr_err!("kfi_tcp: trigger FIFO overflow (bug)\n");
+                }
             }
         }
         !self.ready.is_empty()
     }
 
-    /// Room for one more operation in both the engine and the FIFO.
-    fn has_room(&self) -> bool {
-        !self.engine.is_full() && self.ready.len() + self.engine.held() < self.ready.capacity()
+    /// Operations held by both engines.
+    fn held(&self) -> usize {
+        self.engines.iter().map(|e| e.held()).sum()
     }
 
-    /// Whether the storage should grow ahead of use (3/4 taken).
+    /// Room for one more operation in engine `w` and the FIFO.
+    fn has_room(&self, w: Waits) -> bool {
+        !self.engines[w.index()].is_full() && self.ready.len() + self.held() < self.ready.capacity()
+    }
+
+    /// Whether the storage should grow ahead of use (an engine 3/4 taken,
+    /// or a FIFO shorter than both engines).
     fn wants_growth(&self) -> bool {
-        let cap = self.engine.capacity();
-        self.engine.held() * 4 >= cap * 3 || self.ready.capacity() < cap + 1
+        let full = self.engines.iter().any(|e| e.held() * 4 >= e.capacity() * 3);
+        let cap: usize = self.engines.iter().map(|e| e.capacity()).sum();
+        full || self.ready.capacity() < cap + 1
     }
 }
 
@@ -113,6 +159,11 @@ pub(crate) struct Cntr {
     users: AtomicUsize,
     #[pin]
     state: SpinLockBh<State>,
+    /// The success and error counts as of the last change, written under
+    /// `state`'s lock after each change: `kfi_cntr_read`/`readerr` read
+    /// them without a lock, so they work in any context (hard interrupts
+    /// and with interrupts disabled included, as `kfi_eq.h` promises).
+    seen: [AtomicU64; 2],
     #[pin]
     wait: CondVar,
     /// Issues due operations (set once at open, before publication).
@@ -183,6 +234,8 @@ impl Cntr {
         let (wake, due) = {
             let mut g = self.state.lock();
             f(&mut g.c);
+            self.seen[0].store(g.c.success(), Ordering::Release);
+            self.seen[1].store(g.c.error(), Ordering::Release);
             (g.sleepers > 0, g.pop_due())
         };
         if wake {
@@ -193,22 +246,22 @@ impl Cntr {
         }
     }
 
-    /// Queues a triggered operation to fire when the trigger value
-    /// (success + error) reaches `threshold`; at once (through the work
-    /// item, in order) if it already has. Any context; no allocation.
-    /// `EAGAIN` (the operation is handed back) when the storage is full:
-    /// the work item grows it, the caller retries.
-    pub(crate) fn trigger(&self, threshold: u64, p: KBox<Pending>) -> core::result::Result<(), KBox<Pending>> {
+    /// Queues a triggered operation to fire when the value `w` names
+    /// reaches `threshold`; at once (through the work item, in order) if it
+    /// already has. Any context; no allocation. `EAGAIN` (the operation is
+    /// handed back) when the storage is full: the work item grows it, the
+    /// caller retries.
+    pub(crate) fn trigger(&self, w: Waits, threshold: u64, p: KBox<Pending>) -> core::result::Result<(), KBox<Pending>> {
         let token = KBox::into_raw(p) as usize as u64;
         let mut g = self.state.lock();
-        if !g.has_room() {
+        if !g.has_room(w) {
             drop(g);
             self.kick(0);
             // SAFETY: not published: the token was never queued.
             return Err(unsafe { KBox::from_raw(token as usize as *mut Pending) });
         }
-        let v = g.c.trigger_value();
-        let fire = match g.engine.post(threshold, token, v) {
+        let v = w.value(&g.c);
+        let fire = match g.engines[w.index()].post(threshold, token, v) {
             Ok(PostOutcome::FireNow) => g.ready.push_back(token).is_ok(),
             Ok(PostOutcome::Queued(_)) => false,
             Ok(PostOutcome::QueuedReady(_)) => true,
@@ -227,71 +280,76 @@ impl Cntr {
         Ok(())
     }
 
-    /// Removes the pending (not yet due) operation whose consumer handle
-    /// is `ctx` and hands it back; `None` if there is none.
-    pub(crate) fn cancel(&self, ctx: usize) -> Option<KBox<Pending>> {
+    /// Removes the first pending (not yet due) operation for which `which`
+    /// holds and hands it back; `None` if there is none.
+    pub(crate) fn cancel(&self, w: Waits, which: impl Fn(&Pending) -> bool) -> Option<KBox<Pending>> {
         let mut g = self.state.lock();
+        let e = &mut g.engines[w.index()];
         // SAFETY (closure): tokens in the engine are live `Pending`s owned
         // by it; read under the lock.
-        let h = g.engine.find(|t| unsafe { &*(t as usize as *const Pending) }.ctx() == ctx)?;
-        let t = g.engine.cancel(h)?;
+        let h = e.find(|t| which(unsafe { &*(t as usize as *const Pending) }))?;
+        let t = e.cancel(h)?;
         // SAFETY: removed from the engine: ours again.
         Some(unsafe { KBox::from_raw(t as usize as *mut Pending) })
     }
 
-    /// Removes the pending operations for which `only` holds (all at
-    /// close; deferred work for `KFI_FLUSH_WORK`), handing each to `f`
-    /// with no lock held; the others keep their order. Process context.
-    pub(crate) fn flush(&self, only: impl Fn(&Pending) -> bool, mut f: impl FnMut(KBox<Pending>)) {
-        let mut keep: KVec<(u64, u64)> = KVec::new();
+    /// Removes every pending operation of engine `w` (deferred work for
+    /// `KFI_FLUSH_WORK`; both at close), handing each to `f` with no lock
+    /// held. The other engine's operations are not touched: their order
+    /// holds whatever the counter does meanwhile. Any context.
+    pub(crate) fn flush(&self, w: Waits, mut f: impl FnMut(KBox<Pending>)) {
         loop {
-            let Some(fired) = self.state.lock().engine.pop_min() else {
+            let Some(fired) = self.state.lock().engines[w.index()].pop_min() else {
                 break;
             };
             // SAFETY: out of the engine: ours.
-            let p = unsafe { KBox::from_raw(fired.token as usize as *mut Pending) };
-            if only(&p) {
-                f(p);
-                continue;
-            }
-            let t = KBox::into_raw(p) as usize as u64;
-            if keep.push((fired.threshold, t), GFP_KERNEL).is_err() {
-                // SAFETY: ours (not queued anywhere).
-                f(unsafe { KBox::from_raw(t as usize as *mut Pending) });
-            }
-        }
-        // Put the others back in the order they came out.
-        for &(threshold, t) in keep.iter() {
-            // SAFETY: ours until queued again.
-            let p = unsafe { KBox::from_raw(t as usize as *mut Pending) };
-            if let Err(p) = self.trigger(threshold, p) {
-                f(p);
-            }
+            f(unsafe { KBox::from_raw(fired.token as usize as *mut Pending) });
         }
     }
 
-    /// Grows the engine and FIFO if they are 3/4 used (process context).
+    /// Grows an engine that is 3/4 used, and the FIFO to hold both
+    /// engines (process context).
     fn grow(&self) {
-        let (cap, ring) = {
+        let (caps, ring) = {
             let g = self.state.lock();
             if !g.wants_growth() {
                 return;
             }
-            (g.engine.capacity(), g.ready.capacity())
+            let caps = [0, 1].map(|i| {
+                let e = &g.engines[i];
+                if e.held() * 4 >= e.capacity() * 3 {
+                    (e.capacity() * 2).max(INITIAL_SLOTS)
+                } else {
+                    e.capacity()
+                }
+            });
+            (caps, g.ready.capacity())
         };
-        let new_cap = (cap * 2).max(INITIAL_SLOTS);
-        let (Ok(slots), Ok(tokens)) = (
-            KVVec::from_elem(Slot::EMPTY, new_cap, GFP_KERNEL),
-            KVVec::from_elem(0u64, (new_cap + 1).max(ring), GFP_KERNEL),
-        ) else {
+        let mut slots: [Option<KVVec<Slot>>; 2] = [None, None];
+        for i in 0..2 {
+            let Ok(v) = KVVec::from_elem(Slot::EMPTY, caps[i], GFP_KERNEL) else {
+                pr_warn!("kfi_tcp: no memory to grow a counter's trigger storage\n");
+                return;
+            };
+            slots[i] = Some(v);
+        }
+        let Ok(tokens) = KVVec::from_elem(0u64, (caps[0] + caps[1] + 1).max(ring), GFP_KERNEL) else {
             pr_warn!("kfi_tcp: no memory to grow a counter's trigger storage\n");
             return;
         };
         let old = {
             let mut g = self.state.lock();
-            let a = g.engine.replace_storage(ffi::Storage(slots));
-            let b = g.ready.replace_storage(ffi::Storage(tokens));
-            (a, b)
+            let mut out = KVec::new();
+            for (i, v) in slots.iter_mut().enumerate() {
+                if let Some(v) = v.take() {
+                    // Room for two results was not reserved: the old
+                    // storage is dropped in place if the push fails,
+                    // which frees it under the lock only on ENOMEM.
+                    let r = g.engines[i].replace_storage(ffi::Storage(v));
+                    let _ = out.push(r, GFP_ATOMIC);
+                }
+            }
+            (out, g.ready.replace_storage(ffi::Storage(tokens)))
         };
         // Old (or refused) storage is freed here, outside the lock.
         drop(old);
@@ -334,8 +392,14 @@ impl Cntr {
         });
     }
 
-    fn values(&self) -> Counter {
-        self.state.lock().c
+    /// The success count (no lock: any context).
+    fn success(&self) -> u64 {
+        self.seen[0].load(Ordering::Acquire)
+    }
+
+    /// The error count (no lock: any context).
+    fn error(&self) -> u64 {
+        self.seen[1].load(Ordering::Acquire)
     }
 
     /// `kfi_cntr_wait`: see [`kfi_tcp_cntr_wait`].
@@ -393,16 +457,17 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
     }
     // SAFETY: one of our domains (our domain ops table called us).
     let d = unsafe { Domain::from_fid(ptr::addr_of_mut!((*domain).fid)) };
-    let (Ok(slots), Ok(tokens)) = (
+    let (Ok(slots), Ok(slots_d), Ok(tokens)) = (
         KVVec::from_elem(Slot::EMPTY, INITIAL_SLOTS, GFP_KERNEL),
-        KVVec::from_elem(0u64, INITIAL_SLOTS + 1, GFP_KERNEL),
+        KVVec::from_elem(Slot::EMPTY, INITIAL_SLOTS, GFP_KERNEL),
+        KVVec::from_elem(0u64, 2 * INITIAL_SLOTS + 1, GFP_KERNEL),
     ) else {
         return ffi::neg(bindings::ENOMEM);
     };
     let state = State {
         c: Counter::new(),
         sleepers: 0,
-        engine: Engine::new(ffi::Storage(slots)),
+        engines: [Engine::new(ffi::Storage(slots)), Engine::new(ffi::Storage(slots_d))],
         ready: TokenRing::new(ffi::Storage(tokens)),
     };
     let init = pin_init!(Cntr {
@@ -412,6 +477,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
         bound: AtomicUsize::new(0),
         users: AtomicUsize::new(0),
         state <- new_spinlock_bh!(state, "kfi_tcp_cntr"),
+        seen: [AtomicU64::new(0), AtomicU64::new(0)],
         wait <- new_condvar!("kfi_tcp_cntr_wait"),
         work: None,
     });
@@ -471,7 +537,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_close(fid: *mut sys::kfid) -> c_int
     }
     // SAFETY: the domain outlives its counted children.
     unsafe { (*d).remove_cntr(p) };
-    c.flush(|_| true, trig::cancelled);
+    for w in Waits::ALL {
+        c.flush(w, trig::cancelled);
+    }
     // Stop the work item (waits for a running issue), then fail what was
     // due but not issued. Nothing queues it again: no endpoint is bound,
     // no operation targets the counter, the consumer is closing it.
@@ -497,14 +565,14 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_close(fid: *mut sys::kfid) -> c_int
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_cntr_read(c: *mut sys::kfid_cntr) -> u64 {
     // SAFETY: our ops table passes our counters.
-    unsafe { Cntr::from_header(c) }.values().success()
+    unsafe { Cntr::from_header(c) }.success()
 }
 
 /// `readerr`: the error count.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_cntr_readerr(c: *mut sys::kfid_cntr) -> u64 {
     // SAFETY: as above.
-    unsafe { Cntr::from_header(c) }.values().error()
+    unsafe { Cntr::from_header(c) }.error()
 }
 
 /// `add` to the success count (wraps modulo 2^64).

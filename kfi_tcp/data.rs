@@ -25,11 +25,15 @@
 //!   [`UNEXP_LIMIT`] bytes per connection; beyond, it waits in the
 //!   socket) and delivered when a matching receive is posted.
 //!
-//! Anything malformed — bad header, unknown op, an ACK nobody asked for,
-//! a message longer than its receive, end of stream inside a frame — ends
-//! the connection: the operation concerned fails with its own error, the
-//! endpoint's EQ gets an error entry, every other queued operation fails
-//! with -KFI_ECANCELED. End of stream between frames is `KFI_SHUTDOWN`.
+//! A message longer than its receive fails that receive alone
+//! (`KFI_ETRUNC`, the bytes that fit delivered, the rest of the frame read
+//! and dropped); the stream goes on. Anything malformed — bad header,
+//! unknown op, an ACK nobody asked for, end of stream inside a frame —
+//! ends the connection: the operation concerned fails with its own error,
+//! every other queued operation fails with -KFI_ECANCELED, and the
+//! endpoint's EQ gets `KFI_SHUTDOWN`, as for an end of stream between
+//! frames (libfabric's tcp provider does the same; the cause is logged,
+//! rate-limited, and kept for `kfi_tcp_stat_last_break()`).
 //!
 //! RMA: a write's payload is received straight into the registered
 //! memory its regions resolve to (`Domain::rma_segs`: key, access and
@@ -56,6 +60,8 @@ use kernel::prelude::*;
 static NO_CQ_WARN: ffi::WarnLimit = ffi::WarnLimit::new();
 /// Warnings about unexpected messages lost for want of memory.
 static OOM_WARN: ffi::WarnLimit = ffi::WarnLimit::new();
+/// Established connections ended by an error (the peer decides how often).
+static BROKEN_INFO: ffi::WarnLimit = ffi::WarnLimit::new();
 
 /// Bytes of unexpected tagged messages a connection buffers.
 const UNEXP_LIMIT: usize = 4 << 20;
@@ -178,6 +184,9 @@ struct Unexp {
     /// The sender asked for an ACK.
     ack: bool,
     buf: KVVec<u8>,
+    /// Claimed by a `KFI_PEEK | KFI_CLAIM` with this context: only the
+    /// `KFI_CLAIM` receive with the same context takes it.
+    claimed: Option<usize>,
 }
 
 /// Where the payload being received goes. Kept small: the state is
@@ -185,6 +194,10 @@ struct Unexp {
 /// read's buffer, the header) lives in [`DataIo`].
 enum Dest {
     Op(RxWork),
+    /// A message longer than its receive: the first `room` bytes go into
+    /// the receive's buffer, the rest is read and dropped; that receive
+    /// alone fails (`KFI_ETRUNC`), the stream goes on.
+    Trunc(RxWork),
     Unexp(KVVec<u8>),
     /// A remote write into registered memory (`DataIo::rma`).
     Rma,
@@ -716,7 +729,9 @@ impl Conn {
                         for _ in 0..4 {
                             self.deliver_unexpected(d, ep);
                             let unexp = &d.unexp;
-                            let older = |want: u64, ignore: u64| unexp.iter().any(|u| rules::tag_match(want, ignore, u.tag));
+                            let older = |want: u64, ignore: u64| {
+                                unexp.iter().any(|u| u.claimed.is_none() && rules::tag_match(want, ignore, u.tag))
+                            };
                             match ep.rx_take_tagged(tag, older) {
                                 Ok(x) => {
                                     w = x;
@@ -735,13 +750,8 @@ impl Conn {
                         }
                     };
                     let dest = match w {
-                        Some(w) => {
-                            if len > w.room {
-                                ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
-                                return Err(Broken { err: sys::KFI_ETRUNC }.into());
-                            }
-                            Dest::Op(w)
-                        }
+                        Some(w) if len > w.room => Dest::Trunc(w),
+                        Some(w) => Dest::Op(w),
                         None if tagged && d.unexp.len() < UNEXP_MAX && d.unexp_bytes.saturating_add(len as usize) <= UNEXP_LIMIT => {
                             if mode == Mode::Call {
                                 // Buffering it allocates.
@@ -786,6 +796,12 @@ impl Conn {
                         let src = &d.stage[d.lo..d.lo + k];
                         let done = match dest {
                             Dest::Op(w) => ffi::copy_to_segs(w.op.buf.segs(), (w.offset + *got) as usize, src),
+                            Dest::Trunc(w) => {
+                                // What fits is kept, the rest skipped.
+                                let keep = w.room.saturating_sub(*got).min(k as u64) as usize;
+                                let c = ffi::copy_to_segs(w.op.buf.segs(), (w.offset + *got) as usize, &src[..keep]);
+                                if c == keep { k } else { c }
+                            }
                             Dest::Rma => ffi::copy_to_segs(d.rma.segs(), *got as usize, src),
                             Dest::Read(_) => ffi::copy_to_segs(d.read_buf.segs(), *got as usize, src),
                             Dest::Unexp(b) => {
@@ -811,6 +827,16 @@ impl Conn {
                     }
                     let r = match dest {
                         Dest::Op(w) => self.sock_recv(mode, w.op.buf.segs(), (w.offset + *got) as usize, (len - *got) as usize),
+                        Dest::Trunc(w) if *got < w.room => {
+                            self.sock_recv(mode, w.op.buf.segs(), (w.offset + *got) as usize, (w.room - *got) as usize)
+                        }
+                        Dest::Trunc(_) => {
+                            // Dropped: read into the stage, which holds
+                            // nothing now (`lo == hi`) and is not advanced.
+                            let n = ((len - *got) as usize).min(STAGE);
+                            let seg = [sock::kseg(&d.stage[..n])];
+                            self.sock_recv(mode, &seg, 0, n)
+                        }
                         Dest::Rma => self.sock_recv(mode, d.rma.segs(), *got as usize, (len - *got) as usize),
                         Dest::Read(_) => self.sock_recv(mode, d.read_buf.segs(), *got as usize, (len - *got) as usize),
                         Dest::Unexp(b) => {
@@ -849,6 +875,15 @@ impl Conn {
                 }
                 ep.rx_done(w, hdr.payload_len(), hdr.cq_data(), hdr.tag().unwrap_or(0));
             }
+            Rx::Body { dest: Dest::Trunc(w), .. } => {
+                // The message was consumed (the sender's ACK is owed); its
+                // receive has the bytes that fit.
+                if hdr.needs_ack() {
+                    ep.owe_ack();
+                }
+                let len = hdr.payload_len();
+                ep.rx_failed(w, sys::KFI_ETRUNC, w.room, len - w.room);
+            }
             Rx::Body { dest: Dest::Rma, .. } => {
                 ep.remote_hit(true);
                 if let Some(data) = hdr.cq_data() {
@@ -866,7 +901,7 @@ impl Conn {
             Rx::Body { dest: Dest::Read(i), .. } => ep.read_done(*i),
             Rx::Body { dest: Dest::Unexp(buf), .. } => {
                 let buf = core::mem::replace(buf, KVVec::new());
-                let u = Unexp { tag: hdr.tag().unwrap_or(0), data: hdr.cq_data(), ack: hdr.needs_ack(), buf };
+                let u = Unexp { tag: hdr.tag().unwrap_or(0), data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
                 if d.unexp.push(u, GFP_KERNEL).is_err() {
                     // Out of memory for the list entry: the message is
                     // lost; say so rather than pretend.
@@ -885,17 +920,24 @@ impl Conn {
     /// (only looked at again once new tagged receives were posted).
     fn deliver_unexpected(&self, d: &mut DataIo, ep: &EpData) -> bool {
         let gen = ep.tag_posts();
-        if d.unexp.is_empty() || gen == d.unexp_seen {
+        if gen == d.unexp_seen {
             return false;
         }
         d.unexp_seen = gen;
-        let mut moved = false;
+        let mut moved = self.answer_probes(d, ep);
         let mut i = 0;
         while i < d.unexp.len() {
+            if d.unexp[i].claimed.is_some() {
+                // Its claim fetches it.
+                i += 1;
+                continue;
+            }
             let tag = d.unexp[i].tag;
             // Earlier unexpected messages matching the receive come first.
             let earlier = &d.unexp[..i];
-            let older = |want: u64, ignore: u64| earlier.iter().any(|u| rules::tag_match(want, ignore, u.tag));
+            let older = |want: u64, ignore: u64| {
+                earlier.iter().any(|u| u.claimed.is_none() && rules::tag_match(want, ignore, u.tag))
+            };
             let Ok(Some(w)) = ep.rx_take_tagged(tag, older) else {
                 i += 1;
                 continue;
@@ -921,15 +963,83 @@ impl Conn {
         moved
     }
 
-    /// The connection ends: report (EQ error entry, or `KFI_SHUTDOWN` for
-    /// a clean end of stream), close, fail everything.
-    fn broken(&self, d: &mut DataIo, ep: &EpData, owner: Owner, b: Broken) {
-        if b.err == 0 {
-            if self.set_phase(Phase::Established, Phase::Closed) {
-                self.sock.shutdown();
-                super::report_cm(owner, sys::KFI_SHUTDOWN, &[]);
+    /// Answers the posted probes, oldest first, from the unexpected
+    /// messages (fi_tagged(3)):
+    /// - `KFI_PEEK`: the oldest unclaimed match completes the probe with
+    ///   its length, tag and CQ data (no data is copied); with
+    ///   `KFI_CLAIM` it is kept for the claim with the same context, with
+    ///   `KFI_DISCARD` it is dropped; no match: `KFI_ENOMSG`.
+    /// - `KFI_CLAIM` alone: the message claimed with that context is
+    ///   received into the buffer (with `KFI_DISCARD`: dropped, length 0);
+    ///   none: `KFI_ENOMSG`.
+    ///
+    /// A message still in the socket, or that has not arrived, is not
+    /// seen: its peek fails.
+    fn answer_probes(&self, d: &mut DataIo, ep: &EpData) -> bool {
+        let mut moved = false;
+        while let Some(w) = ep.take_probe() {
+            moved = true;
+            let f = w.op.flags;
+            let ctx = w.op.context;
+            let at = if f & rules::F_PEEK != 0 {
+                d.unexp.iter().position(|u| u.claimed.is_none() && rules::tag_match(w.op.tag, w.op.ignore, u.tag))
+            } else {
+                d.unexp.iter().position(|u| u.claimed == Some(ctx))
+            };
+            let Some(at) = at else {
+                ep.rx_failed(&w, bindings::ENOMSG, 0, 0);
+                continue;
+            };
+            let (tag, data, len) = {
+                let u = &d.unexp[at];
+                (u.tag, u.data, u.buf.len() as u64)
+            };
+            let keep = f & rules::F_PEEK != 0 && f & rules::F_DISCARD == 0;
+            if keep {
+                if f & rules::F_CLAIM != 0 {
+                    d.unexp[at].claimed = Some(ctx);
+                }
+                ep.rx_done(&w, len, data, tag);
+                continue;
             }
-        } else {
+            // Taken off the list: received (a claim) or dropped.
+            let Some(u) = ffi::kvec_remove(&mut d.unexp, at) else {
+                break;
+            };
+            d.unexp_bytes = d.unexp_bytes.saturating_sub(u.buf.len());
+            if u.ack {
+                ep.owe_ack();
+            }
+            if f & rules::F_DISCARD != 0 {
+                ep.rx_done(&w, if f & rules::F_PEEK != 0 { len } else { 0 }, data, tag);
+            } else if len > w.room {
+                ffi::copy_to_segs(w.op.buf.segs(), 0, &u.buf[..w.room as usize]);
+                ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
+            } else {
+                ffi::copy_to_segs(w.op.buf.segs(), 0, &u.buf);
+                ep.rx_done(&w, len, data, tag);
+            }
+        }
+        moved
+    }
+
+    /// The connection ends: an established one reports `KFI_SHUTDOWN` on
+    /// the EQ, whatever ended it (a clean end of stream, a reset, a
+    /// protocol error: libfabric's tcp provider does the same; the cause is
+    /// in the error entries of the operations it fails); one still being
+    /// set up gets an EQ error entry. Then close, fail everything.
+    fn broken(&self, d: &mut DataIo, ep: &EpData, owner: Owner, b: Broken) {
+        if self.set_phase(Phase::Established, Phase::Closed) {
+            if b.err != 0 {
+                // KFI_SHUTDOWN carries no cause: the log and the stat do.
+                ffi::note_break(b.err);
+                if BROKEN_INFO.allow() {
+                    pr_info!("kfi_tcp: connection ended by error {}\n", b.err);
+                }
+            }
+            self.sock.shutdown();
+            super::report_cm(owner, sys::KFI_SHUTDOWN, &[]);
+        } else if b.err != 0 {
             self.fail(owner, -(b.err as c_int), &[]);
         }
         self.cleanup(d, ep, if b.err == 0 { bindings::ECONNRESET } else { b.err });
@@ -947,6 +1057,7 @@ impl Conn {
         }
         match core::mem::replace(&mut d.rx, Rx::Hdr) {
             Rx::Body { dest: Dest::Op(w), got } => ep.rx_failed(&w, err, got, 0),
+            Rx::Body { dest: Dest::Trunc(w), got } => ep.rx_failed(&w, err, got.min(w.room), 0),
             Rx::Body { dest: Dest::Read(i), .. } => ep.tx_failed(i, err),
             _ => {}
         }

@@ -78,6 +78,9 @@ pub(crate) struct Domain {
     /// Keys are chosen by the provider (`KFI_MR_PROV_KEY` in the info the
     /// domain was opened with) rather than requested by the consumer.
     pub(crate) prov_key: bool,
+    /// The interface the domain was opened on (`domain_attr->name`);
+    /// length 0: opened without a name, it serves every interface.
+    iface: ([u8; IFNAMSIZ], usize),
     /// Open children (memory regions, completion queues, endpoints).
     children: AtomicUsize,
     #[pin]
@@ -88,6 +91,9 @@ pub(crate) struct Domain {
     #[pin]
     cntrs: SpinLockBh<KVec<usize>>,
 }
+
+/// Longest interface name, with its NUL (`IFNAMSIZ`).
+const IFNAMSIZ: usize = 16;
 
 /// Segments a remote access resolves to: up to 4 regions of up to 4
 /// segments each.
@@ -155,6 +161,13 @@ impl Domain {
         unsafe { &*kernel::container_of!(fid, Domain, dom.fid) }
     }
 
+    /// The interface the domain was opened on; `None` if it was opened
+    /// without a name (any interface).
+    pub(crate) fn iface(&self) -> Option<&[u8]> {
+        let (name, len) = &self.iface;
+        (*len != 0).then(|| &name[..*len])
+    }
+
     /// The fabric the domain belongs to (outlives it).
     pub(crate) fn fabric(&self) -> *mut Fabric {
         self.fabric
@@ -218,7 +231,7 @@ impl Domain {
         }
         for &c in snap.iter() {
             // SAFETY: listed, hence open (see above).
-            unsafe { &*(c as *const Cntr) }.flush(|p| p.is_deferred(), crate::trig::cancelled);
+            unsafe { &*(c as *const Cntr) }.flush(crate::cntr::Waits::Completions, crate::trig::cancelled);
         }
     }
 
@@ -251,7 +264,13 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
     let dattr = unsafe { info.as_ref().and_then(|i| i.domain_attr.as_ref()) };
     // SAFETY: as above.
     let name = dattr.and_then(|d| unsafe { ffi::c_bytes(d.name) });
+    let mut iface = ([0u8; IFNAMSIZ], 0);
     if let Some(name) = name {
+        if name.len() >= IFNAMSIZ {
+            return ffi::neg(bindings::ENODEV);
+        }
+        iface.0[..name.len()].copy_from_slice(name);
+        iface.1 = name.len();
         let Ok(ifaces) = ffi::Ifaces::read() else {
             return ffi::neg(bindings::ENOMEM);
         };
@@ -267,6 +286,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
         dom: unsafe { core::mem::zeroed() },
         fabric: f,
         prov_key,
+        iface,
         children: AtomicUsize::new(0),
         mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),
         cntrs <- new_spinlock_bh!(KVec::new(), "kfi_tcp_dom_cntrs"),

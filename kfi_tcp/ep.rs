@@ -81,9 +81,12 @@ pub(crate) struct Ep {
 struct Alias {
     ep: sys::kfid_ep,
     target: *const Ep,
-    /// Operation flags added to every transfer (without the direction
-    /// bits `KFI_TRANSMIT`/`KFI_RECV`, which only select them).
+    /// Operation flags added to the transfers of the directions in
+    /// `dirs` (without the direction bits themselves).
     flags: u64,
+    /// `KFI_TRANSMIT` and/or `KFI_RECV`: which transfers `flags` apply
+    /// to (both when the alias was made with neither).
+    dirs: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -168,6 +171,11 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         let Some(n) = queue_size(t.size) else {
             return einval();
         };
+        // Default flags the provider does not advertise are refused, not
+        // ignored: the consumer would rely on them.
+        if t.op_flags & !crate::prov::TX_OP_FLAGS != 0 {
+            return -(sys::KFI_EBADFLAGS as c_int);
+        }
         attrs.tx_size = n;
         attrs.tx_flags = t.op_flags;
     }
@@ -176,6 +184,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         let Some(n) = queue_size(r.size) else {
             return einval();
         };
+        if r.op_flags & !crate::prov::RX_OP_FLAGS != 0 {
+            return -(sys::KFI_EBADFLAGS as c_int);
+        }
         attrs.rx_size = n;
         attrs.rx_flags = r.op_flags;
     }
@@ -355,6 +366,7 @@ fn make_alias(e: &Ep, a: &sys::kfi_alias) -> c_int {
         ep: unsafe { core::mem::zeroed() },
         target: e,
         flags: a.flags & !dirs,
+        dirs: if a.flags & dirs == 0 { dirs } else { a.flags & dirs },
     };
     let Ok(b) = KBox::new(al, GFP_KERNEL) else {
         return ffi::neg(bindings::ENOMEM);
@@ -627,7 +639,11 @@ unsafe fn ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_tcp_xfer) -> isize {
         let a = unsafe { alias_of(&(*ep).fid) };
         let e = unsafe { &*a.target };
         let mut x = *x;
-        x.flags |= a.flags;
+        let tx = !matches!(x.kind as u32, sys::KFI_TCP_X_RECV | sys::KFI_TCP_X_TRECV);
+        let dir = if tx { sys::KFI_TRANSMIT as u64 } else { sys::KFI_RECV as u64 };
+        if a.dirs & dir != 0 {
+            x.flags |= a.flags;
+        }
         if x.flags & sys::KFI_TRIGGER as u64 != 0 {
             return crate::trig::post_triggered(&e.data, &x);
         }
@@ -670,9 +686,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_cancel(fid: *mut sys::kfid, context: 
     if r == 0 {
         return 0;
     }
-    // A triggered operation not fired yet?
+    // A triggered operation of this endpoint not fired yet?
     // SAFETY: the domain outlives its endpoints.
-    if crate::trig::cancel_triggered(unsafe { &*e.domain }, context) {
+    if crate::trig::cancel_triggered(unsafe { &*e.domain }, &e.data, context) {
         return 0;
     }
     r

@@ -58,6 +58,15 @@ impl Fabric {
         unsafe { kernel::container_of!(fab, Fabric, fab) as *mut Fabric }
     }
 
+    /// The header of a fabric (what the consumer holds).
+    ///
+    /// # Safety
+    /// `f` is a live fabric.
+    pub(crate) unsafe fn header(f: *mut Fabric) -> *mut sys::kfid_fabric {
+        // SAFETY: live by the caller's contract; no reference is formed.
+        unsafe { core::ptr::addr_of_mut!((*f).fab) }
+    }
+
     /// The fabric's network namespace (referenced for its life).
     ///
     /// # Safety

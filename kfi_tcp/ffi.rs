@@ -508,6 +508,13 @@ pub(crate) fn tr(point: u32) {
     let _ = point;
 }
 
+/// Notes the cause of an established connection's end by error
+/// (`kfi_tcp_stat_last_break()`).
+pub(crate) fn note_break(err: u32) {
+    // SAFETY: takes a plain integer, callable from any context.
+    unsafe { sys::kfi_tcp_stat_broke(err as core::ffi::c_int) }
+}
+
 /// Counts a run of a connection's work item (`kfi_tcp_stat_conn_runs()`).
 pub(crate) fn count_conn_run() {
     // SAFETY: takes nothing, callable from any context.

@@ -1462,3 +1462,41 @@ bool kfi_tcp_glue_is_alias(const struct kfid *fid)
 {
 	return fid->ops == &kfi_tcp_alias_fid_ops;
 }
+
+/**
+ * kfi_tcp_glue_is_fabric() - Tell whether a fabric header is one of ours.
+ * @fabric: Any provider's fabric (a consumer's getinfo hint).
+ *
+ * The fid's ops table is the core's guard, so the fabric ops table is
+ * what identifies this provider's fabrics.
+ *
+ * Return: true for a fabric made by kfi_tcp_glue_fabric_init().
+ */
+bool kfi_tcp_glue_is_fabric(const struct kfid_fabric *fabric)
+{
+	return fabric->fid.fclass == KFI_CLASS_FABRIC &&
+	       fabric->ops == &kfi_tcp_fabric_ops;
+}
+
+/**
+ * kfi_tcp_glue_is_domain() - Tell whether a domain header is one of ours.
+ * @domain: Any provider's domain (a consumer's getinfo hint).
+ *
+ * Return: true for a domain made by kfi_tcp_glue_domain_init().
+ */
+bool kfi_tcp_glue_is_domain(const struct kfid_domain *domain)
+{
+	return domain->fid.fclass == KFI_CLASS_DOMAIN &&
+	       domain->ops == &kfi_tcp_domain_ops;
+}
+
+/**
+ * kfi_tcp_glue_net_is_current() - Tell whether a namespace is the caller's.
+ * @net: A namespace referenced by kfi_tcp_glue_get_net().
+ *
+ * Return: true if @net is the calling task's network namespace.
+ */
+bool kfi_tcp_glue_net_is_current(const void *net)
+{
+	return net == current->nsproxy->net_ns;
+}

@@ -606,6 +606,40 @@ u64 kfi_tcp_stat_conn_runs(void)
 }
 EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_conn_runs, KFI_TCP_STATS);
 
+/* Errno of the last established connection ended by an error. */
+static atomic_t kfi_tcp_last_break = ATOMIC_INIT(0);
+
+/**
+ * kfi_tcp_stat_broke() - Note why an established connection ended.
+ * @err: The positive errno (a reset, EPROTO for a malformed frame...).
+ *
+ * KFI_SHUTDOWN carries no cause; this keeps the last one for
+ * kfi_tcp_stat_last_break().
+ *
+ * Context: Any context.
+ */
+void kfi_tcp_stat_broke(int err)
+{
+	atomic_set(&kfi_tcp_last_break, err);
+}
+
+/**
+ * kfi_tcp_stat_last_break() - Take the cause of the last broken connection.
+ *
+ * An established connection that ends on the data path by an error (not a
+ * clean end of stream) reports KFI_SHUTDOWN like any other end; its cause
+ * is noted here. For diagnostics and tests (the hostile-peer checks).
+ *
+ * Context: Any context.
+ * Return: The positive errno of the last such end since the previous call,
+ * or 0; the value is cleared.
+ */
+int kfi_tcp_stat_last_break(void)
+{
+	return atomic_xchg(&kfi_tcp_last_break, 0);
+}
+EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_last_break, KFI_TCP_STATS);
+
 /*
  * The vectors and message of a send (see kfi_tcp_sk_send()): with *@splice,
  * one run of bvecs of spliceable pages or of others (*@splice cleared if

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The provider's entry points: `kgetinfo` and `kfabric`.
 
+use crate::domain::Domain;
 use crate::fabric;
 use crate::ffi::{self, einval, kfi_info, sys, InfoList};
 use crate::logic::plan::{self, Plan, SockIn};
@@ -22,19 +23,39 @@ const QUEUE_SIZE: usize = 1024;
 /// Largest message (1 GiB).
 const MAX_MSG_SIZE: usize = 1 << 30;
 
+/// Transmit capabilities: `KFI_TRIGGER` (triggered operations, aliases,
+/// deferred work) is implemented for every transmit.
 const TX_CAPS: u64 = sys::KFI_MSG as u64
     | sys::KFI_RMA as u64
     | sys::KFI_TAGGED as u64
     | sys::KFI_SEND as u64
     | sys::KFI_READ as u64
-    | sys::KFI_WRITE as u64;
+    | sys::KFI_WRITE as u64
+    | sys::KFI_TRIGGER as u64;
+/// Receive capabilities: `KFI_RMA_EVENT`, because remote reads and writes
+/// of our regions count on the counters bound with `KFI_REMOTE_READ` /
+/// `KFI_REMOTE_WRITE`; `KFI_TRIGGER` for triggered receives.
 const RX_CAPS: u64 = sys::KFI_MSG as u64
     | sys::KFI_RMA as u64
     | sys::KFI_TAGGED as u64
     | sys::KFI_RECV as u64
     | sys::KFI_REMOTE_READ as u64
     | sys::KFI_REMOTE_WRITE as u64
-    | sys::KFI_MULTI_RECV as u64;
+    | sys::KFI_MULTI_RECV as u64
+    | sys::KFI_RMA_EVENT as u64
+    | sys::KFI_TRIGGER as u64;
+/// Default operation flags an endpoint accepts in `tx_attr->op_flags`
+/// (applied to every transmit call but the `*msg` ones).
+pub(crate) const TX_OP_FLAGS: u64 = sys::KFI_COMPLETION as u64
+    | sys::KFI_INJECT as u64
+    | sys::KFI_INJECT_COMPLETE as u64
+    | sys::KFI_TRANSMIT_COMPLETE as u64
+    | sys::KFI_DELIVERY_COMPLETE as u64
+    | sys::KFI_MORE as u64;
+/// The same for `rx_attr->op_flags` (`KFI_MULTI_RECV` applies to untagged
+/// receives only).
+pub(crate) const RX_OP_FLAGS: u64 =
+    sys::KFI_COMPLETION as u64 | sys::KFI_MULTI_RECV as u64 | sys::KFI_MORE as u64;
 const DOMAIN_CAPS: u64 = sys::KFI_LOCAL_COMM as u64 | sys::KFI_REMOTE_COMM as u64;
 /// A byte stream keeps everything in order except completions.
 const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
@@ -70,6 +91,70 @@ fn sockaddr_in(a: SockIn) -> [u8; 16] {
     s
 }
 
+/// The open fabric and domain a consumer's hints name
+/// (`hints->fabric_attr->fabric`, `hints->domain_attr->domain`: kfilnd's
+/// reuse loop), checked to be ours and of the caller's namespace.
+#[derive(Clone, Copy)]
+struct Reuse<'a> {
+    fabric: *mut sys::kfid_fabric,
+    domain: *mut sys::kfid_domain,
+    /// Only entries of this interface (the named domain's).
+    iface: Option<&'a [u8]>,
+}
+
+impl Reuse<'_> {
+    const NONE: Reuse<'static> = Reuse { fabric: core::ptr::null_mut(), domain: core::ptr::null_mut(), iface: None };
+
+    /// Reads the handles from the hints. `None` when they name an object
+    /// that is not this provider's, a fabric of another namespace, or a
+    /// domain of another fabric than the one named: no entry can match.
+    ///
+    /// # Safety
+    /// `h` is NULL or valid hints; their fabric and domain handles are NULL
+    /// or objects the consumer holds open for the call.
+    unsafe fn of<'a>(h: *const kfi_info) -> Option<Reuse<'a>> {
+        // SAFETY: by the caller's contract.
+        let Some(h) = (unsafe { h.as_ref() }) else {
+            return Some(Reuse::NONE);
+        };
+        // SAFETY: attributes are NULL or valid, as the hints.
+        let (fa, da) = unsafe { (h.fabric_attr.as_ref(), h.domain_attr.as_ref()) };
+        let mut r = Reuse::NONE;
+        r.fabric = fa.map_or(core::ptr::null_mut(), |f| f.fabric);
+        r.domain = da.map_or(core::ptr::null_mut(), |d| d.domain);
+        if !r.domain.is_null() {
+            // SAFETY: an open domain (any provider's: its header is read
+            // only to tell whether it is ours).
+            if !unsafe { sys::kfi_tcp_glue_is_domain(r.domain) } {
+                return None;
+            }
+            // SAFETY: ours, open for the call.
+            let d = unsafe { Domain::from_fid(&mut (*r.domain).fid) };
+            // SAFETY: a domain's fabric outlives it.
+            let f = unsafe { fabric::Fabric::header(d.fabric()) };
+            if !r.fabric.is_null() && r.fabric != f {
+                return None;
+            }
+            r.fabric = f;
+            r.iface = d.iface();
+        }
+        if !r.fabric.is_null() {
+            // SAFETY: as for the domain.
+            if !unsafe { sys::kfi_tcp_glue_is_fabric(r.fabric) } {
+                return None;
+            }
+            // SAFETY: ours and open; its namespace is referenced for its
+            // life.
+            let net = unsafe { fabric::Fabric::net(fabric::Fabric::from_header(r.fabric)) };
+            // SAFETY: `net` is a live namespace.
+            if !unsafe { sys::kfi_tcp_glue_net_is_current(net) } {
+                return None;
+            }
+        }
+        Some(r)
+    }
+}
+
 fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u32) -> Result {
     e.caps = TX_CAPS | RX_CAPS | DOMAIN_CAPS;
     e.mode = 0;
@@ -87,12 +172,14 @@ fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u3
         (&mut *e.tx_attr, &mut *e.rx_attr, &mut *e.ep_attr, &mut *e.domain_attr, &mut *e.fabric_attr)
     };
     tx.caps = TX_CAPS;
+    tx.op_flags = TX_OP_FLAGS;
     tx.msg_order = MSG_ORDER;
     tx.inject_size = INJECT_SIZE;
     tx.size = QUEUE_SIZE;
     tx.iov_limit = IOV_LIMIT;
     tx.rma_iov_limit = IOV_LIMIT;
     rx.caps = RX_CAPS;
+    rx.op_flags = RX_OP_FLAGS;
     rx.msg_order = MSG_ORDER;
     rx.size = QUEUE_SIZE;
     rx.iov_limit = IOV_LIMIT;
@@ -180,9 +267,26 @@ unsafe extern "C" fn tcp_getinfo(
         Ok(n) => n,
         Err(e) => return e.errno(),
     };
+    // SAFETY: the core passes NULL or valid hints, whose handles the
+    // consumer holds open for the call.
+    let Some(reuse) = (unsafe { Reuse::of(hints) }) else {
+        return ffi::neg(bindings::ENODATA);
+    };
     let mut list = InfoList::new();
     for p in &plans[..n] {
-        let r = list.push().and_then(|e| fill(e, Some(&views[p.iface]), p, version));
+        let iface = &views[p.iface];
+        if reuse.iface.is_some_and(|name| name != iface.name) {
+            continue;
+        }
+        let r = list.push().and_then(|e| {
+            fill(e, Some(iface), p, version)?;
+            // SAFETY: `fill` succeeded: both attributes are allocated.
+            unsafe {
+                (*e.fabric_attr).fabric = reuse.fabric;
+                (*e.domain_attr).domain = reuse.domain;
+            }
+            Ok(())
+        });
         if r.is_err() {
             return ffi::neg(bindings::ENOMEM);
         }

@@ -73,6 +73,9 @@ bool kfi_tcp_glue_is_cntr(const struct kfid *fid);
 bool kfi_tcp_glue_is_ep(const struct kfid *fid);
 void kfi_tcp_glue_alias_init(struct kfid_ep *ep, void *context);
 bool kfi_tcp_glue_is_alias(const struct kfid *fid);
+bool kfi_tcp_glue_is_fabric(const struct kfid_fabric *fabric);
+bool kfi_tcp_glue_is_domain(const struct kfid_domain *domain);
+bool kfi_tcp_glue_net_is_current(const void *net);
 bool kfi_tcp_glue_cpu_possible(int cpu);
 void kfi_tcp_glue_spin_lock_bh(spinlock_t *lock);
 void kfi_tcp_glue_spin_unlock_bh(spinlock_t *lock);
@@ -130,6 +133,7 @@ ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 u64 kfi_tcp_stat_spliced(void);
 u64 kfi_tcp_stat_call_bytes(void);
 void kfi_tcp_stat_conn_ran(void);
+void kfi_tcp_stat_broke(int err);
 u64 kfi_tcp_stat_conn_runs(void);
 ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 			    const struct kfi_tcp_seg *segs, int n, size_t skip,

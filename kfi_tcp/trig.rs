@@ -28,7 +28,7 @@
 //! issued refuses to close (-EBUSY); so does a counter that deferred work
 //! will still change (as CNTR_ADD/SET target or completion counter).
 
-use crate::cntr::{self, Cntr};
+use crate::cntr::{self, Cntr, Waits};
 use crate::domain::Domain;
 use crate::ffi::{self, einval, sys};
 use crate::xfer::EpData;
@@ -36,10 +36,17 @@ use core::ffi::{c_int, c_void};
 use kernel::bindings;
 use kernel::prelude::*;
 
+/// Largest inject payload, copied into the pending operation at post
+/// time.
+const INJECT_MAX: usize = crate::logic::xfer::INJECT_LIMIT;
+
 /// What a pending operation does when it fires.
 enum Action {
-    /// A data transfer on an endpoint.
-    Xfer { ep: *const EpData, x: sys::kfi_tcp_xfer },
+    /// A data transfer on an endpoint. An inject's payload was copied into
+    /// `inline` when it was posted (the consumer may reuse its buffer as
+    /// soon as the call returns); `x` then describes that copy when it
+    /// fires.
+    Xfer { ep: *const EpData, x: sys::kfi_tcp_xfer, inline: Option<[u8; INJECT_MAX]> },
     /// `KFI_OP_CNTR_ADD` / `KFI_OP_CNTR_SET` on `target`.
     Cntr { target: *const Cntr, set: bool, value: u64 },
 }
@@ -66,6 +73,11 @@ impl Pending {
         self.ctx
     }
 
+    /// Whether it is a transfer of the endpoint `ep`.
+    pub(crate) fn is_on(&self, ep: *const EpData) -> bool {
+        matches!(self.action, Action::Xfer { ep: e, .. } if e == ep)
+    }
+
     /// Whether it came from `KFI_QUEUE_WORK`.
     pub(crate) fn is_deferred(&self) -> bool {
         self.deferred
@@ -87,17 +99,26 @@ fn release(p: &Pending) {
 /// (the caller retries it first, later).
 pub(crate) fn fire(p: KBox<Pending>) -> core::result::Result<(), KBox<Pending>> {
     match &p.action {
-        Action::Xfer { ep, x } => {
+        Action::Xfer { ep, x, inline } => {
             // SAFETY: open while this operation counts in it.
             let e = unsafe { &**ep };
-            let r = e.post_fired(x, p.done);
+            let mut x = *x;
+            if let Some(bytes) = inline {
+                // The copy made at post time: `post_fired` copies it
+                // again into the operation's slot before returning.
+                x.seg[0] = sys::kfi_tcp_seg { base: bytes.as_ptr() as *mut c_void, len: x.seg[0].len, ..x.seg[0] };
+                x.seg[0].page = core::ptr::null_mut();
+                x.seg[0].offset = 0;
+            }
+            let x = &x;
+            let r = e.post_fired(x, p.done, p.deferred);
             if r == -(bindings::EAGAIN as isize) {
                 return Err(p);
             }
             if r < 0 {
                 // Refused now (e.g. the connection ended): it fails like a
-                // queued operation would.
-                e.report_lost(x, (-r) as u32, p.done);
+                // queued operation would, in the CQ slot it holds.
+                e.report_lost(x, (-r) as u32, p.done, p.deferred);
             }
             e.trig_dec();
         }
@@ -120,11 +141,17 @@ pub(crate) fn fire(p: KBox<Pending>) -> core::result::Result<(), KBox<Pending>> 
 
 /// An operation withdrawn before it fired (kfi_cancel, KFI_CANCEL_WORK,
 /// KFI_FLUSH_WORK, its counter closing): a triggered transfer completes
-/// with -KFI_ECANCELED; deferred work just goes. No lock held.
+/// with -KFI_ECANCELED (in the CQ slot it took when posted); deferred work
+/// just goes, giving its slot back. No lock held.
 pub(crate) fn cancelled(p: KBox<Pending>) {
-    if let (Action::Xfer { ep, x }, false) = (&p.action, p.deferred) {
+    if let Action::Xfer { ep, x, .. } = &p.action {
         // SAFETY: open while this operation counts in it.
-        unsafe { &**ep }.report_lost(x, bindings::ECANCELED, None);
+        let e = unsafe { &**ep };
+        if p.deferred {
+            e.unreserve_for(x);
+        } else {
+            e.report_lost(x, bindings::ECANCELED, None, false);
+        }
     }
     if let Some(c) = p.done {
         // SAFETY: counted as a user, hence open.
@@ -133,11 +160,17 @@ pub(crate) fn cancelled(p: KBox<Pending>) {
     release(&p);
 }
 
-/// Queues `p` on `cntr`; on failure releases what it held.
+/// Queues `p` on `cntr`; on failure releases what it held (its CQ slot
+/// included).
 fn queue(cntr: &Cntr, threshold: u64, p: KBox<Pending>) -> c_int {
-    match cntr.trigger(threshold, p) {
+    let w = if p.deferred { Waits::Completions } else { Waits::Success };
+    match cntr.trigger(w, threshold, p) {
         Ok(()) => 0,
         Err(p) => {
+            if let Action::Xfer { ep, x, .. } = &p.action {
+                // SAFETY: open while this operation counts in it.
+                unsafe { &**ep }.unreserve_for(x);
+            }
             if let Some(c) = p.done {
                 // SAFETY: counted as a user just before, hence open.
                 unsafe { &*c }.unuse();
@@ -169,24 +202,53 @@ pub(crate) fn post_triggered(ep: &EpData, x: &sys::kfi_tcp_xfer) -> isize {
     };
     let mut x = *x;
     x.flags &= !(sys::KFI_TRIGGER as u64);
-    let r = ep.check(&x);
+    // The flags the operation has now (the endpoint's defaults included)
+    // are the ones it fires with.
+    let r = ep.check(&mut x);
     if r != 0 {
         return r;
     }
+    let inline = match inject_copy(&mut x) {
+        Ok(i) => i,
+        Err(e) => return e as isize,
+    };
     let Ok(b) = KBox::<Pending>::new_uninit(GFP_ATOMIC) else {
         return ffi::neg(bindings::ENOMEM) as isize;
     };
+    if let Err(e) = ep.reserve_for(&x) {
+        return e;
+    }
     ep.trig_inc();
-    let p = KBox::write(b, Pending { action: Action::Xfer { ep, x }, ctx: tctx as usize, done: None, deferred: false });
+    let p = KBox::write(b, Pending { action: Action::Xfer { ep, x, inline }, ctx: tctx as usize, done: None, deferred: false });
     queue(c, threshold as u64, p) as isize
 }
 
-/// Withdraws the triggered transfer whose context is `ctx`, if one is
-/// pending on any counter of `dom` (any context).
-pub(crate) fn cancel_triggered(dom: &Domain, ctx: *mut c_void) -> bool {
+/// An inject's payload, copied now (its length was checked): the
+/// triggered operation sends these bytes whatever the consumer does with
+/// its buffer after the call. `None` for other transfers.
+fn inject_copy(x: &mut sys::kfi_tcp_xfer) -> core::result::Result<Option<[u8; INJECT_MAX]>, c_int> {
+    if x.flags & sys::KFI_INJECT as u64 == 0 {
+        return Ok(None);
+    }
+    let mut bytes = [0u8; INJECT_MAX];
+    let nseg = (x.nseg as usize).min(x.seg.len());
+    let len: usize = x.seg[..nseg].iter().map(|s| s.len as usize).sum();
+    if len > INJECT_MAX || ffi::copy_from_segs(&x.seg[..nseg], &mut bytes[..len]) != len {
+        return Err(einval());
+    }
+    x.nseg = 1;
+    x.seg[0] = sys::kfi_tcp_seg { base: core::ptr::null_mut(), page: core::ptr::null_mut(), offset: 0, len: len as _ };
+    Ok(Some(bytes))
+}
+
+/// Withdraws the triggered transfer of `ep` whose context is `ctx`, if
+/// one is pending on any counter of `dom` (any context). Another
+/// endpoint's operation with the same context is not touched, nor is
+/// deferred work (`KFI_CANCEL_WORK` withdraws that).
+pub(crate) fn cancel_triggered(dom: &Domain, ep: &EpData, ctx: *mut c_void) -> bool {
     let mut found = None;
     dom.any_cntr(|c| {
-        found = c.cancel(ctx as usize);
+        found = c.cancel(Waits::Success, |p| p.ctx() == ctx as usize && p.is_on(ep));
         found.is_some()
     });
     match found {
@@ -243,19 +305,21 @@ unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Resu
             return Err(-(sys::KFI_EBADFLAGS as c_int));
         }
         let e = crate::ep::data_of(ep).ok_or(einval())?;
-        let r = e.check(&x);
-        if r != 0 {
-            return Err(r as c_int);
-        }
         let done = match w.completion_cntr.is_null() {
             true => None,
             false => Some(cntr::from_consumer(w.completion_cntr).ok_or(einval())? as *const Cntr),
         };
+        let r = e.check_deferred(&mut x);
+        if r != 0 {
+            return Err(r as c_int);
+        }
+        let inline = inject_copy(&mut x)?;
+        e.reserve_for(&x).map_err(|e| e as c_int)?;
         if let Some(c) = done {
             (*c).use_();
         }
         e.trig_inc();
-        Ok(Pending { action: Action::Xfer { ep: e, x }, ctx, done, deferred: true })
+        Ok(Pending { action: Action::Xfer { ep: e, x, inline }, ctx, done, deferred: true })
     }
 }
 
@@ -277,7 +341,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_control(fid: *mut sys::kfid, comm
                 return einval();
             };
             if command as u32 == sys::KFI_CANCEL_WORK {
-                return match trigger.cancel(wp as usize) {
+                return match trigger.cancel(Waits::Completions, |p| p.ctx() == wp as usize) {
                     Some(p) => {
                         cancelled(p);
                         0

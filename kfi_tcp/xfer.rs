@@ -111,6 +111,9 @@ pub(crate) struct TxOp {
     pub(crate) len: u64,
     /// Completion counter of released deferred work (counted as a user).
     pub(crate) extra: Option<*const Cntr>,
+    /// Counted on the endpoint's bound counter (not for deferred work:
+    /// fi_trigger(3), only its `completion_cntr` counts it).
+    pub(crate) ep_cntr: bool,
 }
 
 // SAFETY: the buffer is `Send` (see `Buf`); `extra` names a counter kept
@@ -141,6 +144,8 @@ pub(crate) struct RxOp {
     pub(crate) multi: Option<MultiRecv>,
     /// As [`TxOp::extra`].
     pub(crate) extra: Option<*const Cntr>,
+    /// As [`TxOp::ep_cntr`].
+    pub(crate) ep_cntr: bool,
 }
 
 const TX_INIT: TxOp = TxOp {
@@ -158,6 +163,7 @@ const TX_INIT: TxOp = TxOp {
     n_rma: 0,
     len: 0,
     extra: None,
+    ep_cntr: true,
 };
 
 const RX_INIT: RxOp = RxOp {
@@ -170,6 +176,7 @@ const RX_INIT: RxOp = RxOp {
     entry: false,
     multi: None,
     extra: None,
+    ep_cntr: true,
 };
 
 /// Counters bound to an endpoint, per event.
@@ -184,6 +191,17 @@ pub(crate) struct Cntrs {
 }
 
 impl Cntrs {
+    /// The counter of an operation's completions, if it counts there
+    /// (`ep_cntr`: see [`TxOp::ep_cntr`]).
+    #[inline]
+    fn for_op(&self, kind: Kind, ep_cntr: bool) -> Option<*const Cntr> {
+        if ep_cntr {
+            self.of(kind)
+        } else {
+            None
+        }
+    }
+
     /// The counter of an operation's completions.
     #[inline]
     fn of(&self, kind: Kind) -> Option<*const Cntr> {
@@ -201,10 +219,15 @@ impl Cntrs {
 enum Post {
     /// Queue it.
     Now,
-    /// Only validate it.
-    Check,
+    /// Only validate it (and tell its flags); `deferred`: as `Fired`.
+    Check { deferred: bool },
     /// Queue it: released by a trigger, with a completion counter.
-    Fired(Option<*const Cntr>),
+    /// `deferred`: deferred work, which writes a success entry only with
+    /// `KFI_COMPLETION` and does not count on the endpoint's counters
+    /// (fi_trigger(3)); its error entries are written like any other. Its
+    /// CQ slot was taken when it was posted (`reserve_for`); it stays
+    /// taken if this post fails.
+    Fired { extra: Option<*const Cntr>, deferred: bool },
 }
 
 /// Endpoint configuration copied at enable.
@@ -528,10 +551,14 @@ fn neg(e: u32) -> isize {
     -(e as isize)
 }
 
-fn errc(kind: Kind, flags: u64, context: usize, err: u32) -> ErrCompletion {
+/// The error entry of an operation. `released`: the entry hands a
+/// multi-receive buffer back (its last one: `KFI_MULTI_RECV` is set on
+/// exactly one entry per buffer).
+fn errc(kind: Kind, flags: u64, context: usize, err: u32, released: bool) -> ErrCompletion {
+    let multi = if released { flags & rules::F_MULTI_RECV } else { 0 };
     ErrCompletion {
         op_context: context,
-        flags: kind.cq_flags() | (flags & rules::F_MULTI_RECV),
+        flags: kind.cq_flags() | multi,
         err: err as i32,
         prov_errno: err as i32,
         ..ErrCompletion::default()
@@ -690,24 +717,52 @@ impl EpData {
         self.trig.load(Ordering::Acquire)
     }
 
+    /// Takes the CQ slot of a triggered operation's completion when it is
+    /// posted, as ordinary posts do (so that its entry, or error entry,
+    /// always has room when it fires or is withdrawn). `Ok(true)`: taken;
+    /// `Ok(false)`: no CQ is bound for its direction; `Err`: the CQ is
+    /// full (-EAGAIN: the consumer reads it and retries).
+    pub(crate) fn reserve_for(&self, x: &sys::kfi_tcp_xfer) -> core::result::Result<bool, isize> {
+        let Some(kind) = kind_of(x) else {
+            return Err(neg(bindings::EINVAL));
+        };
+        let cq = self.q.lock().cq(kind.is_tx());
+        let Some(cq) = cq else {
+            return Ok(false);
+        };
+        // SAFETY: bound CQ, valid while bound (the endpoint cannot close
+        // while a triggered operation of it is pending).
+        if unsafe { &*cq }.try_reserve(1) {
+            Ok(true)
+        } else {
+            Err(neg(bindings::EAGAIN))
+        }
+    }
+
+    /// Returns a slot taken by [`EpData::reserve_for`] whose entry will
+    /// not be written (withdrawn deferred work, a post that failed).
+    pub(crate) fn unreserve_for(&self, x: &sys::kfi_tcp_xfer) {
+        let Some(kind) = kind_of(x) else {
+            return;
+        };
+        if let Some(cq) = self.q.lock().cq(kind.is_tx()) {
+            // SAFETY: as in `reserve_for`.
+            unsafe { &*cq }.unreserve(1);
+        }
+    }
+
     /// A triggered operation that will not be queued after all (cancelled
     /// before it fired, or refused when it fired): an error entry with
-    /// `err` on the CQ (without a reservation: lost, with a warning, if
-    /// the CQ is full), counted on the bound counter and on `extra`.
-    pub(crate) fn report_lost(&self, x: &sys::kfi_tcp_xfer, err: u32, extra: Option<*const Cntr>) {
+    /// `err` in the CQ slot `reserve_for` took when it was posted, counted
+    /// on the bound counter (not for deferred work) and on `extra`.
+    pub(crate) fn report_lost(&self, x: &sys::kfi_tcp_xfer, err: u32, extra: Option<*const Cntr>, deferred: bool) {
         let kind = kind_of(x).unwrap_or(Kind::Write);
         let (cq, cntr) = {
             let g = self.q.lock();
-            (g.cq(kind.is_tx()), g.cfg.cntrs.of(kind))
+            (g.cq(kind.is_tx()), g.cfg.cntrs.for_op(kind, !deferred))
         };
-        let e = errc(kind, x.flags, x.context as usize, err);
-        if let Some(cq) = cq {
-            // SAFETY: bound CQ, valid while bound.
-            if unsafe { &*cq }.try_complete_err_unreserved(&e).is_err() {
-                pr_warn!("kfi_tcp: error entry of a triggered operation lost: CQ full\n");
-            }
-        }
-        Report { cq: None, what: What::Failed(e), cntr, extra }.deliver();
+        let e = errc(kind, x.flags, x.context as usize, err, true);
+        Report { cq, what: What::Failed(e), cntr, extra }.deliver();
     }
 
     /// `KFI_OPT_MIN_MULTI_RECV`.
@@ -722,29 +777,52 @@ impl EpData {
 
     /// Posts one transfer. Any context but hard interrupts; never sleeps.
     pub(crate) fn post(&self, x: &sys::kfi_tcp_xfer) -> isize {
-        self.post_as(x, Post::Now)
+        self.post_as(x, Post::Now, &mut 0)
     }
 
     /// Checks a transfer as [`EpData::post`] would, queuing nothing (a
     /// triggered post: mistakes are reported at once, not when it fires).
-    pub(crate) fn check(&self, x: &sys::kfi_tcp_xfer) -> isize {
-        self.post_as(x, Post::Check)
+    ///
+    /// On success `x` is rewritten to fire as posted now: its flags become
+    /// the ones the post has (the endpoint's default op flags included) and
+    /// it counts as a `*msg` call (the defaults are not applied again).
+    pub(crate) fn check(&self, x: &mut sys::kfi_tcp_xfer) -> isize {
+        self.check_as(x, Post::Check { deferred: false })
+    }
+
+    /// [`EpData::check`] for deferred work: it needs a CQ only if it asks
+    /// for a completion entry (`KFI_COMPLETION`); a `completion_cntr`, or
+    /// nothing, is enough otherwise (fi_trigger(3)).
+    pub(crate) fn check_deferred(&self, x: &mut sys::kfi_tcp_xfer) -> isize {
+        self.check_as(x, Post::Check { deferred: true })
+    }
+
+    fn check_as(&self, x: &mut sys::kfi_tcp_xfer, mode: Post) -> isize {
+        let mut flags = 0;
+        let r = self.post_as(x, mode, &mut flags);
+        if r == 0 {
+            x.flags = flags;
+            x.msg_call = true;
+        }
+        r
     }
 
     /// Posts a transfer released by a trigger; `extra` is a deferred
     /// work's completion counter (its use count travels with the
     /// operation, released when it is reported, or here on failure).
-    pub(crate) fn post_fired(&self, x: &sys::kfi_tcp_xfer, extra: Option<*const Cntr>) -> isize {
-        self.post_as(x, Post::Fired(extra))
+    pub(crate) fn post_fired(&self, x: &sys::kfi_tcp_xfer, extra: Option<*const Cntr>, deferred: bool) -> isize {
+        self.post_as(x, Post::Fired { extra, deferred }, &mut 0)
     }
 
-    fn post_as(&self, x: &sys::kfi_tcp_xfer, mode: Post) -> isize {
+    /// `eff`: set to the operation's flags once they are known.
+    fn post_as(&self, x: &sys::kfi_tcp_xfer, mode: Post, eff: &mut u64) -> isize {
         let Some(kind) = kind_of(x) else {
             return neg(bindings::EINVAL);
         };
-        let extra = match mode {
-            Post::Fired(e) => e,
-            _ => None,
+        let (extra, deferred) = match mode {
+            Post::Fired { extra, deferred } => (extra, deferred),
+            Post::Check { deferred, .. } => (None, deferred),
+            Post::Now => (None, false),
         };
         // The trigger flag is handled before (`trig.rs`); a released
         // operation has it removed.
@@ -799,11 +877,18 @@ impl EpData {
             return e.errno() as isize;
         }
         let (cq, selective) = if kind.is_tx() { (cfg.tx_cq, cfg.tx_selective) } else { (cfg.rx_cq, cfg.rx_selective) };
-        // Completions go to a CQ, a counter, or both.
-        if cq.is_none() && cfg.cntrs.of(kind).is_none() {
+        // Completions go to a CQ, a counter, or both; deferred work needs
+        // a CQ only when it asks for an entry.
+        let no_cq = if deferred {
+            flags & rules::F_COMPLETION != 0 && cq.is_none()
+        } else {
+            cq.is_none() && cfg.cntrs.of(kind).is_none()
+        };
+        if no_cq {
             return -(sys::KFI_ENOCQ as isize);
         }
-        if let Post::Check = mode {
+        *eff = flags;
+        if let Post::Check { .. } = mode {
             return 0;
         }
         let free = if kind.is_tx() { g.tx_free } else { g.rx_free };
@@ -812,19 +897,21 @@ impl EpData {
         }
         // One CQ entry per operation, reserved now so that its completion
         // (or error) always has room.
-        if let Some(cq) = cq {
+        // A fired operation's slot was taken when it was posted.
+        let fired = matches!(mode, Post::Fired { .. });
+        if let (Some(cq), false) = (cq, fired) {
             // SAFETY: bound CQ, valid while bound.
             if !unsafe { &*cq }.try_reserve(1) {
                 return neg(bindings::EAGAIN);
             }
         }
         let unreserve = |cq: Option<*const Cq>| {
-            if let Some(cq) = cq {
+            if let (Some(cq), false) = (cq, fired) {
                 // SAFETY: as above.
                 unsafe { &*cq }.unreserve(1);
             }
         };
-        let entry = cq.is_some() && rules::writes_entry(selective, flags, x.no_entry);
+        let entry = cq.is_some() && rules::writes_entry(selective || deferred, flags, x.no_entry);
         let q = &mut *g;
         if cq.is_some() {
             if kind.is_tx() {
@@ -858,6 +945,7 @@ impl EpData {
             op.n_rma = n_rma;
             op.len = moved;
             op.extra = extra;
+            op.ep_cntr = !deferred;
             if op.inject {
                 // Copy now: the caller may reuse its buffer on return.
                 let l = len as usize;
@@ -885,7 +973,7 @@ impl EpData {
                 return neg(bindings::EAGAIN);
             };
             let multi = (flags & rules::F_MULTI_RECV != 0).then(|| MultiRecv::new(len, q.min_multi));
-            q.rx[i] = RxOp { kind, flags, context: x.context as usize, buf, tag: x.tag, ignore: x.ignore, entry, multi, extra };
+            q.rx[i] = RxOp { kind, flags, context: x.context as usize, buf, tag: x.tag, ignore: x.ignore, entry, multi, extra, ep_cntr: !deferred };
             if kind.is_tagged() {
                 q.rx_links.push_back(&mut q.rx_tag, i);
                 self.tag_posts.fetch_add(1, Ordering::AcqRel);
@@ -929,7 +1017,7 @@ impl EpData {
         q.rx[i].extra = None;
         q.rx_links.push_front(&mut q.rx_free, i);
         q.unres(false);
-        let rep = Report::failed(q.cfg.rx_cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED), q.cfg.cntrs.recv)
+        let rep = Report::failed(q.cfg.rx_cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED, true), q.cfg.cntrs.for_op(op.kind, op.ep_cntr))
             .with_extra(op.extra);
         drop(g);
         rep.deliver();
@@ -1092,7 +1180,7 @@ impl EpData {
         q.tx[i].extra = None;
         q.tx_links.push_front(&mut q.tx_free, i);
         q.unres(true);
-        let (cq, cntr) = (q.cfg.tx_cq, q.cfg.cntrs.of(op.kind));
+        let (cq, cntr) = (q.cfg.tx_cq, q.cfg.cntrs.for_op(op.kind, op.ep_cntr));
         if !op.entry {
             return Report::quiet(cq, cntr).with_extra(op.extra);
         }
@@ -1192,7 +1280,8 @@ impl EpData {
         let rx = &q.rx;
         let mut conflict = false;
         let found = q.rx_links.remove_first(&mut q.rx_tag, |i| {
-            if !rules::tag_match(rx[i].tag, rx[i].ignore, tag) {
+            // Peeks and claims look at messages already arrived only.
+            if rules::is_probe(rx[i].flags) || !rules::tag_match(rx[i].tag, rx[i].ignore, tag) {
                 return false;
             }
             conflict = older(rx[i].tag, rx[i].ignore);
@@ -1207,6 +1296,18 @@ impl EpData {
         }))
     }
 
+    /// Takes the oldest posted probe (a tagged receive with `KFI_PEEK`, or
+    /// `KFI_CLAIM` fetching a claimed message): the connection answers it
+    /// from the messages already arrived (`data.rs`).
+    pub(crate) fn take_probe(&self) -> Option<RxWork> {
+        let mut g = self.q.lock();
+        let q = &mut *g;
+        let rx = &q.rx;
+        let i = q.rx_links.remove_first(&mut q.rx_tag, |i| rules::is_probe(rx[i].flags))?;
+        let op = q.rx[i];
+        Some(RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true })
+    }
+
     /// A receive got its message: `len` bytes at `w.offset`, with the
     /// sender's CQ data and tag.
     pub(crate) fn rx_done(&self, w: &RxWork, len: u64, data: Option<u64>, tag: u64) {
@@ -1218,7 +1319,7 @@ impl EpData {
                 q.rx_links.push_front(&mut q.rx_free, w.idx);
                 q.unres(false);
             }
-            let (cq, cntr) = (q.cfg.rx_cq, q.cfg.cntrs.recv);
+            let (cq, cntr) = (q.cfg.rx_cq, q.cfg.cntrs.for_op(w.op.kind, w.op.ep_cntr));
             let extra = if w.last { w.op.extra } else { None };
             let mut flags = w.op.kind.cq_flags();
             if data.is_some() {
@@ -1237,11 +1338,16 @@ impl EpData {
                 tag: if w.op.kind.is_tagged() { tag } else { 0 },
             };
             if multi && !w.last {
-                // Every message of a multi-receive buffer writes an entry:
-                // the buffer's reservation is for its last, the others
-                // took theirs in `rx_take_msg`.
+                // A message that does not release its multi-receive buffer
+                // has the slot it took in `rx_take_msg` (the buffer's is for
+                // its last): an entry unless selective completion suppresses
+                // it. The releasing entry is always written (fi_msg(3)).
                 q.unres(false);
-                Report::done(cq, c, cntr)
+                if cq.is_some() && (w.op.entry || data.is_some()) {
+                    Report::done(cq, c, cntr)
+                } else {
+                    Report::quiet(cq, cntr)
+                }
             } else if cq.is_some() && (w.op.entry || data.is_some() || multi) {
                 Report::done(cq, c, cntr).with_extra(extra)
             } else {
@@ -1268,11 +1374,11 @@ impl EpData {
                 None
             };
             q.unres(false);
-            let mut e = errc(w.op.kind, w.op.flags, w.op.context, err);
+            let mut e = errc(w.op.kind, w.op.flags, w.op.context, err, w.last);
             e.len = len as usize;
             e.olen = olen as usize;
             e.buf = w.op.buf.addr(w.offset);
-            Report::failed(q.cfg.rx_cq, e, q.cfg.cntrs.recv).with_extra(extra)
+            Report::failed(q.cfg.rx_cq, e, q.cfg.cntrs.for_op(w.op.kind, w.op.ep_cntr)).with_extra(extra)
         };
         rep.deliver();
     }
@@ -1286,7 +1392,7 @@ impl EpData {
             q.tx[idx].extra = None;
             q.tx_links.push_front(&mut q.tx_free, idx);
             q.unres(true);
-            Report::failed(q.cfg.tx_cq, errc(op.kind, op.flags, op.context, err), q.cfg.cntrs.of(op.kind)).with_extra(op.extra)
+            Report::failed(q.cfg.tx_cq, errc(op.kind, op.flags, op.context, err, true), q.cfg.cntrs.for_op(op.kind, op.ep_cntr)).with_extra(op.extra)
         };
         rep.deliver();
     }
@@ -1336,15 +1442,15 @@ impl EpData {
                 q.tx_links.push_front(&mut q.tx_free, i);
                 let o = q.tx[i];
                 q.tx[i].extra = None;
-                (o.kind, o.flags, o.context, o.extra)
+                (o.kind, o.flags, o.context, o.extra, o.ep_cntr)
             } else {
                 q.rx_links.push_front(&mut q.rx_free, i);
                 let o = q.rx[i];
                 q.rx[i].extra = None;
-                (o.kind, o.flags, o.context, o.extra)
+                (o.kind, o.flags, o.context, o.extra, o.ep_cntr)
             };
             q.unres(tx);
-            let rep = Report::failed(q.cq(tx), errc(op.0, op.1, op.2, err), q.cfg.cntrs.of(op.0)).with_extra(op.3);
+            let rep = Report::failed(q.cq(tx), errc(op.0, op.1, op.2, err, true), q.cfg.cntrs.for_op(op.0, op.4)).with_extra(op.3);
             drop(g);
             rep.deliver();
             g = self.q.lock();

@@ -219,9 +219,15 @@ impl Completion {
 
 impl ErrCompletion {
     /// Writes the entry as a `kfi_cq_err_entry` into `out` (at least
-    /// [`ERR_BYTES`] bytes), with no error data (`err_data` NULL,
-    /// `err_data_size` 0).
+    /// [`ERR_BYTES`] bytes). The provider has no error data: a consumer
+    /// that supplied a buffer for it (a non-zero `err_data_size` on entry,
+    /// libfabric's rule since API 1.5) keeps its `err_data` pointer, and
+    /// learns through `err_data_size` 0 that nothing was copied; otherwise
+    /// `err_data` is NULL. Nothing is ever written through `err_data`.
     pub fn encode(&self, out: &mut [u8]) {
+        let supplied = out
+            .get(offset::ERR_DATA_SIZE..offset::ERR_DATA_SIZE + 8)
+            .is_some_and(|b| b.iter().any(|&x| x != 0));
         put_u64(out, offset::OP_CONTEXT, self.op_context as u64);
         put_u64(out, offset::FLAGS, self.flags);
         put_u64(out, offset::LEN, self.len as u64);
@@ -231,7 +237,9 @@ impl ErrCompletion {
         put_u64(out, offset::OLEN, self.olen as u64);
         put_i32(out, offset::ERR, self.err);
         put_i32(out, offset::PROV_ERRNO, self.prov_errno);
-        put_u64(out, offset::ERR_DATA, 0);
+        if !supplied {
+            put_u64(out, offset::ERR_DATA, 0);
+        }
         put_u64(out, offset::ERR_DATA_SIZE, 0);
     }
 }

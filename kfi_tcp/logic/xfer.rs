@@ -30,6 +30,8 @@ pub const F_MORE: u64 = 1 << 18;
 pub const F_PEEK: u64 = 1 << 19;
 /// `KFI_TRIGGER`.
 pub const F_TRIGGER: u64 = 1 << 20;
+/// `KFI_FENCE`.
+pub const F_FENCE: u64 = 1 << 21;
 /// `KFI_COMPLETION`.
 pub const F_COMPLETION: u64 = 1 << 24;
 /// `KFI_INJECT`.
@@ -42,6 +44,15 @@ pub const F_TRANSMIT_COMPLETE: u64 = 1 << 27;
 pub const F_DELIVERY_COMPLETE: u64 = 1 << 28;
 /// `KFI_CLAIM` (tagged receives).
 pub const F_CLAIM: u64 = 1 << 59;
+/// `KFI_DISCARD` (tagged receives, with `KFI_PEEK` or `KFI_CLAIM`).
+pub const F_DISCARD: u64 = 1 << 58;
+
+/// A tagged receive that probes the messages already arrived instead of
+/// waiting for one (`KFI_PEEK`, or `KFI_CLAIM` fetching a claimed one).
+#[inline]
+pub const fn is_probe(flags: u64) -> bool {
+    flags & (F_PEEK | F_CLAIM) != 0
+}
 
 /// Local iovs per operation.
 pub const IOV_LIMIT: usize = 4;
@@ -100,8 +111,13 @@ impl Kind {
     /// Flags a `*msg` call of this kind accepts.
     #[inline]
     pub const fn allowed_flags(self) -> u64 {
-        // What every transmitting call may ask for.
+        // What every transmitting call may ask for. `KFI_FENCE` holds
+        // without doing anything: one connection is one ordered byte
+        // stream, and its peer serves every request in arrival order, so
+        // no operation posted after a fenced one can overtake the ones
+        // before it at the target (reads and writes included).
         const TX: u64 = F_COMPLETION
+            | F_FENCE
             | F_REMOTE_CQ_DATA
             | F_INJECT
             | F_MORE
@@ -111,9 +127,15 @@ impl Kind {
         match self {
             Kind::Send => TX | F_MSG | F_SEND,
             Kind::TSend => TX | F_TAGGED | F_SEND,
-            Kind::Recv => F_COMPLETION | F_MULTI_RECV | F_MORE | F_MSG | F_RECV,
-            Kind::TRecv => F_COMPLETION | F_MORE | F_TAGGED | F_RECV,
-            Kind::Read => F_COMPLETION | F_MORE | F_RMA | F_READ,
+            // A receive completes once its data is placed, which is all
+            // `KFI_TRANSMIT_COMPLETE` asks of one (fi_msg(3)).
+            Kind::Recv => F_COMPLETION | F_MULTI_RECV | F_MORE | F_MSG | F_RECV | F_TRANSMIT_COMPLETE,
+            // fi_tagged(3): peek, claim and discard, as `kfi_tagged.h`
+            // documents them.
+            Kind::TRecv => {
+                F_COMPLETION | F_MORE | F_TAGGED | F_RECV | F_TRANSMIT_COMPLETE | F_PEEK | F_CLAIM | F_DISCARD
+            }
+            Kind::Read => F_COMPLETION | F_FENCE | F_MORE | F_RMA | F_READ,
             Kind::Write => TX | F_RMA | F_WRITE,
         }
     }
@@ -146,6 +168,10 @@ impl PostError {
 /// `KFI_TRIGGER` is refused here: the trigger engine handles it before.
 pub fn check_post(kind: Kind, flags: u64, nseg: usize, len: u64, max_msg: u64) -> Result<(), PostError> {
     if flags & !kind.allowed_flags() != 0 {
+        return Err(PostError::BadFlags);
+    }
+    // Discard says what to do with a peeked or claimed message.
+    if flags & F_DISCARD != 0 && !is_probe(flags) {
         return Err(PostError::BadFlags);
     }
     if nseg > IOV_LIMIT {

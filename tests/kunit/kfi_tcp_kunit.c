@@ -405,11 +405,15 @@ struct dom_fixture {
 	struct kfid_domain *dom;
 };
 
+/* Capabilities the next dom_setup_at() asks for (a suite sets them). */
+static uint64_t dom_hint_caps;
+
 static void dom_setup_at(struct kunit *test, struct dom_fixture *f,
 			 int mr_mode, const char *node, uint64_t flags)
 {
 	memset(f, 0, sizeof(*f));
 	f->hints = tcp_hints(test);
+	f->hints->caps = dom_hint_caps;
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, node, NULL, flags, f->hints,
 					  &f->list), 0);
 	f->list->domain_attr->mr_mode = mr_mode;
@@ -555,6 +559,135 @@ static void tcp_mr_bad_input(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, m);
 	/* nothing was left registered: the domain closes */
 	dom_teardown(test, &f);
+}
+
+/* Asks for one entry of lo with @caps and the given op flags. */
+static int getinfo_lo_with(struct kunit *test, uint64_t caps,
+			   uint64_t tx_flags, uint64_t rx_flags)
+{
+	struct kfi_info *h = tcp_hints(test), *list = NULL;
+	int ret;
+
+	h->caps = caps;
+	h->tx_attr->op_flags = tx_flags;
+	h->rx_attr->op_flags = rx_flags;
+	ret = kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE, h, &list);
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, list->caps & caps, caps);
+		KUNIT_EXPECT_EQ(test, list->tx_attr->op_flags & tx_flags,
+				tx_flags);
+		KUNIT_EXPECT_EQ(test, list->rx_attr->op_flags & rx_flags,
+				rx_flags);
+	} else {
+		KUNIT_EXPECT_NULL(test, list);
+	}
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
+	return ret;
+}
+
+/*
+ * What the provider implements is found when asked for in the hints
+ * (KFI_TRIGGER, KFI_RMA_EVENT, the default op flags it applies), what it
+ * lacks is not; an endpoint refuses default op flags it does not apply.
+ */
+static void tcp_getinfo_advertises_what_works(struct kunit *test)
+{
+	const uint64_t tx = KFI_COMPLETION | KFI_INJECT | KFI_INJECT_COMPLETE |
+			    KFI_TRANSMIT_COMPLETE | KFI_DELIVERY_COMPLETE |
+			    KFI_MORE;
+	const uint64_t rx = KFI_COMPLETION | KFI_MULTI_RECV | KFI_MORE;
+	struct dom_fixture d;
+	struct kfid_ep *ep = NULL;
+
+	KUNIT_EXPECT_EQ(test, getinfo_lo_with(test, KFI_TRIGGER, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, getinfo_lo_with(test, KFI_RMA_EVENT, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, getinfo_lo_with(test, KFI_MSG | KFI_TAGGED |
+					      KFI_RMA | KFI_TRIGGER |
+					      KFI_RMA_EVENT | KFI_MULTI_RECV,
+					      tx, rx), 0);
+	/* Lustre 2.15 kfilnd's op flags */
+	KUNIT_EXPECT_EQ(test, getinfo_lo_with(test, 0, KFI_COMPLETION,
+					      KFI_COMPLETION | KFI_MULTI_RECV),
+			0);
+	/* not implemented: not advertised */
+	KUNIT_EXPECT_EQ(test, getinfo_lo_with(test, KFI_ATOMIC, 0, 0),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, getinfo_lo_with(test, 0, KFI_COMMIT_COMPLETE, 0),
+			-ENODATA);
+	KUNIT_EXPECT_EQ(test, getinfo_lo_with(test, 0, 0, KFI_INJECT), -ENODATA);
+
+	dom_setup_at(test, &d, 0, "127.0.0.1", KFI_SOURCE);
+	d.list->rx_attr->op_flags = KFI_COMMIT_COMPLETE;
+	KUNIT_EXPECT_EQ(test, kfi_endpoint(d.dom, d.list, &ep, NULL),
+			-KFI_EBADFLAGS);
+	d.list->rx_attr->op_flags = rx;
+	d.list->tx_attr->op_flags = tx;
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(d.dom, d.list, &ep, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	dom_teardown(test, &d);
+}
+
+/*
+ * kfilnd's reuse loop: hints naming an open fabric or domain return only
+ * that fabric's / domain's entries, with the handle set; a handle of
+ * another fabric, or not of this provider, matches nothing.
+ */
+static void tcp_getinfo_reuses_open_fabric_domain(struct kunit *test)
+{
+	struct kfi_info *h = tcp_hints(test), *list = NULL, *e;
+	struct kfid_domain fake = {};
+	struct kfid_fabric *fab2;
+	struct dom_fixture d;
+
+	dom_setup_at(test, &d, 0, "127.0.0.1", KFI_SOURCE);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(d.list->fabric_attr, &fab2, NULL), 0);
+
+	h->fabric_attr->fabric = d.fab;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
+	KUNIT_EXPECT_NOT_NULL(test, find_domain(list, "lo"));
+	for (e = list; e; e = e->next) {
+		KUNIT_EXPECT_PTR_EQ(test, e->fabric_attr->fabric, d.fab);
+		KUNIT_EXPECT_NULL(test, e->domain_attr->domain);
+	}
+	kfi_freeinfo(list);
+	list = NULL;
+
+	h->domain_attr->domain = d.dom;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
+	for (e = list; e; e = e->next) {
+		KUNIT_EXPECT_STREQ(test, e->domain_attr->name, "lo");
+		KUNIT_EXPECT_PTR_EQ(test, e->domain_attr->domain, d.dom);
+		KUNIT_EXPECT_PTR_EQ(test, e->fabric_attr->fabric, d.fab);
+	}
+	kfi_freeinfo(list);
+	list = NULL;
+
+	/* the domain alone names its fabric too */
+	h->fabric_attr->fabric = NULL;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
+					  h, &list), 0);
+	KUNIT_EXPECT_PTR_EQ(test, list->fabric_attr->fabric, d.fab);
+	KUNIT_EXPECT_NULL(test, list->next);
+	kfi_freeinfo(list);
+	list = NULL;
+
+	/* a domain of another fabric than the one named */
+	h->fabric_attr->fabric = fab2;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list),
+			-ENODATA);
+	/* an object that is not this provider's */
+	fake.fid.fclass = KFI_CLASS_DOMAIN;
+	h->fabric_attr->fabric = NULL;
+	h->domain_attr->domain = &fake;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list),
+			-ENODATA);
+	KUNIT_EXPECT_NULL(test, list);
+
+	h->domain_attr->domain = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_close(&fab2->fid), 0);
+	dom_teardown(test, &d);
+	kfi_freeinfo(h);
 }
 
 /* ---------------------------------------------------------------- CM */
@@ -1220,6 +1353,8 @@ struct xf_fixture {
  * xf_caller (a test sets it around its own kfi calls).
  */
 static bool xf_handlers;
+/* Bind flags of the next xf_connect()'s server receive CQ besides KFI_RECV. */
+static uint64_t xf_srx_flags;
 static struct task_struct *xf_caller;
 static atomic_t xf_handler_calls, xf_handler_calls_in_caller;
 
@@ -1309,7 +1444,8 @@ static void xf_connect(struct kunit *test, struct xf_fixture *f)
 	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &c->peq->fid, 0), 0);
 	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->stx->fid, KFI_TRANSMIT),
 			0);
-	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->srx->fid, KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->srx->fid,
+					  KFI_RECV | xf_srx_flags), 0);
 	if (f->cn[2]) {
 		KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->cn[2]->fid,
 						  KFI_RECV), 0);
@@ -1643,13 +1779,22 @@ static void tcp_msg_post_errors(struct kunit *test)
 
 /* A message longer than its receive: error entry, connection torn down,
  * everything else queued flushed, later posts refused. */
-static void tcp_msg_truncation_tears_down(struct kunit *test)
+/*
+ * A message longer than its receive fails that receive alone (KFI_ETRUNC,
+ * the bytes that fit delivered, olen the bytes lost); the rest of the
+ * frame is dropped and the connection carries on. The same for a fresh
+ * multi-receive buffer too small for the message (released, once).
+ */
+static void tcp_msg_truncation_fails_one_receive(struct kunit *test)
 {
 	struct xf_fixture f;
 	struct kfi_cq_err_entry err;
+	struct kfi_cq_tagged_entry e;
 	struct cm_event ev;
-	char small[8], other[8];
-	ssize_t len;
+	char small[8] = "", other[8] = "", multi[8] = "", last[8] = "";
+	struct kvec mv = { multi, sizeof(multi) };
+	struct kfi_msg mm = { .type = KFI_KVEC, .msg_iov = &mv,
+			      .iov_count = 1, .context = multi };
 
 	xf_setup(test, &f);
 	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, small, sizeof(small), NULL, 0,
@@ -1658,18 +1803,39 @@ static void tcp_msg_truncation_tears_down(struct kunit *test)
 				       other), 0);
 	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "0123456789abcdef", 16, NULL,
 				       0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "next", 5, NULL, 0, NULL), 0);
 	xf_wait_err(test, f.srx, &err);
 	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)small);
 	KUNIT_EXPECT_EQ(test, err.err, KFI_ETRUNC);
+	KUNIT_EXPECT_EQ(test, err.flags, KFI_RECV | KFI_MSG);
+	KUNIT_EXPECT_EQ(test, err.len, (size_t)8);
 	KUNIT_EXPECT_EQ(test, err.olen, (size_t)8);
+	KUNIT_EXPECT_EQ(test, memcmp(small, "01234567", 8), 0);
+	/* the stream goes on: the next message lands in the next receive */
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)other);
+	KUNIT_EXPECT_STREQ(test, other, "next");
+
+	/* a fresh multi-receive buffer too small */
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &mm, KFI_MULTI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, last, sizeof(last), NULL, 0,
+				       last), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "ABCDEFGHIJKL", 12, NULL, 0,
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "end", 4, NULL, 0, NULL), 0);
 	xf_wait_err(test, f.srx, &err);
-	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)other);
-	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
-	/* the server's EQ says why; the client sees the connection end */
-	KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.peq, &ev, &len), -KFI_EAVAIL);
-	KUNIT_EXPECT_EQ(test, kfi_recv(f.c.sep, small, 8, NULL, 0, NULL),
-			-ENOTCONN);
-	KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len), KFI_SHUTDOWN);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)multi);
+	KUNIT_EXPECT_EQ(test, err.err, KFI_ETRUNC);
+	KUNIT_EXPECT_EQ(test, err.flags, KFI_RECV | KFI_MSG | KFI_MULTI_RECV);
+	KUNIT_EXPECT_EQ(test, err.olen, (size_t)4);
+	KUNIT_EXPECT_EQ(test, memcmp(multi, "ABCDEFGH", 8), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)last);
+	KUNIT_EXPECT_STREQ(test, last, "end");
+	xf_expect_none(test, f.srx);
+	/* no CM event: the connection is up */
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.c.peq, NULL, &ev, sizeof(ev), 0),
+			(ssize_t)-EAGAIN);
 	xf_teardown(test, &f);
 }
 
@@ -2744,6 +2910,180 @@ static void tcp_msg_inject_stream(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/*
+ * Flags the headers document are accepted: KFI_FENCE on transmits (sends,
+ * writes, reads), KFI_TRANSMIT_COMPLETE on kfi_recvmsg.
+ */
+static void tcp_msg_documented_flags(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	char in[8] = "", out[8] = "fenced";
+	struct kvec iv = { in, sizeof(in) }, ov = { out, 7 };
+	struct kfi_msg rm = { .type = KFI_KVEC, .msg_iov = &iv, .iov_count = 1,
+			      .context = in };
+	struct kfi_msg sm = { .type = KFI_KVEC, .msg_iov = &ov, .iov_count = 1,
+			      .context = out };
+
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &rm, KFI_COMPLETION |
+					  KFI_TRANSMIT_COMPLETE), 0);
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.c.cep, &sm, KFI_COMPLETION |
+					  KFI_FENCE), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)in);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG);
+	KUNIT_EXPECT_STREQ(test, in, "fenced");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_MSG);
+	xf_teardown(test, &f);
+}
+
+/*
+ * Selective completion on the receive side: the messages of a multi-receive
+ * buffer posted without KFI_COMPLETION write no entry; the entry that
+ * releases the buffer is always written (fi_msg(3)), with KFI_MULTI_RECV,
+ * once.
+ */
+static void tcp_msg_multi_recv_selective(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	char *buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	size_t min = 16;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	xf_srx_flags = KFI_SELECTIVE_COMPLETION;
+	xf_open(test, &f, 0, 0);
+	xf_connect(test, &f);
+	xf_srx_flags = 0;
+	KUNIT_ASSERT_EQ(test, kfi_setopt(&f.c.sep->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min,
+					 sizeof(min)), 0);
+	{
+		struct kvec v = { buf, 64 };
+		struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &v,
+				     .iov_count = 1, .context = buf };
+
+		KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &m,
+						  KFI_MULTI_RECV), 0);
+	}
+	/* 3 x 16 bytes: 16 left, the buffer is not released yet */
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "0123456789abcdef", 16,
+					       NULL, 0, NULL), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	msleep(50);
+	xf_expect_none(test, f.srx);
+	/* the fourth leaves less than 16 bytes: released, one entry */
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "0123456789abcdef", 16, NULL,
+				       0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG | KFI_MULTI_RECV);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)buf);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)16);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)(buf + 48));
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 32, "0123456789abcdef", 16), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	msleep(20);
+	xf_expect_none(test, f.srx);
+	xf_teardown(test, &f);
+}
+
+/* A tagged receive by kfi_trecvmsg() with @flags, context @ctx. */
+static ssize_t trecv_flags(struct kfid_ep *ep, void *buf, size_t len,
+			   u64 tag, void *ctx, u64 flags)
+{
+	struct kvec v = { buf, len };
+	struct kfi_msg_tagged m = { .type = KFI_KVEC, .msg_iov = &v,
+				    .iov_count = len ? 1 : 0, .tag = tag,
+				    .context = ctx };
+
+	return kfi_trecvmsg(ep, &m, flags);
+}
+
+/*
+ * KFI_PEEK, KFI_CLAIM and KFI_DISCARD on kfi_trecvmsg (fi_tagged(3),
+ * kfi_tagged.h): a peek reports an arrived message without taking it (or
+ * KFI_ENOMSG), a claim keeps it for the receive with the same context, a
+ * discard drops it.
+ */
+static void tcp_msg_peek_claim_discard(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct kfi_context claim = {}, other = {};
+	char buf[16] = "", plain[16] = "";
+
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "hello", 6, NULL, 0, 5, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	msleep(50);	/* arrived, and kept as unexpected */
+	/* a peek: the message's length and tag, nothing copied */
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, buf, sizeof(buf), 5, &other,
+					  KFI_PEEK), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&other);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_TAGGED);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)6);
+	KUNIT_EXPECT_EQ(test, e.tag, 5ULL);
+	KUNIT_EXPECT_EQ(test, buf[0], 0);
+	/* nothing with tag 6 */
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, buf, sizeof(buf), 6, &other,
+					  KFI_PEEK), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_EQ(test, err.err, ENOMSG);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&other);
+	/* claimed: a plain receive does not get it, its claim does */
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, NULL, 0, 5, &claim,
+					  KFI_PEEK | KFI_CLAIM), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)6);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, plain, sizeof(plain), NULL, 0,
+					5, 0, plain), 0);
+	msleep(50);
+	xf_expect_none(test, f.srx);
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, buf, sizeof(buf), 5, &claim,
+					  KFI_CLAIM), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&claim);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)6);
+	KUNIT_EXPECT_STREQ(test, buf, "hello");
+	/* the claim is spent */
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, buf, sizeof(buf), 5, &claim,
+					  KFI_CLAIM), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_EQ(test, err.err, ENOMSG);
+	/* peek and discard: gone, the plain receive still waits */
+	KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "bye", 4, NULL, 0, 7, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	msleep(50);
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, NULL, 0, 7, &other,
+					  KFI_PEEK | KFI_DISCARD), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)4);
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, NULL, 0, 7, &other,
+					  KFI_PEEK), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_EQ(test, err.err, ENOMSG);
+	/* discard alone names no message */
+	KUNIT_EXPECT_EQ(test, trecv_flags(f.c.sep, NULL, 0, 7, &other,
+					  KFI_DISCARD), (ssize_t)-KFI_EBADFLAGS);
+	/* the plain receive gets the next tag-5 message */
+	KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "again", 6, NULL, 0, 5, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)plain);
+	KUNIT_EXPECT_STREQ(test, plain, "again");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	xf_teardown(test, &f);
+}
+
 static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_send_recv),
 	KUNIT_CASE(tcp_msg_inject_stream),
@@ -2751,7 +3091,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_large_and_ordered),
 	KUNIT_CASE(tcp_msg_tagged),
 	KUNIT_CASE(tcp_msg_post_errors),
-	KUNIT_CASE(tcp_msg_truncation_tears_down),
+	KUNIT_CASE(tcp_msg_truncation_fails_one_receive),
 	KUNIT_CASE(tcp_msg_cancel),
 	KUNIT_CASE(tcp_msg_delivery_complete),
 	KUNIT_CASE(tcp_msg_zero_copy),
@@ -2766,6 +3106,9 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_multi_recv),
 	KUNIT_CASE(tcp_msg_multi_recv_waits_for_cq_room),
 	KUNIT_CASE(tcp_msg_selective_completion),
+	KUNIT_CASE(tcp_msg_multi_recv_selective),
+	KUNIT_CASE(tcp_msg_documented_flags),
+	KUNIT_CASE(tcp_msg_peek_claim_discard),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
 	KUNIT_CASE(tcp_rma_write_read),
 	KUNIT_CASE(tcp_rma_bad_access),
@@ -2944,10 +3287,37 @@ static void tcp_cntr_endpoint_events(struct kunit *test)
 	dom_teardown(test, &f.c.d);
 }
 
+/*
+ * kfi_cntr_read/readerr work in any context, with interrupts disabled
+ * too (kfi_eq.h): no BH lock on that path (a local_bh_enable() with
+ * interrupts off would warn, which fails the run).
+ */
+static void tcp_cntr_read_irqs_off(struct kunit *test)
+{
+	struct dom_fixture d;
+	struct kfid_cntr *c;
+	unsigned long flags;
+	u64 v, err;
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &c, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(c, 3), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_adderr(c, 2), 0);
+	local_irq_save(flags);
+	v = kfi_cntr_read(c);
+	err = kfi_cntr_readerr(c);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, v, 3ULL);
+	KUNIT_EXPECT_EQ(test, err, 2ULL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&c->fid), 0);
+	dom_teardown(test, &d);
+}
+
 static struct kunit_case tcp_cntr_cases[] = {
 	KUNIT_CASE(tcp_cntr_values),
 	KUNIT_CASE(tcp_cntr_wait),
 	KUNIT_CASE(tcp_cntr_endpoint_events),
+	KUNIT_CASE(tcp_cntr_read_irqs_off),
 	{}
 };
 
@@ -2983,7 +3353,11 @@ static void trig_setup(struct kunit *test, struct trig_fixture *f, int n)
 	KUNIT_ASSERT_NOT_NULL(test, f->tctx);
 	KUNIT_ASSERT_NOT_NULL(test, f->ids);
 	KUNIT_ASSERT_NOT_NULL(test, f->got);
+	/* triggered operations are found by asking for them */
+	dom_hint_caps = KFI_MSG | KFI_TAGGED | KFI_RMA | KFI_TRIGGER |
+			KFI_RMA_EVENT;
 	xf_open_ex(test, &f->x, 0, 0, true);
+	dom_hint_caps = 0;
 	xf_connect(test, &f->x);
 	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f->x.c.d.dom, NULL, &f->t, NULL),
 			0);
@@ -3363,18 +3737,23 @@ static void tcp_trig_end_to_end(struct kunit *test)
 	trig_setup(test, fp, 1);
 	tm.context = &fp->tctx[0];
 	KUNIT_ASSERT_NOT_NULL(test, w);
+	/* deferred work writes endpoint completions only when asked */
 	w->wop = (struct kfi_op_rma){ .msg = { .type = KFI_KVEC, .msg_iov = &wv,
 					       .iov_count = 1, .rma_iov = &ri,
-					       .rma_iov_count = 1 } };
+					       .rma_iov_count = 1 },
+				      .flags = KFI_COMPLETION };
 	w->rop = (struct kfi_op_rma){ .msg = { .type = KFI_KVEC, .msg_iov = &rv,
 					       .iov_count = 1, .rma_iov = &ri,
 					       .rma_iov_count = 1,
-					       .context = back } };
+					       .context = back },
+				      .flags = KFI_COMPLETION };
 	w->sop = (struct kfi_op_msg){ .msg = { .type = KFI_KVEC, .msg_iov = &sv,
-					       .iov_count = 1 } };
+					       .iov_count = 1 },
+				      .flags = KFI_COMPLETION };
 	w->top = (struct kfi_op_tagged){ .msg = { .type = KFI_KVEC,
 						  .msg_iov = &tsv,
-						  .iov_count = 1, .tag = 42 } };
+						  .iov_count = 1, .tag = 42 },
+					 .flags = KFI_COMPLETION };
 	KUNIT_ASSERT_EQ(test, kfi_mr_reg(fp->x.c.d.dom, mem, sizeof(mem),
 					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
 					 9, 0, &mr, NULL), 0);
@@ -3497,8 +3876,262 @@ static void tcp_trig_alias(struct kunit *test)
 	trig_teardown(test, &f);
 }
 
+/*
+ * A KFI_TRIGGER transfer fires on the counter's success count: an error
+ * completion does not release it. Deferred work counts success plus error
+ * (fi_trigger(3)).
+ */
+static void tcp_trig_success_count_only(struct kunit *test)
+{
+	static const int want[] = { 0 };
+	struct trig_fixture f;
+	struct kfid_cntr *target;
+	struct kfi_op_cntr add = { .value = 7 };
+	struct kfi_deferred_work w = {};
+
+	trig_setup(test, &f, 1);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f.x.c.d.dom, NULL, &target, NULL),
+			0);
+	add.cntr = target;
+	w = (struct kfi_deferred_work){ .threshold = 2, .triggering_cntr = f.t,
+					.op_type = KFI_OP_CNTR_ADD,
+					.op.cntr = &add };
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, 2), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&f.x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_adderr(f.t, 1), 0);
+	/* success 1 + error 1: the deferred work fires, the send does not */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(target, 7, 5000), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, want, 1);
+	trig_drain_tx(test, &f, 1);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), 0);
+	trig_teardown(test, &f);
+}
+
+/*
+ * KFI_INJECT|KFI_TRIGGER (and KFI_INJECT on a KFI_TRIGGER alias): the
+ * payload is the one in the buffer when the call returned, whatever the
+ * buffer holds when the operation fires.
+ */
+static void tcp_trig_inject_copied_at_post(struct kunit *test)
+{
+	static const int want[] = { 0, 1 };
+	struct trig_fixture f;
+	struct kfid_ep *alias;
+	struct kvec iov;
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1 };
+	int i;
+
+	trig_setup(test, &f, 2);
+	KUNIT_ASSERT_EQ(test, kfi_ep_alias(f.x.c.cep, &alias,
+					   KFI_TRANSMIT | KFI_TRIGGER), 0);
+	for (i = 0; i < 2; i++) {
+		iov = (struct kvec){ &f.ids[i], 4 };
+		m.context = &f.tctx[i];
+		f.tctx[i].event_type = KFI_TRIGGER_THRESHOLD;
+		f.tctx[i].trigger.threshold.cntr = f.t;
+		f.tctx[i].trigger.threshold.threshold = 1;
+		if (i == 0)
+			KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.x.c.cep, &m,
+					KFI_INJECT | KFI_TRIGGER), 0);
+		else
+			KUNIT_ASSERT_EQ(test, kfi_sendmsg(alias, &m,
+							  KFI_INJECT), 0);
+		/* the buffer is the caller's again */
+		f.ids[i] = 0xdead0000 + i;
+	}
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, want, 2);
+	trig_drain_tx(test, &f, 2);
+	KUNIT_EXPECT_EQ(test, kfi_close(&alias->fid), 0);
+	trig_teardown(test, &f);
+}
+
+/*
+ * A triggered operation holds its CQ slot from its post: a full CQ refuses
+ * the post (-EAGAIN) rather than losing its completion, and a pending one's
+ * cancellation entry always finds room.
+ */
+static void tcp_trig_cq_slot_reserved(struct kunit *test)
+{
+	struct trig_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	int sent = 0, tries = 0, i;
+	ssize_t r;
+
+	trig_setup(test, &f, 2);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, 1), 0);
+	/* fill the client's 256-entry transmit CQ with plain sends */
+	while (tries < 100) {
+		r = kfi_send(f.x.c.cep, "", 0, NULL, 0, NULL);
+		if (r == -EAGAIN) {
+			tries++;
+			msleep(10);
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, r, (ssize_t)0);
+		sent++;
+		tries = 0;
+	}
+	KUNIT_EXPECT_EQ(test, sent, 255);
+	/* no room for another triggered operation either */
+	KUNIT_EXPECT_EQ(test, trig_send(&f, 1, 1), (ssize_t)-EAGAIN);
+	KUNIT_ASSERT_EQ(test, kfi_cancel(&f.x.c.cep->fid, &f.tctx[0]), 0);
+	for (i = 0; i < sent; i++)
+		KUNIT_ASSERT_EQ(test, xf_wait(f.x.ctx, &e), 1);
+	xf_wait_err(test, f.x.ctx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&f.tctx[0]);
+	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+	xf_expect_none(test, f.x.ctx);
+	/* the messages arrived; drain them so that the receives match */
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, xf_wait(f.x.srx, &e), 1);
+	trig_teardown(test, &f);
+}
+
+/*
+ * KFI_FLUSH_WORK withdraws deferred work only: the triggered transfers keep
+ * their thresholds and their order. Deferred work writes no endpoint
+ * completion and counts on no endpoint counter unless it asks
+ * (KFI_COMPLETION); its completion counter counts it.
+ */
+static void tcp_trig_flush_and_deferred_completions(struct kunit *test)
+{
+	static const int want[] = { 2, 0, 1 };
+	static const u64 th[] = { 2, 2, 1 };
+	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
+	struct kfid_cntr *target, *done;
+	struct kfi_op_cntr add = { .value = 1 };
+	struct kfi_deferred_work w = {}, ws = {};
+	struct kfi_op_msg sop = {};
+	struct kfi_cq_tagged_entry e;
+	struct kvec sv;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	trig_setup(test, fp, 5);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(fp->x.c.d.dom, NULL, &target,
+					    NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(fp->x.c.d.dom, NULL, &done, NULL),
+			0);
+	add.cntr = target;
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, trig_send(fp, i, th[i]), 0);
+	w = (struct kfi_deferred_work){ .threshold = 1, .triggering_cntr = fp->t,
+					.op_type = KFI_OP_CNTR_ADD,
+					.op.cntr = &add };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_FLUSH_WORK,
+					  NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 2), 0);
+	trig_expect(test, fp, want, 3);
+	trig_drain_tx(test, fp, 3);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), 0ULL);
+
+	/* a deferred send without KFI_COMPLETION: no entry, no EP count */
+	sv = (struct kvec){ &fp->ids[3], 4 };
+	sop = (struct kfi_op_msg){ .ep = fp->x.c.cep,
+				   .msg = { .type = KFI_KVEC, .msg_iov = &sv,
+					    .iov_count = 1, .context = &sv } };
+	ws = (struct kfi_deferred_work){ .threshold = 3,
+					 .triggering_cntr = fp->t,
+					 .completion_cntr = done,
+					 .op_type = KFI_OP_SEND, .op.msg = &sop };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &ws), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(done, 1, 5000), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, *(u32 *)e.op_context, 3U);
+	msleep(20);
+	xf_expect_none(test, fp->x.ctx);
+	/* the client's SEND counter counted the three triggered sends only */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(fp->x.cn[0]), 3ULL);
+
+	/* with KFI_COMPLETION: an entry, still no EP count */
+	sv.iov_base = &fp->ids[4];
+	sop.flags = KFI_COMPLETION;
+	ws.threshold = 4;
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &ws), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&sv);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_MSG);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(done, 2, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(fp->x.cn[0]), 3ULL);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, *(u32 *)e.op_context, 4U);
+	KUNIT_EXPECT_EQ(test, kfi_close(&done->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), 0);
+	trig_teardown(test, fp);
+}
+
+/* kfi_cancel looks only at the endpoint's own operations. */
+static void tcp_trig_cancel_scope(struct kunit *test)
+{
+	static const int want[] = { 0 };
+	struct trig_fixture f;
+
+	trig_setup(test, &f, 1);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, 1), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.x.c.sep->fid, &f.tctx[0]),
+			(ssize_t)-ENOENT);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, want, 1);
+	trig_drain_tx(test, &f, 1);
+	trig_teardown(test, &f);
+}
+
+/*
+ * An alias's flags apply to its direction only: a KFI_TRANSMIT alias with
+ * KFI_TRIGGER or KFI_DELIVERY_COMPLETE posts receives as they are.
+ */
+static void tcp_trig_alias_direction(struct kunit *test)
+{
+	struct trig_fixture f;
+	struct kfid_ep *ta, *da;
+	struct kfi_cq_tagged_entry e;
+	u32 in[2] = {};
+	int i;
+
+	trig_setup(test, &f, 2);
+	KUNIT_ASSERT_EQ(test, kfi_ep_alias(f.x.c.cep, &ta,
+					   KFI_TRANSMIT | KFI_TRIGGER), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_alias(f.x.c.cep, &da,
+					   KFI_TRANSMIT |
+					   KFI_DELIVERY_COMPLETE), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(ta, &in[0], 4, NULL, 0, &in[0]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(da, &in[1], 4, NULL, 0, &in[1]), 0);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, kfi_send(f.x.c.sep, &f.ids[i], 4, NULL, 0,
+					       NULL), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, xf_wait(f.x.crx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&in[i]);
+		KUNIT_EXPECT_EQ(test, in[i], (u32)i);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.x.stx, &e), 1);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_close(&da->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ta->fid), 0);
+	trig_teardown(test, &f);
+}
+
 static struct kunit_case tcp_trig_cases[] = {
 	KUNIT_CASE(tcp_trig_threshold_order_on_jump),
+	KUNIT_CASE(tcp_trig_success_count_only),
+	KUNIT_CASE(tcp_trig_inject_copied_at_post),
+	KUNIT_CASE(tcp_trig_cq_slot_reserved),
+	KUNIT_CASE(tcp_trig_flush_and_deferred_completions),
+	KUNIT_CASE(tcp_trig_cancel_scope),
+	KUNIT_CASE(tcp_trig_alias_direction),
 	KUNIT_CASE(tcp_trig_single_increments_fifo),
 	KUNIT_CASE(tcp_trig_immediate_and_set_lower),
 	KUNIT_CASE(tcp_trig_cancel_one),
@@ -3524,6 +4157,8 @@ static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_fabric_domain_lifecycle),
 	KUNIT_CASE(tcp_domain_unknown_interface),
 	KUNIT_CASE(tcp_unimplemented_ops_enosys),
+	KUNIT_CASE(tcp_getinfo_advertises_what_works),
+	KUNIT_CASE(tcp_getinfo_reuses_open_fabric_domain),
 	KUNIT_CASE(tcp_eq_write_read_in_order),
 	KUNIT_CASE(tcp_eq_full_and_bad_input),
 	KUNIT_CASE(tcp_eq_sread_waits),

@@ -40,7 +40,10 @@
  *   sink eq=shutdown|error|timeout eq_err=E cq_errs=N first_cq_err=E
  *        recvs_done=N mr_intact=0|1 mr_changed=N unreported=N
  *        recv_data=HEX
- * (errors are positive errno values, 0 when none; mr_intact: the region
+ * (errors are positive errno values, 0 when none; eq_err: the EQ error
+ * entry's, or with eq=shutdown the cause kfi_tcp recorded for a connection
+ * ended by an error (kfi_tcp_stat_last_break(), looked up at run time so
+ * that this module needs no provider); mr_intact: the region
  * beyond its first expect_write bytes still holds the fill byte;
  * mr_changed: bytes of the region that no longer do; unreported:
  * receives that got no completion at all; recv_data: up to 32 bytes of
@@ -113,6 +116,9 @@
 #include <kfi_endpoint.h>
 #include <kfi_eq.h>
 #include <kfi_errno.h>
+
+/* kfi_tcp's diagnostic (kfi_tcp_sock.c), looked up with symbol_get(). */
+int kfi_tcp_stat_last_break(void);
 #include <kfi_tagged.h>
 #include "iprof_mark.h"
 #include "../../kfi_tcp/kfi_tcp_trace.h"
@@ -1625,7 +1631,7 @@ static void pp_kfi_teardown(struct pp_session *s)
 /* What a sink session saw. */
 struct pp_sink_result {
 	const char *eq;		/* "shutdown", "error" or "timeout" */
-	int eq_err;		/* positive, with eq=error */
+	int eq_err;		/* positive: eq=error's, or shutdown's cause */
 	u32 cq_errs;
 	int first_cq_err;	/* positive, 0 when none */
 	u32 recvs_done;
@@ -1758,6 +1764,22 @@ static int pp_sink_endpoint(struct pp_session *s)
  * entry on the EQ, or the timeout (r->eq "timeout", -ETIMEDOUT). Further
  * connection requests are refused: the sink serves one connection.
  */
+/*
+ * The cause kfi_tcp noted for the last connection ended by an error (and
+ * cleared), if kfi_tcp is loaded: KFI_SHUTDOWN itself carries none.
+ */
+static int pp_last_break(void)
+{
+	int (*f)(void) = symbol_get(kfi_tcp_stat_last_break);
+	int err = 0;
+
+	if (f) {
+		err = f();
+		symbol_put(kfi_tcp_stat_last_break);
+	}
+	return err;
+}
+
 static int pp_sink_wait_end(struct pp_session *s, struct pp_sink_result *r)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
@@ -1779,6 +1801,7 @@ static int pp_sink_wait_end(struct pp_session *s, struct pp_sink_result *r)
 			} else if (event == KFI_SHUTDOWN &&
 				   ev.e.fid == &k->ep->fid) {
 				r->eq = "shutdown";
+				r->eq_err = pp_last_break();
 				return 0;
 			} else if (event == KFI_CONNREQ && ev.e.info) {
 				pr_info("sink: refusing a second connection request\n");
@@ -1925,6 +1948,8 @@ static int pp_sink_run(struct pp_session *s)
 	char node[16], service[8];
 	int ret;
 
+	/* a cause left from an earlier connection is not this one's */
+	pp_last_break();
 	ret = pp_sink_alloc(s);
 	if (!ret)
 		ret = pp_sink_hints(s);

@@ -195,6 +195,8 @@ fn each_format_writes_its_fields_and_nothing_more() {
 fn error_entry_layout() {
     let e = failed(1);
     let mut b = [0xaau8; ERR_BYTES];
+    // No error-data buffer supplied (err_data_size 0 on entry).
+    b[offset_of!(CErr, err_data_size)..][..8].fill(0);
     e.encode(&mut b);
     assert_eq!(u64_at(&b, offset_of!(CErr, op_context)), e.op_context as u64);
     assert_eq!(u64_at(&b, offset_of!(CErr, flags)), e.flags);
@@ -207,6 +209,21 @@ fn error_entry_layout() {
     assert_eq!(i32_at(&b, offset_of!(CErr, prov_errno)), -3);
     assert_eq!(u64_at(&b, offset_of!(CErr, err_data)), 0);
     assert_eq!(u64_at(&b, offset_of!(CErr, err_data_size)), 0);
+}
+
+/// libfabric >= 1.5: a consumer may supply the error-data buffer; it keeps
+/// its pointer, and the size says how much was copied (nothing: this
+/// provider has no error data).
+#[test]
+fn error_entry_keeps_a_supplied_err_data_buffer() {
+    let e = failed(1);
+    let mut b = [0u8; ERR_BYTES];
+    b[offset_of!(CErr, err_data)..][..8].copy_from_slice(&0x1234_5678u64.to_ne_bytes());
+    b[offset_of!(CErr, err_data_size)..][..8].copy_from_slice(&64u64.to_ne_bytes());
+    e.encode(&mut b);
+    assert_eq!(u64_at(&b, offset_of!(CErr, err_data)), 0x1234_5678);
+    assert_eq!(u64_at(&b, offset_of!(CErr, err_data_size)), 0);
+    assert_eq!(u64_at(&b, offset_of!(CErr, op_context)), e.op_context as u64);
 }
 
 #[test]

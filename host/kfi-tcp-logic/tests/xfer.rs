@@ -247,13 +247,23 @@ fn post_flags() {
     for k in KINDS {
         assert_eq!(bad(k, k.cq_flags() | F_COMPLETION | F_MORE), Ok(()), "{k:?}");
         assert_eq!(bad(k, F_TRIGGER), Err(PostError::BadFlags), "{k:?}");
-        assert_eq!(bad(k, F_PEEK), Err(PostError::BadFlags), "{k:?}");
+        // fi_tagged(3): peek, claim, discard on tagged receives only.
+        assert_eq!(bad(k, F_PEEK).is_ok(), k == Kind::TRecv, "{k:?}");
+        assert_eq!(bad(k, F_PEEK | F_CLAIM).is_ok(), k == Kind::TRecv, "{k:?}");
+        assert_eq!(bad(k, F_PEEK | F_DISCARD).is_ok(), k == Kind::TRecv, "{k:?}");
+        assert_eq!(bad(k, F_CLAIM | F_DISCARD).is_ok(), k == Kind::TRecv, "{k:?}");
+        // Discard alone names no message.
+        assert_eq!(bad(k, F_DISCARD), Err(PostError::BadFlags), "{k:?}");
         assert_eq!(bad(k, 1 << 40), Err(PostError::BadFlags), "{k:?}");
         assert_eq!(bad(k, F_INJECT).is_ok(), k.is_tx() && k != Kind::Read, "{k:?}");
         assert_eq!(bad(k, F_REMOTE_CQ_DATA).is_ok(), k.is_tx() && k != Kind::Read, "{k:?}");
         assert_eq!(bad(k, F_DELIVERY_COMPLETE).is_ok(), k.is_tx() && k != Kind::Read, "{k:?}");
         assert_eq!(bad(k, F_MULTI_RECV).is_ok(), k == Kind::Recv, "{k:?}");
-        assert_eq!(bad(k, F_CLAIM), Err(PostError::BadFlags), "{k:?}");
+        assert_eq!(bad(k, F_CLAIM).is_ok(), k == Kind::TRecv, "{k:?}");
+        // fi_msg(3): KFI_FENCE applies to transmits (reads included),
+        // KFI_TRANSMIT_COMPLETE to sends and receives.
+        assert_eq!(bad(k, F_FENCE).is_ok(), k.is_tx(), "{k:?}");
+        assert_eq!(bad(k, F_TRANSMIT_COMPLETE).is_ok(), k != Kind::Read, "{k:?}");
     }
     assert_eq!(bad(Kind::Send, F_MULTI_RECV), Err(PostError::BadFlags));
     assert_eq!(bad(Kind::Recv, F_INJECT), Err(PostError::BadFlags));
