@@ -375,24 +375,14 @@ impl InfoBox {
         // invariant), its key pointers valid for their sizes.
         let h = unsafe { h.as_ref() };
         i.handle = h.handle;
-        // SAFETY: entry attributes NULL or owned; hint attributes NULL or
-        // valid; each key is replaced by a fresh copy and the old one freed.
+        // SAFETY: entry attributes NULL or owned, hint attributes NULL or
+        // valid (contracts above); the keys are the attributes' own fields.
         unsafe {
             if let (Some(e), Some(w)) = (i.ep_attr.as_mut(), h.ep_attr.as_ref()) {
-                if !w.auth_key.is_null() && w.auth_key_size != 0 {
-                    let key = memdup(w.auth_key.cast(), w.auth_key_size)?;
-                    free(e.auth_key);
-                    e.auth_key = key.cast();
-                    e.auth_key_size = w.auth_key_size;
-                }
+                copy_key(&mut e.auth_key, &mut e.auth_key_size, w.auth_key, w.auth_key_size)?;
             }
             if let (Some(d), Some(w)) = (i.domain_attr.as_mut(), h.domain_attr.as_ref()) {
-                if !w.auth_key.is_null() && w.auth_key_size != 0 {
-                    let key = memdup(w.auth_key.cast(), w.auth_key_size)?;
-                    free(d.auth_key);
-                    d.auth_key = key.cast();
-                    d.auth_key_size = w.auth_key_size;
-                }
+                copy_key(&mut d.auth_key, &mut d.auth_key_size, w.auth_key, w.auth_key_size)?;
             }
         }
         Ok(())
@@ -404,6 +394,23 @@ impl InfoBox {
         core::mem::forget(self);
         p
     }
+}
+
+/// Replaces an owned key (`*key`, NULL or kmalloc'd) by a copy of `src`
+/// when `src` is a key (non-NULL, `len` > 0); the old key is freed once.
+///
+/// # Safety
+/// `src` is NULL or valid for `len` bytes.
+unsafe fn copy_key(key: &mut *mut u8, size: &mut usize, src: *const u8, len: usize) -> Result {
+    if src.is_null() || len == 0 {
+        return Ok(());
+    }
+    // SAFETY: valid for `len` bytes (caller's contract).
+    let copy = unsafe { memdup(src.cast(), len) }?;
+    free(*key);
+    *key = copy.cast();
+    *size = len;
+    Ok(())
 }
 
 /// Writes the fields `logic::hints::alter` may change back into the entry.

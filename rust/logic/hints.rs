@@ -307,13 +307,26 @@ fn mr_mode_ok(entry_mr: i32, hints: &Info<'_>, wanted_mr: i32) -> Check {
     ensure(wanted_mr == 0 || required & !wanted_mr == 0, m)
 }
 
+/// The five flag fields tx and rx attributes share: (caps, mode, op_flags,
+/// msg_order, comp_order). `ignored` caps bits of the hint are not matched;
+/// a mode hint of 0 falls back to `info_mode`.
+fn xattr_ok(o: [u64; 5], w: [u64; 5], ignored: u64, info_mode: u64, m: [Mismatch; 5]) -> Check {
+    superset(o[0], w[0] & !ignored, m[0])?;
+    modes_ok(o[1], if w[1] != 0 { w[1] } else { info_mode }, m[1])?;
+    superset(o[2], w[2], m[2])?;
+    superset(o[3], w[3], m[3])?;
+    superset(o[4], w[4], m[4])
+}
+
 fn tx_ok(o: TxAttr, w: TxAttr, info_mode: u64) -> Check {
     use Mismatch::*;
-    superset(o.caps, w.caps & !IGNORED_TX_CAPS, TxCaps)?;
-    modes_ok(o.mode, if w.mode != 0 { w.mode } else { info_mode }, TxMode)?;
-    superset(o.op_flags, w.op_flags, TxOpFlags)?;
-    superset(o.msg_order, w.msg_order, TxMsgOrder)?;
-    superset(o.comp_order, w.comp_order, TxCompOrder)?;
+    xattr_ok(
+        [o.caps, o.mode, o.op_flags, o.msg_order, o.comp_order],
+        [w.caps, w.mode, w.op_flags, w.msg_order, w.comp_order],
+        IGNORED_TX_CAPS,
+        info_mode,
+        [TxCaps, TxMode, TxOpFlags, TxMsgOrder, TxCompOrder],
+    )?;
     at_least(o.inject_size, w.inject_size, TxInjectSize)?;
     at_least(o.size, w.size, TxSize)?;
     at_least(o.iov_limit, w.iov_limit, TxIovLimit)?;
@@ -322,11 +335,13 @@ fn tx_ok(o: TxAttr, w: TxAttr, info_mode: u64) -> Check {
 
 fn rx_ok(o: RxAttr, w: RxAttr, info_mode: u64) -> Check {
     use Mismatch::*;
-    superset(o.caps, w.caps & !IGNORED_RX_CAPS, RxCaps)?;
-    modes_ok(o.mode, if w.mode != 0 { w.mode } else { info_mode }, RxMode)?;
-    superset(o.op_flags, w.op_flags, RxOpFlags)?;
-    superset(o.msg_order, w.msg_order, RxMsgOrder)?;
-    superset(o.comp_order, w.comp_order, RxCompOrder)?;
+    xattr_ok(
+        [o.caps, o.mode, o.op_flags, o.msg_order, o.comp_order],
+        [w.caps, w.mode, w.op_flags, w.msg_order, w.comp_order],
+        IGNORED_RX_CAPS,
+        info_mode,
+        [RxCaps, RxMode, RxOpFlags, RxMsgOrder, RxCompOrder],
+    )?;
     at_least(o.total_buffered_recv, w.total_buffered_recv, RxTotalBufferedRecv)?;
     at_least(o.size, w.size, RxSize)?;
     at_least(o.iov_limit, w.iov_limit, RxIovLimit)
