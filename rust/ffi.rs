@@ -337,8 +337,8 @@ impl InfoBox {
         unsafe { view(self.ptr.as_ref()) }
     }
 
-    /// Makes sure the entry names its provider and the API version the caller
-    /// asked for, so that `kfi_fabric(info->fabric_attr, ...)` finds the
+    /// Makes sure the entry names its provider and the API version it was
+    /// produced for, so that `kfi_fabric(info->fabric_attr, ...)` finds the
     /// provider that produced it, whatever the provider filled in.
     pub(crate) fn stamp_provider(&mut self, prov_name: &CStr, api_version: u32) -> Result {
         // SAFETY: valid and exclusively ours by the type invariant.
@@ -356,11 +356,103 @@ impl InfoBox {
         Ok(())
     }
 
+    /// Adjusts a matching entry to the caller's hints: the scalar fields
+    /// `logic::hints::alter` computes, then copies of the hints'
+    /// authorization keys (ep and domain, each with its size, when the hint
+    /// gives a key) and the hints' `handle`. On error the entry is still a
+    /// valid, owned entry (freed by the caller).
+    pub(crate) fn adjust(&mut self, a: &GetinfoArgs<'_>) -> Result {
+        let (Some(hv), Some(h)) = (a.hints_view.as_ref(), NonNull::new(a.hints)) else {
+            return Ok(());
+        };
+        let altered = crate::logic::hints::alter(&self.view(), hv);
+        // SAFETY: valid and exclusively ours by the type invariant; the
+        // attribute pointers are NULL or owned by the entry.
+        let i = unsafe { self.ptr.as_mut() };
+        // SAFETY: as above.
+        unsafe { write_back(i, &altered) };
+        // SAFETY: `hints` is a valid entry for the call (`GetinfoArgs`
+        // invariant), its key pointers valid for their sizes.
+        let h = unsafe { h.as_ref() };
+        i.handle = h.handle;
+        // SAFETY: entry attributes NULL or owned, hint attributes NULL or
+        // valid (contracts above); the keys are the attributes' own fields.
+        unsafe {
+            if let (Some(e), Some(w)) = (i.ep_attr.as_mut(), h.ep_attr.as_ref()) {
+                copy_key(&mut e.auth_key, &mut e.auth_key_size, w.auth_key, w.auth_key_size)?;
+            }
+            if let (Some(d), Some(w)) = (i.domain_attr.as_mut(), h.domain_attr.as_ref()) {
+                copy_key(&mut d.auth_key, &mut d.auth_key_size, w.auth_key, w.auth_key_size)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Gives up ownership (for the caller of `kfi_allocinfo`/`kfi_dupinfo`).
     pub(crate) fn into_raw(self) -> *mut kfi_info {
         let p = self.ptr.as_ptr();
         core::mem::forget(self);
         p
+    }
+}
+
+/// Replaces an owned key (`*key`, NULL or kmalloc'd) by a copy of `src`
+/// when `src` is a key (non-NULL, `len` > 0); the old key is freed once.
+///
+/// # Safety
+/// `src` is NULL or valid for `len` bytes.
+unsafe fn copy_key(key: &mut *mut u8, size: &mut usize, src: *const u8, len: usize) -> Result {
+    if src.is_null() || len == 0 {
+        return Ok(());
+    }
+    // SAFETY: valid for `len` bytes (caller's contract).
+    let copy = unsafe { memdup(src.cast(), len) }?;
+    free(*key);
+    *key = copy.cast();
+    *size = len;
+    Ok(())
+}
+
+/// Writes the fields `logic::hints::alter` may change back into the entry.
+///
+/// # Safety
+/// The attribute pointers of `i` are NULL or valid and exclusively owned.
+unsafe fn write_back(i: &mut kfi_info, v: &Info<'_>) {
+    i.caps = v.caps;
+    // SAFETY: NULL or valid and ours (caller's contract).
+    unsafe {
+        if let (Some(a), Some(t)) = (i.tx_attr.as_mut(), v.tx) {
+            a.caps = t.caps;
+            a.op_flags = t.op_flags;
+            a.inject_size = t.inject_size;
+            a.size = t.size;
+            a.iov_limit = t.iov_limit;
+            a.rma_iov_limit = t.rma_iov_limit;
+            a.tclass = t.tclass;
+        }
+        if let (Some(a), Some(r)) = (i.rx_attr.as_mut(), v.rx) {
+            a.caps = r.caps;
+            a.op_flags = r.op_flags;
+            a.total_buffered_recv = r.total_buffered_recv;
+            a.size = r.size;
+            a.iov_limit = r.iov_limit;
+        }
+        if let (Some(a), Some(e)) = (i.ep_attr.as_mut(), v.ep) {
+            a.max_order_raw_size = e.max_order_raw_size;
+            a.max_order_war_size = e.max_order_war_size;
+            a.max_order_waw_size = e.max_order_waw_size;
+            a.tx_ctx_cnt = e.tx_ctx_cnt;
+            a.rx_ctx_cnt = e.rx_ctx_cnt;
+        }
+        if let (Some(a), Some(d)) = (i.domain_attr.as_mut(), v.domain) {
+            a.mr_mode = d.mr_mode;
+            a.caps = d.caps;
+            a.threading = d.threading;
+            a.control_progress = d.control_progress;
+            a.data_progress = d.data_progress;
+            a.av_type = d.av_type;
+            a.tclass = d.tclass;
+        }
     }
 }
 
@@ -516,14 +608,20 @@ impl Provider {
         self.p.name()
     }
 
-    /// Calls the provider's `kgetinfo`; the list it returns becomes ours.
-    pub(crate) fn getinfo(&self, a: &GetinfoArgs<'_>) -> core::result::Result<InfoList, c_int> {
+    /// The API version the provider was built for.
+    pub(crate) fn kfi_version(&self) -> u32 {
+        self.p.get().kfi_version
+    }
+
+    /// Calls the provider's `kgetinfo` at `version`; the list it returns
+    /// becomes ours.
+    pub(crate) fn getinfo(&self, version: u32, a: &GetinfoArgs<'_>) -> core::result::Result<InfoList, c_int> {
         let f = self.p.get().kgetinfo.ok_or(-(bindings::ENOSYS as c_int))?;
         let mut list: *mut kfi_info = ptr::null_mut();
         // SAFETY: provider entry point; the arguments are valid for the call
         // (`GetinfoArgs` invariant) and the provider is alive (we hold a
         // reference).
-        let ret = unsafe { f(a.version, a.node, a.service, a.flags, a.hints, &mut list) };
+        let ret = unsafe { f(version, a.node, a.service, a.flags, a.hints, &mut list) };
         // SAFETY: on success the provider hands us a list it no longer owns;
         // on failure it must not have returned one, but take whatever is
         // there so nothing leaks.
@@ -692,9 +790,9 @@ impl FabricGuard {
 }
 
 impl GuardBox {
-    /// Interposes on `fabric`'s close; `p`'s reference and module pin now
-    /// belong to the fabric.
-    pub(crate) fn install(self, fabric: NonNull<kfid_fabric>, p: Provider) -> *mut kfid_fabric {
+    /// Interposes on `fabric`'s close and sets its `api_version`; `p`'s
+    /// reference and module pin now belong to the fabric.
+    pub(crate) fn install(self, fabric: NonNull<kfid_fabric>, p: Provider, api_version: u32) -> *mut kfid_fabric {
         let g = self.0.as_ptr();
         core::mem::forget(self);
         let f = fabric.as_ptr();
@@ -706,6 +804,7 @@ impl GuardBox {
             (*g).ops.close = Some(guarded_close);
             (*g).prov = Some(p.p);
             (*f).fid.ops = &mut (*g).ops;
+            (*f).api_version = api_version;
         }
         core::mem::forget(p);
         f

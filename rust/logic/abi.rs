@@ -26,6 +26,24 @@ pub const KFI_MINOR_VERSION: u32 = 7;
 /// `KFI_VERSION(KFI_MAJOR_VERSION, KFI_MINOR_VERSION)`.
 pub const API_VERSION: u32 = version(KFI_MAJOR_VERSION, KFI_MINOR_VERSION);
 
+/// The API version a caller's `version` argument stands for, or `None` when
+/// it is newer than ours (refused with -ENOSYS). 0 means "any": it stands for
+/// ours. Older versions, of any major number, are served as asked (libfabric
+/// v1.17 `fi_getinfo` refuses only `FI_VERSION_LT(fi_version(), version)`).
+pub const fn effective_version(version: u32) -> Option<u32> {
+    if version == 0 {
+        Some(API_VERSION)
+    } else if version > API_VERSION {
+        None
+    } else {
+        Some(version)
+    }
+}
+
+/// `KFI_SHARED_CONTEXT`: an ep `tx_ctx_cnt`/`rx_ctx_cnt` asking for shared
+/// contexts (`UINT64_MAX` in the header).
+pub const KFI_SHARED_CONTEXT: usize = usize::MAX;
+
 // Capability and operation flag bits (kfi_info.caps, op flags, CQ flags).
 pub const KFI_MSG: u64 = 1 << 1;
 pub const KFI_RMA: u64 = 1 << 2;

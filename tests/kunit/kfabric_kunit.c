@@ -12,7 +12,9 @@
  *             SOCKADDR_IN6, domain "rxe0", THREAD_SAFE,
  *             mr_mode LOCAL|VIRT_ADDR|PROV_KEY, tx iov 16, rx size 256
  *
- * The fakes ignore the hints on purpose: the core must filter.
+ * The fakes ignore the hints on purpose: the core must filter. new_hints()
+ * gives hints whose mode accepts KFI_CONTEXT and KFI_LOCAL_MR (alpha[1] and
+ * beta require them: a mode of 0 means "no mode supported").
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -74,7 +76,7 @@ static const struct fake_entry beta_entries[] = {
 	  KFI_MR_LOCAL | KFI_MR_VIRT_ADDR | KFI_MR_PROV_KEY, 16, 256 },
 };
 
-static struct fake_prov alpha, beta;
+static struct fake_prov alpha, beta, kfish;
 
 static int fake_close(struct kfid *fid)
 {
@@ -284,7 +286,9 @@ static void fakes_exit(struct kunit *test)
 		kfi_provider_deregister(&alpha.prov);
 	if (beta.registered)
 		kfi_provider_deregister(&beta.prov);
-	alpha.registered = beta.registered = false;
+	if (kfish.registered)
+		kfi_provider_deregister(&kfish.prov);
+	alpha.registered = beta.registered = kfish.registered = false;
 }
 
 static int count_list(struct kfi_info *i)
@@ -314,6 +318,7 @@ static struct kfi_info *new_hints(struct kunit *test)
 	struct kfi_info *h = kfi_allocinfo();
 
 	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->mode = KFI_CONTEXT | KFI_LOCAL_MR;
 	return h;
 }
 
@@ -588,12 +593,21 @@ static void getinfo_hint_caps_mode(struct kunit *test)
 	h->caps = KFI_RMA | KFI_READ;
 	KUNIT_EXPECT_EQ(test, getinfo_count(h), 1);
 	h->caps = 0;
-	/* the caller can live with CONTEXT: every entry */
-	h->mode = KFI_CONTEXT;
+	/* the caller can live with CONTEXT and LOCAL_MR: every entry */
+	h->mode = KFI_CONTEXT | KFI_LOCAL_MR;
 	KUNIT_EXPECT_EQ(test, getinfo_count(h), 3);
 	/* not with CONTEXT: alpha[1] requires it */
-	h->mode = KFI_RX_CQ_DATA;
+	h->mode = KFI_RX_CQ_DATA | KFI_LOCAL_MR;
 	KUNIT_EXPECT_EQ(test, getinfo_count(h), 2);
+	/* beta's MR_LOCAL requires LOCAL_MR unless mr_mode accepts MR_LOCAL */
+	h->mode = KFI_CONTEXT;
+	KUNIT_EXPECT_EQ(test, getinfo_count(h), 2);
+	h->domain_attr->mr_mode = KFI_MR_LOCAL;
+	KUNIT_EXPECT_EQ(test, getinfo_count(h), 3);
+	/* mode 0: no mode supported, only alpha[0] requires none */
+	h->domain_attr->mr_mode = 0;
+	h->mode = 0;
+	KUNIT_EXPECT_EQ(test, getinfo_count(h), 1);
 	kfi_freeinfo(h);
 }
 
@@ -616,8 +630,12 @@ static void getinfo_hint_ep_addr(struct kunit *test)
 	h->ep_attr->max_msg_size = 0;
 	h->addr_format = KFI_SOCKADDR_IN6;
 	KUNIT_EXPECT_EQ(test, getinfo_count(h), 1);
+	/* an IPv6 entry serves an IPv4 hint (libfabric), not the reverse */
 	h->addr_format = KFI_SOCKADDR_IN;
-	KUNIT_EXPECT_EQ(test, getinfo_count(h), 2);
+	KUNIT_EXPECT_EQ(test, getinfo_count(h), 3);
+	/* KFI_SOCKADDR: any socket address family */
+	h->addr_format = KFI_SOCKADDR;
+	KUNIT_EXPECT_EQ(test, getinfo_count(h), 3);
 	kfi_freeinfo(h);
 }
 
@@ -653,15 +671,25 @@ static void getinfo_hint_domain_attrs(struct kunit *test)
 	/* THREAD_SAFE asked: alpha[1] offers only THREAD_DOMAIN */
 	h->domain_attr->threading = KFI_THREAD_SAFE;
 	KUNIT_EXPECT_EQ(test, getinfo_count(h), 2);
+	/* ENDPOINT asks for more parallelism than alpha[1]'s DOMAIN */
 	h->domain_attr->threading = KFI_THREAD_ENDPOINT;
+	KUNIT_EXPECT_EQ(test, getinfo_count(h), 2);
+	h->domain_attr->threading = KFI_THREAD_DOMAIN;
 	KUNIT_EXPECT_EQ(test, getinfo_count(h), 3);
 	h->domain_attr->threading = 0;
-	/* the caller supports only MR_LOCAL: alpha[1] requires nothing */
+	/* not an RMA target: the target MR modes are not required */
 	h->domain_attr->mr_mode = KFI_MR_LOCAL;
-	KUNIT_EXPECT_EQ(test, getinfo_count(h), 1);
+	KUNIT_EXPECT_EQ(test, getinfo_count(h), 3);
+	/* an RMA target (beta only has RMA) must accept them */
+	h->caps = KFI_RMA;
+	KUNIT_EXPECT_EQ(test, getinfo_count(h), -ENODATA);
 	h->domain_attr->mr_mode = KFI_MR_LOCAL | KFI_MR_VIRT_ADDR |
 				  KFI_MR_PROV_KEY;
-	KUNIT_EXPECT_EQ(test, getinfo_count(h), 3);
+	KUNIT_EXPECT_EQ(test, getinfo_count(h), 1);
+	/* RM_DISABLED asked: the fakes' RM_UNSPEC is below it, not served */
+	h->caps = 0;
+	h->domain_attr->resource_mgmt = KFI_RM_DISABLED;
+	KUNIT_EXPECT_EQ(test, getinfo_count(h), -ENODATA);
 	kfi_freeinfo(h);
 }
 
@@ -695,8 +723,6 @@ static void getinfo_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(KFI_VERSION(2, 0), NULL, NULL, 0,
 					  NULL, &list), -ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(KFI_VERSION(1, 8), NULL, NULL, 0,
-					  NULL, &list), -ENOSYS);
-	KUNIT_EXPECT_EQ(test, kfi_getinfo(KFI_VERSION(0, 9), NULL, NULL, 0,
 					  NULL, &list), -ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "localhost", "7471",
 					  KFI_NUMERICHOST, NULL, &list),
@@ -771,6 +797,210 @@ static void getinfo_result_opens_fabric(struct kunit *test)
 	kfi_freeinfo(dup);
 }
 
+static void getinfo_version_zero_is_any(struct kunit *test)
+{
+	struct kfi_info *list = NULL, *i;
+	struct kfi_fabric_attr attr = { .prov_name = "alpha" };
+	struct kfid_fabric *fab = NULL;
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(0, NULL, NULL, 0, NULL, &list), 0);
+	KUNIT_EXPECT_EQ(test, count_list(list), 3);
+	/* asked at the version they were built for: ours */
+	KUNIT_EXPECT_EQ(test, alpha.seen_version, (u32)V17);
+	KUNIT_EXPECT_EQ(test, beta.seen_version, (u32)V17);
+	for (i = list; i; i = i->next)
+		KUNIT_EXPECT_EQ(test, i->fabric_attr->api_version, (u32)V17);
+	kfi_freeinfo(list);
+
+	/* only newer than ours is refused, before any provider is asked */
+	atomic_set(&alpha.getinfo_calls, 0);
+	list = (void *)1;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(KFI_VERSION(1, 8), NULL, NULL, 0,
+					  NULL, &list), -ENOSYS);
+	KUNIT_EXPECT_NULL(test, list);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(KFI_VERSION(2, 0), NULL, NULL, 0,
+					  NULL, &list), -ENOSYS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.getinfo_calls), 0);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(KFI_VERSION(1, 0), NULL, NULL, 0,
+					  NULL, &list), 0);
+	KUNIT_EXPECT_EQ(test, alpha.seen_version, (u32)KFI_VERSION(1, 0));
+	KUNIT_EXPECT_EQ(test, list->fabric_attr->api_version,
+			(u32)KFI_VERSION(1, 0));
+	kfi_freeinfo(list);
+
+	/* kfi_fabric: same rule; 0 opens the fabric at our version */
+	KUNIT_ASSERT_EQ(test, kfi_fabric(&attr, &fab, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fab->api_version, (u32)V17);
+	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
+	attr.api_version = KFI_VERSION(1, 5);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(&attr, &fab, NULL), 0);
+	KUNIT_EXPECT_EQ(test, fab->api_version, (u32)KFI_VERSION(1, 5));
+	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
+	attr.api_version = KFI_VERSION(1, 8);
+	KUNIT_EXPECT_EQ(test, kfi_fabric(&attr, &fab, NULL), -ENOSYS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.fabrics_open), 0);
+}
+
+static void getinfo_older_provider(struct kunit *test)
+{
+	struct kfi_info *list = NULL;
+
+	/* alpha built for 1.5: not asked at 1.7, asked at 1.5 for "any" */
+	KUNIT_ASSERT_EQ(test, kfi_provider_deregister(&alpha.prov), 0);
+	alpha.prov.kfi_version = KFI_VERSION(1, 5);
+	KUNIT_ASSERT_EQ(test, kfi_provider_register(&alpha.prov), 0);
+	KUNIT_EXPECT_EQ(test, getinfo_count(NULL), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&alpha.getinfo_calls), 0);
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(0, NULL, NULL, 0, NULL, &list), 0);
+	KUNIT_EXPECT_EQ(test, count_list(list), 3);
+	KUNIT_EXPECT_EQ(test, alpha.seen_version, (u32)KFI_VERSION(1, 5));
+	/* beta (RDMA) first, then alpha's entries, stamped with 1.5 */
+	KUNIT_EXPECT_EQ(test, list->fabric_attr->api_version, (u32)V17);
+	KUNIT_EXPECT_EQ(test, list->next->fabric_attr->api_version,
+			(u32)KFI_VERSION(1, 5));
+	kfi_freeinfo(list);
+}
+
+/*
+ * A provider offering what Lustre 2.15's kfilnd asks for (kfilnd_dom.c): it
+ * fills in its own capabilities and limits and, like the other fakes,
+ * ignores the hints.
+ */
+static const struct fake_entry kfish_entry = {
+	KFI_EP_MSG, KFI_PROTO_SOCK_TCP,
+	KFI_MSG | KFI_RMA | KFI_SEND | KFI_RECV | KFI_READ | KFI_WRITE |
+	KFI_REMOTE_READ | KFI_REMOTE_WRITE | KFI_MULTI_RECV | KFI_RMA_EVENT |
+	KFI_REMOTE_COMM | KFI_LOCAL_COMM, 0,
+	KFI_SOCKADDR_IN, "eth0", KFI_THREAD_SAFE, 0, 256, 1024,
+};
+
+static int kfish_getinfo(uint32_t version, const char *node,
+			 const char *service, uint64_t flags,
+			 struct kfi_info *hints, struct kfi_info **info)
+{
+	struct kfi_info *i;
+	int ret = fake_getinfo(&kfish, version, node, service, flags, info);
+
+	if (ret)
+		return ret;
+	i = *info;
+	i->tx_attr->op_flags = KFI_COMPLETION | KFI_TRANSMIT_COMPLETE;
+	i->tx_attr->rma_iov_limit = 256;
+	i->rx_attr->op_flags = KFI_COMPLETION | KFI_MULTI_RECV;
+	i->rx_attr->iov_limit = 256;
+	i->ep_attr->auth_key_size = sizeof(u32);
+	i->domain_attr->resource_mgmt = KFI_RM_ENABLED;
+	i->domain_attr->control_progress = KFI_PROGRESS_AUTO;
+	i->domain_attr->data_progress = KFI_PROGRESS_AUTO;
+	i->domain_attr->mr_key_size = 8;
+	i->domain_attr->mr_iov_limit = 256;
+	i->domain_attr->mr_cnt = 65535;
+	i->domain_attr->cq_cnt = 64;
+	i->domain_attr->caps = KFI_LOCAL_COMM | KFI_REMOTE_COMM;
+	i->fabric_attr->prov_version = KFI_VERSION(1, 0);
+	return 0;
+}
+
+static int kfish_fabric(struct kfi_fabric_attr *attr,
+			struct kfid_fabric **fabric, void *context)
+{
+	return fake_fabric_open(&kfish, attr, fabric, context);
+}
+
+static void getinfo_kfilnd_215_hints(struct kunit *test)
+{
+	struct kfi_info *h = kfi_allocinfo(), *info = NULL, *dup;
+	const u32 key = 255, dkey = 0xabcd;
+	const u32 tc = KFI_TC_BULK_DATA;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	fake_reset(&kfish, "kfish", "kfish-fab", kfish_getinfo, kfish_fabric,
+		   &kfish_entry, 1);
+	KUNIT_ASSERT_EQ(test, kfi_provider_register(&kfish.prov), 0);
+	kfish.registered = true;
+
+	h->caps = KFI_MSG | KFI_RMA | KFI_SEND | KFI_RECV | KFI_READ |
+		  KFI_WRITE | KFI_REMOTE_READ | KFI_REMOTE_WRITE |
+		  KFI_MULTI_RECV | KFI_RMA_EVENT | KFI_REMOTE_COMM;
+	h->fabric_attr->prov_version = KFI_VERSION(1, 0);
+	h->domain_attr->mr_iov_limit = 256;
+	h->domain_attr->mr_cnt = 1024;
+	h->domain_attr->mr_key_size = 4;
+	h->domain_attr->resource_mgmt = KFI_RM_DISABLED;
+	h->domain_attr->tclass = tc;
+	h->domain_attr->auth_key = kmemdup(&dkey, sizeof(dkey), GFP_KERNEL);
+	h->domain_attr->auth_key_size = sizeof(dkey);
+	h->ep_attr->max_msg_size = 1 << 20;
+	h->ep_attr->auth_key = kmemdup(&key, sizeof(key), GFP_KERNEL);
+	h->ep_attr->auth_key_size = sizeof(key);
+	h->rx_attr->op_flags = KFI_COMPLETION | KFI_MULTI_RECV;
+	h->rx_attr->iov_limit = 256;
+	h->tx_attr->op_flags = KFI_COMPLETION;
+	h->tx_attr->iov_limit = 256;
+	h->tx_attr->rma_iov_limit = 256;
+	h->tx_attr->tclass = tc;
+	KUNIT_ASSERT_NOT_NULL(test, h->ep_attr->auth_key);
+	KUNIT_ASSERT_NOT_NULL(test, h->domain_attr->auth_key);
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(0, "eth0", "1", KFI_SOURCE, h,
+					  &info), 0);
+	/* alpha and beta lack RMA or MULTI_RECV: kfish's entry only */
+	KUNIT_ASSERT_EQ(test, count_list(info), 1);
+	KUNIT_EXPECT_STREQ(test, info->fabric_attr->prov_name, "kfish");
+	KUNIT_EXPECT_EQ(test, kfish.seen_version, (u32)V17);
+	KUNIT_EXPECT_EQ(test, kfish.seen_flags, KFI_SOURCE);
+	KUNIT_EXPECT_EQ(test, info->fabric_attr->api_version, (u32)V17);
+	KUNIT_EXPECT_EQ(test, info->fabric_attr->prov_version,
+			(u32)KFI_VERSION(1, 0));
+	/* the keys are copies: other pointers, same bytes, same sizes */
+	KUNIT_ASSERT_NOT_NULL(test, info->ep_attr->auth_key);
+	KUNIT_EXPECT_PTR_NE(test, (void *)info->ep_attr->auth_key,
+			    (void *)h->ep_attr->auth_key);
+	KUNIT_EXPECT_EQ(test, info->ep_attr->auth_key_size, sizeof(key));
+	KUNIT_EXPECT_EQ(test, memcmp(info->ep_attr->auth_key, &key,
+				     sizeof(key)), 0);
+	KUNIT_ASSERT_NOT_NULL(test, info->domain_attr->auth_key);
+	KUNIT_EXPECT_PTR_NE(test, (void *)info->domain_attr->auth_key,
+			    (void *)h->domain_attr->auth_key);
+	KUNIT_EXPECT_EQ(test, info->domain_attr->auth_key_size, sizeof(dkey));
+	KUNIT_EXPECT_EQ(test, memcmp(info->domain_attr->auth_key, &dkey,
+				     sizeof(dkey)), 0);
+	/* carried hint fields; the provider's own where the hint is a limit */
+	KUNIT_EXPECT_EQ(test, info->tx_attr->tclass, tc);
+	KUNIT_EXPECT_EQ(test, info->domain_attr->tclass, tc);
+	KUNIT_EXPECT_EQ(test, info->tx_attr->op_flags, KFI_COMPLETION);
+	KUNIT_EXPECT_EQ(test, info->rx_attr->op_flags,
+			KFI_COMPLETION | KFI_MULTI_RECV);
+	KUNIT_EXPECT_EQ(test, info->domain_attr->resource_mgmt,
+			KFI_RM_ENABLED);
+	KUNIT_EXPECT_EQ(test, info->domain_attr->mr_key_size, (size_t)8);
+	KUNIT_EXPECT_EQ(test, info->caps, h->caps);
+	/* a dup copies the keys again */
+	dup = kfi_dupinfo(info);
+	KUNIT_ASSERT_NOT_NULL(test, dup);
+	KUNIT_EXPECT_PTR_NE(test, (void *)dup->ep_attr->auth_key,
+			    (void *)info->ep_attr->auth_key);
+	KUNIT_EXPECT_EQ(test, memcmp(dup->ep_attr->auth_key, &key,
+				     sizeof(key)), 0);
+	/* each list frees its own keys once (KASAN checks) */
+	kfi_freeinfo(info);
+	kfi_freeinfo(dup);
+	/* the hints are the caller's and untouched */
+	KUNIT_EXPECT_EQ(test, memcmp(h->ep_attr->auth_key, &key,
+				     sizeof(key)), 0);
+
+	/* an auth key size the provider does not use: no entry */
+	h->ep_attr->auth_key_size = 8;
+	info = (void *)1;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(0, "eth0", "1", KFI_SOURCE, h,
+					  &info), -ENODATA);
+	KUNIT_EXPECT_NULL(test, info);
+	h->ep_attr->auth_key_size = sizeof(key);
+	kfi_freeinfo(h);
+	KUNIT_EXPECT_EQ(test, kfi_provider_deregister(&kfish.prov), 0);
+	kfish.registered = false;
+}
+
 static struct kunit_case getinfo_cases[] = {
 	KUNIT_CASE(getinfo_all_ranked),
 	KUNIT_CASE(getinfo_hint_caps_mode),
@@ -783,6 +1013,9 @@ static struct kunit_case getinfo_cases[] = {
 	KUNIT_CASE(getinfo_provider_errors),
 	KUNIT_CASE(getinfo_no_match_no_provider),
 	KUNIT_CASE(getinfo_result_opens_fabric),
+	KUNIT_CASE(getinfo_version_zero_is_any),
+	KUNIT_CASE(getinfo_older_provider),
+	KUNIT_CASE(getinfo_kfilnd_215_hints),
 	{}
 };
 

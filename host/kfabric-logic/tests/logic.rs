@@ -9,7 +9,7 @@ use std::fmt::Write;
 fn entry() -> Info<'static> {
     Info {
         caps: KFI_MSG | KFI_RMA | KFI_SEND | KFI_RECV | KFI_READ | KFI_WRITE,
-        mode: KFI_CONTEXT,
+        mode: 0,
         addr_format: KFI_SOCKADDR_IN,
         src_addrlen: 16,
         dest_addrlen: 0,
@@ -73,10 +73,13 @@ fn caps_must_be_subset() {
 
 #[test]
 fn mode_required_by_entry_must_be_accepted() {
+    let e = Info { mode: KFI_CONTEXT, ..entry() };
     let h = Info { mode: KFI_CONTEXT | KFI_RX_CQ_DATA, ..Default::default() };
-    assert_eq!(hints::check(&entry(), &h), Ok(()));
+    assert_eq!(hints::check(&e, &h), Ok(()));
     let h = Info { mode: KFI_RX_CQ_DATA, ..Default::default() };
-    assert_eq!(hints::check(&entry(), &h), Err(hints::Mismatch::Mode));
+    assert_eq!(hints::check(&e, &h), Err(hints::Mismatch::Mode));
+    // fi_getinfo(3): a mode of 0 in the hints means "no mode supported".
+    assert_eq!(hints::check(&e, &Info::default()), Err(hints::Mismatch::Mode));
 }
 
 #[test]
@@ -134,11 +137,20 @@ fn domain_attr_fields() {
     let mut weak = entry();
     weak.domain.as_mut().unwrap().threading = KFI_THREAD_DOMAIN;
     assert_eq!(hints::check(&weak, &d(&|a| a.threading = KFI_THREAD_SAFE)), Err(hints::Mismatch::DomainThreading));
-    assert_eq!(hints::check(&weak, &d(&|a| a.threading = KFI_THREAD_ENDPOINT)), Ok(()));
-    assert_eq!(hints::check(&e, &d(&|a| a.data_progress = KFI_PROGRESS_MANUAL)), Err(hints::Mismatch::DomainDataProgress));
+    // ENDPOINT asks for more parallelism than DOMAIN gives (libfabric's order).
+    assert_eq!(hints::check(&weak, &d(&|a| a.threading = KFI_THREAD_ENDPOINT)), Err(hints::Mismatch::DomainThreading));
+    assert_eq!(hints::check(&weak, &d(&|a| a.threading = KFI_THREAD_DOMAIN)), Ok(()));
+    // AUTO progress serves a caller that can drive progress itself.
+    assert_eq!(hints::check(&e, &d(&|a| a.data_progress = KFI_PROGRESS_MANUAL)), Ok(()));
+    let mut manual = entry();
+    manual.domain.as_mut().unwrap().data_progress = KFI_PROGRESS_MANUAL;
+    assert_eq!(hints::check(&manual, &d(&|a| a.data_progress = KFI_PROGRESS_AUTO)), Err(hints::Mismatch::DomainDataProgress));
     assert_eq!(hints::check(&e, &d(&|a| a.av_type = KFI_AV_TABLE)), Err(hints::Mismatch::DomainAvType));
-    // The caller accepts only LOCAL, the entry requires PROV_KEY|VIRT_ADDR.
-    assert_eq!(hints::check(&e, &d(&|a| a.mr_mode = KFI_MR_LOCAL)), Err(hints::Mismatch::DomainMrMode));
+    // The caller accepts only LOCAL, the entry requires PROV_KEY|VIRT_ADDR
+    // for RMA targets: a mismatch once the caller's caps make it one.
+    let rma = |mr| Info { caps: KFI_RMA, ..d(&move |a| a.mr_mode = mr) };
+    assert_eq!(hints::check(&e, &rma(KFI_MR_LOCAL)), Err(hints::Mismatch::DomainMrMode));
+    assert_eq!(hints::check(&e, &d(&|a| a.mr_mode = KFI_MR_LOCAL)), Ok(()));
     assert_eq!(
         hints::check(&e, &d(&|a| a.mr_mode = KFI_MR_LOCAL | KFI_MR_PROV_KEY | KFI_MR_VIRT_ADDR)),
         Ok(())
