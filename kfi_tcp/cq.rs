@@ -42,7 +42,7 @@
 use crate::domain::Domain;
 use crate::xfer::{ConnRef, EpData};
 use crate::ffi::{self, einval, sys};
-use crate::logic::cq::{self as rules, Completion, Entry, ErrCompletion, Format, Full, Notify, Ring, Slot, WaitCond};
+use crate::logic::cq::{self as rules, Completion, Entry, ErrCompletion, Format, Notify, Ring, Slot, WaitCond};
 use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
@@ -368,24 +368,6 @@ impl Cq {
     /// As [`Cq::complete`], for a failed operation.
     pub(crate) fn complete_err(&self, e: &ErrCompletion) {
         self.push_reserved(Entry::Failed(*e));
-    }
-
-    /// Queues the error completion of an operation that never held a
-    /// reservation (a triggered operation that could not be issued, or was
-    /// cancelled before it was) in a free slot; `Full` when there is none.
-    pub(crate) fn try_complete_err_unreserved(&self, e: &ErrCompletion) -> core::result::Result<(), Full> {
-        self.try_push_unreserved(Entry::Failed(*e))
-    }
-
-    fn try_push_unreserved(&self, e: Entry) -> core::result::Result<(), Full> {
-        let (notify, wake) = {
-            let mut g = self.state.lock();
-            let n = g.ring.try_push(e)?;
-            self.sync_idle(&g);
-            (n, g.sleepers > 0)
-        };
-        self.notify(notify, wake);
-        Ok(())
     }
 
     fn push_reserved(&self, e: Entry) {

@@ -216,13 +216,12 @@ impl Domain {
 
     /// `KFI_FLUSH_WORK`: withdraws every deferred work queued on the
     /// domain's counters (process context).
-    pub(crate) fn flush_deferred(&self) {
-        // A snapshot of the list (allocated outside the lock); counters
-        // stay open during the call (API contract).
+    pub(crate) fn flush_deferred(&self) -> Result {
+        // A snapshot of the list (allocated outside the lock, before
+        // anything is withdrawn); counters stay open during the call (API
+        // contract).
         let n = self.cntrs.lock().len();
-        let Ok(mut snap) = KVec::<usize>::with_capacity(n, GFP_KERNEL) else {
-            return;
-        };
+        let mut snap = KVec::<usize>::with_capacity(n, GFP_KERNEL)?;
         {
             let g = self.cntrs.lock();
             for &c in g.iter().take(n) {
@@ -233,6 +232,7 @@ impl Domain {
             // SAFETY: listed, hence open (see above).
             unsafe { &*(c as *const Cntr) }.flush(crate::cntr::Waits::Completions, crate::trig::cancelled);
         }
+        Ok(())
     }
 
     /// Calls `f` on each open counter until it returns true; whether one

@@ -18,6 +18,9 @@ const WIRE_VERSION: u32 = 3;
 /// Inject size and iov limits of the tcp wire protocol.
 const INJECT_SIZE: usize = 128;
 const IOV_LIMIT: usize = 4;
+/// Size of the authorization keys accepted (and not enforced: see
+/// `fill`).
+const AUTH_KEY_SIZE: usize = 4;
 /// Queue depths offered.
 const QUEUE_SIZE: usize = 1024;
 /// Largest message (1 GiB).
@@ -193,6 +196,10 @@ fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u3
     ep.mem_tag_format = u64::MAX;
     ep.tx_ctx_cnt = 1;
     ep.rx_ctx_cnt = 1;
+    // Authorization keys of 4 bytes (kfilnd's u32, a VNI on Slingshot) are
+    // accepted and carried in the info; the tcp wire has no field for one,
+    // so they separate nothing (libfabric's tcp provider has none either).
+    ep.auth_key_size = AUTH_KEY_SIZE;
     dom.threading = sys::KFI_THREAD_SAFE;
     dom.control_progress = sys::KFI_PROGRESS_AUTO;
     dom.data_progress = sys::KFI_PROGRESS_AUTO;
@@ -210,6 +217,7 @@ fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u3
     dom.cntr_cnt = 256;
     dom.mr_iov_limit = IOV_LIMIT;
     dom.mr_cnt = 65535;
+    dom.auth_key_size = AUTH_KEY_SIZE;
     dom.caps = DOMAIN_CAPS;
     if let Some(iface) = iface {
         dom.name = ffi::kstrdup(iface.name)?;

@@ -135,6 +135,7 @@ u64 kfi_tcp_stat_call_bytes(void);
 void kfi_tcp_stat_conn_ran(void);
 void kfi_tcp_stat_broke(int err);
 u64 kfi_tcp_stat_conn_runs(void);
+int kfi_tcp_stat_last_break(void);
 ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 			    const struct kfi_tcp_seg *segs, int n, size_t skip,
 			    size_t len, bool more, bool splice);

@@ -77,11 +77,6 @@ impl Pending {
     pub(crate) fn is_on(&self, ep: *const EpData) -> bool {
         matches!(self.action, Action::Xfer { ep: e, .. } if e == ep)
     }
-
-    /// Whether it came from `KFI_QUEUE_WORK`.
-    pub(crate) fn is_deferred(&self) -> bool {
-        self.deferred
-    }
 }
 
 /// Releases what a pending operation holds on its objects.
@@ -359,10 +354,10 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_control(fid: *mut sys::kfid, comm
                 Err(e) => e,
             }
         }
-        sys::KFI_FLUSH_WORK => {
-            d.flush_deferred();
-            0
-        }
+        sys::KFI_FLUSH_WORK => match d.flush_deferred() {
+            Ok(()) => 0,
+            Err(e) => e.to_errno(),
+        },
         _ => ffi::neg(bindings::ENOSYS),
     }
 }

@@ -363,12 +363,35 @@ impl InfoBox {
     /// valid, owned entry (freed by the caller).
     pub(crate) fn adjust(&mut self, a: &GetinfoArgs<'_>) -> Result {
         let (Some(hv), Some(h)) = (a.hints_view.as_ref(), NonNull::new(a.hints)) else {
+            // No hints: an entry's tx/rx `op_flags` are the defaults an
+            // endpoint opened from it applies to every operation, and
+            // nobody asked for any. The set a provider supports is what
+            // hints are matched against (above); as defaults it would
+            // turn every receive into a multi-receive buffer. libfabric
+            // returns the provider's flags here; its providers advertise
+            // only harmless ones, ours advertise all they support.
+            // SAFETY: valid and exclusively ours by the type invariant;
+            // the attribute pointers are NULL or owned by the entry.
+            let i = unsafe { self.ptr.as_mut() };
+            // SAFETY: as above.
+            unsafe {
+                if let Some(t) = i.tx_attr.as_mut() {
+                    t.op_flags = 0;
+                }
+                if let Some(r) = i.rx_attr.as_mut() {
+                    r.op_flags = 0;
+                }
+            }
             return Ok(());
         };
+        let p = self.ptr.as_ptr();
+        // The view borrows only the entry's name strings (separate
+        // allocations `write_back` does not touch); its scalars are copies.
         let altered = crate::logic::hints::alter(&self.view(), hv);
         // SAFETY: valid and exclusively ours by the type invariant; the
-        // attribute pointers are NULL or owned by the entry.
-        let i = unsafe { self.ptr.as_mut() };
+        // attribute pointers are NULL or owned by the entry. No reference
+        // into the `kfi_info` or its attribute structs is alive (see above).
+        let i = unsafe { &mut *p };
         // SAFETY: as above.
         unsafe { write_back(i, &altered) };
         // SAFETY: `hints` is a valid entry for the call (`GetinfoArgs`

@@ -69,8 +69,8 @@ fn ask(p: &Provider, a: &GetinfoArgs<'_>, out: &mut KVec<InfoBox>) -> core::resu
                 pr_debug!("{:?} entry dropped: {:?}\n", p.name(), m);
                 continue;
             }
-            e.adjust(a).map_err(|_| neg(bindings::ENOMEM))?;
         }
+        e.adjust(a).map_err(|_| neg(bindings::ENOMEM))?;
         out.push(e, GFP_KERNEL).map_err(|_| neg(bindings::ENOMEM))?;
     }
     Ok(())

@@ -1893,6 +1893,7 @@ static void tcp_msg_delivery_complete(struct kunit *test)
 
 /* kfi_tcp's count of payload bytes sent by reference (MSG_SPLICE_PAGES) */
 u64 kfi_tcp_stat_spliced(void);
+int kfi_tcp_stat_last_break(void);
 
 /*
  * Zero copy: the payload of a send that completes on the peer's ACK, and a
@@ -2816,7 +2817,6 @@ static void tcp_rma_bad_access(struct kunit *test)
 		{ 0, 99, 8, KFI_ENOKEY },	/* no such key */
 		{ 0, 22, 8, EACCES },		/* read-only region */
 	};
-	struct kfi_eq_err_entry ee;
 	struct kfid_mr *w, *r;
 	struct cm_event ev;
 	struct xf_fixture f;
@@ -2829,6 +2829,7 @@ static void tcp_rma_bad_access(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, mem);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		xf_setup(test, &f);
+		kfi_tcp_stat_last_break();	/* a cause left from before */
 		memset(mem, 0x5a, 256);
 		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, 128,
 						 KFI_REMOTE_WRITE, 0, 21, 0,
@@ -2844,12 +2845,12 @@ static void tcp_rma_bad_access(struct kunit *test)
 						bad[i].len, NULL, 0,
 						bad[i].addr, bad[i].key, NULL),
 				0);
+		/* an established connection ends with KFI_SHUTDOWN whatever
+		 * the cause, which kfi_tcp keeps for diagnostics */
 		KUNIT_ASSERT_EQ(test, cm_wait(test, f.c.peq, &ev, &len),
-				-KFI_EAVAIL);
-		KUNIT_ASSERT_EQ(test, kfi_eq_readerr(f.c.peq, &ee, 0),
-				(ssize_t)sizeof(ee));
-		KUNIT_EXPECT_EQ(test, ee.err, bad[i].err);
-		KUNIT_EXPECT_PTR_EQ(test, ee.fid, &f.c.sep->fid);
+				KFI_SHUTDOWN);
+		KUNIT_EXPECT_PTR_EQ(test, ev.e.fid, &f.c.sep->fid);
+		KUNIT_EXPECT_EQ(test, kfi_tcp_stat_last_break(), bad[i].err);
 		/* the posted receive is flushed, memory untouched */
 		xf_wait_err(test, f.srx, &err);
 		KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
@@ -3084,6 +3085,121 @@ static void tcp_msg_peek_claim_discard(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/* Expects the next entry of @cq to carry exactly @flags. */
+static void expect_flags(struct kunit *test, struct kfid_cq *cq, u64 flags,
+			 const char *what)
+{
+	struct kfi_cq_tagged_entry e;
+
+	KUNIT_ASSERT_EQ_MSG(test, xf_wait(cq, &e), 1, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, e.flags, flags, "%s", what);
+}
+
+/* Expects the next entry of @cq to be an error entry with exactly @flags. */
+static void expect_err_flags(struct kunit *test, struct kfid_cq *cq,
+			     u64 flags, int err, const char *what)
+{
+	struct kfi_cq_err_entry e;
+
+	xf_wait_err(test, cq, &e);
+	KUNIT_EXPECT_EQ_MSG(test, e.flags, flags, "%s", what);
+	KUNIT_EXPECT_EQ_MSG(test, e.err, err, "%s", what);
+}
+
+/*
+ * The completion flags of every operation type, exactly
+ * (Documentation/kfi_tcp.md, "Completion flags"): current kfilnd stops
+ * the kernel on any combination it does not know. KFI_REMOTE_CQ_DATA
+ * whenever the sender sent CQ data, also 0.
+ */
+static void tcp_msg_completion_flags(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfid_mr *mr;
+	char mem[16] = "", in[4][16], out[16] = "";
+	char *mbuf = kunit_kzalloc(test, 32, GFP_KERNEL);
+	struct kvec mv;
+	struct kfi_msg mm = { .type = KFI_KVEC, .msg_iov = &mv, .iov_count = 1 };
+	size_t min = 16;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, mbuf);
+	mv = (struct kvec){ mbuf, 32 };
+	mm.context = mbuf;
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, sizeof(mem),
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
+					 3, 0, &mr, NULL), 0);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, in[i], 16, NULL, 0,
+					       in[i]), 0);
+	for (i = 2; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, in[i], 16, NULL, 0, 9,
+						0, in[i]), 0);
+	/* send, senddata with data 0 */
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "a", 2, NULL, 0, NULL), 0);
+	expect_flags(test, f.ctx, KFI_MSG | KFI_SEND, "send");
+	expect_flags(test, f.srx, KFI_MSG | KFI_RECV, "recv");
+	KUNIT_ASSERT_EQ(test, kfi_senddata(f.c.cep, "b", 2, NULL, 0, 0, NULL),
+			0);
+	expect_flags(test, f.ctx, KFI_MSG | KFI_SEND, "senddata");
+	expect_flags(test, f.srx, KFI_MSG | KFI_RECV | KFI_REMOTE_CQ_DATA,
+		     "recv of data 0");
+	/* tagged, tagged with data 0 */
+	KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "c", 2, NULL, 0, 9, NULL), 0);
+	expect_flags(test, f.ctx, KFI_TAGGED | KFI_SEND, "tsend");
+	expect_flags(test, f.srx, KFI_TAGGED | KFI_RECV, "trecv");
+	KUNIT_ASSERT_EQ(test, kfi_tsenddata(f.c.cep, "d", 2, NULL, 0, 0, 9,
+					    NULL), 0);
+	expect_flags(test, f.ctx, KFI_TAGGED | KFI_SEND, "tsenddata");
+	expect_flags(test, f.srx, KFI_TAGGED | KFI_RECV | KFI_REMOTE_CQ_DATA,
+		     "trecv of data 0");
+	/* RMA: initiator and (with data) target */
+	KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, "wr", 3, NULL, 0, 0, 3, NULL),
+			0);
+	expect_flags(test, f.ctx, KFI_RMA | KFI_WRITE, "write");
+	KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, out, 3, NULL, 0, 0, 3, NULL),
+			0);
+	expect_flags(test, f.ctx, KFI_RMA | KFI_READ, "read");
+	KUNIT_EXPECT_STREQ(test, out, "wr");
+	KUNIT_ASSERT_EQ(test, kfi_writedata(f.c.cep, "wd", 3, NULL, 0, 0, 0, 3,
+					    NULL), 0);
+	expect_flags(test, f.ctx, KFI_RMA | KFI_WRITE, "writedata");
+	expect_flags(test, f.srx, KFI_RMA | KFI_REMOTE_WRITE |
+		     KFI_REMOTE_CQ_DATA, "remote write with data 0");
+	/* multi-receive: each message, then the one that releases it */
+	KUNIT_ASSERT_EQ(test, kfi_setopt(&f.c.sep->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min,
+					 sizeof(min)), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &mm, KFI_MULTI_RECV), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "0123456789", 10, NULL,
+					       0, NULL), 0);
+		expect_flags(test, f.ctx, KFI_MSG | KFI_SEND, "send");
+	}
+	expect_flags(test, f.srx, KFI_MSG | KFI_RECV, "multi-recv message");
+	expect_flags(test, f.srx, KFI_MSG | KFI_RECV | KFI_MULTI_RECV,
+		     "multi-recv release");
+	/* errors: cancelled receives, a multi-receive buffer flushed */
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, in[0], 16, NULL, 0, in[0]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, in[1], 16, NULL, 0, 1, 0,
+					in[1]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cancel(&f.c.sep->fid, in[1]), 0);
+	expect_err_flags(test, f.srx, KFI_TAGGED | KFI_RECV, ECANCELED,
+			 "cancelled trecv");
+	KUNIT_ASSERT_EQ(test, kfi_cancel(&f.c.sep->fid, in[0]), 0);
+	expect_err_flags(test, f.srx, KFI_MSG | KFI_RECV, ECANCELED,
+			 "cancelled recv");
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &mm, KFI_MULTI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cancel(&f.c.sep->fid, mbuf), 0);
+	expect_err_flags(test, f.srx, KFI_MSG | KFI_RECV | KFI_MULTI_RECV,
+			 ECANCELED, "cancelled multi-recv buffer");
+	xf_expect_none(test, f.srx);
+	xf_expect_none(test, f.ctx);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	xf_teardown(test, &f);
+}
+
 static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_send_recv),
 	KUNIT_CASE(tcp_msg_inject_stream),
@@ -3109,6 +3225,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_multi_recv_selective),
 	KUNIT_CASE(tcp_msg_documented_flags),
 	KUNIT_CASE(tcp_msg_peek_claim_discard),
+	KUNIT_CASE(tcp_msg_completion_flags),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
 	KUNIT_CASE(tcp_rma_write_read),
 	KUNIT_CASE(tcp_rma_bad_access),
@@ -3477,8 +3594,10 @@ static void tcp_trig_immediate_and_set_lower(struct kunit *test)
 	trig_expect_quiet(test, &f);
 	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 3), 0);	/* 5: still not */
 	trig_expect_quiet(test, &f);
-	/* the error count counts toward the threshold */
+	/* the error count does not count (kfi_trigger.h: success count) */
 	KUNIT_ASSERT_EQ(test, kfi_cntr_adderr(f.t, 1), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
 	trig_expect(test, &f, w2, 1);
 	trig_drain_tx(test, &f, 3);
 	trig_teardown(test, &f);
