@@ -89,60 +89,52 @@ pub(crate) struct Domain {
     cntrs: SpinLockBh<KVec<usize>>,
 }
 
-/// Segments a remote access resolves to: up to 4 regions of up to 4
-/// segments each.
-pub(crate) const RMA_SEGS: usize = 16;
-
 impl Domain {
     /// Resolves the remote regions of an RMA (key, bounds and `need`ed
     /// access checked for each, before any byte moves) into the segments
-    /// of the registered memory, in order. Returns how many of `out` are
-    /// used.
-    pub(crate) fn rma_segs(
-        &self,
-        iovs: &[crate::wire::RmaIov],
-        need: u64,
-        out: &mut [sys::kfi_tcp_seg; RMA_SEGS],
-    ) -> core::result::Result<usize, crate::logic::mr::MrError> {
+    /// of the registered memory, in order: one per piece of a region
+    /// segment the access touches, however many (allocated once, under
+    /// the table's mutex). Errors: the region's
+    /// check (-KFI_ENOKEY, -EACCES, -EFAULT), -ENOMEM. Process context.
+    pub(crate) fn rma_segs(&self, iovs: &[crate::wire::RmaIov], need: u64) -> Result<KVec<sys::kfi_tcp_seg>> {
         use crate::logic::mr::{check, pieces, MrError};
+        let mr_err = |e: MrError| Error::from_errno(e.errno());
         let t = self.mrs.lock();
-        let mut n = 0;
+        // Check every region and count the pieces first: nothing is
+        // resolved unless all of it is valid.
+        let mut n = 0usize;
         for iov in iovs {
-            let mr = t.get(iov.key).ok_or(MrError::NoKey)?.mr();
-            let off = check(&mr.region, iov.addr, iov.len, need)?;
-            let mut lens = [0usize; 4];
-            for (l, s) in lens.iter_mut().zip(mr.segs.iter()) {
-                *l = s.len;
+            let mr = t.get(iov.key).ok_or(mr_err(MrError::NoKey))?.mr();
+            let off = check(&mr.region, iov.addr, iov.len, need).map_err(mr_err)?;
+            if !pieces(mr.segs.iter().map(|s| s.len), off, iov.len, |_| n += 1) {
+                return Err(mr_err(MrError::OutOfBounds));
             }
-            let nsegs = mr.segs.len().min(4);
-            let mut full = false;
-            let ok = pieces(&lens[..nsegs], off, iov.len, |p| {
-                if n == RMA_SEGS {
-                    full = true;
-                    return;
-                }
+        }
+        let mut v = KVec::with_capacity(n, GFP_KERNEL)?;
+        let mut bad = false;
+        for iov in iovs {
+            let mr = t.get(iov.key).ok_or(mr_err(MrError::NoKey))?.mr();
+            let off = check(&mr.region, iov.addr, iov.len, need).map_err(mr_err)?;
+            pieces(mr.segs.iter().map(|s| s.len), off, iov.len, |p| {
                 let s = &mr.segs[p.seg];
                 let mut d = *s;
                 if s.base.is_null() {
                     match u32::try_from(p.off).ok().and_then(|o| d.offset.checked_add(o)) {
                         Some(o) => d.offset = o,
-                        None => {
-                            full = true;
-                            return;
-                        }
+                        None => bad = true,
                     }
                 } else {
                     d.base = s.base.wrapping_byte_add(p.off);
                 }
                 d.len = p.len;
-                out[n] = d;
-                n += 1;
+                // Within the capacity counted above: never allocates.
+                bad |= v.push(d, GFP_KERNEL).is_err();
             });
-            if !ok || full {
-                return Err(MrError::OutOfBounds);
-            }
         }
-        Ok(n)
+        if bad {
+            return Err(mr_err(MrError::OutOfBounds));
+        }
+        Ok(v)
     }
 
     /// Recovers a domain from its fid.

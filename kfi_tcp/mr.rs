@@ -7,6 +7,7 @@
 //! caller's descriptor arrays need not outlive the call; the memory itself
 //! must stay valid until the region is closed. Remote accesses are checked
 //! with `logic::mr::check` against the region's offset range and access.
+//! A region has up to `logic::mr::SEG_LIMIT` (256) segments.
 
 use crate::domain::Domain;
 use crate::ffi::{self, einval, sys};
@@ -15,9 +16,6 @@ use core::ffi::c_int;
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::prelude::*;
-
-/// At most this many segments per region (the wire protocol's iov limit).
-const MR_IOV_LIMIT: usize = 4;
 
 /// A memory region: the consumer sees `mr`.
 #[repr(C)]
@@ -68,8 +66,8 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_regattr(
     if fid.is_null() || mr.is_null() || flags != 0 || a.auth_key_size != 0 {
         return einval();
     }
-    if a.iov_count == 0 || a.iov_count > MR_IOV_LIMIT {
-        return einval();
+    if let Err(e) = rules::seg_count(a.iov_count) {
+        return err(e);
     }
     // SAFETY: all-zero is a valid segment (NULL pointers, zero lengths).
     let zero: sys::kfi_tcp_seg = unsafe { core::mem::zeroed() };
