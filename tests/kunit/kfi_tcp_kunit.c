@@ -657,6 +657,156 @@ static bool bv_region_untouched(const struct bv_region *r, size_t off,
 	return true;
 }
 
+struct mr_eq_fixture {
+	struct kfid_mr **out;	/* where the registration writes its region */
+	struct kfid *seen_fid;	/* what the handler peeked */
+	void *seen_ctx;
+	bool out_set;		/* *out was written when the handler ran */
+	int calls;
+};
+
+/*
+ * EQ handler: peeks at the entry (the EQ's lock must not be held) and
+ * notes whether the registration had already written its region.
+ */
+static void mr_eq_handler(struct kfid_eq *eq, void *context)
+{
+	struct mr_eq_fixture *h = context;
+	struct kfi_eq_entry e = {};
+	uint32_t ev;
+
+	h->calls++;
+	if (kfi_eq_read(eq, &ev, &e, sizeof(e), KFI_PEEK) == sizeof(e) &&
+	    ev == KFI_MR_COMPLETE) {
+		h->seen_fid = e.fid;
+		h->seen_ctx = e.context;
+		h->out_set = h->out && *h->out && &(*h->out)->fid == e.fid;
+	}
+}
+
+/*
+ * kfi_domain_bind(KFI_REG_MR): registrations of 256 single pages (kfilnd's
+ * kfi_mr_regbv with a requested key and an offset) return 0 and queue
+ * exactly one KFI_MR_COMPLETE with the region's fid and the registration's
+ * context; a failing one returns its error and queues nothing (fi_mr(3):
+ * no event unless the call returns 0); a full EQ refuses the registration
+ * (-EAGAIN) rather than lose its event; bad bindings, closes while bound.
+ */
+static void tcp_mr_async_eq_reports(struct kunit *test)
+{
+	struct kfi_eq_attr attr = { .size = 2, .wait_obj = KFI_WAIT_NONE };
+	struct kfi_cq_attr cq_attr = { .size = 8,
+				       .format = KFI_CQ_FORMAT_MSG };
+	struct mr_eq_fixture h = {};
+	struct bv_region *r = bv_region_alloc(test, 0);
+	struct kfid_mr *m = NULL, *m2 = NULL, *m3 = NULL;
+	struct kfi_eq_err_entry err;
+	struct kfi_eq_entry e;
+	struct dom_fixture f;
+	struct kfid_eq *eq, *eq2;
+	struct kfid_cq *cq;
+	int ctx, ctx2, i;
+	uint32_t ev;
+
+	dom_setup(test, &f, 0);
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(f.fab, &attr, &eq, mr_eq_handler,
+					  &h), 0);
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(f.fab, &attr, &eq2, NULL, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(f.dom, &cq_attr, &cq, NULL, NULL),
+			0);
+	/* bad bindings: flags other than KFI_REG_MR, not an EQ, NULL */
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, &eq->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, &eq->fid,
+					      KFI_REG_MR | KFI_SEND), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, &cq->fid, KFI_REG_MR),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, NULL, KFI_REG_MR),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, kfi_domain_bind(f.dom, &eq->fid, KFI_REG_MR), 0);
+	/* once only, also with another EQ */
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, &eq->fid, KFI_REG_MR),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, &eq2->fid, KFI_REG_MR),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq2->fid), 0);
+	/* the bound EQ stays open while the domain is */
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), -EBUSY);
+
+	h.out = &m;
+	KUNIT_ASSERT_EQ(test, kfi_mr_regbv(f.dom, r->bv, MR_PAGES,
+					   KFI_REMOTE_WRITE | KFI_REMOTE_READ,
+					   1 << 20, 0xbeef, 0, &m, &ctx), 0);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ(test, kfi_mr_key(m), 0xbeefULL);
+	KUNIT_EXPECT_EQ(test, h.calls, 1);
+	KUNIT_EXPECT_TRUE(test, h.out_set);
+	KUNIT_EXPECT_PTR_EQ(test, h.seen_fid, &m->fid);
+	KUNIT_EXPECT_PTR_EQ(test, h.seen_ctx, (void *)&ctx);
+	memset(&e, 0xa5, sizeof(e));
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &e, sizeof(e), 0),
+			(ssize_t)sizeof(e));
+	KUNIT_EXPECT_EQ(test, ev, (uint32_t)KFI_MR_COMPLETE);
+	KUNIT_EXPECT_PTR_EQ(test, e.fid, &m->fid);
+	KUNIT_EXPECT_PTR_EQ(test, e.context, (void *)&ctx);
+	KUNIT_EXPECT_EQ(test, e.data, 0ULL);
+	/* exactly one */
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &e, sizeof(e), 0),
+			(ssize_t)-EAGAIN);
+
+	/* a key in use: the call fails, no entry of any kind */
+	h.out = &m2;
+	KUNIT_EXPECT_EQ(test, kfi_mr_regbv(f.dom, r->bv, 4, KFI_REMOTE_READ, 0,
+					   0xbeef, 0, &m2, &ctx2), -KFI_ENOKEY);
+	KUNIT_EXPECT_NULL(test, m2);
+	KUNIT_EXPECT_EQ(test, kfi_mr_regbv(f.dom, r->bv, MR_PAGES + 1,
+					   KFI_REMOTE_READ, 0, 1, 0, &m2,
+					   &ctx2), -EINVAL);
+	KUNIT_EXPECT_NULL(test, m2);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &e, sizeof(e), 0),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_eq_readerr(eq, &err, 0), (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, h.calls, 1);
+
+	/* a full EQ: nothing is registered (the key stays free) */
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, kfi_eq_write(eq, KFI_NOTIFY, &i,
+						   sizeof(i), 0),
+				(ssize_t)sizeof(i));
+	KUNIT_EXPECT_EQ(test, kfi_mr_regbv(f.dom, r->bv, 2, KFI_REMOTE_READ, 0,
+					   7, 0, &m2, &ctx2), -EAGAIN);
+	KUNIT_EXPECT_NULL(test, m2);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &i, sizeof(i), 0),
+			(ssize_t)sizeof(i));
+	KUNIT_ASSERT_EQ(test, kfi_mr_regbv(f.dom, r->bv, 2, KFI_REMOTE_READ, 0,
+					   7, 0, &m2, &ctx2), 0);
+	/* the slot is taken now: neither a write nor a registration fits */
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(eq, KFI_NOTIFY, &i, sizeof(i), 0),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, &i, sizeof(i), KFI_SEND, 0, 8,
+					 0, &m3, NULL), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &i, sizeof(i), 0),
+			(ssize_t)sizeof(i));
+	KUNIT_EXPECT_EQ(test, ev, (uint32_t)KFI_NOTIFY);
+	KUNIT_EXPECT_EQ(test, i, 1);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &e, sizeof(e), 0),
+			(ssize_t)sizeof(e));
+	KUNIT_EXPECT_EQ(test, ev, (uint32_t)KFI_MR_COMPLETE);
+	KUNIT_EXPECT_PTR_EQ(test, e.fid, &m2->fid);
+	KUNIT_EXPECT_PTR_EQ(test, e.context, (void *)&ctx2);
+	KUNIT_EXPECT_EQ(test, h.calls, 4);
+
+	KUNIT_EXPECT_EQ(test, kfi_close(&m2->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	/* closing the domain releases the EQ */
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.fab->fid), 0);
+	kfi_freeinfo(f.list);
+	kfi_freeinfo(f.hints);
+}
+
 /* ---------------------------------------------------------------- CM */
 
 #define CM_WAIT_MS 5000
@@ -3708,6 +3858,7 @@ static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_mr_provider_keys),
 	KUNIT_CASE(tcp_mr_buffer_types),
 	KUNIT_CASE(tcp_mr_bad_input),
+	KUNIT_CASE(tcp_mr_async_eq_reports),
 	{}
 };
 
