@@ -48,7 +48,6 @@ use crate::ffi::{self, sys};
 use crate::logic::xfer::{self as rules, Kind};
 use crate::sock::{self, SkState};
 use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
-use crate::domain::RMA_SEGS;
 use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
 use crate::xfer::{Buf, EMPTY_SEG, EpData, NoRoom, Room, RxWork, Seg, TxItem, TxOp, TxTaken};
 use core::ffi::c_int;
@@ -82,22 +81,20 @@ const BASE: usize = wire::hdr::BASE_HDR_SIZE;
 const STAGE: usize = 512;
 const _: () = assert!(STAGE >= HDR_MAX);
 
-/// Memory a remote access resolved to.
-#[derive(Clone, Copy)]
-struct RmaSegs {
-    segs: [Seg; RMA_SEGS],
-    n: usize,
-}
+/// Memory a remote access resolved to (`Domain::rma_segs`): one segment
+/// per piece of a registered segment the access touches, however many (up
+/// to 4 regions of up to 256 segments each).
+struct RmaSegs(KVec<Seg>);
 
 // SAFETY: descriptions of registered memory, valid while registered (the
 // consumer keeps regions registered while peers may access them).
 unsafe impl Send for RmaSegs {}
 
 impl RmaSegs {
-    const EMPTY: RmaSegs = RmaSegs { segs: [EMPTY_SEG; RMA_SEGS], n: 0 };
+    const EMPTY: RmaSegs = RmaSegs(KVec::new());
 
     fn segs(&self) -> &[Seg] {
-        &self.segs[..self.n]
+        &self.0
     }
 }
 
@@ -113,9 +110,9 @@ enum TxWhat {
     Rsp,
 }
 
-/// Segments of a frame: its head and up to [`RMA_SEGS`] of payload.
-const TX_SEGS: usize = 1 + RMA_SEGS;
-const _: () = assert!(RMA_SEGS >= rules::IOV_LIMIT);
+/// Segments of a frame: its head and the payload of a posted operation
+/// (a read response's payload is in [`TxCur::rsp`]).
+const TX_SEGS: usize = 1 + rules::IOV_LIMIT;
 
 /// The frame being sent. It stays in place in [`DataIo`]: taking a frame
 /// fills it from the queued operation under the queue lock, and sending
@@ -136,6 +133,9 @@ struct TxCur {
     /// memory; `segs[0]` is set to `head` on every send.
     segs: [Seg; TX_SEGS],
     nseg: usize,
+    /// A read response's payload (registered memory), sent after the
+    /// head, which goes by itself (responses are spliced).
+    rsp: RmaSegs,
     total: usize,
     sent: usize,
 }
@@ -150,6 +150,7 @@ impl TxCur {
         head_len: 0,
         segs: [EMPTY_SEG; TX_SEGS],
         nseg: 1,
+        rsp: RmaSegs::EMPTY,
         total: 0,
         sent: 0,
     };
@@ -161,7 +162,7 @@ impl TxCur {
         let Ok(n) = h.encode(&mut self.head[..HDR_MAX], order) else {
             return false;
         };
-        if inline.len() > rules::INJECT_LIMIT || payload.len() > RMA_SEGS {
+        if inline.len() > rules::INJECT_LIMIT || payload.len() > TX_SEGS - 1 {
             return false;
         }
         self.head[n..n + inline.len()].copy_from_slice(inline);
@@ -368,16 +369,9 @@ fn errno_of(e: Error) -> u32 {
 /// Resolves the regions of a remote access, or the reason to end the
 /// connection.
 fn resolve(ep: &EpData, h: &MsgHeader, need: u64) -> core::result::Result<RmaSegs, Broken> {
-    let mut r = RmaSegs::EMPTY;
     // SAFETY: the domain outlives its endpoints, hence their connections.
     let dom = unsafe { &*ep.domain() };
-    match dom.rma_segs(h.rma_iovs(), need, &mut r.segs) {
-        Ok(n) => {
-            r.n = n;
-            Ok(r)
-        }
-        Err(e) => Err(Broken { err: (-e.errno()) as u32 }),
-    }
+    dom.rma_segs(h.rma_iovs(), need).map(RmaSegs).map_err(|e| Broken { err: errno_of(e) })
 }
 
 /// The header of an outgoing operation.
@@ -524,9 +518,10 @@ impl Conn {
                 };
                 let len: u64 = r.segs().iter().map(|s| s.len as u64).sum();
                 let h = MsgHeader::read_rsp(len).map_err(|_| Halt::from(proto()))?;
-                if !d.tx.fill(TxWhat::Rsp, &h, order, &[], r.segs()) {
+                if !d.tx.fill(TxWhat::Rsp, &h, order, &[], &[]) {
                     return Err(proto().into());
                 }
+                d.tx.rsp = r;
                 // Registered memory, which the consumer keeps while peers
                 // may read it: zero copy.
                 d.tx.splice = true;
@@ -584,18 +579,23 @@ impl Conn {
         cur.segs[0] = sock::kseg(&cur.head[..cur.head_len]);
         // The head (our own buffer, reused for the next frame) is never
         // spliced: a spliced frame sends it by itself first.
-        let (n, len, more) = if cur.splice && cur.sent < cur.head_len {
-            (1, cur.head_len - cur.sent, true)
+        let (segs, skip, len, more) = if cur.splice && cur.sent < cur.head_len {
+            (&cur.segs[..1], cur.sent, cur.head_len - cur.sent, true)
+        } else if cur.what == TxWhat::Rsp && cur.sent >= cur.head_len {
+            (cur.rsp.segs(), cur.sent - cur.head_len, cur.total - cur.sent, more)
         } else {
-            (cur.nseg, cur.total - cur.sent, more)
+            (&cur.segs[..cur.nseg], cur.sent, cur.total - cur.sent, more)
         };
-        match self.sock_send(mode, &cur.segs[..n], cur.sent, len, more, cur.splice && cur.sent >= cur.head_len) {
+        match self.sock_send(mode, segs, skip, len, more, cur.splice && cur.sent >= cur.head_len) {
             Ok(k) => {
                 cur.sent += k;
                 if cur.sent == cur.total {
                     match core::mem::replace(&mut cur.what, TxWhat::Idle) {
                         TxWhat::Op(i) => ep.tx_sent(i),
-                        TxWhat::Rsp => ep.remote_hit(false),
+                        TxWhat::Rsp => {
+                            cur.rsp = RmaSegs::EMPTY;
+                            ep.remote_hit(false);
+                        }
                         _ => {}
                     }
                 }
@@ -885,6 +885,7 @@ impl Conn {
                 ep.rx_failed(w, sys::KFI_ETRUNC, w.room, len - w.room);
             }
             Rx::Body { dest: Dest::Rma, .. } => {
+                d.rma = RmaSegs::EMPTY;
                 ep.remote_hit(true);
                 if let Some(data) = hdr.cq_data() {
                     if core::mem::take(&mut d.rma_room) {

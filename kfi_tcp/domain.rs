@@ -9,16 +9,19 @@
 //! module on every kernel configuration: it references a symbol of the
 //! `bindings` crate that vmlinux does not always export.) A domain counts its
 //! open children (MRs, CQs and endpoints): closing it with any open fails
-//! with -EBUSY.
+//! with -EBUSY. An EQ bound with `KFI_REG_MR` gets a `KFI_MR_COMPLETE` for
+//! every registration (`mr.rs`); the domain holds that binding until it
+//! closes.
 
 use crate::fabric::Fabric;
 use crate::ffi::{self, einval, kfi_info, sys};
 use crate::logic::mr::KeyChooser;
 use crate::cntr::Cntr;
+use crate::eq::Eq;
 use crate::mr::MrPtr;
 use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_int, c_void};
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::new_mutex;
 use kernel::prelude::*;
@@ -90,65 +93,61 @@ pub(crate) struct Domain {
     /// may come from softirq context.
     #[pin]
     cntrs: SpinLockBh<KVec<usize>>,
+    /// The EQ bound with `KFI_REG_MR` (NULL: none): registrations report
+    /// `KFI_MR_COMPLETE` there. Set once; the binding it counts keeps the
+    /// EQ open until the domain closes.
+    mr_eq: AtomicPtr<Eq>,
 }
 
 /// Longest interface name, with its NUL (`IFNAMSIZ`).
 const IFNAMSIZ: usize = 16;
 
-/// Segments a remote access resolves to: up to 4 regions of up to 4
-/// segments each.
-pub(crate) const RMA_SEGS: usize = 16;
-
 impl Domain {
     /// Resolves the remote regions of an RMA (key, bounds and `need`ed
     /// access checked for each, before any byte moves) into the segments
-    /// of the registered memory, in order. Returns how many of `out` are
-    /// used.
-    pub(crate) fn rma_segs(
-        &self,
-        iovs: &[crate::wire::RmaIov],
-        need: u64,
-        out: &mut [sys::kfi_tcp_seg; RMA_SEGS],
-    ) -> core::result::Result<usize, crate::logic::mr::MrError> {
+    /// of the registered memory, in order: one per piece of a region
+    /// segment the access touches, however many (allocated once, under
+    /// the table's mutex). Errors: the region's
+    /// check (-KFI_ENOKEY, -EACCES, -EFAULT), -ENOMEM. Process context.
+    pub(crate) fn rma_segs(&self, iovs: &[crate::wire::RmaIov], need: u64) -> Result<KVec<sys::kfi_tcp_seg>> {
         use crate::logic::mr::{check, pieces, MrError};
+        let mr_err = |e: MrError| Error::from_errno(e.errno());
         let t = self.mrs.lock();
-        let mut n = 0;
+        // Check every region and count the pieces first: nothing is
+        // resolved unless all of it is valid.
+        let mut n = 0usize;
         for iov in iovs {
-            let mr = t.get(iov.key).ok_or(MrError::NoKey)?.mr();
-            let off = check(&mr.region, iov.addr, iov.len, need)?;
-            let mut lens = [0usize; 4];
-            for (l, s) in lens.iter_mut().zip(mr.segs.iter()) {
-                *l = s.len;
+            let mr = t.get(iov.key).ok_or(mr_err(MrError::NoKey))?.mr();
+            let off = check(&mr.region, iov.addr, iov.len, need).map_err(mr_err)?;
+            if !pieces(mr.segs.iter().map(|s| s.len), off, iov.len, |_| n += 1) {
+                return Err(mr_err(MrError::OutOfBounds));
             }
-            let nsegs = mr.segs.len().min(4);
-            let mut full = false;
-            let ok = pieces(&lens[..nsegs], off, iov.len, |p| {
-                if n == RMA_SEGS {
-                    full = true;
-                    return;
-                }
+        }
+        let mut v = KVec::with_capacity(n, GFP_KERNEL)?;
+        let mut bad = false;
+        for iov in iovs {
+            let mr = t.get(iov.key).ok_or(mr_err(MrError::NoKey))?.mr();
+            let off = check(&mr.region, iov.addr, iov.len, need).map_err(mr_err)?;
+            pieces(mr.segs.iter().map(|s| s.len), off, iov.len, |p| {
                 let s = &mr.segs[p.seg];
                 let mut d = *s;
                 if s.base.is_null() {
                     match u32::try_from(p.off).ok().and_then(|o| d.offset.checked_add(o)) {
                         Some(o) => d.offset = o,
-                        None => {
-                            full = true;
-                            return;
-                        }
+                        None => bad = true,
                     }
                 } else {
                     d.base = s.base.wrapping_byte_add(p.off);
                 }
                 d.len = p.len;
-                out[n] = d;
-                n += 1;
+                // Within the capacity counted above: never allocates.
+                bad |= v.push(d, GFP_KERNEL).is_err();
             });
-            if !ok || full {
-                return Err(MrError::OutOfBounds);
-            }
         }
-        Ok(n)
+        if bad {
+            return Err(mr_err(MrError::OutOfBounds));
+        }
+        Ok(v)
     }
 
     /// Recovers a domain from its fid.
@@ -171,6 +170,15 @@ impl Domain {
     /// The fabric the domain belongs to (outlives it).
     pub(crate) fn fabric(&self) -> *mut Fabric {
         self.fabric
+    }
+
+    /// The EQ registrations report to (`KFI_REG_MR`), if one is bound.
+    pub(crate) fn mr_eq(&self) -> Option<&Eq> {
+        let p = self.mr_eq.load(Ordering::Acquire);
+        // SAFETY: NULL or an EQ bound to this domain, which stays open
+        // while the domain is (the binding is counted; `Eq` close refuses
+        // with -EBUSY until the domain's close uncounts it).
+        unsafe { p.as_ref() }
     }
 
     /// Counts a new child.
@@ -290,6 +298,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
         children: AtomicUsize::new(0),
         mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),
         cntrs <- new_spinlock_bh!(KVec::new(), "kfi_tcp_dom_cntrs"),
+        mr_eq: AtomicPtr::new(core::ptr::null_mut()),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
@@ -308,13 +317,42 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
     0
 }
 
-/// `close` of a domain: -EBUSY while regions are registered.
+/// `bind` of a domain: an EQ of this provider with `KFI_REG_MR` (memory
+/// registrations then report `KFI_MR_COMPLETE` on it), once. Any other
+/// flags (also 0: a default EQ for the domain's endpoints is not
+/// implemented), another object, or a second binding: -EINVAL.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_domain_bind(fid: *mut sys::kfid, bfid: *mut sys::kfid, flags: u64) -> c_int {
+    // SAFETY: only installed on our domains.
+    let d = unsafe { Domain::from_fid(fid) };
+    // SAFETY: NULL or a valid fid by the API contract.
+    if flags != sys::KFI_REG_MR as u64 || !unsafe { Eq::is_eq(bfid) } {
+        return einval();
+    }
+    // SAFETY: an EQ of this provider (checked above), open.
+    let eq = unsafe { Eq::from_fid(bfid) };
+    // Counted before it is published: a registration that sees it may
+    // post at once.
+    eq.bind();
+    let p = eq as *const Eq as *mut Eq;
+    if d.mr_eq.compare_exchange(core::ptr::null_mut(), p, Ordering::AcqRel, Ordering::Acquire).is_err() {
+        eq.unbind();
+        return einval();
+    }
+    0
+}
+
+/// `close` of a domain: -EBUSY while a child (region, CQ, endpoint) is
+/// open. Releases the EQ bound with `KFI_REG_MR`.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_domain_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: only installed on our domains.
     let d = unsafe { Domain::from_fid(fid) };
     if d.children.load(Ordering::Acquire) != 0 {
         return ffi::neg(bindings::EBUSY);
+    }
+    if let Some(eq) = d.mr_eq() {
+        eq.unbind();
     }
     let d = d as *const Domain as *mut Domain;
     // SAFETY: allocated by `kfi_tcp_fabric_domain` with KBox; no child

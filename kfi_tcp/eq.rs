@@ -9,7 +9,9 @@
 //! may read (`kfi_eq_read`, `readerr`, documented for any context) from
 //! softirq context. `sread` sleeps on a condition variable; the
 //! consumer's event handler is called after an entry is queued, with no
-//! lock held.
+//! lock held. A slot can be reserved for an event posted later
+//! ([`Eq::reserve`]): memory registration reserves its `KFI_MR_COMPLETE`
+//! slot before it registers anything, so that the event is never lost.
 
 use crate::fabric::Fabric;
 use crate::ffi::{self, einval, sys};
@@ -39,8 +41,8 @@ pub(crate) struct Eq {
     ring: SpinLockBh<Ring<Slots>>,
     #[pin]
     wait: CondVar,
-    /// Endpoints and passive endpoints this EQ is bound to: it cannot
-    /// close while any is (they post to it).
+    /// Endpoints, passive endpoints and domains (`KFI_REG_MR`) this EQ is
+    /// bound to: it cannot close while any is (they post to it).
     binds: AtomicUsize,
 }
 
@@ -72,6 +74,16 @@ impl Eq {
         unsafe { &*kernel::container_of!(fid, Eq, eq.fid) }
     }
 
+    /// Whether `fid` is an EQ of this provider (its class and ops table are
+    /// ours), so that [`Eq::from_fid`] may be used on it.
+    ///
+    /// # Safety
+    /// `fid` is NULL or points to a valid `kfid`.
+    pub(crate) unsafe fn is_eq(fid: *const sys::kfid) -> bool {
+        // SAFETY: non-NULL and valid by the caller's contract.
+        !fid.is_null() && unsafe { sys::kfi_tcp_glue_is_eq(fid) }
+    }
+
     /// Counts a binding (an endpoint will post to this EQ).
     pub(crate) fn bind(&self) {
         self.binds.fetch_add(1, Ordering::AcqRel);
@@ -86,13 +98,27 @@ impl Eq {
     /// after the lock is dropped.
     pub(crate) fn post(&self, event: u32, error: bool, bytes: &[u8]) -> core::result::Result<(), PushError> {
         self.ring.lock().push(event, error, bytes)?;
+        self.queued();
+        Ok(())
+    }
+
+    /// Reserves the slot of an event posted later with
+    /// [`Reserved::post`]: `Full` when every free slot is taken or
+    /// reserved. Dropping the reservation gives the slot back.
+    pub(crate) fn reserve(&self) -> core::result::Result<Reserved<'_>, PushError> {
+        self.ring.lock().reserve()?;
+        Ok(Reserved { eq: Some(self) })
+    }
+
+    /// An entry was queued: wakes readers, then calls the consumer's
+    /// handler (no lock is held here).
+    fn queued(&self) {
         self.wait.notify_all();
         if let Some(h) = self.eq.event_handler {
             // SAFETY: the consumer's handler with its own context; no lock
             // is held.
             unsafe { h(&self.eq as *const _ as *mut _, self.eq.fid.context) };
         }
-        Ok(())
     }
 
     fn read(&self, event: *mut u32, buf: *mut c_void, len: usize, peek: bool) -> isize {
@@ -111,6 +137,54 @@ impl Eq {
                 n as isize
             }
             Err(e) => e.errno(),
+        }
+    }
+}
+
+/// A slot of an EQ promised to one event (see [`Eq::reserve`]).
+pub(crate) struct Reserved<'a> {
+    /// `None` once posted.
+    eq: Option<&'a Eq>,
+}
+
+impl Reserved<'_> {
+    /// Queues the event into the reserved slot, wakes readers and calls
+    /// the consumer's handler (with no lock held). An entry larger than a
+    /// slot (never, for the provider's own entries) is dropped.
+    pub(crate) fn post(mut self, event: u32, error: bool, bytes: &[u8]) {
+        let Some(eq) = self.eq.take() else {
+            return;
+        };
+        let pushed = {
+            let mut r = eq.ring.lock();
+            let ok = r.push_reserved(event, error, bytes).is_ok();
+            if !ok {
+                r.unreserve();
+            }
+            ok
+        };
+        if pushed {
+            eq.queued();
+        }
+    }
+}
+
+impl Reserved<'_> {
+    /// [`Reserved::post`] of a generic entry (`kfi_eq_entry`).
+    pub(crate) fn post_entry(self, event: u32, e: &sys::kfi_eq_entry) {
+        let len = core::mem::size_of::<sys::kfi_eq_entry>();
+        // SAFETY: `e` is a live `kfi_eq_entry` of `len` bytes; it has no
+        // padding (two pointers and a u64), and the reader copies the
+        // bytes back into the same struct.
+        let bytes = unsafe { core::slice::from_raw_parts((e as *const sys::kfi_eq_entry).cast::<u8>(), len) };
+        self.post(event, false, bytes);
+    }
+}
+
+impl Drop for Reserved<'_> {
+    fn drop(&mut self) {
+        if let Some(eq) = self.eq.take() {
+            eq.ring.lock().unreserve();
         }
     }
 }

@@ -136,7 +136,7 @@ void kfi_tcp_glue_fabric_init(struct kfid_fabric *fabric, void *context)
 static struct kfi_ops kfi_tcp_domain_fid_ops = {
 	.size = sizeof(struct kfi_ops),
 	.close = kfi_tcp_domain_close,
-	.bind = kfi_no_bind,
+	.bind = kfi_tcp_domain_bind,
 	.control = kfi_tcp_domain_control,
 	.ops_open = kfi_no_ops_open,
 };
@@ -365,6 +365,17 @@ void kfi_tcp_glue_eq_init(struct kfid_eq *eq, void *context,
 	eq->fid.ops = &kfi_tcp_eq_fid_ops;
 	eq->ops = &kfi_tcp_eq_ops;
 	eq->event_handler = handler;
+}
+
+/**
+ * kfi_tcp_glue_is_eq() - Tell whether an object is an EQ of this provider.
+ * @fid: A valid object header, e.g. as given to kfi_domain_bind().
+ *
+ * Return: true if @fid is the header of an EQ made by kfi_tcp_glue_eq_init().
+ */
+bool kfi_tcp_glue_is_eq(const struct kfid *fid)
+{
+	return fid->fclass == KFI_CLASS_EQ && fid->ops == &kfi_tcp_eq_fid_ops;
 }
 
 /*

@@ -7,6 +7,18 @@
 //! caller's descriptor arrays need not outlive the call; the memory itself
 //! must stay valid until the region is closed. Remote accesses are checked
 //! with `logic::mr::check` against the region's offset range and access.
+//! A region has up to `logic::mr::SEG_LIMIT` (256) segments.
+//!
+//! With an EQ bound to the domain with `KFI_REG_MR`, registration is
+//! asynchronous as fi_mr(3) describes it: a call that returns 0 has also
+//! queued a `KFI_MR_COMPLETE` entry (`kfi_eq_entry`: the region's fid and
+//! the registration's context) on that EQ, `*mr` written before the entry
+//! can be read. Every failure is found during the call, so it is returned
+//! by the call and nothing is queued ("an asynchronous event will not be
+//! generated unless the registration call returns success"). The entry's
+//! slot is reserved before anything is registered: with the EQ full the
+//! call fails with -EAGAIN and registers nothing, so an event is never
+//! lost.
 
 use crate::domain::Domain;
 use crate::ffi::{self, einval, sys};
@@ -15,9 +27,6 @@ use core::ffi::c_int;
 use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::prelude::*;
-
-/// At most this many segments per region (the wire protocol's iov limit).
-const MR_IOV_LIMIT: usize = 4;
 
 /// A memory region: the consumer sees `mr`.
 #[repr(C)]
@@ -68,9 +77,17 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_regattr(
     if fid.is_null() || mr.is_null() || flags != 0 || a.auth_key_size != 0 {
         return einval();
     }
-    if a.iov_count == 0 || a.iov_count > MR_IOV_LIMIT {
-        return einval();
+    if let Err(e) = rules::seg_count(a.iov_count) {
+        return err(e);
     }
+    // The slot of the completion entry, when registrations report to an
+    // EQ: taken first, given back (dropped) on any failure below.
+    // SAFETY: our MR ops table is only installed on our domains.
+    let d = unsafe { Domain::from_fid(fid) };
+    let slot = match d.mr_eq().map(|eq| eq.reserve()).transpose() {
+        Ok(s) => s,
+        Err(_) => return ffi::neg(bindings::EAGAIN),
+    };
     // SAFETY: all-zero is a valid segment (NULL pointers, zero lengths).
     let zero: sys::kfi_tcp_seg = unsafe { core::mem::zeroed() };
     let Ok(mut segs) = KVec::from_elem(zero, a.iov_count, GFP_KERNEL) else {
@@ -87,8 +104,6 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_regattr(
         Ok(r) => r,
         Err(e) => return err(e),
     };
-    // SAFETY: our MR ops table is only installed on our domains.
-    let d = unsafe { Domain::from_fid(fid) };
     let m = match KBox::new(
         Mr {
             // SAFETY: all-zero is a valid header; filled in below.
@@ -119,12 +134,19 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_regattr(
     d.child_opened();
     // SAFETY: `m` is live and now ours to publish; the glue fills the
     // header (fclass, context, ops).
-    unsafe {
+    let mr_fid = unsafe {
         (*m).mr.key = key;
         (*m).mr.iova = a.offset;
         (*m).mr.mem_desc = m.cast();
         sys::kfi_tcp_glue_mr_init(&mut (*m).mr, a.context);
         *mr = &mut (*m).mr;
+        &mut (*m).mr.fid as *mut sys::kfid
+    };
+    if let Some(slot) = slot {
+        // `*mr` is written: the entry may be read now. Nothing of `m` is
+        // used after this (the consumer may close it at once).
+        let e = sys::kfi_eq_entry { fid: mr_fid, context: a.context, data: 0 };
+        slot.post_entry(sys::KFI_MR_COMPLETE, &e);
     }
     0
 }

@@ -21,6 +21,8 @@ const IOV_LIMIT: usize = 4;
 /// Size of the authorization keys accepted (and not enforced: see
 /// `fill`).
 const AUTH_KEY_SIZE: usize = 4;
+/// Segments per memory region (`kfi_mr_regv`/`regbv`/`regsgl`).
+const MR_IOV_LIMIT: usize = crate::logic::mr::SEG_LIMIT;
 /// Queue depths offered.
 const QUEUE_SIZE: usize = 1024;
 /// Largest message (1 GiB).
@@ -215,7 +217,7 @@ fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u3
     dom.max_ep_tx_ctx = 1;
     dom.max_ep_rx_ctx = 1;
     dom.cntr_cnt = 256;
-    dom.mr_iov_limit = IOV_LIMIT;
+    dom.mr_iov_limit = MR_IOV_LIMIT;
     dom.mr_cnt = 65535;
     dom.auth_key_size = AUTH_KEY_SIZE;
     dom.caps = DOMAIN_CAPS;

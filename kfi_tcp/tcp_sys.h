@@ -68,6 +68,7 @@ void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context);
 void kfi_tcp_glue_cq_init(struct kfid_cq *cq, void *context,
 			  kfi_comp_handler handler);
 bool kfi_tcp_glue_is_cq(const struct kfid *fid);
+bool kfi_tcp_glue_is_eq(const struct kfid *fid);
 void kfi_tcp_glue_cntr_init(struct kfid_cntr *cntr, void *context);
 bool kfi_tcp_glue_is_cntr(const struct kfid *fid);
 bool kfi_tcp_glue_is_ep(const struct kfid *fid);
@@ -231,6 +232,7 @@ int kfi_tcp_fabric_close(struct kfid *fid);
 int kfi_tcp_fabric_domain(struct kfid_fabric *fabric, struct kfi_info *info,
 			  struct kfid_domain **dom, void *context);
 int kfi_tcp_domain_close(struct kfid *fid);
+int kfi_tcp_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
 int kfi_tcp_mr_regattr(struct kfid *fid, const struct kfi_mr_attr *attr,
 		       uint64_t flags, struct kfid_mr **mr);
 int kfi_tcp_mr_close(struct kfid *fid);

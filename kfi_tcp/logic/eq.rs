@@ -10,6 +10,11 @@
 //!   (-KFI_ETOOSMALL; the entry stays). With `peek` the entry stays.
 //! - `read_err` pops the head only if it is an error entry.
 //! - entries come out in the order they went in, errors included.
+//! - a slot can be reserved ahead of the event that will fill it
+//!   (`reserve`, then `push_reserved` or `unreserve`): other pushes see the
+//!   ring full while every free slot is reserved, so the reserved event is
+//!   never lost. Asynchronous memory registration reserves the slot of its
+//!   `KFI_MR_COMPLETE` before it registers anything.
 
 /// Bytes one slot holds: the largest entry, a `kfi_eq_cm_entry` (two
 /// pointers) with 256 bytes of connection data.
@@ -67,12 +72,14 @@ pub struct Ring<S> {
     slots: S,
     head: usize,
     count: usize,
+    /// Free slots promised to events not pushed yet.
+    reserved: usize,
 }
 
 impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Ring<S> {
     /// A ring using every slot of `slots`.
     pub fn new(slots: S) -> Self {
-        Ring { slots, head: 0, count: 0 }
+        Ring { slots, head: 0, count: 0, reserved: 0 }
     }
 
     /// Number of queued entries.
@@ -90,15 +97,57 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Ring<S> {
         self.slots.as_ref().len()
     }
 
-    /// Queues an entry (event number, error flag, bytes).
+    /// Number of reserved slots.
+    pub fn reserved(&self) -> usize {
+        self.reserved
+    }
+
+    /// Promises a free slot to an event pushed later with
+    /// [`Ring::push_reserved`] (or given back with [`Ring::unreserve`]).
+    pub fn reserve(&mut self) -> Result<(), PushError> {
+        if self.count + self.reserved == self.capacity() {
+            return Err(PushError::Full);
+        }
+        self.reserved += 1;
+        Ok(())
+    }
+
+    /// Gives back a slot reserved by [`Ring::reserve`].
+    pub fn unreserve(&mut self) {
+        self.reserved = self.reserved.saturating_sub(1);
+    }
+
+    /// Queues an entry into a slot reserved by [`Ring::reserve`]: fails
+    /// only with `TooLarge` (the reservation is then kept), or `Full` if
+    /// nothing was reserved.
+    pub fn push_reserved(&mut self, event: u32, error: bool, bytes: &[u8]) -> Result<(), PushError> {
+        if bytes.len() > SLOT_BYTES {
+            return Err(PushError::TooLarge);
+        }
+        if self.reserved == 0 {
+            return Err(PushError::Full);
+        }
+        self.reserved -= 1;
+        self.put(event, error, bytes);
+        Ok(())
+    }
+
+    /// Queues an entry (event number, error flag, bytes) into a slot that
+    /// is neither taken nor reserved.
     pub fn push(&mut self, event: u32, error: bool, bytes: &[u8]) -> Result<(), PushError> {
         if bytes.len() > SLOT_BYTES {
             return Err(PushError::TooLarge);
         }
-        let cap = self.capacity();
-        if self.count == cap {
+        if self.count + self.reserved == self.capacity() {
             return Err(PushError::Full);
         }
+        self.put(event, error, bytes);
+        Ok(())
+    }
+
+    /// Writes the next slot (room and size checked by the caller).
+    fn put(&mut self, event: u32, error: bool, bytes: &[u8]) {
+        let cap = self.capacity();
         let idx = (self.head + self.count) % cap;
         let s = &mut self.slots.as_mut()[idx];
         s.event = event;
@@ -106,7 +155,6 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Ring<S> {
         s.len = bytes.len() as u16;
         s.data[..bytes.len()].copy_from_slice(bytes);
         self.count += 1;
-        Ok(())
     }
 
     fn head(&self) -> Option<&Slot> {

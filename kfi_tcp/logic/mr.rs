@@ -14,6 +14,9 @@ pub const ACCESS_MASK: u64 = (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 <<
 pub const REMOTE_READ: u64 = 1 << 12;
 /// `KFI_REMOTE_WRITE`.
 pub const REMOTE_WRITE: u64 = 1 << 13;
+/// Most segments (kvecs, bio_vecs, scatterlist entries) one region may
+/// have: the domain's `mr_iov_limit`. A 1 MiB buffer as single pages.
+pub const SEG_LIMIT: usize = 256;
 
 /// A registered region as the checks see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +36,8 @@ pub enum MrError {
     BadAccess,
     /// The region would wrap the 64-bit address space, or is empty (-EINVAL).
     BadRange,
+    /// No segments, or more than [`SEG_LIMIT`] (-EINVAL).
+    BadSegCount,
     /// The requested key is in use (-KFI_ENOKEY).
     KeyInUse,
     /// No region has the key (remote access: -KFI_ENOKEY).
@@ -47,12 +52,20 @@ impl MrError {
     /// Negative errno.
     pub fn errno(self) -> i32 {
         match self {
-            MrError::BadAccess | MrError::BadRange => -22, // EINVAL
+            MrError::BadAccess | MrError::BadRange | MrError::BadSegCount => -22, // EINVAL
             MrError::KeyInUse | MrError::NoKey => -266,    // KFI_ENOKEY
             MrError::Denied => -13,                        // EACCES
             MrError::OutOfBounds => -14,                   // EFAULT
         }
     }
+}
+
+/// Checks a registration's segment count (before anything is copied).
+pub fn seg_count(n: usize) -> Result<(), MrError> {
+    if n == 0 || n > SEG_LIMIT {
+        return Err(MrError::BadSegCount);
+    }
+    Ok(())
 }
 
 /// Validates a registration; returns the region it describes.
@@ -114,17 +127,22 @@ pub struct Piece {
 }
 
 /// Splits `[off, off + len)` of a region made of segments of the given
-/// lengths into per-segment pieces, calling `f` for each in order. Returns
-/// false (having called `f` for nothing) if the range is not inside the
-/// segments.
-pub fn pieces(seg_lens: &[usize], off: u64, len: u64, mut f: impl FnMut(Piece)) -> bool {
-    let total: u64 = seg_lens.iter().map(|&l| l as u64).sum();
-    match off.checked_add(len) {
-        Some(end) if end <= total => {}
+/// lengths (in order; any number of them) into per-segment pieces, calling
+/// `f` for each in order. Returns false (having called `f` for nothing) if
+/// the range is not inside the segments.
+pub fn pieces<I>(seg_lens: I, off: u64, len: u64, mut f: impl FnMut(Piece)) -> bool
+where
+    I: IntoIterator<Item = usize>,
+    I::IntoIter: Clone,
+{
+    let lens = seg_lens.into_iter();
+    let total = lens.clone().try_fold(0u64, |t, l| t.checked_add(l as u64));
+    match (total, off.checked_add(len)) {
+        (Some(total), Some(end)) if end <= total => {}
         _ => return false,
     }
     let (mut skip, mut left) = (off, len);
-    for (seg, &l) in seg_lens.iter().enumerate() {
+    for (seg, l) in lens.enumerate() {
         if left == 0 {
             break;
         }

@@ -527,13 +527,15 @@ static void tcp_mr_buffer_types(struct kunit *test)
 static void tcp_mr_bad_input(struct kunit *test)
 {
 	struct dom_fixture f;
-	struct kvec iov[5];
+	struct kvec *iov;
 	struct kfid_mr *m = NULL;
 	char buf[8];
 	int i;
 
+	iov = kunit_kcalloc(test, 257, sizeof(*iov), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, iov);
 	dom_setup(test, &f, 0);
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 257; i++) {
 		iov[i].iov_base = buf;
 		iov[i].iov_len = sizeof(buf);
 	}
@@ -547,15 +549,15 @@ static void tcp_mr_bad_input(struct kunit *test)
 	/* a region wrapping the address space */
 	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, buf, 8, KFI_SEND, U64_MAX - 2,
 					 1, 0, &m, NULL), -EINVAL);
-	/* unknown flags, NULL buffer, iov count 0 and over the limit (4) */
+	/* unknown flags, NULL buffer, iov count 0 and over the limit (256) */
 	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, buf, 8, KFI_SEND, 0, 1, 1, &m,
 					 NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, NULL, 8, KFI_SEND, 0, 1, 0, &m,
 					 NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kfi_mr_regv(f.dom, iov, 0, KFI_SEND, 0, 1, 0, &m,
 					  NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, kfi_mr_regv(f.dom, iov, 5, KFI_SEND, 0, 1, 0, &m,
-					  NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_mr_regv(f.dom, iov, 257, KFI_SEND, 0, 1, 0,
+					  &m, NULL), -EINVAL);
 	KUNIT_EXPECT_NULL(test, m);
 	/* nothing was left registered: the domain closes */
 	dom_teardown(test, &f);
@@ -688,6 +690,254 @@ static void tcp_getinfo_reuses_open_fabric_domain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_close(&fab2->fid), 0);
 	dom_teardown(test, &d);
 	kfi_freeinfo(h);
+}
+
+/*
+ * A region of MR_PAGES pages as a bio_vec list, each entry its own page
+ * with an offset and a length of its own (so that no two segments line up
+ * the same way). Pages are freed at the end of the test.
+ */
+#define MR_PAGES 256
+
+struct bv_region {
+	struct bio_vec bv[MR_PAGES + 1];
+	struct page *pg[MR_PAGES + 1];
+	size_t len;		/* bytes of the first MR_PAGES entries */
+};
+
+static void bv_region_free(void *arg)
+{
+	struct bv_region *r = arg;
+	int i;
+
+	for (i = 0; i <= MR_PAGES; i++)
+		if (r->pg[i])
+			__free_page(r->pg[i]);
+	kfree(r);
+}
+
+static struct bv_region *bv_region_alloc(struct kunit *test, u8 fill_byte)
+{
+	struct bv_region *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, bv_region_free,
+							r), 0);
+	for (i = 0; i <= MR_PAGES; i++) {
+		unsigned int off = (i % 5) * 8, len;
+
+		r->pg[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, r->pg[i]);
+		memset(page_address(r->pg[i]), fill_byte, PAGE_SIZE);
+		len = PAGE_SIZE - off - (i % 3) * 16;
+		bvec_set_page(&r->bv[i], r->pg[i], len, off);
+		if (i < MR_PAGES)
+			r->len += len;
+	}
+	return r;
+}
+
+/*
+ * Compares @len bytes of @buf with the region's bytes from @off (walking
+ * its segments); returns the first region offset that differs, or -1.
+ */
+static long bv_region_cmp(const struct bv_region *r, size_t off,
+			  const u8 *buf, size_t len)
+{
+	size_t at = 0, i, j;
+
+	for (i = 0; i < MR_PAGES && len; i++) {
+		const u8 *p = (u8 *)page_address(r->bv[i].bv_page) +
+			      r->bv[i].bv_offset;
+		size_t l = r->bv[i].bv_len;
+
+		for (j = 0; j < l && len; j++, at++) {
+			if (at < off)
+				continue;
+			if (p[j] != *buf)
+				return at;
+			buf++;
+			len--;
+		}
+	}
+	return len ? (long)at : -1;
+}
+
+/* Whether every byte of the pages outside [@off, @off + @len) of the
+ * region (also outside its segments) is @b. */
+static bool bv_region_untouched(const struct bv_region *r, size_t off,
+				size_t len, u8 b)
+{
+	size_t at = 0, i, j;
+
+	for (i = 0; i <= MR_PAGES; i++) {
+		const u8 *p = page_address(r->pg[i]);
+		size_t s = r->bv[i].bv_offset, e = s + r->bv[i].bv_len;
+
+		for (j = 0; j < PAGE_SIZE; j++) {
+			bool inside = i < MR_PAGES && j >= s && j < e;
+
+			if (inside && at + (j - s) >= off &&
+			    at + (j - s) < off + len)
+				continue;
+			if (p[j] != b)
+				return false;
+		}
+		if (i < MR_PAGES)
+			at += r->bv[i].bv_len;
+	}
+	return true;
+}
+
+struct mr_eq_fixture {
+	struct kfid_mr **out;	/* where the registration writes its region */
+	struct kfid *seen_fid;	/* what the handler peeked */
+	void *seen_ctx;
+	bool out_set;		/* *out was written when the handler ran */
+	int calls;
+};
+
+/*
+ * EQ handler: peeks at the entry (the EQ's lock must not be held) and
+ * notes whether the registration had already written its region.
+ */
+static void mr_eq_handler(struct kfid_eq *eq, void *context)
+{
+	struct mr_eq_fixture *h = context;
+	struct kfi_eq_entry e = {};
+	uint32_t ev;
+
+	h->calls++;
+	if (kfi_eq_read(eq, &ev, &e, sizeof(e), KFI_PEEK) == sizeof(e) &&
+	    ev == KFI_MR_COMPLETE) {
+		h->seen_fid = e.fid;
+		h->seen_ctx = e.context;
+		h->out_set = h->out && *h->out && &(*h->out)->fid == e.fid;
+	}
+}
+
+/*
+ * kfi_domain_bind(KFI_REG_MR): registrations of 256 single pages (kfilnd's
+ * kfi_mr_regbv with a requested key and an offset) return 0 and queue
+ * exactly one KFI_MR_COMPLETE with the region's fid and the registration's
+ * context; a failing one returns its error and queues nothing (fi_mr(3):
+ * no event unless the call returns 0); a full EQ refuses the registration
+ * (-EAGAIN) rather than lose its event; bad bindings, closes while bound.
+ */
+static void tcp_mr_async_eq_reports(struct kunit *test)
+{
+	struct kfi_eq_attr attr = { .size = 2, .wait_obj = KFI_WAIT_NONE };
+	struct kfi_cq_attr cq_attr = { .size = 8,
+				       .format = KFI_CQ_FORMAT_MSG };
+	struct mr_eq_fixture h = {};
+	struct bv_region *r = bv_region_alloc(test, 0);
+	struct kfid_mr *m = NULL, *m2 = NULL, *m3 = NULL;
+	struct kfi_eq_err_entry err;
+	struct kfi_eq_entry e;
+	struct dom_fixture f;
+	struct kfid_eq *eq, *eq2;
+	struct kfid_cq *cq;
+	int ctx, ctx2, i;
+	uint32_t ev;
+
+	dom_setup(test, &f, 0);
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(f.fab, &attr, &eq, mr_eq_handler,
+					  &h), 0);
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(f.fab, &attr, &eq2, NULL, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(f.dom, &cq_attr, &cq, NULL, NULL),
+			0);
+	/* bad bindings: flags other than KFI_REG_MR, not an EQ, NULL */
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, &eq->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, &eq->fid,
+					      KFI_REG_MR | KFI_SEND), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, &cq->fid, KFI_REG_MR),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, NULL, KFI_REG_MR),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, kfi_domain_bind(f.dom, &eq->fid, KFI_REG_MR), 0);
+	/* once only, also with another EQ */
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, &eq->fid, KFI_REG_MR),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_domain_bind(f.dom, &eq2->fid, KFI_REG_MR),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq2->fid), 0);
+	/* the bound EQ stays open while the domain is */
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), -EBUSY);
+
+	h.out = &m;
+	KUNIT_ASSERT_EQ(test, kfi_mr_regbv(f.dom, r->bv, MR_PAGES,
+					   KFI_REMOTE_WRITE | KFI_REMOTE_READ,
+					   1 << 20, 0xbeef, 0, &m, &ctx), 0);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ(test, kfi_mr_key(m), 0xbeefULL);
+	KUNIT_EXPECT_EQ(test, h.calls, 1);
+	KUNIT_EXPECT_TRUE(test, h.out_set);
+	KUNIT_EXPECT_PTR_EQ(test, h.seen_fid, &m->fid);
+	KUNIT_EXPECT_PTR_EQ(test, h.seen_ctx, (void *)&ctx);
+	memset(&e, 0xa5, sizeof(e));
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &e, sizeof(e), 0),
+			(ssize_t)sizeof(e));
+	KUNIT_EXPECT_EQ(test, ev, (uint32_t)KFI_MR_COMPLETE);
+	KUNIT_EXPECT_PTR_EQ(test, e.fid, &m->fid);
+	KUNIT_EXPECT_PTR_EQ(test, e.context, (void *)&ctx);
+	KUNIT_EXPECT_EQ(test, e.data, 0ULL);
+	/* exactly one */
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &e, sizeof(e), 0),
+			(ssize_t)-EAGAIN);
+
+	/* a key in use: the call fails, no entry of any kind */
+	h.out = &m2;
+	KUNIT_EXPECT_EQ(test, kfi_mr_regbv(f.dom, r->bv, 4, KFI_REMOTE_READ, 0,
+					   0xbeef, 0, &m2, &ctx2), -KFI_ENOKEY);
+	KUNIT_EXPECT_NULL(test, m2);
+	KUNIT_EXPECT_EQ(test, kfi_mr_regbv(f.dom, r->bv, MR_PAGES + 1,
+					   KFI_REMOTE_READ, 0, 1, 0, &m2,
+					   &ctx2), -EINVAL);
+	KUNIT_EXPECT_NULL(test, m2);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &e, sizeof(e), 0),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_eq_readerr(eq, &err, 0), (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, h.calls, 1);
+
+	/* a full EQ: nothing is registered (the key stays free) */
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, kfi_eq_write(eq, KFI_NOTIFY, &i,
+						   sizeof(i), 0),
+				(ssize_t)sizeof(i));
+	KUNIT_EXPECT_EQ(test, kfi_mr_regbv(f.dom, r->bv, 2, KFI_REMOTE_READ, 0,
+					   7, 0, &m2, &ctx2), -EAGAIN);
+	KUNIT_EXPECT_NULL(test, m2);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &i, sizeof(i), 0),
+			(ssize_t)sizeof(i));
+	KUNIT_ASSERT_EQ(test, kfi_mr_regbv(f.dom, r->bv, 2, KFI_REMOTE_READ, 0,
+					   7, 0, &m2, &ctx2), 0);
+	/* the slot is taken now: neither a write nor a registration fits */
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(eq, KFI_NOTIFY, &i, sizeof(i), 0),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.dom, &i, sizeof(i), KFI_SEND, 0, 8,
+					 0, &m3, NULL), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &i, sizeof(i), 0),
+			(ssize_t)sizeof(i));
+	KUNIT_EXPECT_EQ(test, ev, (uint32_t)KFI_NOTIFY);
+	KUNIT_EXPECT_EQ(test, i, 1);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(eq, &ev, &e, sizeof(e), 0),
+			(ssize_t)sizeof(e));
+	KUNIT_EXPECT_EQ(test, ev, (uint32_t)KFI_MR_COMPLETE);
+	KUNIT_EXPECT_PTR_EQ(test, e.fid, &m2->fid);
+	KUNIT_EXPECT_PTR_EQ(test, e.context, (void *)&ctx2);
+	KUNIT_EXPECT_EQ(test, h.calls, 4);
+
+	KUNIT_EXPECT_EQ(test, kfi_close(&m2->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	/* closing the domain releases the EQ */
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.fab->fid), 0);
+	kfi_freeinfo(f.list);
+	kfi_freeinfo(f.hints);
 }
 
 /* ---------------------------------------------------------------- CM */
@@ -2053,6 +2303,16 @@ static void xf_vfree(void *p)
 	vfree(p);
 }
 
+/* @n bytes of vmalloc memory, freed at the end of the test. */
+static u8 *xf_vmalloc(struct kunit *test, size_t n)
+{
+	u8 *p = vmalloc(n);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, xf_vfree, p), 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	return p;
+}
+
 /*
  * 1 MiB from and into vmalloc memory: the calls own the socket (32 KiB or
  * more per call) and copy through kvec iterators; the poller is never
@@ -2062,14 +2322,8 @@ static void xf_vfree(void *p)
 static void tcp_msg_progress_in_calls_large(struct kunit *test)
 {
 	size_t n = SZ_1M;
-	u8 *src = vmalloc(n), *dst = vmalloc(n);
+	u8 *src = xf_vmalloc(test, n), *dst = xf_vmalloc(test, n);
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, xf_vfree, src),
-			0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, xf_vfree, dst),
-			0);
-	KUNIT_ASSERT_NOT_NULL(test, src);
-	KUNIT_ASSERT_NOT_NULL(test, dst);
 	xf_progress_in_calls(test, src, dst, n);
 }
 
@@ -2804,6 +3058,78 @@ static void tcp_rma_write_read(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/*
+ * A remote write and a remote read of a region of 256 pages registered as
+ * 256 bio_vecs (each with its own offset and length) at an offset: an
+ * access starting inside the third segment and ending inside the last
+ * (254 segments, about a megabyte), then the whole region; data compared
+ * byte for byte, every byte of the pages outside the access untouched.
+ */
+static void tcp_rma_256_page_region(struct kunit *test)
+{
+	const u64 base = 3 * PAGE_SIZE, key = 0x5a5a;
+	struct bv_region *r = bv_region_alloc(test, 0xee);
+	struct kfi_cq_tagged_entry e;
+	struct xf_fixture f;
+	struct kfid_mr *m;
+	size_t off, len, i;
+	u8 *src, *dst;
+
+	/* from inside segment 2 to inside segment 255 */
+	off = 1000;
+	for (i = 0; i < 2; i++)
+		off += r->bv[i].bv_len;
+	len = r->len - off - 3000;
+	src = xf_vmalloc(test, r->len);
+	dst = xf_vmalloc(test, r->len);
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_mr_regbv(f.c.d.dom, r->bv, MR_PAGES,
+					   KFI_REMOTE_WRITE | KFI_REMOTE_READ,
+					   base, key, 0, &m, NULL), 0);
+	fill(src, len, 11);
+	KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, src, len, NULL, 0, base + off,
+					key, src), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)src);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_WRITE);
+	/* the read comes after the write on the stream */
+	memset(dst, 0, len);
+	KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, len, NULL, 0, base + off,
+				       key, dst), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_READ);
+	KUNIT_EXPECT_EQ(test, e.len, len);
+	KUNIT_EXPECT_EQ(test, bv_region_cmp(r, off, src, len), -1L);
+	KUNIT_EXPECT_TRUE(test, bv_region_untouched(r, off, len, 0xee));
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, len), 0);
+
+	/* the whole region, every one of its 256 segments */
+	memset(dst, 0, r->len);
+	KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, r->len, NULL, 0, base,
+				       key, dst), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, r->len);
+	KUNIT_EXPECT_EQ(test, bv_region_cmp(r, 0, dst, r->len), -1L);
+	for (i = 0; i < off; i++)
+		if (dst[i] != 0xee)
+			break;
+	KUNIT_EXPECT_EQ(test, i, off);
+	KUNIT_EXPECT_EQ(test, memcmp(dst + off, src, len), 0);
+	fill(src, r->len, 3);
+	KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, src, r->len, NULL, 0, base,
+					key, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	/* a read's response is sent from the pages: read back after it */
+	KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, 1, NULL, 0, base, key,
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, bv_region_cmp(r, 0, src, r->len), -1L);
+	KUNIT_EXPECT_TRUE(test, bv_region_untouched(r, 0, r->len, 0xee));
+	KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);
+	xf_teardown(test, &f);
+}
+
 /* A write outside its region, with an unknown key, or without the access:
  * nothing is written, the connection ends with an error at the target. */
 static void tcp_rma_bad_access(struct kunit *test)
@@ -3229,6 +3555,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
 	KUNIT_CASE(tcp_rma_write_read),
 	KUNIT_CASE(tcp_rma_bad_access),
+	KUNIT_CASE(tcp_rma_256_page_region),
 	KUNIT_CASE(tcp_rma_writedata_waits_for_cq_room),
 	{}
 };
@@ -4285,6 +4612,7 @@ static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_mr_provider_keys),
 	KUNIT_CASE(tcp_mr_buffer_types),
 	KUNIT_CASE(tcp_mr_bad_input),
+	KUNIT_CASE(tcp_mr_async_eq_reports),
 	{}
 };
 

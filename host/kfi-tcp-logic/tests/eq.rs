@@ -54,11 +54,45 @@ fn full_and_too_large() {
     assert_eq!(ReadError::TooSmall.errno(), -257);
 }
 
+#[test]
+fn reserved_slot_is_kept_for_its_event() {
+    let mut r = ring(2);
+    let mut buf = [0u8; 8];
+    r.reserve().unwrap();
+    assert_eq!(r.reserved(), 1);
+    r.push(1, false, b"a").unwrap();
+    // the last free slot is promised: other events see the ring full
+    assert_eq!(r.push(2, false, b"b"), Err(PushError::Full));
+    assert_eq!(r.reserve(), Err(PushError::Full));
+    // a too-large entry keeps the reservation
+    assert_eq!(r.push_reserved(4, false, &[0; SLOT_BYTES + 1]), Err(PushError::TooLarge));
+    assert_eq!(r.reserved(), 1);
+    r.push_reserved(4, false, b"mr").unwrap();
+    assert_eq!(r.reserved(), 0);
+    assert_eq!(r.len(), 2);
+    // nothing reserved any more
+    assert_eq!(r.push_reserved(5, false, b"x"), Err(PushError::Full));
+    assert_eq!(r.read(&mut buf, false), Ok((1, 1)));
+    assert_eq!(r.read(&mut buf, false), Ok((4, 2)));
+    assert_eq!(&buf[..2], b"mr");
+    // a reservation given back frees its slot
+    r.reserve().unwrap();
+    r.reserve().unwrap();
+    assert_eq!(r.push(6, false, b""), Err(PushError::Full));
+    r.unreserve();
+    assert_eq!(r.push(6, false, b""), Ok(()));
+    r.unreserve();
+    assert_eq!(r.reserved(), 0);
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Push(u32, bool, Vec<u8>),
     Read(usize, bool),
     ReadErr(usize),
+    Reserve,
+    Unreserve,
+    PushReserved(u32, Vec<u8>),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -66,6 +100,9 @@ fn op() -> impl Strategy<Value = Op> {
         (any::<u32>(), any::<bool>(), proptest::collection::vec(any::<u8>(), 0..40)).prop_map(|(e, x, d)| Op::Push(e, x, d)),
         (0usize..48, any::<bool>()).prop_map(|(n, p)| Op::Read(n, p)),
         (0usize..48).prop_map(Op::ReadErr),
+        Just(Op::Reserve),
+        Just(Op::Unreserve),
+        (any::<u32>(), proptest::collection::vec(any::<u8>(), 0..40)).prop_map(|(e, d)| Op::PushReserved(e, d)),
     ]
 }
 
@@ -74,11 +111,38 @@ proptest! {
     fn matches_model(cap in 1usize..6, ops in proptest::collection::vec(op(), 0..200)) {
         let mut r = ring(cap);
         let mut model: VecDeque<(u32, bool, Vec<u8>)> = VecDeque::new();
+        let mut reserved = 0usize;
         for o in ops {
             match o {
+                Op::Reserve => {
+                    let got = r.reserve();
+                    if model.len() + reserved == cap {
+                        prop_assert_eq!(got, Err(PushError::Full));
+                    } else {
+                        prop_assert_eq!(got, Ok(()));
+                        reserved += 1;
+                    }
+                }
+                Op::Unreserve => {
+                    if reserved > 0 {
+                        r.unreserve();
+                        reserved -= 1;
+                    }
+                }
+                Op::PushReserved(e, d) => {
+                    let got = r.push_reserved(e, false, &d);
+                    if reserved == 0 {
+                        prop_assert_eq!(got, Err(PushError::Full));
+                    } else {
+                        // a reservation always finds its slot
+                        prop_assert_eq!(got, Ok(()));
+                        reserved -= 1;
+                        model.push_back((e, false, d));
+                    }
+                }
                 Op::Push(e, x, d) => {
                     let got = r.push(e, x, &d);
-                    if model.len() == cap {
+                    if model.len() + reserved == cap {
                         prop_assert_eq!(got, Err(PushError::Full));
                     } else {
                         prop_assert_eq!(got, Ok(()));
@@ -113,6 +177,7 @@ proptest! {
                 }
             }
             prop_assert_eq!(r.len(), model.len());
+            prop_assert_eq!(r.reserved(), reserved);
         }
     }
 }

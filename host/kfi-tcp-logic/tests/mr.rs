@@ -41,17 +41,70 @@ fn keys_skip_taken() {
 #[test]
 fn walker_splits_across_segments() {
     let mut out = vec![];
-    assert!(pieces(&[10, 5, 20], 8, 10, |p| out.push(p)));
+    assert!(pieces([10, 5, 20], 8, 10, |p| out.push(p)));
     assert_eq!(
         out,
         vec![Piece { seg: 0, off: 8, len: 2 }, Piece { seg: 1, off: 0, len: 5 }, Piece { seg: 2, off: 0, len: 3 }]
     );
     out.clear();
-    assert!(!pieces(&[10, 5], 8, 10, |p| out.push(p)));
+    assert!(!pieces([10, 5], 8, 10, |p| out.push(p)));
     assert!(out.is_empty());
-    assert!(pieces(&[10], 10, 0, |p| out.push(p)));
+    assert!(pieces([10], 10, 0, |p| out.push(p)));
     assert!(out.is_empty());
-    assert!(!pieces(&[10], u64::MAX, 2, |_| {}));
+    assert!(!pieces([10], u64::MAX, 2, |_| {}));
+    // segment lengths whose sum overflows: refused, not wrapped
+    assert!(!pieces([usize::MAX, usize::MAX, 2], 0, 1, |_| {}));
+}
+
+#[test]
+fn segment_count_limit() {
+    assert_eq!(SEG_LIMIT, 256);
+    assert_eq!(seg_count(0), Err(MrError::BadSegCount));
+    assert_eq!(seg_count(1), Ok(()));
+    assert_eq!(seg_count(256), Ok(()));
+    assert_eq!(seg_count(257), Err(MrError::BadSegCount));
+    assert_eq!(MrError::BadSegCount.errno(), -22);
+}
+
+/// A region of 256 pages, each registered with its own offset and length
+/// (as a bio_vec list of partial pages): every access, wherever it starts
+/// and however many segments it straddles, maps byte for byte onto the
+/// segments in order, through all 256 of them.
+#[test]
+fn walker_maps_256_segments_byte_for_byte() {
+    let lens: Vec<usize> = (0..SEG_LIMIT).map(|i| 4096 - (i % 7) * 8).collect();
+    let starts: Vec<u64> = lens
+        .iter()
+        .scan(0u64, |t, &l| {
+            let s = *t;
+            *t += l as u64;
+            Some(s)
+        })
+        .collect();
+    let total: u64 = lens.iter().map(|&l| l as u64).sum();
+    let check = |off: u64, len: u64| {
+        let mut at = off;
+        let mut segs = 0;
+        assert!(pieces(lens.iter().copied(), off, len, |p| {
+            // the piece starts exactly where the previous one ended
+            assert_eq!(starts[p.seg] + p.off as u64, at);
+            assert!(p.len > 0 && p.off + p.len <= lens[p.seg]);
+            at += p.len as u64;
+            segs += 1;
+        }));
+        assert_eq!(at, off + len);
+        segs
+    };
+    assert_eq!(check(0, total), 256);
+    // straddling: from inside segment 3 to inside segment 254
+    let off = starts[3] + 100;
+    let end = starts[254] + 37;
+    assert_eq!(check(off, end - off), 252);
+    // the very last byte, and the first
+    assert_eq!(check(total - 1, 1), 1);
+    assert_eq!(check(0, 1), 1);
+    // one byte too many
+    assert!(!pieces(lens.iter().copied(), 1, total, |_| panic!("called")));
 }
 
 proptest! {
@@ -66,11 +119,11 @@ proptest! {
     }
 
     #[test]
-    fn walker_covers_exactly(lens in proptest::collection::vec(0usize..50, 0..8), off in 0u64..200, n in 0u64..200) {
+    fn walker_covers_exactly(lens in proptest::collection::vec(0usize..50, 0..300), off in 0u64..200, n in 0u64..200) {
         let total: u64 = lens.iter().map(|&l| l as u64).sum();
         let mut covered = 0u64;
         let mut last: Option<(usize, usize)> = None;
-        let ok = pieces(&lens, off, n, |p| {
+        let ok = pieces(lens.iter().copied(), off, n, |p| {
             assert!(p.len > 0 && p.off + p.len <= lens[p.seg]);
             if let Some((s, _)) = last { assert!(p.seg > s); }
             last = Some((p.seg, p.off));
