@@ -49,7 +49,7 @@ use crate::logic::xfer::{self as rules, Kind};
 use crate::sock::{self, SkState};
 use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
 use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
-use crate::xfer::{Buf, EMPTY_SEG, EpData, NoRoom, Room, RxWork, Seg, TxItem, TxOp, TxTaken};
+use crate::xfer::{Buf, Chunk, EMPTY_SEG, EpData, NoRoom, Room, RxWork, Seg, TxItem, TxOp, TxTaken};
 use core::ffi::c_int;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -136,6 +136,20 @@ struct TxCur {
     /// A read response's payload (registered memory), sent after the
     /// head, which goes by itself (responses are spliced).
     rsp: RmaSegs,
+    /// A posted operation's payload when it is not copied into `segs`
+    /// (more segments than they hold, or a part of the buffer: one frame
+    /// of an RMA sent as several): `far_n` segments of the operation's
+    /// slot, which the work item holds until the operation is done, from
+    /// byte `far_skip` on; sent after the head, which goes by itself.
+    far: *const Seg,
+    far_n: usize,
+    far_skip: usize,
+    /// The operation is a read (on `tx_read` from `tx_next`: it is not
+    /// reported here, sent or failed).
+    read: bool,
+    /// Frame `chunk` of `chunks` of the operation is being sent.
+    chunk: usize,
+    chunks: usize,
     total: usize,
     sent: usize,
 }
@@ -151,6 +165,12 @@ impl TxCur {
         segs: [EMPTY_SEG; TX_SEGS],
         nseg: 1,
         rsp: RmaSegs::EMPTY,
+        far: core::ptr::null(),
+        far_n: 0,
+        far_skip: 0,
+        read: false,
+        chunk: 0,
+        chunks: 1,
         total: 0,
         sent: 0,
     };
@@ -174,7 +194,47 @@ impl TxCur {
         self.what = what;
         self.total = h.size() as usize;
         self.sent = 0;
+        self.far = core::ptr::null();
+        self.far_n = 0;
+        self.read = false;
+        self.chunk = 0;
+        self.chunks = 1;
         true
+    }
+
+    /// Takes frame `c` of the operation `op` in slot `i` (see `tx_step`).
+    fn fill_op(&mut self, i: usize, op: &TxOp, c: &Chunk, order: ByteOrder) -> bool {
+        let Ok(h) = header(op, c) else {
+            return false;
+        };
+        let chunks = op.chunks();
+        let segs = op.buf.segs();
+        let ok = if op.kind == Kind::Read {
+            self.fill(TxWhat::Op(i), &h, order, &[], &[])
+        } else if op.inject {
+            self.fill(TxWhat::Op(i), &h, order, &op.inline[..op.buf.len as usize], &[])
+        } else if chunks == 1 && segs.len() < TX_SEGS {
+            self.fill(TxWhat::Op(i), &h, order, &[], segs)
+        } else {
+            let ok = self.fill(TxWhat::Op(i), &h, order, &[], &[]);
+            self.far = segs.as_ptr();
+            self.far_n = segs.len();
+            self.far_skip = c.offset as usize;
+            ok
+        };
+        self.read = op.kind == Kind::Read;
+        self.chunks = chunks;
+        ok
+    }
+
+    /// The far payload (see `far`).
+    fn far_segs(&self) -> &[Seg] {
+        if self.far.is_null() {
+            return &[];
+        }
+        // SAFETY: `far_n` segments of a slot the work item holds until the
+        // operation is reported (set by `fill_op`, cleared by every fill).
+        unsafe { core::slice::from_raw_parts(self.far, self.far_n) }
     }
 }
 
@@ -202,8 +262,10 @@ enum Dest {
     Unexp(KVVec<u8>),
     /// A remote write into registered memory (`DataIo::rma`).
     Rma,
-    /// The response to our read in slot `.0` (into `DataIo::read_buf`).
-    Read(usize),
+    /// A response to our read in slot `idx` (into `DataIo::read_buf`,
+    /// from byte `DataIo::read_off`); `last`: its last (the read is off
+    /// `tx_read` then, and done when the bytes are in).
+    Read { idx: usize, last: bool },
 }
 
 /// Receive state. Past `Hdr`, `DataIo::hdr` is the frame's header.
@@ -224,8 +286,10 @@ pub(super) struct DataIo {
     hdr: MsgHeader,
     /// The registered memory of the remote write being received.
     rma: RmaSegs,
-    /// The buffer of the read whose response is being received.
+    /// The buffer of the read whose response is being received, and where
+    /// in it this response goes.
     read_buf: Buf,
+    read_off: usize,
     /// Bytes read ahead: `stage[lo..hi]` are received and not consumed
     /// yet (a header, the start of a payload, whole small frames).
     stage: [u8; STAGE],
@@ -287,6 +351,7 @@ impl DataIo {
             hdr: MsgHeader::ack(),
             rma: RmaSegs::EMPTY,
             read_buf: Buf::EMPTY,
+            read_off: 0,
             stage: [0; STAGE],
             lo: 0,
             hi: 0,
@@ -375,17 +440,20 @@ fn resolve(ep: &EpData, h: &MsgHeader, need: u64) -> core::result::Result<RmaSeg
 }
 
 /// The header of an outgoing operation.
-fn header(op: &TxOp) -> core::result::Result<MsgHeader, wire::WireError> {
+/// The header of frame `c` of an outgoing operation (an RMA over more
+/// regions than a frame carries is several frames; CQ data and the ACK
+/// request go with the last, which completes the operation at the peer).
+fn header(op: &TxOp, c: &Chunk) -> core::result::Result<MsgHeader, wire::WireError> {
     let mut h = match op.kind {
         Kind::TSend => MsgHeader::tagged(op.tag, op.buf.len, TagForm::Op)?,
-        Kind::Write => MsgHeader::write(op.rma(), op.buf.len)?,
-        Kind::Read => return MsgHeader::read_req(op.rma()),
+        Kind::Write => MsgHeader::write(&c.regs[..c.n], c.len)?,
+        Kind::Read => return MsgHeader::read_req(&c.regs[..c.n]),
         _ => MsgHeader::send(op.buf.len)?,
     };
-    if op.flags & rules::F_REMOTE_CQ_DATA != 0 {
+    if op.flags & rules::F_REMOTE_CQ_DATA != 0 && c.last {
         h = h.with_cq_data(op.data)?;
     }
-    if op.ack {
+    if op.ack && c.last {
         h = h.with_delivery_complete()?;
     }
     Ok(h)
@@ -536,22 +604,13 @@ impl Conn {
                         t.fill(TxWhat::Ack, &MsgHeader::ack(), order, &[], &[])
                     }
                     TxItem::Op(i, op) => {
-                        let Ok(h) = header(op) else {
-                            return false;
-                        };
                         t.more = op.flags & rules::F_MORE != 0;
                         // Zero copy where the memory stays put until the
                         // peer has it: an operation that completes on the
                         // peer's ACK. Others complete when the socket has
                         // taken the bytes, so they are copied.
                         t.splice = op.ack && !op.inject;
-                        if op.kind == Kind::Read {
-                            t.fill(TxWhat::Op(i), &h, order, &[], &[])
-                        } else if op.inject {
-                            t.fill(TxWhat::Op(i), &h, order, &op.inline[..op.buf.len as usize], &[])
-                        } else {
-                            t.fill(TxWhat::Op(i), &h, order, &[], op.buf.segs())
-                        }
+                        t.fill_op(i, op, &op.chunk(0), order)
                     }
                 });
                 match taken {
@@ -579,10 +638,15 @@ impl Conn {
         cur.segs[0] = sock::kseg(&cur.head[..cur.head_len]);
         // The head (our own buffer, reused for the next frame) is never
         // spliced: a spliced frame sends it by itself first.
-        let (segs, skip, len, more) = if cur.splice && cur.sent < cur.head_len {
+        // A payload not in `segs` (a read response's, a far one) goes after
+        // the head, which then goes by itself.
+        let apart = cur.what == TxWhat::Rsp || !cur.far.is_null();
+        let (segs, skip, len, more) = if (cur.splice || apart) && cur.sent < cur.head_len {
             (&cur.segs[..1], cur.sent, cur.head_len - cur.sent, true)
-        } else if cur.what == TxWhat::Rsp && cur.sent >= cur.head_len {
+        } else if cur.what == TxWhat::Rsp {
             (cur.rsp.segs(), cur.sent - cur.head_len, cur.total - cur.sent, more)
+        } else if apart {
+            (cur.far_segs(), cur.far_skip + (cur.sent - cur.head_len), cur.total - cur.sent, more)
         } else {
             (&cur.segs[..cur.nseg], cur.sent, cur.total - cur.sent, more)
         };
@@ -590,7 +654,21 @@ impl Conn {
             Ok(k) => {
                 cur.sent += k;
                 if cur.sent == cur.total {
+                    if let (TxWhat::Op(i), true) = (cur.what, cur.chunk + 1 < cur.chunks) {
+                        // The next frame of an RMA sent as several: the
+                        // operation stays held, nothing is reported yet.
+                        let j = cur.chunk + 1;
+                        let (more, splice, read) = (cur.more, cur.splice, cur.read);
+                        if !ep.with_tx(i, |op| cur.fill_op(i, op, &op.chunk(j), order)) {
+                            return Err(proto().into());
+                        }
+                        cur.chunk = j;
+                        (cur.more, cur.splice, cur.read) = (more, splice, read);
+                        return Ok(true);
+                    }
                     match core::mem::replace(&mut cur.what, TxWhat::Idle) {
+                        // A read is reported when its responses are in.
+                        TxWhat::Op(_) if cur.read => {}
                         TxWhat::Op(i) => ep.tx_sent(i),
                         TxWhat::Rsp => {
                             cur.rsp = RmaSegs::EMPTY;
@@ -676,15 +754,20 @@ impl Conn {
                                 return Ok(true);
                             }
                             FrameKind::ReadRsp => {
-                                let Some((i, op)) = ep.read_take() else {
+                                let Some((i, buf, c)) = ep.read_take() else {
                                     return Err(proto().into());
                                 };
-                                if h.payload_len() != op.len {
-                                    ep.tx_failed(i, bindings::EPROTO);
+                                if h.payload_len() != c.len {
+                                    // Off the list only with its last
+                                    // response; else the flush fails it.
+                                    if c.last {
+                                        ep.tx_failed(i, bindings::EPROTO);
+                                    }
                                     return Err(proto().into());
                                 }
-                                d.read_buf = op.buf;
-                                d.rx = Rx::Body { dest: Dest::Read(i), got: 0 };
+                                d.read_buf = buf;
+                                d.read_off = c.offset as usize;
+                                d.rx = Rx::Body { dest: Dest::Read { idx: i, last: c.last }, got: 0 };
                             }
                         }
                         continue;
@@ -803,7 +886,7 @@ impl Conn {
                                 if c == keep { k } else { c }
                             }
                             Dest::Rma => ffi::copy_to_segs(d.rma.segs(), *got as usize, src),
-                            Dest::Read(_) => ffi::copy_to_segs(d.read_buf.segs(), *got as usize, src),
+                            Dest::Read { .. } => ffi::copy_to_segs(d.read_buf.segs(), d.read_off + *got as usize, src),
                             Dest::Unexp(b) => {
                                 b[*got as usize..*got as usize + k].copy_from_slice(src);
                                 k
@@ -838,7 +921,7 @@ impl Conn {
                             self.sock_recv(mode, &seg, 0, n)
                         }
                         Dest::Rma => self.sock_recv(mode, d.rma.segs(), *got as usize, (len - *got) as usize),
-                        Dest::Read(_) => self.sock_recv(mode, d.read_buf.segs(), *got as usize, (len - *got) as usize),
+                        Dest::Read { .. } => self.sock_recv(mode, d.read_buf.segs(), d.read_off + *got as usize, (len - *got) as usize),
                         Dest::Unexp(b) => {
                             let seg = [sock::kseg(&b[..])];
                             self.sock_recv(mode, &seg, *got as usize, (len - *got) as usize)
@@ -899,7 +982,8 @@ impl Conn {
                     ep.owe_ack();
                 }
             }
-            Rx::Body { dest: Dest::Read(i), .. } => ep.read_done(*i),
+            Rx::Body { dest: Dest::Read { idx, last: true }, .. } => ep.read_done(*idx),
+            Rx::Body { dest: Dest::Read { last: false, .. }, .. } => {}
             Rx::Body { dest: Dest::Unexp(buf), .. } => {
                 let buf = core::mem::replace(buf, KVVec::new());
                 let u = Unexp { tag: hdr.tag().unwrap_or(0), data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
@@ -1054,12 +1138,15 @@ impl Conn {
         }
         d.cleaned = true;
         if let TxWhat::Op(i) = core::mem::replace(&mut d.tx.what, TxWhat::Idle) {
-            ep.tx_failed(i, err);
+            // A read is on `tx_read`: the flush below fails it.
+            if !d.tx.read {
+                ep.tx_failed(i, err);
+            }
         }
         match core::mem::replace(&mut d.rx, Rx::Hdr) {
             Rx::Body { dest: Dest::Op(w), got } => ep.rx_failed(&w, err, got, 0),
             Rx::Body { dest: Dest::Trunc(w), got } => ep.rx_failed(&w, err, got.min(w.room), 0),
-            Rx::Body { dest: Dest::Read(i), .. } => ep.tx_failed(i, err),
+            Rx::Body { dest: Dest::Read { idx, last: true }, .. } => ep.tx_failed(idx, err),
             _ => {}
         }
         if core::mem::take(&mut d.rma_room) {

@@ -334,6 +334,118 @@ pub(crate) unsafe fn strerror_into(errno: c_int, buf: *mut c_char, len: usize) -
     buf
 }
 
+/// A table of segments or remote regions longer than an operation's
+/// description holds in place, allocated by the glue (`kmalloc`,
+/// `GFP_ATOMIC`), freed on drop.
+///
+/// Invariant: `ptr` is NULL (no table) or a live allocation of `n`
+/// elements of `T` made by `kfi_tcp_glue_segs_dup` (for `kfi_tcp_seg`) or
+/// `kfi_tcp_glue_rma_dup` (for `kfi_rma_iov`), owned by this value.
+pub(crate) struct Table<T: TableElem> {
+    ptr: *mut T,
+    n: usize,
+}
+
+/// What a [`Table`] can hold, with the glue call that frees it.
+pub(crate) trait TableElem: Sized {
+    /// Frees a table of the glue's.
+    ///
+    /// # Safety
+    /// `p` is NULL or a table of the matching `_dup` call, not used after.
+    unsafe fn free(p: *mut Self);
+}
+
+impl TableElem for sys::kfi_tcp_seg {
+    unsafe fn free(p: *mut Self) {
+        // SAFETY: by the trait's contract.
+        unsafe { sys::kfi_tcp_glue_segs_free(p) }
+    }
+}
+
+impl TableElem for sys::kfi_rma_iov {
+    unsafe fn free(p: *mut Self) {
+        // SAFETY: by the trait's contract.
+        unsafe { sys::kfi_tcp_glue_rma_free(p) }
+    }
+}
+
+// SAFETY: the table is plain data owned by this value; what its entries
+// describe is the consumer's, as for any segment (see `xfer::Buf`).
+unsafe impl<T: TableElem> Send for Table<T> {}
+
+impl<T: TableElem> Table<T> {
+    /// No table.
+    pub(crate) const NONE: Table<T> = Table { ptr: core::ptr::null_mut(), n: 0 };
+
+    /// The elements (none for `NONE`).
+    pub(crate) fn as_slice(&self) -> &[T] {
+        if self.ptr.is_null() {
+            return &[];
+        }
+        // SAFETY: a live allocation of `n` elements (type invariant).
+        unsafe { core::slice::from_raw_parts(self.ptr, self.n) }
+    }
+
+    /// Whether there is a table.
+    pub(crate) fn is_some(&self) -> bool {
+        !self.ptr.is_null()
+    }
+
+    /// Gives up the table to a slot (see `xfer::Buf`), which frees it with
+    /// [`Table::from_parts`] when it is done.
+    pub(crate) fn into_parts(self) -> (*mut T, usize) {
+        let p = (self.ptr, self.n);
+        core::mem::forget(self);
+        p
+    }
+
+    /// Takes back a table given up with [`Table::into_parts`].
+    ///
+    /// # Safety
+    /// `(ptr, n)` came from `into_parts` and is taken back once.
+    pub(crate) unsafe fn from_parts(ptr: *mut T, n: usize) -> Table<T> {
+        Table { ptr, n }
+    }
+}
+
+impl<T: TableElem> Drop for Table<T> {
+    fn drop(&mut self) {
+        // SAFETY: owned (type invariant), freed once.
+        unsafe { T::free(self.ptr) }
+    }
+}
+
+/// A table describing `count` buffer entries of `desc` (of `kfi_iov_type`
+/// `kind`, or `KFI_TCP_SEGS`): -EINVAL for a bad list, -EAGAIN without
+/// memory now.
+///
+/// # Safety
+/// `desc` is NULL or a list of `count` entries of that kind, readable
+/// during the call.
+pub(crate) unsafe fn segs_table(kind: c_int, desc: *const c_void, count: usize) -> core::result::Result<Table<sys::kfi_tcp_seg>, c_int> {
+    let mut p = core::ptr::null_mut();
+    // SAFETY: by the caller's contract; `p` is written by the glue.
+    let r = unsafe { sys::kfi_tcp_glue_segs_dup(kind, desc, count, &mut p) };
+    if r != 0 {
+        return Err(r);
+    }
+    Ok(Table { ptr: p, n: count })
+}
+
+/// A copy of `count` remote regions at `src` (as [`segs_table`]).
+///
+/// # Safety
+/// `src` is NULL or `count` regions readable during the call.
+pub(crate) unsafe fn rma_table(src: *const sys::kfi_rma_iov, count: usize) -> core::result::Result<Table<sys::kfi_rma_iov>, c_int> {
+    let mut p = core::ptr::null_mut();
+    // SAFETY: by the caller's contract; `p` is written by the glue.
+    let r = unsafe { sys::kfi_tcp_glue_rma_dup(src, count, &mut p) };
+    if r != 0 {
+        return Err(r);
+    }
+    Ok(Table { ptr: p, n: count })
+}
+
 /// Copies the first `dst.len()` bytes described by `segs` into `dst`;
 /// returns the bytes copied (fewer if the segments are shorter).
 pub(crate) fn copy_from_segs(segs: &[sys::kfi_tcp_seg], dst: &mut [u8]) -> usize {

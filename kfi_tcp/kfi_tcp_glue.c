@@ -285,6 +285,91 @@ int kfi_tcp_glue_segs(enum kfi_iov_type type, const void *desc, size_t count,
 }
 
 /**
+ * kfi_tcp_glue_segs_dup() - Describe a long buffer list in a new table.
+ * @type: Which kind of list @desc is (enum kfi_iov_type, or KFI_TCP_SEGS
+ *	for an array of struct kfi_tcp_seg).
+ * @desc: The list, @count entries.
+ * @count: Number of entries (1 to KFI_TCP_IOV_MAX).
+ * @out: The table, which belongs to the operation until
+ *	kfi_tcp_glue_segs_free().
+ *
+ * For operations with more segments than struct kfi_tcp_xfer holds.
+ *
+ * Context: Any but hard interrupts (GFP_ATOMIC: posts may come from
+ * atomic context).
+ * Return: 0; -EINVAL for a bad list (as kfi_tcp_glue_segs()) or count;
+ * -EAGAIN when no memory is available now (the caller retries).
+ */
+int kfi_tcp_glue_segs_dup(int type, const void *desc, size_t count,
+			  struct kfi_tcp_seg **out)
+{
+	struct kfi_tcp_seg *t;
+	int ret;
+
+	*out = NULL;
+	if (!count || count > KFI_TCP_IOV_MAX || !desc)
+		return -EINVAL;
+	t = kmalloc_array(count, sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
+	if (!t)
+		return -EAGAIN;
+	if (type == KFI_TCP_SEGS) {
+		memcpy(t, desc, count * sizeof(*t));
+	} else {
+		ret = kfi_tcp_glue_segs(type, desc, count, t);
+		if (ret) {
+			kfree(t);
+			return ret;
+		}
+	}
+	*out = t;
+	return 0;
+}
+
+/**
+ * kfi_tcp_glue_rma_dup() - Copy a long list of remote regions.
+ * @src: The caller's regions.
+ * @count: Their number (1 to KFI_TCP_IOV_MAX).
+ * @out: The copy, which belongs to the operation until
+ *	kfi_tcp_glue_rma_free().
+ *
+ * Context: Any but hard interrupts.
+ * Return: 0, -EINVAL for a bad list, -EAGAIN when no memory is available
+ * now.
+ */
+int kfi_tcp_glue_rma_dup(const struct kfi_rma_iov *src, size_t count,
+			 struct kfi_rma_iov **out)
+{
+	*out = NULL;
+	if (!src || !count || count > KFI_TCP_IOV_MAX)
+		return -EINVAL;
+	*out = kmemdup_array(src, count, sizeof(*src),
+			     GFP_ATOMIC | __GFP_NOWARN);
+	return *out ? 0 : -EAGAIN;
+}
+
+/**
+ * kfi_tcp_glue_rma_free() - Free a copy of kfi_tcp_glue_rma_dup().
+ * @rma: The copy, or NULL.
+ *
+ * Context: Any but hard interrupts.
+ */
+void kfi_tcp_glue_rma_free(struct kfi_rma_iov *rma)
+{
+	kfree(rma);
+}
+
+/**
+ * kfi_tcp_glue_segs_free() - Free a table of kfi_tcp_glue_segs_dup().
+ * @segs: The table, or NULL.
+ *
+ * Context: Any but hard interrupts.
+ */
+void kfi_tcp_glue_segs_free(struct kfi_tcp_seg *segs)
+{
+	kfree(segs);
+}
+
+/**
  * kfi_tcp_glue_mr_segs() - Copy a registration's segments.
  * @attr: The registration; @attr->iov_count descriptors of @attr->type.
  * @out: Room for @attr->iov_count segments.
@@ -512,8 +597,17 @@ static int kfi_tcp_xfer_segs(struct kfi_tcp_xfer *x, enum kfi_iov_type type,
 {
 	int ret;
 
-	if (count > KFI_TCP_IOV_LIMIT)
+	if (count > KFI_TCP_IOV_MAX)
 		return -EINVAL;
+	if (count > KFI_TCP_IOV_LIMIT) {
+		/* read by the provider during the call */
+		if (!desc)
+			return -EINVAL;
+		x->ext_type = type;
+		x->ext_desc = desc;
+		x->nseg = count;
+		return 0;
+	}
 	ret = kfi_tcp_glue_segs(type, desc, count, x->seg);
 	if (ret)
 		return ret;
@@ -578,9 +672,13 @@ int kfi_tcp_xfer_build_rma(struct kfi_tcp_xfer *x,
 {
 	if (!msg || (msg->rma_iov_count && !msg->rma_iov))
 		return -EINVAL;
-	if (msg->rma_iov_count > KFI_TCP_IOV_LIMIT)
+	if (msg->rma_iov_count > KFI_TCP_IOV_MAX)
 		return -EINVAL;
-	memcpy(x->rma, msg->rma_iov, msg->rma_iov_count * sizeof(x->rma[0]));
+	if (msg->rma_iov_count > KFI_TCP_IOV_LIMIT)
+		x->rma_ext = msg->rma_iov;
+	else
+		memcpy(x->rma, msg->rma_iov,
+		       msg->rma_iov_count * sizeof(x->rma[0]));
 	x->rma_count = msg->rma_iov_count;
 	x->context = msg->context;
 	x->data = msg->data;

@@ -317,6 +317,14 @@ pub(crate) fn connreq_info(local: SockIn, peer: SockIn, handle: *mut sys::kfid) 
     let p = Plan { iface: 0, src: Some(local), dest: Some(peer) };
     let e = list.push()?;
     fill(e, None, &p, (sys::KFI_MAJOR_VERSION << 16) | sys::KFI_MINOR_VERSION)?;
+    // The endpoint accepted from it applies its op flags as defaults: none
+    // (as for an entry of getinfo without hints); the advertised set is
+    // for matching hints.
+    // SAFETY: `fill` succeeded: the attributes are allocated.
+    unsafe {
+        (*e.tx_attr).op_flags = 0;
+        (*e.rx_attr).op_flags = 0;
+    }
     e.handle = handle;
     Ok(list.into_raw())
 }

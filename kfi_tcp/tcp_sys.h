@@ -55,6 +55,12 @@ struct kfi_tcp_seg {
 int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max);
 int kfi_tcp_glue_segs(enum kfi_iov_type type, const void *desc, size_t count,
 		      struct kfi_tcp_seg *out);
+int kfi_tcp_glue_segs_dup(int type, const void *desc, size_t count,
+			  struct kfi_tcp_seg **out);
+void kfi_tcp_glue_segs_free(struct kfi_tcp_seg *segs);
+int kfi_tcp_glue_rma_dup(const struct kfi_rma_iov *src, size_t count,
+			 struct kfi_rma_iov **out);
+void kfi_tcp_glue_rma_free(struct kfi_rma_iov *rma);
 int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
 			 struct kfi_tcp_seg *out);
 void kfi_tcp_glue_mr_init(struct kfid_mr *mr, void *context);
@@ -152,6 +158,16 @@ size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
 
 /* Local iovs of one transfer (the wire protocol's limit). */
 #define KFI_TCP_IOV_LIMIT 4
+/*
+ * Most local segments and remote regions of one operation (tx/rx
+ * iov_limit, rma_iov_limit): a 1 MiB transfer as 4 KiB pages. Lists longer
+ * than KFI_TCP_IOV_LIMIT are not copied into the description; the provider
+ * reads them during the call (kfi_tcp_glue_segs_dup()).
+ */
+#define KFI_TCP_IOV_MAX 256
+/* A list of struct kfi_tcp_seg (the provider's own copy, for a triggered
+ * operation), as a kfi_tcp_glue_segs() type. */
+#define KFI_TCP_SEGS 0x100
 
 /* What struct kfi_tcp_xfer describes. */
 #define KFI_TCP_X_SEND	0
@@ -165,8 +181,8 @@ size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
  * struct kfi_tcp_xfer - One data-transfer call, whatever its variant: what
  *	the C wrappers of the ops tables hand to kfi_tcp_ep_xfer().
  * @kind: KFI_TCP_X_*.
- * @nseg: Number of @seg (at most KFI_TCP_IOV_LIMIT, checked by the caller
- *	of kfi_tcp_glue_segs()).
+ * @nseg: Number of segments (at most KFI_TCP_IOV_MAX). Up to
+ *	KFI_TCP_IOV_LIMIT they are in @seg; beyond, @ext_desc describes them.
  * @seg: The buffer.
  * @context: Operation context.
  * @data: Remote CQ data (with KFI_REMOTE_CQ_DATA in @flags).
@@ -178,7 +194,14 @@ size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
  *	default operation flags instead of adding to them.
  * @no_entry: An inject call: no completion entry, ever.
  * @rma: Remote regions of an RMA read or write.
- * @rma_count: Number of @rma (at most KFI_TCP_IOV_LIMIT).
+ * @rma_count: Number of remote regions (at most KFI_TCP_IOV_MAX): in @rma
+ *	up to KFI_TCP_IOV_LIMIT, else in @rma_ext.
+ * @ext_type: The kind of list @ext_desc is (enum kfi_iov_type, or
+ *	KFI_TCP_SEGS).
+ * @ext_desc: With more than KFI_TCP_IOV_LIMIT segments, the caller's list
+ *	(valid for the call only), else NULL.
+ * @rma_ext: With more than KFI_TCP_IOV_LIMIT remote regions, the caller's
+ *	array (valid for the call only), else NULL.
  * @rma_whole: A single-region call (kfi_read(), kfi_write()...): @rma[0]
  *	covers the whole local buffer; its len is set by the provider.
  */
@@ -196,6 +219,9 @@ struct kfi_tcp_xfer {
 	struct kfi_rma_iov rma[KFI_TCP_IOV_LIMIT];
 	unsigned int rma_count;
 	bool rma_whole;
+	int ext_type;
+	const void *ext_desc;
+	const struct kfi_rma_iov *rma_ext;
 };
 
 /* Delayed work on the provider's workqueue (kfi_tcp_glue.c). */

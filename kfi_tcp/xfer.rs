@@ -55,10 +55,18 @@ pub(crate) const EMPTY_SEG: Seg = Seg { base: core::ptr::null_mut(), page: core:
 /// Largest queue an endpoint accepts (slots are preallocated).
 pub(crate) const MAX_QUEUE: usize = 4096;
 
-/// A buffer: up to four segments.
+/// A buffer: up to [`rules::IOV_LIMIT`] segments in place, or up to
+/// [`rules::IOV_MAX`] in a table of their own (`ext`).
+///
+/// A posted operation's slot owns its `ext` table (from
+/// `ffi::Table::into_parts`) and frees it when the slot is freed
+/// ([`Buf::release`], under the queue lock); copies of the `Buf` (the work
+/// item's `RxWork`, a read's buffer) only use it while the slot is held.
 #[derive(Clone, Copy)]
 pub(crate) struct Buf {
     pub(crate) segs: [Seg; rules::IOV_LIMIT],
+    /// NULL, or the table of `nseg` segments.
+    pub(crate) ext: *mut Seg,
     pub(crate) nseg: usize,
     pub(crate) len: u64,
 }
@@ -70,11 +78,27 @@ unsafe impl Send for Buf {}
 
 impl Buf {
     /// No segments.
-    pub(crate) const EMPTY: Buf = Buf { segs: [EMPTY_SEG; rules::IOV_LIMIT], nseg: 0, len: 0 };
+    pub(crate) const EMPTY: Buf = Buf { segs: [EMPTY_SEG; rules::IOV_LIMIT], ext: core::ptr::null_mut(), nseg: 0, len: 0 };
 
     /// The segments in use.
+    #[inline]
     pub(crate) fn segs(&self) -> &[Seg] {
-        &self.segs[..self.nseg]
+        if self.ext.is_null() {
+            return &self.segs[..self.nseg];
+        }
+        // SAFETY: a table of `nseg` segments owned by the operation's slot,
+        // which is held (not freed) while this `Buf` is used (see above).
+        unsafe { core::slice::from_raw_parts(self.ext, self.nseg) }
+    }
+
+    /// Frees the `ext` table of a slot's buffer (the slot is being freed).
+    fn release(&mut self) {
+        if !self.ext.is_null() {
+            // SAFETY: the slot's own table, given up by `into_parts` when
+            // the operation was posted, taken back once (cleared here).
+            drop(unsafe { ffi::Table::from_parts(self.ext, self.nseg) });
+            self.ext = core::ptr::null_mut();
+        }
     }
 
     /// Address of the first byte, for the `buf` field of entries (kernel
@@ -104,9 +128,13 @@ pub(crate) struct TxOp {
     pub(crate) entry: bool,
     /// Ask the peer for an ACK and complete on it.
     pub(crate) ack: bool,
-    /// Remote regions of an RMA.
+    /// Remote regions of an RMA: up to [`rules::IOV_LIMIT`] here, more in
+    /// `rma_ext` (owned by the slot like `Buf::ext`).
     pub(crate) rma: [RmaIov; rules::IOV_LIMIT],
+    pub(crate) rma_ext: *mut sys::kfi_rma_iov,
     pub(crate) n_rma: usize,
+    /// Responses received so far of a read sent as several requests.
+    pub(crate) rsp_got: usize,
     /// Bytes the operation moves (its entry's `len`).
     pub(crate) len: u64,
     /// Completion counter of released deferred work (counted as a user).
@@ -123,10 +151,68 @@ unsafe impl Send for TxOp {}
 // SAFETY: as for `TxOp`.
 unsafe impl Send for RxOp {}
 
+/// One frame's share of an RMA (see [`TxOp::chunk`]).
+pub(crate) struct Chunk {
+    /// Its remote regions (`n` of them).
+    pub(crate) regs: [RmaIov; rules::WIRE_RMA_IOVS],
+    pub(crate) n: usize,
+    /// Where its bytes start in the local buffer, and how many.
+    pub(crate) offset: u64,
+    pub(crate) len: u64,
+    /// The operation's last frame.
+    pub(crate) last: bool,
+}
+
 impl TxOp {
-    /// The remote regions.
-    pub(crate) fn rma(&self) -> &[RmaIov] {
-        &self.rma[..self.n_rma]
+    /// Remote region `i`.
+    fn region(&self, i: usize) -> RmaIov {
+        if self.rma_ext.is_null() {
+            return self.rma[i];
+        }
+        // SAFETY: a table of `n_rma` regions owned by the slot (see
+        // `rma_ext`), held while the operation is; `i < n_rma`.
+        let r = unsafe { &*self.rma_ext.add(i) };
+        RmaIov { addr: r.addr, len: r.len as u64, key: r.key }
+    }
+
+    /// Frames the operation is sent as (an RMA over more regions than a
+    /// frame carries is several).
+    pub(crate) fn chunks(&self) -> usize {
+        if self.kind.is_rma() {
+            rules::rma_chunks(self.n_rma)
+        } else {
+            1
+        }
+    }
+
+    /// Frame `j` of an RMA: its regions, and its part of the local buffer
+    /// (what a write sends, where a read's response lands).
+    pub(crate) fn chunk(&self, j: usize) -> Chunk {
+        let w = rules::WIRE_RMA_IOVS;
+        let first = j * w;
+        let n = self.n_rma.saturating_sub(first).min(w);
+        let offset = (0..first.min(self.n_rma)).map(|i| self.region(i).len).sum();
+        let mut c = Chunk { regs: [RmaIov::default(); rules::WIRE_RMA_IOVS], n, offset, len: 0, last: j + 1 >= self.chunks() };
+        for k in 0..n {
+            c.regs[k] = self.region(first + k);
+            c.len += c.regs[k].len;
+        }
+        if self.kind == Kind::Write && c.last {
+            // A write may send less than its regions hold: the last frame
+            // ends with the payload.
+            c.len = self.len.saturating_sub(offset).min(c.len);
+        }
+        c
+    }
+
+    /// Frees the slot's tables (the slot is being freed).
+    fn release(&mut self) {
+        self.buf.release();
+        if !self.rma_ext.is_null() {
+            // SAFETY: the slot's own table (see `rma_ext`), taken back once.
+            drop(unsafe { ffi::Table::from_parts(self.rma_ext, self.n_rma) });
+            self.rma_ext = core::ptr::null_mut();
+        }
     }
 }
 
@@ -160,7 +246,9 @@ const TX_INIT: TxOp = TxOp {
     entry: false,
     ack: false,
     rma: [RmaIov { addr: 0, len: 0, key: 0 }; rules::IOV_LIMIT],
+    rma_ext: core::ptr::null_mut(),
     n_rma: 0,
+    rsp_got: 0,
     len: 0,
     extra: None,
     ep_cntr: true,
@@ -290,6 +378,20 @@ struct Queues {
 unsafe impl Send for Queues {}
 
 impl Queues {
+    /// Frees transmit slot `i` (its tables with it).
+    #[inline]
+    fn free_tx(&mut self, i: usize) {
+        self.tx[i].release();
+        self.tx_links.push_front(&mut self.tx_free, i);
+    }
+
+    /// Frees receive slot `i` (its table with it).
+    #[inline]
+    fn free_rx(&mut self, i: usize) {
+        self.rx[i].buf.release();
+        self.rx_links.push_front(&mut self.rx_free, i);
+    }
+
     /// An operation that held a CQ reservation is reported.
     fn unres(&mut self, tx: bool) {
         if tx && self.cfg.tx_cq.is_some() {
@@ -830,32 +932,56 @@ impl EpData {
             return neg(bindings::EINVAL);
         }
         let nseg = x.nseg as usize;
-        if nseg > rules::IOV_LIMIT {
+        if nseg > rules::IOV_MAX {
             return neg(bindings::EINVAL);
         }
         let mut buf = Buf::EMPTY;
-        let mut len: u64 = 0;
-        for (d, s) in buf.segs.iter_mut().zip(&x.seg[..nseg]) {
-            *d = *s;
-            len = len.saturating_add(s.len as u64);
+        // Longer lists are described in tables of their own, owned here
+        // until the operation's slot takes them (freed on every early
+        // return).
+        let mut seg_table = ffi::Table::NONE;
+        if nseg > rules::IOV_LIMIT {
+            // SAFETY: the C wrappers set `ext_desc` to the consumer's list
+            // of `nseg` entries, readable during the call (or the
+            // provider's own table for a triggered operation).
+            seg_table = match unsafe { ffi::segs_table(x.ext_type, x.ext_desc, nseg) } {
+                Ok(t) => t,
+                Err(e) => return e as isize,
+            };
+        } else {
+            for (d, s) in buf.segs.iter_mut().zip(&x.seg[..nseg]) {
+                *d = *s;
+            }
         }
+        let segs: &[Seg] = if seg_table.is_some() { seg_table.as_slice() } else { &buf.segs[..nseg] };
+        let len = segs.iter().fold(0u64, |a, s| a.saturating_add(s.len as u64));
         buf.nseg = nseg;
         buf.len = len;
         let mut rma = [RmaIov::default(); rules::IOV_LIMIT];
+        let mut rma_table = ffi::Table::NONE;
         let mut n_rma = 0;
         let mut moved = len;
         if kind.is_rma() {
             n_rma = x.rma_count as usize;
-            if n_rma == 0 || n_rma > rules::IOV_LIMIT {
-                return neg(bindings::EINVAL);
-            }
-            let mut lens = [0u64; rules::IOV_LIMIT];
-            for (i, r) in x.rma[..n_rma].iter().enumerate() {
-                let l = if x.rma_whole && i == 0 { len } else { r.len as u64 };
-                rma[i] = RmaIov { addr: r.addr, len: l, key: r.key };
-                lens[i] = l;
-            }
-            moved = match rules::check_rma(kind, len, &lens[..n_rma]) {
+            let total = if n_rma > rules::IOV_LIMIT && n_rma <= rules::IOV_MAX {
+                // SAFETY: the C wrapper set `rma_ext` to the consumer's
+                // `rma_count` regions (or the provider's own copy),
+                // readable during the call.
+                rma_table = match unsafe { ffi::rma_table(x.rma_ext, n_rma) } {
+                    Ok(t) => t,
+                    Err(e) => return e as isize,
+                };
+                rma_table.as_slice().iter().try_fold(0u64, |a, r| a.checked_add(r.len as u64))
+            } else {
+                let mut total = Some(0u64);
+                for (i, r) in x.rma[..n_rma.min(rules::IOV_LIMIT)].iter().enumerate() {
+                    let l = if x.rma_whole && i == 0 { len } else { r.len as u64 };
+                    rma[i] = RmaIov { addr: r.addr, len: l, key: r.key };
+                    total = total.and_then(|t| t.checked_add(l));
+                }
+                total
+            };
+            moved = match rules::check_rma_total(kind, len, n_rma, total) {
                 Ok(m) => m,
                 Err(e) => return e.errno() as isize,
             };
@@ -943,16 +1069,22 @@ impl EpData {
                 *d = *r;
             }
             op.n_rma = n_rma;
+            op.rsp_got = 0;
             op.len = moved;
             op.extra = extra;
             op.ep_cntr = !deferred;
+            op.rma_ext = rma_table.into_parts().0;
+            if seg_table.is_some() {
+                buf.ext = seg_table.into_parts().0;
+            }
             if op.inject {
                 // Copy now: the caller may reuse its buffer on return.
                 let l = len as usize;
                 let n = ffi::copy_from_segs(buf.segs(), &mut op.inline[..l]);
+                buf.release();
                 if n != l {
                     op.inject = false;
-                    q.tx_links.push_front(&mut q.tx_free, i);
+                    q.free_tx(i);
                     q.unres(true);
                     drop(g);
                     unreserve(cq);
@@ -972,6 +1104,9 @@ impl EpData {
                 unreserve(cq);
                 return neg(bindings::EAGAIN);
             };
+            if seg_table.is_some() {
+                buf.ext = seg_table.into_parts().0;
+            }
             let multi = (flags & rules::F_MULTI_RECV != 0).then(|| MultiRecv::new(len, q.min_multi));
             q.rx[i] = RxOp { kind, flags, context: x.context as usize, buf, tag: x.tag, ignore: x.ignore, entry, multi, extra, ep_cntr: !deferred };
             if kind.is_tagged() {
@@ -1015,7 +1150,7 @@ impl EpData {
         };
         let op = q.rx[i];
         q.rx[i].extra = None;
-        q.rx_links.push_front(&mut q.rx_free, i);
+        q.free_rx(i);
         q.unres(false);
         let rep = Report::failed(q.cfg.rx_cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED, true), q.cfg.cntrs.for_op(op.kind, op.ep_cntr))
             .with_extra(op.extra);
@@ -1041,7 +1176,14 @@ impl EpData {
             q.acks_owed -= 1;
             (None, fill(TxItem::Ack))
         } else if let Some(i) = q.tx_links.pop_front(&mut q.tx_pending) {
-            (Some(i), fill(TxItem::Op(i, &q.tx[i])))
+            let ok = fill(TxItem::Op(i, &q.tx[i]));
+            if ok && q.tx[i].kind == Kind::Read {
+                // A read waits for its responses from the moment its first
+                // request starts out: one sent as several requests may
+                // have responses back before its last request is sent.
+                q.tx_links.push_back(&mut q.tx_read, i);
+            }
+            (Some(i), ok)
         } else {
             self.tx_hint.store(false, Ordering::SeqCst);
             return None;
@@ -1064,15 +1206,13 @@ impl EpData {
         g.acks_owed > 0 || !g.tx_pending.is_empty()
     }
 
-    /// A transmit went out whole: completed now, or on the peer's ACK.
+    /// A transmit (not a read: those wait on `tx_read` from `tx_next`)
+    /// went out whole: completed now, or on the peer's ACK.
     pub(crate) fn tx_sent(&self, idx: usize) {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
-            if q.tx[idx].kind == Kind::Read {
-                q.tx_links.push_back(&mut q.tx_read, idx);
-                Report::NONE
-            } else if q.tx[idx].ack {
+            if q.tx[idx].ack {
                 q.tx_links.push_back(&mut q.tx_await, idx);
                 Report::NONE
             } else {
@@ -1097,13 +1237,30 @@ impl EpData {
         true
     }
 
-    /// The oldest read request waits for the response that just arrived:
-    /// its slot and a copy (`None`: no read is outstanding).
-    pub(crate) fn read_take(&self) -> Option<(usize, TxOp)> {
+    /// The oldest outstanding read is the one the response that just
+    /// arrived answers: its slot, its buffer, and the part of it this
+    /// response fills (`None`: no read is outstanding). A read sent as
+    /// several requests stays outstanding until its last response
+    /// (`Chunk::last`), which takes it off the list.
+    pub(crate) fn read_take(&self) -> Option<(usize, Buf, Chunk)> {
         let mut g = self.q.lock();
         let q = &mut *g;
-        let i = q.tx_links.pop_front(&mut q.tx_read)?;
-        Some((i, q.tx[i]))
+        let i = q.tx_read.front()?;
+        let op = &mut q.tx[i];
+        let c = op.chunk(op.rsp_got);
+        op.rsp_got += 1;
+        let buf = op.buf;
+        if c.last {
+            q.tx_links.pop_front(&mut q.tx_read);
+        }
+        Some((i, buf, c))
+    }
+
+    /// Calls `f` with the transmit in slot `i`, which the work item holds
+    /// (to encode the next frame of an operation sent as several).
+    pub(crate) fn with_tx<R>(&self, i: usize, f: impl FnOnce(&TxOp) -> R) -> R {
+        let g = self.q.lock();
+        f(&g.tx[i])
     }
 
     /// A read's response is in its buffer.
@@ -1178,7 +1335,7 @@ impl EpData {
     fn tx_finish(q: &mut Queues, i: usize) -> Report {
         let op = q.tx[i];
         q.tx[i].extra = None;
-        q.tx_links.push_front(&mut q.tx_free, i);
+        q.free_tx(i);
         q.unres(true);
         let (cq, cntr) = (q.cfg.tx_cq, q.cfg.cntrs.for_op(op.kind, op.ep_cntr));
         if !op.entry {
@@ -1247,7 +1404,7 @@ impl EpData {
                         // Release the used buffer, try the next.
                         q.rx_links.pop_front(&mut q.rx_msg);
                         q.rx[i].extra = None;
-                        q.rx_links.push_front(&mut q.rx_free, i);
+                        q.free_rx(i);
                         q.unres(false);
                         Some((q.cfg.rx_cq, op))
                     }
@@ -1316,7 +1473,7 @@ impl EpData {
             let q = &mut *g;
             if w.last {
                 q.rx[w.idx].extra = None;
-                q.rx_links.push_front(&mut q.rx_free, w.idx);
+                q.free_rx(w.idx);
                 q.unres(false);
             }
             let (cq, cntr) = (q.cfg.rx_cq, q.cfg.cntrs.for_op(w.op.kind, w.op.ep_cntr));
@@ -1368,7 +1525,7 @@ impl EpData {
             // (and listed) until its last message or the flush.
             let extra = if w.last {
                 q.rx[w.idx].extra = None;
-                q.rx_links.push_front(&mut q.rx_free, w.idx);
+                q.free_rx(w.idx);
                 w.op.extra
             } else {
                 None
@@ -1390,7 +1547,7 @@ impl EpData {
             let q = &mut *g;
             let op = q.tx[idx];
             q.tx[idx].extra = None;
-            q.tx_links.push_front(&mut q.tx_free, idx);
+            q.free_tx(idx);
             q.unres(true);
             Report::failed(q.cfg.tx_cq, errc(op.kind, op.flags, op.context, err, true), q.cfg.cntrs.for_op(op.kind, op.ep_cntr)).with_extra(op.extra)
         };
@@ -1439,12 +1596,12 @@ impl EpData {
                 return;
             };
             let op = if tx {
-                q.tx_links.push_front(&mut q.tx_free, i);
+                q.free_tx(i);
                 let o = q.tx[i];
                 q.tx[i].extra = None;
                 (o.kind, o.flags, o.context, o.extra, o.ep_cntr)
             } else {
-                q.rx_links.push_front(&mut q.rx_free, i);
+                q.free_rx(i);
                 let o = q.rx[i];
                 q.rx[i].extra = None;
                 (o.kind, o.flags, o.context, o.extra, o.ep_cntr)
@@ -1476,6 +1633,14 @@ impl EpData {
             q.enabled = false;
             // Completion counters of released deferred work that will
             // never be reported.
+            // Tables of the operations never reported (freed slots have
+            // none left).
+            for o in q.tx.iter_mut() {
+                o.release();
+            }
+            for o in q.rx.iter_mut() {
+                o.buf.release();
+            }
             let extras = Iterator::chain(q.tx.iter_mut().map(|o| &mut o.extra), q.rx.iter_mut().map(|o| &mut o.extra));
             for e in extras {
                 if let Some(c) = e.take() {

@@ -54,8 +54,25 @@ pub const fn is_probe(flags: u64) -> bool {
     flags & (F_PEEK | F_CLAIM) != 0
 }
 
-/// Local iovs per operation.
+/// Local segments and remote regions an operation's description holds in
+/// place; longer lists live in a table of their own.
 pub const IOV_LIMIT: usize = 4;
+/// Most local segments and remote regions per operation (`iov_limit`,
+/// `rma_iov_limit`): a 1 MiB transfer as 4 KiB pages.
+pub const IOV_MAX: usize = 256;
+/// Remote regions one frame of the wire protocol carries: an RMA over more
+/// is sent as several frames ([`rma_chunks`]).
+pub const WIRE_RMA_IOVS: usize = 4;
+
+/// Frames an RMA over `n_regions` regions takes (1 for other operations,
+/// `n_regions` 0).
+pub const fn rma_chunks(n_regions: usize) -> usize {
+    if n_regions <= WIRE_RMA_IOVS {
+        1
+    } else {
+        n_regions.div_ceil(WIRE_RMA_IOVS)
+    }
+}
 /// Largest inject payload.
 pub const INJECT_LIMIT: usize = 128;
 
@@ -174,7 +191,7 @@ pub fn check_post(kind: Kind, flags: u64, nseg: usize, len: u64, max_msg: u64) -
     if flags & F_DISCARD != 0 && !is_probe(flags) {
         return Err(PostError::BadFlags);
     }
-    if nseg > IOV_LIMIT {
+    if nseg > IOV_MAX {
         return Err(PostError::BadIov);
     }
     if len > max_msg {
@@ -187,14 +204,21 @@ pub fn check_post(kind: Kind, flags: u64, nseg: usize, len: u64, max_msg: u64) -
 }
 
 /// Checks the remote side of an RMA of `local` bytes: 1 to
-/// [`IOV_LIMIT`] regions; a write's payload fits them, a read's response
+/// [`IOV_MAX`] regions; a write's payload fits them, a read's response
 /// fits the local buffer. Returns the bytes the operation moves (the
 /// payload of a write, the regions' total for a read).
 pub fn check_rma(kind: Kind, local: u64, rma_lens: &[u64]) -> Result<u64, PostError> {
-    if rma_lens.is_empty() || rma_lens.len() > IOV_LIMIT {
+    let total = rma_lens.iter().try_fold(0u64, |a, &l| a.checked_add(l));
+    check_rma_total(kind, local, rma_lens.len(), total)
+}
+
+/// [`check_rma`] from the number of regions and their total length
+/// (`None`: it overflowed).
+pub fn check_rma_total(kind: Kind, local: u64, n_regions: usize, total: Option<u64>) -> Result<u64, PostError> {
+    if n_regions == 0 || n_regions > IOV_MAX {
         return Err(PostError::BadIov);
     }
-    let total = rma_lens.iter().try_fold(0u64, |a, &l| a.checked_add(l)).ok_or(PostError::TooLong)?;
+    let total = total.ok_or(PostError::TooLong)?;
     match kind {
         Kind::Write if local <= total => Ok(local),
         Kind::Read if total <= local => Ok(total),

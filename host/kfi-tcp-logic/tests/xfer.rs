@@ -274,12 +274,23 @@ fn post_flags() {
     assert_eq!(check_post(Kind::Recv, F_INJECT, 5, u64::MAX, 0), Err(PostError::BadFlags));
 }
 
+/// An RMA over more regions than a frame carries goes as several frames.
+#[test]
+fn rma_chunk_counts() {
+    assert_eq!(rma_chunks(0), 1);
+    assert_eq!(rma_chunks(1), 1);
+    assert_eq!(rma_chunks(WIRE_RMA_IOVS), 1);
+    assert_eq!(rma_chunks(WIRE_RMA_IOVS + 1), 2);
+    assert_eq!(rma_chunks(IOV_MAX), IOV_MAX / WIRE_RMA_IOVS);
+}
+
 #[test]
 fn post_sizes() {
     for k in KINDS {
         assert_eq!(check_post(k, 0, IOV_LIMIT, 100, 100), Ok(()));
         assert_eq!(check_post(k, 0, 0, 0, 100), Ok(()));
-        assert_eq!(check_post(k, 0, 5, 1, 100), Err(PostError::BadIov));
+        assert_eq!(check_post(k, 0, IOV_MAX, 1, 100), Ok(()));
+        assert_eq!(check_post(k, 0, IOV_MAX + 1, 1, 100), Err(PostError::BadIov));
         assert_eq!(check_post(k, 0, 1, 101, 100), Err(PostError::TooLong));
     }
     assert_eq!(check_post(Kind::Send, F_INJECT, 1, 128, 1 << 20), Ok(()));
@@ -299,7 +310,8 @@ fn rma_checks() {
     assert_eq!(check_rma(Kind::Read, 100, &[60, 30]), Ok(90));
     assert_eq!(check_rma(Kind::Read, 89, &[60, 30]), Err(PostError::TooLong));
     assert_eq!(check_rma(Kind::Read, 1, &[]), Err(PostError::BadIov));
-    assert_eq!(check_rma(Kind::Read, 10, &[1; 5]), Err(PostError::BadIov));
+    assert_eq!(check_rma(Kind::Read, 300, &[1; 256]), Ok(256));
+    assert_eq!(check_rma(Kind::Read, 300, &[1; 257]), Err(PostError::BadIov));
     assert_eq!(check_rma(Kind::Read, 10, &[u64::MAX, 1]), Err(PostError::TooLong));
     assert_eq!(check_rma(Kind::Send, 1, &[1]), Err(PostError::BadIov));
 }
