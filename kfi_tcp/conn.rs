@@ -48,7 +48,7 @@ use kernel::prelude::*;
 use crate::sync::{TryGuard, TryLock};
 use crate::ffi::Timer;
 use crate::cq::Cq;
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::workqueue::{Work, WorkItem};
 use kernel::{impl_has_work, new_mutex, new_spinlock, new_work};
@@ -91,8 +91,8 @@ pub(crate) enum Owner {
     Pep(*const Pep),
     /// An endpoint: its EQ, its fid and the consumer's context (from the
     /// header), for `KFI_CONNECTED`/`KFI_SHUTDOWN` and errors; its data
-    /// queues.
-    Ep { eq: *const Eq, fid: *mut sys::kfid, data: *const EpData },
+    /// queues; the EQ slots it holds for those events (`Eq::hold`).
+    Ep { eq: *const Eq, fid: *mut sys::kfid, data: *const EpData, held: *const AtomicUsize },
 }
 
 /// A control message on its way out.
@@ -694,7 +694,7 @@ impl Conn {
             self.data_on.store(false, Ordering::SeqCst);
         }
         self.sock.shutdown();
-        if let Owner::Ep { eq, fid, .. } = owner {
+        if let Owner::Ep { eq, fid, held, .. } = owner {
             // SAFETY: an endpoint unbinds its EQ only after stopping us.
             let eq = unsafe { &*eq };
             // SAFETY: `fid` is the endpoint's header, alive likewise.
@@ -709,7 +709,9 @@ impl Conn {
                 e.err_data = data.as_ptr() as *mut c_void;
                 e.err_data_size = data.len();
             }
-            let _ = eq.post(0, true, bytes_of(&e));
+            // SAFETY: the endpoint's counter, alive as its EQ binding.
+            let held = unsafe { &*held };
+            post_cm(eq, held, 0, true, bytes_of(&e));
         }
     }
 
@@ -730,15 +732,33 @@ fn bytes_of<T>(v: &T) -> &[u8] {
     unsafe { core::slice::from_raw_parts((v as *const T).cast::<u8>(), core::mem::size_of::<T>()) }
 }
 
+/// Posts a connection event of an endpoint in one of the EQ slots it holds
+/// (taken at connect/accept: a full EQ never loses its `KFI_CONNECTED`,
+/// `KFI_SHUTDOWN` or error entry), or in a free one if it has none left.
+fn post_cm(eq: &Eq, held: &AtomicUsize, event: u32, error: bool, bytes: &[u8]) {
+    let mine = held.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok();
+    let r = if mine { eq.post_held(event, error, bytes) } else { eq.post(event, error, bytes) };
+    if r.is_err() && CM_LOST_WARN.allow() {
+        pr_warn!("kfi_tcp: a connection event was lost: EQ full\n");
+    }
+}
+
+/// Connection events lost (only beyond the slots an endpoint holds, which
+/// cover what one connection reports).
+static CM_LOST_WARN: ffi::WarnLimit = ffi::WarnLimit::new();
+
 /// Posts a CM event (`fid`, `info` NULL, `data`) on an endpoint owner's EQ.
 fn report_cm(owner: Owner, event: u32, data: &[u8]) {
-    if let Owner::Ep { eq, fid, .. } = owner {
+    if let Owner::Ep { eq, fid, held, .. } = owner {
         let mut buf = [0u8; 16 + MAX_CM_DATA];
         buf[..8].copy_from_slice(&(fid as usize as u64).to_ne_bytes());
         let n = data.len().min(MAX_CM_DATA);
         buf[16..16 + n].copy_from_slice(&data[..n]);
         // SAFETY: an endpoint unbinds its EQ only after stopping us.
-        let _ = unsafe { &*eq }.post(event, false, &buf[..16 + n]);
+        let eq = unsafe { &*eq };
+        // SAFETY: the endpoint's counter, alive as its EQ binding.
+        let held = unsafe { &*held };
+        post_cm(eq, held, event, false, &buf[..16 + n]);
     }
 }
 

@@ -70,7 +70,14 @@ pub(crate) struct Ep {
     data: EpData,
     /// Open aliases (`kfi_ep_alias`); the endpoint cannot close while any is.
     aliases: core::sync::atomic::AtomicUsize,
+    /// Slots of its EQ held for its connection events (`Eq::hold`, taken
+    /// at connect or accept: a `KFI_CONNECTED` or error, then a
+    /// `KFI_SHUTDOWN`), given back at close when unused.
+    cm_held: core::sync::atomic::AtomicUsize,
 }
+
+/// EQ slots an endpoint holds for the events of its connection.
+const CM_EVENTS: usize = 2;
 
 /// An alias of an endpoint (`kfi_ep_alias`): the same queues and
 /// connection with other default operation flags. Only data transfers,
@@ -134,7 +141,29 @@ impl Ep {
     }
 
     fn owner(&self, eq: *const Eq) -> Owner {
-        Owner::Ep { eq, fid: &self.ep.fid as *const sys::kfid as *mut sys::kfid, data: &self.data }
+        Owner::Ep { eq, fid: &self.ep.fid as *const sys::kfid as *mut sys::kfid, data: &self.data, held: &self.cm_held }
+    }
+
+    /// Holds the EQ slots of the connection's events (connect, accept):
+    /// -EAGAIN when the EQ has no room for them (the consumer reads it and
+    /// retries), rather than an event lost later.
+    fn hold_cm(&self, eq: *const Eq) -> core::result::Result<(), c_int> {
+        // SAFETY: bound, hence open.
+        if !unsafe { &*eq }.hold(CM_EVENTS) {
+            return Err(ffi::neg(bindings::EAGAIN));
+        }
+        self.cm_held.fetch_add(CM_EVENTS, core::sync::atomic::Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Gives back the held slots not used (a failed connect or accept, the
+    /// close).
+    fn unhold_cm(&self, eq: *const Eq) {
+        let n = self.cm_held.swap(0, core::sync::atomic::Ordering::AcqRel);
+        if n > 0 {
+            // SAFETY: bound, hence open.
+            unsafe { &*eq }.unhold(n);
+        }
     }
 
     /// The connection, if connected (or connecting).
@@ -224,6 +253,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         inner <- new_mutex!(EpInner { eq: None, tx_cq: None, rx_cq: None, cntrs: Cntrs::default(), enabled: false, conn: taken }, "kfi_tcp_ep"),
         data <- EpData::new(),
         aliases: core::sync::atomic::AtomicUsize::new(0),
+        cm_held: core::sync::atomic::AtomicUsize::new(0),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
@@ -488,13 +518,19 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_connect(
     // SAFETY: the domain outlives its counted endpoints; so does its
     // fabric.
     let net = unsafe { Fabric::net((*e.domain).fabric()) };
+    if let Err(err) = e.hold_cm(eq) {
+        return err;
+    }
     match Conn::connect(net, e.src.as_ref(), &dst, data, e.owner(eq)) {
         Ok(c) => {
             drop(e.data.set_conn(Some(c.clone())));
             g.conn = Some(c);
             0
         }
-        Err(err) => err.to_errno(),
+        Err(err) => {
+            e.unhold_cm(eq);
+            err.to_errno()
+        }
     }
 }
 
@@ -515,9 +551,15 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_accept(ep: *mut sys::kfid_ep, param: 
     let (Some(eq), true, Some(c)) = (g.eq, g.enabled, g.conn.as_ref()) else {
         return opbadstate();
     };
+    if let Err(err) = e.hold_cm(eq) {
+        return err;
+    }
     match c.accept(data, e.owner(eq)) {
         Ok(()) => 0,
-        Err(err) => err.to_errno(),
+        Err(err) => {
+            e.unhold_cm(eq);
+            err.to_errno()
+        }
     }
 }
 
@@ -589,6 +631,8 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
     e.data.wait_calls();
     drop(last);
     if let Some(eq) = eq {
+        // The connection is stopped: it posts no more.
+        e.unhold_cm(eq);
         // SAFETY: bound, hence open.
         unsafe { &*eq }.unbind();
     }

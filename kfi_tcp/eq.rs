@@ -110,6 +110,38 @@ impl Eq {
         Ok(Reserved { eq: Some(self) })
     }
 
+    /// Reserves `n` slots, all or none, for the connection events an
+    /// endpoint will post ([`Eq::post_held`]): false when the EQ has not
+    /// that many free.
+    pub(crate) fn hold(&self, n: usize) -> bool {
+        let mut r = self.ring.lock();
+        for i in 0..n {
+            if r.reserve().is_err() {
+                for _ in 0..i {
+                    r.unreserve();
+                }
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Gives back `n` slots of [`Eq::hold`] that will not be used.
+    pub(crate) fn unhold(&self, n: usize) {
+        let mut r = self.ring.lock();
+        for _ in 0..n {
+            r.unreserve();
+        }
+    }
+
+    /// Posts an event into a slot of [`Eq::hold`] (as [`Eq::post`]
+    /// otherwise).
+    pub(crate) fn post_held(&self, event: u32, error: bool, bytes: &[u8]) -> core::result::Result<(), PushError> {
+        self.ring.lock().push_reserved(event, error, bytes)?;
+        self.queued();
+        Ok(())
+    }
+
     /// An entry was queued: wakes readers, then calls the consumer's
     /// handler (no lock is held here).
     fn queued(&self) {

@@ -15,9 +15,11 @@ use kernel::prelude::*;
 const PROV_VERSION: u32 = (1 << 16) | 0;
 /// The wire protocol version of libfabric's tcp provider.
 const WIRE_VERSION: u32 = 3;
-/// Inject size and iov limits of the tcp wire protocol.
+/// Inject size of the tcp wire protocol.
 const INJECT_SIZE: usize = 128;
-const IOV_LIMIT: usize = 4;
+/// Local segments and remote regions per operation (an RMA over more
+/// regions than a frame carries goes as several frames).
+const IOV_LIMIT: usize = crate::logic::xfer::IOV_MAX;
 /// Size of the authorization keys accepted (and not enforced: see
 /// `fill`).
 const AUTH_KEY_SIZE: usize = 4;

@@ -46,7 +46,17 @@ enum Action {
     /// `inline` when it was posted (the consumer may reuse its buffer as
     /// soon as the call returns); `x` then describes that copy when it
     /// fires.
-    Xfer { ep: *const EpData, x: sys::kfi_tcp_xfer, inline: Option<[u8; INJECT_MAX]> },
+    /// Lists longer than `x` holds (more than 4 local segments or remote
+    /// regions) were copied into `segs`/`rma` at post time, and `x` points
+    /// to the copies (the consumer's arrays are valid for the call only).
+    Xfer {
+        ep: *const EpData,
+        x: sys::kfi_tcp_xfer,
+        inline: Option<[u8; INJECT_MAX]>,
+        /// Owned for `x` (read through its pointers, freed on drop).
+        _segs: ffi::Table<sys::kfi_tcp_seg>,
+        _rma: ffi::Table<sys::kfi_rma_iov>,
+    },
     /// `KFI_OP_CNTR_ADD` / `KFI_OP_CNTR_SET` on `target`.
     Cntr { target: *const Cntr, set: bool, value: u64 },
 }
@@ -94,7 +104,7 @@ fn release(p: &Pending) {
 /// (the caller retries it first, later).
 pub(crate) fn fire(p: KBox<Pending>) -> core::result::Result<(), KBox<Pending>> {
     match &p.action {
-        Action::Xfer { ep, x, inline } => {
+        Action::Xfer { ep, x, inline, .. } => {
             // SAFETY: open while this operation counts in it.
             let e = unsafe { &**ep };
             let mut x = *x;
@@ -207,6 +217,10 @@ pub(crate) fn post_triggered(ep: &EpData, x: &sys::kfi_tcp_xfer) -> isize {
         Ok(i) => i,
         Err(e) => return e as isize,
     };
+    let (segs, rma) = match own_lists(&mut x) {
+        Ok(t) => t,
+        Err(e) => return e as isize,
+    };
     let Ok(b) = KBox::<Pending>::new_uninit(GFP_ATOMIC) else {
         return ffi::neg(bindings::ENOMEM) as isize;
     };
@@ -214,7 +228,7 @@ pub(crate) fn post_triggered(ep: &EpData, x: &sys::kfi_tcp_xfer) -> isize {
         return e;
     }
     ep.trig_inc();
-    let p = KBox::write(b, Pending { action: Action::Xfer { ep, x, inline }, ctx: tctx as usize, done: None, deferred: false });
+    let p = KBox::write(b, Pending { action: Action::Xfer { ep, x, inline, _segs: segs, _rma: rma }, ctx: tctx as usize, done: None, deferred: false });
     queue(c, threshold as u64, p) as isize
 }
 
@@ -226,14 +240,44 @@ fn inject_copy(x: &mut sys::kfi_tcp_xfer) -> core::result::Result<Option<[u8; IN
         return Ok(None);
     }
     let mut bytes = [0u8; INJECT_MAX];
-    let nseg = (x.nseg as usize).min(x.seg.len());
-    let len: usize = x.seg[..nseg].iter().map(|s| s.len as usize).sum();
-    if len > INJECT_MAX || ffi::copy_from_segs(&x.seg[..nseg], &mut bytes[..len]) != len {
+    let table;
+    let segs: &[sys::kfi_tcp_seg] = if x.ext_desc.is_null() {
+        &x.seg[..(x.nseg as usize).min(x.seg.len())]
+    } else {
+        // SAFETY: the C wrappers set `ext_desc` to the consumer's list of
+        // `nseg` entries, readable during this call.
+        table = unsafe { ffi::segs_table(x.ext_type, x.ext_desc, x.nseg as usize) }?;
+        table.as_slice()
+    };
+    let len: usize = segs.iter().map(|s| s.len as usize).sum();
+    if len > INJECT_MAX || ffi::copy_from_segs(segs, &mut bytes[..len]) != len {
         return Err(einval());
     }
+    x.ext_desc = core::ptr::null();
     x.nseg = 1;
     x.seg[0] = sys::kfi_tcp_seg { base: core::ptr::null_mut(), page: core::ptr::null_mut(), offset: 0, len: len as _ };
     Ok(Some(bytes))
+}
+
+/// Copies the lists of a transfer that are longer than its description
+/// holds (the consumer's arrays are valid for the call only) and points
+/// the description to the copies, which the pending operation owns.
+fn own_lists(x: &mut sys::kfi_tcp_xfer) -> core::result::Result<(ffi::Table<sys::kfi_tcp_seg>, ffi::Table<sys::kfi_rma_iov>), c_int> {
+    let mut segs = ffi::Table::NONE;
+    let mut rma = ffi::Table::NONE;
+    if !x.ext_desc.is_null() {
+        // SAFETY: the C wrappers set `ext_desc` to the consumer's list of
+        // `nseg` entries, readable during this call.
+        segs = unsafe { ffi::segs_table(x.ext_type, x.ext_desc, x.nseg as usize) }?;
+        x.ext_type = sys::KFI_TCP_SEGS as c_int;
+        x.ext_desc = segs.as_slice().as_ptr().cast();
+    }
+    if !x.rma_ext.is_null() {
+        // SAFETY: as above, `rma_count` regions.
+        rma = unsafe { ffi::rma_table(x.rma_ext, x.rma_count as usize) }?;
+        x.rma_ext = rma.as_slice().as_ptr();
+    }
+    Ok((segs, rma))
 }
 
 /// Withdraws the triggered transfer of `ep` whose context is `ctx`, if
@@ -309,12 +353,13 @@ unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Resu
             return Err(r as c_int);
         }
         let inline = inject_copy(&mut x)?;
+        let (segs, rma) = own_lists(&mut x)?;
         e.reserve_for(&x).map_err(|e| e as c_int)?;
         if let Some(c) = done {
             (*c).use_();
         }
         e.trig_inc();
-        Ok(Pending { action: Action::Xfer { ep: e, x, inline }, ctx, done, deferred: true })
+        Ok(Pending { action: Action::Xfer { ep: e, x, inline, _segs: segs, _rma: rma }, ctx, done, deferred: true })
     }
 }
 

@@ -279,11 +279,14 @@ def reset(s):
     s.close()
 
 
-def send_in_background(s, data):
-    """Sends data from a thread (the kernel may stop reading)."""
+def send_in_background(s, data, then_close=False):
+    """Sends data from a thread (the kernel may stop reading); with
+    then_close, ends our direction once all of it is sent."""
     def run():
         try:
             s.sendall(data)
+            if then_close:
+                half_close(s)
         except OSError:
             pass        # reset or timed out: the kernel closed or stalled
     t = threading.Thread(target=run, daemon=True)
@@ -411,7 +414,10 @@ def act_stray_ack(s, notes, port):
 
 
 def act_msg_too_long(s, notes, port):
+    # the kernel drops the rest of the frame and goes on: our clean end
+    # of stream, between frames, ends the connection
     s.sendall(frame(OP_MSG, b"\x44" * (RECV_SIZE + 36)))
+    half_close(s)
     return "close"
 
 
@@ -440,8 +446,10 @@ def act_reset_at_boundary(s, notes, port):
 def act_flood(s, notes, port):
     # a send claiming 2^40 bytes, then 10 MB of garbage
     garbage = bytes((i * 7 + 3) & 0xFF for i in range(1 << 16)) * 160
+    # the kernel reads and drops it all (truncation), until our end of
+    # stream inside the frame
     send_in_background(s, frame(OP_MSG, size=BASE_HDR + (1 << 40)) +
-                       garbage)
+                       garbage, then_close=True)
     return "close"
 
 
@@ -449,7 +457,7 @@ def act_tagged_flood(s, notes, port):
     # the same with a tagged send that matches the posted tagged receives
     garbage = bytes(1 << 20) * 10
     send_in_background(s, frame(OP_TAGGED, tag=TAG, size=BASE_HDR + 8 +
-                                (1 << 40)) + garbage)
+                                (1 << 40)) + garbage, then_close=True)
     return "close"
 
 

@@ -82,8 +82,10 @@ static void tcp_getinfo_lists_loopback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lo->ep_attr->protocol_version, 3U);
 	KUNIT_EXPECT_EQ(test, lo->addr_format, (u32)KFI_SOCKADDR_IN);
 	KUNIT_EXPECT_EQ(test, lo->tx_attr->inject_size, (size_t)128);
-	KUNIT_EXPECT_EQ(test, lo->tx_attr->iov_limit, (size_t)4);
-	KUNIT_EXPECT_EQ(test, lo->tx_attr->rma_iov_limit, (size_t)4);
+	KUNIT_EXPECT_EQ(test, lo->tx_attr->iov_limit, (size_t)256);
+	KUNIT_EXPECT_EQ(test, lo->tx_attr->rma_iov_limit, (size_t)256);
+	KUNIT_EXPECT_EQ(test, lo->rx_attr->iov_limit, (size_t)256);
+	KUNIT_EXPECT_EQ(test, lo->domain_attr->mr_iov_limit, (size_t)256);
 	KUNIT_EXPECT_TRUE(test, (lo->caps & (KFI_MSG | KFI_RMA | KFI_TAGGED)) ==
 				(KFI_MSG | KFI_RMA | KFI_TAGGED));
 	KUNIT_EXPECT_EQ(test, lo->domain_attr->threading, KFI_THREAD_SAFE);
@@ -1261,12 +1263,67 @@ static void tcp_cm_bad_calls(struct kunit *test)
 	cm_teardown(test, &f);
 }
 
+/*
+ * Connection events are never lost to a full EQ: connect (and accept)
+ * hold the slots of the endpoint's CONNECTED and SHUTDOWN, or return
+ * -EAGAIN when the EQ has no room for them; other writers see those slots
+ * taken.
+ */
+static void tcp_cm_full_eq_keeps_events(struct kunit *test)
+{
+	struct cm_fixture f;
+	struct kfi_info *req;
+	struct cm_event ev;
+	ssize_t len;
+	u32 ev_type;
+	int i, n;
+
+	cm_setup(test, &f);
+	/* 15 of the client EQ's 16 slots taken: no room for 2 events */
+	for (i = 0; i < 15; i++)
+		KUNIT_ASSERT_EQ(test, kfi_eq_write(f.ceq, KFI_NOTIFY, &i,
+						   sizeof(i), 0),
+				(ssize_t)sizeof(i));
+	KUNIT_EXPECT_EQ(test, kfi_connect(f.cep, &f.paddr, NULL, 0), -EAGAIN);
+	KUNIT_ASSERT_EQ(test, kfi_eq_read(f.ceq, &ev_type, &ev, sizeof(ev), 0),
+			(ssize_t)sizeof(i));
+	KUNIT_ASSERT_EQ(test, kfi_connect(f.cep, &f.paddr, NULL, 0), 0);
+	/* the EQ is full for everyone else now */
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.ceq, KFI_NOTIFY, &i, sizeof(i), 0),
+			(ssize_t)-EAGAIN);
+	req = cm_get_connreq(test, &f, "", 0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f.d.dom, req, &f.sep, NULL), 0);
+	kfi_freeinfo(req);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(f.sep, &f.peq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(f.sep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_accept(f.sep, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.peq, &ev, &len), KFI_CONNECTED);
+	for (i = 0; i < 14; i++)
+		KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len),
+				KFI_NOTIFY);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len), KFI_CONNECTED);
+	/* fill it again: one slot stays held for the SHUTDOWN */
+	for (n = 0; n < 16; n++)
+		if (kfi_eq_write(f.ceq, KFI_NOTIFY, &n, sizeof(n), 0) < 0)
+			break;
+	KUNIT_EXPECT_EQ(test, n, 15);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.sep->fid), 0);
+	f.sep = NULL;
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len),
+				KFI_NOTIFY);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len), KFI_SHUTDOWN);
+	KUNIT_EXPECT_PTR_EQ(test, ev.e.fid, &f.cep->fid);
+	cm_teardown(test, &f);
+}
+
 static struct kunit_case tcp_cm_cases[] = {
 	KUNIT_CASE(tcp_cm_connect_accept_shutdown),
 	KUNIT_CASE(tcp_cm_reject_with_data),
 	KUNIT_CASE(tcp_cm_connect_refused),
 	KUNIT_CASE(tcp_cm_pep_close_drops_requests),
 	KUNIT_CASE(tcp_cm_peer_close_is_shutdown),
+	KUNIT_CASE(tcp_cm_full_eq_keeps_events),
 	KUNIT_CASE(tcp_cm_bad_calls),
 	{}
 };
@@ -3526,6 +3583,166 @@ static void tcp_msg_completion_flags(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/*
+ * Sends and receives of 256 segments (a 1 MiB message as pages, kfilnd's
+ * iov_limit): bio_vecs of 256 distinct pages each way, and a tagged message
+ * of 256 kvecs; data compared byte for byte. 257 segments: -EINVAL.
+ */
+static void tcp_msg_256_segments(struct kunit *test)
+{
+	struct bv_region *tx = bv_region_alloc(test, 0x11);
+	struct bv_region *rx = bv_region_alloc(test, 0x22);
+	struct kvec *sv = kunit_kcalloc(test, 257, sizeof(*sv), GFP_KERNEL);
+	struct kvec *rv = kunit_kcalloc(test, 256, sizeof(*rv), GFP_KERNEL);
+	u8 *sb = kunit_kzalloc(test, 256 * 16, GFP_KERNEL);
+	u8 *rb = kunit_kzalloc(test, 256 * 16, GFP_KERNEL);
+	struct kfi_msg sm = { .type = KFI_BVEC, .iov_count = MR_PAGES };
+	struct kfi_msg rm = { .type = KFI_BVEC, .iov_count = MR_PAGES };
+	struct kfi_msg_tagged tsm = { .type = KFI_KVEC, .iov_count = 256 };
+	struct kfi_msg_tagged trm = { .type = KFI_KVEC, .iov_count = 256,
+				      .tag = 3 };
+	struct kfi_cq_tagged_entry e;
+	struct xf_fixture f;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sv);
+	KUNIT_ASSERT_NOT_NULL(test, rv);
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	KUNIT_ASSERT_NOT_NULL(test, rb);
+	for (i = 0; i < MR_PAGES; i++)
+		fill((u8 *)page_address(tx->pg[i]) + tx->bv[i].bv_offset,
+		     tx->bv[i].bv_len, i);
+	sm.msg_biov = tx->bv;
+	rm.msg_biov = rx->bv;
+	rm.context = rx;
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &rm, KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.c.cep, &sm, KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rx);
+	KUNIT_EXPECT_EQ(test, e.len, tx->len);
+	for (i = 0; i < MR_PAGES; i++)
+		KUNIT_ASSERT_EQ_MSG(test, memcmp(
+			(u8 *)page_address(rx->pg[i]) + rx->bv[i].bv_offset,
+			(u8 *)page_address(tx->pg[i]) + tx->bv[i].bv_offset,
+			tx->bv[i].bv_len), 0, "segment %d", i);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, tx->len);
+
+	/* tagged, 256 kvecs of 16 bytes each way */
+	fill(sb, 256 * 16, 77);
+	for (i = 0; i < 256; i++) {
+		sv[i] = (struct kvec){ sb + i * 16, 16 };
+		rv[255 - i] = (struct kvec){ rb + i * 16, 16 };
+	}
+	tsm.msg_iov = sv;
+	tsm.tag = 3;
+	trm.msg_iov = rv;
+	trm.context = rb;
+	KUNIT_ASSERT_EQ(test, kfi_trecvmsg(f.c.sep, &trm, KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, kfi_tsendmsg(f.c.cep, &tsm, KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)4096);
+	/* the receive's segments are in reverse order of the memory */
+	for (i = 0; i < 256; i++)
+		KUNIT_ASSERT_EQ_MSG(test, memcmp(rb + (255 - i) * 16,
+						 sb + i * 16, 16), 0,
+				    "segment %d", i);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+
+	/* 257 segments */
+	sv[256] = (struct kvec){ sb, 1 };
+	tsm.iov_count = 257;
+	KUNIT_EXPECT_EQ(test, kfi_tsendmsg(f.c.cep, &tsm, 0), (ssize_t)-EINVAL);
+	sm.iov_count = MR_PAGES + 1;
+	KUNIT_EXPECT_EQ(test, kfi_sendmsg(f.c.cep, &sm, 0), (ssize_t)-EINVAL);
+	xf_expect_none(test, f.ctx);
+	xf_teardown(test, &f);
+}
+
+/*
+ * RMA over 256 remote regions (kfilnd's rma_iov_limit): a write of 256
+ * scattered 128-byte regions from 256 local segments, with CQ data and
+ * delivery complete, then a read of them back; the wire carries 4 regions
+ * a frame, so each goes as 64 frames and completes once at each side. The
+ * gaps between the regions stay untouched. 257 regions: -EINVAL.
+ */
+static void tcp_rma_256_regions(struct kunit *test)
+{
+	const size_t n = 256, rl = 128, stride = 256;
+	u8 *mem = kunit_kzalloc(test, n * stride, GFP_KERNEL);
+	u8 *src = kunit_kzalloc(test, n * rl, GFP_KERNEL);
+	u8 *dst = kunit_kzalloc(test, n * rl, GFP_KERNEL);
+	struct kfi_rma_iov *ri = kunit_kcalloc(test, n + 1, sizeof(*ri),
+					       GFP_KERNEL);
+	struct kvec *lv = kunit_kcalloc(test, n, sizeof(*lv), GFP_KERNEL);
+	struct kfi_msg_rma m = { .type = KFI_KVEC, .iov_count = n,
+				 .rma_iov_count = n, .data = 7 };
+	struct kfi_cq_tagged_entry e;
+	struct xf_fixture f;
+	struct kfid_mr *mr;
+	size_t i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	KUNIT_ASSERT_NOT_NULL(test, ri);
+	KUNIT_ASSERT_NOT_NULL(test, lv);
+	memset(mem, 0xee, n * stride);
+	fill(src, n * rl, 5);
+	for (i = 0; i < n; i++) {
+		ri[i] = (struct kfi_rma_iov){ .addr = i * stride, .len = rl,
+					      .key = 31 };
+		lv[i] = (struct kvec){ src + i * rl, rl };
+	}
+	ri[n] = ri[0];
+	m.msg_iov = lv;
+	m.rma_iov = ri;
+	m.context = src;
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, n * stride,
+					 KFI_REMOTE_WRITE | KFI_REMOTE_READ, 0,
+					 31, 0, &mr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_writemsg(f.c.cep, &m, KFI_COMPLETION |
+					   KFI_REMOTE_CQ_DATA |
+					   KFI_DELIVERY_COMPLETE), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)src);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_WRITE);
+	KUNIT_EXPECT_EQ(test, e.len, n * rl);
+	/* one target entry, with the data, after the last frame */
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_REMOTE_WRITE |
+				       KFI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.data, 7ULL);
+	msleep(20);
+	xf_expect_none(test, f.srx);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, memcmp(mem + i * stride,
+						 src + i * rl, rl), 0,
+				    "region %zu", i);
+		for (j = rl; j < stride; j++)
+			KUNIT_ASSERT_EQ_MSG(test, mem[i * stride + j], 0xee,
+					    "gap after region %zu", i);
+	}
+	/* read them back, into 256 local segments */
+	for (i = 0; i < n; i++)
+		lv[i] = (struct kvec){ dst + i * rl, rl };
+	m.context = dst;
+	KUNIT_ASSERT_EQ(test, kfi_readmsg(f.c.cep, &m, KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_READ);
+	KUNIT_EXPECT_EQ(test, e.len, n * rl);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, n * rl), 0);
+	/* 257 regions */
+	m.rma_iov_count = n + 1;
+	KUNIT_EXPECT_EQ(test, kfi_readmsg(f.c.cep, &m, 0), (ssize_t)-EINVAL);
+	xf_expect_none(test, f.ctx);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	xf_teardown(test, &f);
+}
+
 static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_send_recv),
 	KUNIT_CASE(tcp_msg_inject_stream),
@@ -3556,6 +3773,8 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_rma_write_read),
 	KUNIT_CASE(tcp_rma_bad_access),
 	KUNIT_CASE(tcp_rma_256_page_region),
+	KUNIT_CASE(tcp_msg_256_segments),
+	KUNIT_CASE(tcp_rma_256_regions),
 	KUNIT_CASE(tcp_rma_writedata_waits_for_cq_room),
 	{}
 };
