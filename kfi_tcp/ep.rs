@@ -719,6 +719,23 @@ pub(crate) unsafe fn data_of<'a>(ep: *mut sys::kfid_ep) -> Option<&'a EpData> {
     Some(&unsafe { Ep::from_ep(ep) }.data)
 }
 
+/// The domain of a consumer's endpoint (a region bound to it): `None` for
+/// NULL or an object that is not one of our endpoints.
+///
+/// # Safety
+/// `fid` is NULL or a valid `kfid`.
+pub(crate) unsafe fn domain_of(fid: *mut sys::kfid) -> Option<*const Domain> {
+    if fid.is_null() {
+        return None;
+    }
+    // SAFETY: valid by the caller's contract.
+    if !unsafe { sys::kfi_tcp_glue_is_ep(fid) } {
+        return None;
+    }
+    // SAFETY: one of ours.
+    Some(unsafe { Ep::from_fid(fid) }.domain)
+}
+
 /// `kfi_cancel`: a posted receive (matched by its context) completes with
 /// -KFI_ECANCELED. -ENOENT if no queued receive has that context (sends
 /// are not cancellable: they are on the wire in order).

@@ -388,8 +388,8 @@ int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
 static struct kfi_ops kfi_tcp_mr_fid_ops = {
 	.size = sizeof(struct kfi_ops),
 	.close = kfi_tcp_mr_close,
-	.bind = kfi_no_bind,
-	.control = kfi_no_control,
+	.bind = kfi_tcp_mr_bind,
+	.control = kfi_tcp_mr_control,
 	.ops_open = kfi_no_ops_open,
 };
 

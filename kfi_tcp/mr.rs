@@ -151,6 +151,39 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_regattr(
     0
 }
 
+/// `bind` of a memory region (`kfi_mr_bind`, which Lustre's kfilnd called
+/// after each registration while it registered memory): to an endpoint of
+/// the region's domain, flags 0, it succeeds and changes nothing. Regions
+/// of this provider serve every endpoint of their domain (its `mr_mode`
+/// has no `KFI_MR_ENDPOINT`), so there is nothing to attach. Anything but
+/// one of our endpoints of that domain: -EINVAL; other flags (binding a
+/// counter to the region's remote accesses is not offered):
+/// -KFI_EBADFLAGS.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_mr_bind(fid: *mut sys::kfid, bfid: *mut sys::kfid, flags: u64) -> c_int {
+    // SAFETY: only installed on regions made by `kfi_tcp_mr_regattr`.
+    let m = unsafe { &*kernel::container_of!(fid, Mr, mr.fid) };
+    if flags != 0 {
+        return -(sys::KFI_EBADFLAGS as c_int);
+    }
+    // SAFETY: NULL or a valid fid by the API contract.
+    match unsafe { crate::ep::domain_of(bfid) } {
+        Some(d) if d == m.domain => 0,
+        _ => einval(),
+    }
+}
+
+/// `control` of a memory region: `KFI_ENABLE` (`kfi_mr_enable`) succeeds
+/// (a region is enabled when registered); other commands -ENOSYS.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_tcp_mr_control(_fid: *mut sys::kfid, command: c_int, _arg: *mut core::ffi::c_void) -> c_int {
+    if command as u32 == sys::KFI_ENABLE {
+        0
+    } else {
+        ffi::neg(bindings::ENOSYS)
+    }
+}
+
 /// `close` of a memory region.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_mr_close(fid: *mut sys::kfid) -> c_int {

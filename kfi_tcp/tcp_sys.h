@@ -262,6 +262,8 @@ int kfi_tcp_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
 int kfi_tcp_mr_regattr(struct kfid *fid, const struct kfi_mr_attr *attr,
 		       uint64_t flags, struct kfid_mr **mr);
 int kfi_tcp_mr_close(struct kfid *fid);
+int kfi_tcp_mr_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
+int kfi_tcp_mr_control(struct kfid *fid, int command, void *arg);
 int kfi_tcp_fabric_eq_open(struct kfid_fabric *fabric, struct kfi_eq_attr *attr,
 			   struct kfid_eq **eq, kfi_event_handler handler,
 			   void *context);

@@ -1065,7 +1065,8 @@ impl EpData {
             op.entry = entry;
             op.ack = rules::wants_ack(flags);
             op.inject = flags & rules::F_INJECT != 0;
-            for (d, r) in op.rma.iter_mut().zip(&rma[..n_rma]) {
+            // More regions than fit here are in `rma_ext` (below).
+            for (d, r) in op.rma.iter_mut().zip(&rma[..n_rma.min(rules::IOV_LIMIT)]) {
                 *d = *r;
             }
             op.n_rma = n_rma;

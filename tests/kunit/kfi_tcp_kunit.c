@@ -4814,6 +4814,45 @@ static struct kunit_suite tcp_trig_suite = {
 	.test_cases = tcp_trig_cases,
 };
 
+/*
+ * kfi_mr_bind to an endpoint of the region's domain and kfi_mr_enable
+ * succeed (regions serve the whole domain: no KFI_MR_ENDPOINT); the
+ * earlier kfilnd called both after each registration. Other objects:
+ * -EINVAL; flags: -KFI_EBADFLAGS.
+ */
+static void tcp_mr_bind_enable(struct kunit *test)
+{
+	struct dom_fixture f, g;
+	struct kfid_ep *ep, *other;
+	struct kfid_mr *mr;
+	struct kfid_cntr *c;
+	char buf[64];
+
+	dom_setup(test, &f, 0);
+	dom_setup(test, &g, 0);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.dom, buf, sizeof(buf),
+					 KFI_REMOTE_WRITE, 0, 1, 0, &mr, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f.dom, f.list, &ep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(g.dom, g.list, &other, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f.dom, NULL, &c, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_mr_bind(mr, &ep->fid, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_mr_enable(mr), 0);
+	KUNIT_EXPECT_EQ(test, kfi_mr_bind(mr, &other->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_mr_bind(mr, &c->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_mr_bind(mr, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_mr_bind(mr, &ep->fid, KFI_REMOTE_WRITE),
+			-KFI_EBADFLAGS);
+	KUNIT_EXPECT_EQ(test, kfi_control(&mr->fid, KFI_GETWAIT, NULL),
+			-ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_close(&c->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&other->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	dom_teardown(test, &g);
+	dom_teardown(test, &f);
+}
+
 static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_getinfo_lists_loopback),
 	KUNIT_CASE(tcp_getinfo_source_address),
@@ -4832,6 +4871,7 @@ static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_mr_buffer_types),
 	KUNIT_CASE(tcp_mr_bad_input),
 	KUNIT_CASE(tcp_mr_async_eq_reports),
+	KUNIT_CASE(tcp_mr_bind_enable),
 	{}
 };
 
