@@ -3743,6 +3743,67 @@ static void tcp_rma_256_regions(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/*
+ * A multi-receive buffer whose connection fails while a message is landing
+ * in it is released by exactly one entry with KFI_MULTI_RECV (a consumer
+ * that reposts on it must not post it twice): the client closes while a
+ * 1 MiB message is on its way into a 2 MiB buffer that already holds one.
+ */
+static void tcp_msg_multi_recv_broken_once(struct kunit *test)
+{
+	const size_t big = 1 << 20;
+	u8 *mbuf = xf_vmalloc(test, 2 * big);
+	u8 *src = xf_vmalloc(test, big);
+	struct kvec v = { mbuf, 2 * big };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &v, .iov_count = 1,
+			     .context = mbuf };
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct xf_fixture f;
+	struct cm_event ev;
+	int releases = 0, entries = 0;
+	ssize_t r, len;
+
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &m, KFI_MULTI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "first", 6, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_MSG | KFI_RECV);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src, big, NULL, 0, NULL), 0);
+	/* the client goes away with the message on its way */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.c.cep->fid), 0);
+	f.c.cep = NULL;
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.c.peq, &ev, &len), KFI_SHUTDOWN);
+	for (;;) {
+		r = kfi_cq_read(f.srx, &e, 1);
+		if (r == -KFI_EAVAIL) {
+			KUNIT_ASSERT_EQ(test, kfi_cq_readerr(f.srx, &err, 0), 1);
+			entries++;
+			if (err.flags & KFI_MULTI_RECV)
+				releases++;
+			KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)mbuf);
+			continue;
+		}
+		if (r == 1) {
+			entries++;
+			if (e.flags & KFI_MULTI_RECV)
+				releases++;
+			continue;
+		}
+		break;
+	}
+	KUNIT_EXPECT_EQ(test, r, (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_GE(test, entries, 1);
+	KUNIT_EXPECT_EQ(test, releases, 1);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.c.sep->fid), 0);
+	f.c.sep = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.ctx->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.crx->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.stx->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.srx->fid), 0);
+	cm_teardown(test, &f.c);
+}
+
 static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_send_recv),
 	KUNIT_CASE(tcp_msg_inject_stream),
@@ -3766,6 +3827,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_multi_recv_waits_for_cq_room),
 	KUNIT_CASE(tcp_msg_selective_completion),
 	KUNIT_CASE(tcp_msg_multi_recv_selective),
+	KUNIT_CASE(tcp_msg_multi_recv_broken_once),
 	KUNIT_CASE(tcp_msg_documented_flags),
 	KUNIT_CASE(tcp_msg_peek_claim_discard),
 	KUNIT_CASE(tcp_msg_completion_flags),
@@ -4739,6 +4801,58 @@ static void tcp_trig_flush_and_deferred_completions(struct kunit *test)
 	trig_teardown(test, fp);
 }
 
+/*
+ * Deferred work needs a CQ only when it asks for an entry (fi_trigger(3)):
+ * a deferred send on an endpoint with no transmit CQ and no counter is
+ * queued when it has a completion counter (or nothing to report to);
+ * with KFI_COMPLETION it is -KFI_ENOCQ. An ordinary send there is
+ * -KFI_ENOCQ.
+ */
+static void tcp_trig_deferred_needs_no_cq(struct kunit *test)
+{
+	struct cm_fixture c;
+	struct kfid_cq *rcq;
+	struct kfid_ep *ep;
+	struct kfid_cntr *t, *done;
+	struct kfi_cq_attr attr = { .size = 16, .format = KFI_CQ_FORMAT_DATA };
+	struct kvec v = { "x", 2 };
+	struct kfi_op_msg op = {};
+	struct kfi_deferred_work w = {};
+
+	memset(&c, 0, sizeof(c));
+	dom_setup_at(test, &c.d, 0, "127.0.0.1", KFI_SOURCE);
+	cm_open_eq(test, &c, &c.ceq);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(c.d.dom, &attr, &rcq, NULL, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(c.d.dom, c.d.list, &ep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(ep, &c.ceq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(ep, &rcq->fid, KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(ep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(c.d.dom, NULL, &t, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(c.d.dom, NULL, &done, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_send(ep, "x", 2, NULL, 0, NULL),
+			(ssize_t)-KFI_ENOCQ);
+	op = (struct kfi_op_msg){ .ep = ep, .msg = { .type = KFI_KVEC,
+						    .msg_iov = &v,
+						    .iov_count = 1 } };
+	w = (struct kfi_deferred_work){ .threshold = 100, .triggering_cntr = t,
+					.completion_cntr = done,
+					.op_type = KFI_OP_SEND, .op.msg = &op };
+	KUNIT_EXPECT_EQ(test, kfi_control(&c.d.dom->fid, KFI_QUEUE_WORK, &w),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_control(&c.d.dom->fid, KFI_CANCEL_WORK, &w),
+			0);
+	op.flags = KFI_COMPLETION;
+	KUNIT_EXPECT_EQ(test, kfi_control(&c.d.dom->fid, KFI_QUEUE_WORK, &w),
+			-KFI_ENOCQ);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&done->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&t->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&rcq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&c.ceq->fid), 0);
+	dom_teardown(test, &c.d);
+}
+
 /* kfi_cancel looks only at the endpoint's own operations. */
 static void tcp_trig_cancel_scope(struct kunit *test)
 {
@@ -4796,6 +4910,7 @@ static struct kunit_case tcp_trig_cases[] = {
 	KUNIT_CASE(tcp_trig_cq_slot_reserved),
 	KUNIT_CASE(tcp_trig_flush_and_deferred_completions),
 	KUNIT_CASE(tcp_trig_cancel_scope),
+	KUNIT_CASE(tcp_trig_deferred_needs_no_cq),
 	KUNIT_CASE(tcp_trig_alias_direction),
 	KUNIT_CASE(tcp_trig_single_increments_fifo),
 	KUNIT_CASE(tcp_trig_immediate_and_set_lower),
