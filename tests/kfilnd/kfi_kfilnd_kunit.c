@@ -381,33 +381,62 @@ static void kfl_free_hints(struct kfi_info **hints)
 	*hints = NULL;
 }
 
+/* The header of an object that may not be open. */
+#define KFL_FID(obj) ((obj) ? &(obj)->fid : NULL)
+
+/* Closes @fid if open; with @test, the close must succeed. */
+static void kfl_fid_close(struct kunit *test, struct kfid *fid)
+{
+	int rc;
+
+	if (!fid)
+		return;
+	rc = kfi_close(fid);
+	if (test)
+		KUNIT_EXPECT_EQ(test, rc, 0);
+}
+
+/*
+ * Closes every open object in kfilnd's order; with @test (the end of a
+ * case) each close must return 0, without it (kfl_cleanup after a failed
+ * assertion) the results are ignored.
+ */
+static void kfl_teardown(struct kunit *test, struct kfl *f)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(f->mr); i++) {
+		kfl_fid_close(test, KFL_FID(f->mr[i]));
+		f->mr[i] = NULL;
+	}
+	kfl_fid_close(test, KFL_FID(f->cep));
+	f->cep = NULL;
+	kfl_fid_close(test, KFL_FID(f->ep));
+	f->ep = NULL;
+	kfl_fid_close(test, KFL_FID(f->pep));
+	f->pep = NULL;
+	for (i = 0; i < ARRAY_SIZE(f->cq); i++) {
+		kfl_fid_close(test, KFL_FID(f->cq[i].cq));
+		f->cq[i].cq = NULL;
+	}
+	kfl_fid_close(test, KFL_FID(f->dom));
+	f->dom = NULL;
+	kfl_fid_close(test, KFL_FID(f->eq));
+	f->eq = NULL;
+	kfl_fid_close(test, KFL_FID(f->ceq));
+	f->ceq = NULL;
+	kfl_fid_close(test, KFL_FID(f->fab));
+	f->fab = NULL;
+	kfl_fid_close(test, KFL_FID(f->probe_fab));
+	f->probe_fab = NULL;
+}
+
 static void kfl_cleanup(void *arg)
 {
 	struct kfl *f = arg;
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(f->mr); i++)
-		if (f->mr[i])
-			kfi_close(&f->mr[i]->fid);
-	if (f->cep)
-		kfi_close(&f->cep->fid);
-	if (f->ep)
-		kfi_close(&f->ep->fid);
-	if (f->pep)
-		kfi_close(&f->pep->fid);
-	for (i = 0; i < ARRAY_SIZE(f->cq); i++)
-		if (f->cq[i].cq)
-			kfi_close(&f->cq[i].cq->fid);
-	if (f->dom)
-		kfi_close(&f->dom->fid);
-	if (f->eq)
-		kfi_close(&f->eq->fid);
-	if (f->ceq)
-		kfi_close(&f->ceq->fid);
-	if (f->fab)
-		kfi_close(&f->fab->fid);
-	if (f->probe_fab)
-		kfi_close(&f->probe_fab->fid);
+	kfl_teardown(NULL, f);
 	kfi_freeinfo(f->info_tmp);
 	kfi_freeinfo(f->reuse);
 	kfi_freeinfo(f->info);
@@ -623,14 +652,6 @@ static int kfl_dom_get(struct kunit *test, struct kfl *f, enum kfl_gen gen,
 	return calls;
 }
 
-static void kfl_close_dom_fab(struct kunit *test, struct kfl *f)
-{
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->dom->fid), 0);
-	f->dom = NULL;
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), 0);
-	f->fab = NULL;
-}
-
 /*
  * Current kfilnd's hints (minus the connectionless caps) and its getinfo
  * sequence, for a first NI (probe, final: 2 calls; a fabric and domain
@@ -643,7 +664,7 @@ static void kfilnd_getinfo_sequence_current(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_CURRENT, &f->info), 2);
 	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_CURRENT, &f->info2), 4);
-	kfl_close_dom_fab(test, f);
+	kfl_teardown(test, f);
 }
 
 /* The registering kfilnd's hints and sequence: no probe (1, then 3 calls). */
@@ -653,7 +674,7 @@ static void kfilnd_getinfo_sequence_r(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_R, &f->info), 1);
 	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_R, &f->info2), 3);
-	kfl_close_dom_fab(test, f);
+	kfl_teardown(test, f);
 }
 
 /* ------------------------------------------------------------------ MR */
@@ -768,24 +789,9 @@ static void kfilnd_r_memory_registration(struct kunit *test)
 	/* one handler call per event (the EQ was drained in between) */
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->eq_calls), 2);
 
-	for (i = 0; i < 2; i++) {
-		KUNIT_EXPECT_EQ(test, kfi_close(&f->mr[i]->fid), 0);
-		f->mr[i] = NULL;
-	}
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->ep->fid), 0);
-	f->ep = NULL;
 	kfl_cq_expect_end(test, &f->cq[KFL_STX]);
 	kfl_cq_expect_end(test, &f->cq[KFL_SRX]);
-	for (i = KFL_STX; i <= KFL_SRX; i++) {
-		KUNIT_EXPECT_EQ(test, kfi_close(&f->cq[i].cq->fid), 0);
-		f->cq[i].cq = NULL;
-	}
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->dom->fid), 0);
-	f->dom = NULL;
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->eq->fid), 0);
-	f->eq = NULL;
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), 0);
-	f->fab = NULL;
+	kfl_teardown(test, f);
 }
 
 /* ----------------------------------------------------------- data path */
@@ -1193,24 +1199,7 @@ static void kfilnd_msg_data_path(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(f->cq); i++)
 		kfl_cq_expect_end(test, &f->cq[i]);
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->cep->fid), 0);
-	f->cep = NULL;
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->ep->fid), 0);
-	f->ep = NULL;
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->pep->fid), 0);
-	f->pep = NULL;
-	for (i = 0; i < ARRAY_SIZE(f->cq); i++) {
-		KUNIT_EXPECT_EQ(test, kfi_close(&f->cq[i].cq->fid), 0);
-		f->cq[i].cq = NULL;
-	}
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->dom->fid), 0);
-	f->dom = NULL;
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->eq->fid), 0);
-	f->eq = NULL;
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->ceq->fid), 0);
-	f->ceq = NULL;
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), 0);
-	f->fab = NULL;
+	kfl_teardown(test, f);
 }
 
 static struct kunit_case kfilnd_cases[] = {
