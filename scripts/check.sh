@@ -97,7 +97,7 @@ while read -r suite; do
 	failed=$((failed + sf))
 	skipped=$((skipped + ss))
 done < <(grep -a '^KFI-KTAP-BEGIN ' "$guest_log" | awk '{ print $2 }')
-expected_suites=10
+expected_suites=11
 if [ "$suites" -lt "$expected_suites" ]; then
 	problems+=("only $suites of $expected_suites KUnit suites reported")
 fi

@@ -20,6 +20,7 @@ core=$ko/kfabric.ko
 tcp=$ko/kfi_tcp.ko
 kunit=$ko/kfabric_kunit.ko
 tcp_kunit=$ko/kfi_tcp_kunit.ko
+kfilnd_kunit=$ko/kfi_kfilnd_kunit.ko
 consumer=$ko/kfi_consumer.ko
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
@@ -137,6 +138,8 @@ check)
 	kunit_module "$kunit"
 	result tcp_provider_loads insmod "$tcp"
 	kunit_module "$tcp_kunit"
+	# a consumer of the public headers making Lustre kfilnd's calls
+	kunit_module "$kfilnd_kunit"
 	# kfi_pingpong sessions: kernel<->kernel and against the real
 	# fi_pingpong (tests/pingpong/guest.sh prints its own KFI-RESULT lines)
 	step pingpong

@@ -1,0 +1,1221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite kfi_kfilnd: a consumer written only against the public
+ * headers (include/), making the calls Lustre's kfilnd makes, with its
+ * hints, flags and completion handling, as far as MSG endpoints go, over
+ * whatever provider serves 127.0.0.1 (kfi_tcp in `make check`).
+ *
+ * Two kfilnd generations are followed (see Documentation/testing.md):
+ * - current kfilnd (lustre-release master, lnet/klnds/kfilnd/): its
+ *   kfi_getinfo sequence (probe on a copy of the hints, kfi_open_ops of the
+ *   cxi extension, fabric and domain reuse, final call) and its data-path
+ *   flags (multi-receive buffers, KFI_AFFINITY CQs of the DATA format,
+ *   zero-length tagged sends carrying a status as CQ data);
+ * - the last kfilnd that registered memory (Cray/lustre d37fbcff5b): its
+ *   hints, the EQ bound to the domain with KFI_REG_MR, 256-page
+ *   kfi_mr_regbv registrations followed by kfi_mr_bind/kfi_mr_enable, and
+ *   RMA into a peer's region.
+ * kfilnd itself uses scalable endpoints addressed through an AV; those
+ * belong to the connectionless work. Here a connected MSG pair stands in,
+ * so the connection management calls are not kfilnd's.
+ *
+ * kfilnd stops the kernel (LBUG) on any completion whose flags are not in
+ * its list: every entry read here is checked against that list
+ * (kfl_flags_ok), and any other combination fails the case.
+ */
+#include <kunit/test.h>
+#include <linux/bvec.h>
+#include <linux/cpumask.h>
+#include <linux/in.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+
+#include <kfabric.h>
+#include <kfi_cm.h>
+#include <kfi_cxi_ext.h>
+#include <kfi_domain.h>
+#include <kfi_endpoint.h>
+#include <kfi_eq.h>
+#include <kfi_errno.h>
+#include <kfi_rma.h>
+#include <kfi_tagged.h>
+
+/* kfilnd's node is the NI's address; its service the LNet network number. */
+#define KFL_NODE	"127.0.0.1"
+#define KFL_SERVICE	"0"
+/* LNET_MAX_IOV and LNET_MAX_PAYLOAD (LNET_MTU). */
+#define KFL_MAX_IOV	256
+#define KFL_MAX_PAYLOAD	(1 << 20)
+/* The credits kfilnd sizes its queues and multi-receive buffers with
+ * (a small value of the modparam, so that a few messages fill a buffer). */
+#define KFL_CREDITS	4
+#define KFL_CQ_SIZE	(KFL_CREDITS * 10)
+#define KFL_MIN_MULTI_RECV 4096
+#define KFL_EQ_SIZE	1024
+#define KFL_WAIT	(5 * HZ)
+#define KFL_LOG		32
+
+/* The connectionless capabilities current kfilnd also asks for (the
+ * connectionless issue), left out of its hints here. */
+#define KFL_CAPS_CONNECTIONLESS (KFI_NAMED_RX_CTX | KFI_TAGGED_RMA | \
+				 KFI_DIRECTED_RECV)
+/* Current kfilnd's caps minus KFL_CAPS_CONNECTIONLESS. */
+#define KFL_CAPS_CURRENT (KFI_MSG | KFI_RMA | KFI_SEND | KFI_RECV |	\
+			  KFI_READ | KFI_WRITE | KFI_REMOTE_READ |	\
+			  KFI_REMOTE_WRITE | KFI_MULTI_RECV |		\
+			  KFI_REMOTE_COMM | KFI_TAGGED)
+/*
+ * The registering kfilnd (R) asks for KFL_CAPS_CURRENT plus
+ * KFI_NAMED_RX_CTX (connectionless: left out as above); issue 20 lists
+ * KFI_RMA_EVENT and mr_cnt 1024 for it as well, so they are asked too.
+ */
+#define KFL_CAPS_R	(KFL_CAPS_CURRENT | KFI_RMA_EVENT)
+
+/* ------------------------------------------------------ completion flags */
+
+/*
+ * kfilnd's `switch (flags)` lists: a success entry with any other flags,
+ * or an error entry with any other flags, stops the kernel. Current
+ * kfilnd's entries of MSG endpoints, plus the registering kfilnd's RMA
+ * initiator entries (RMA|READ, RMA|WRITE), as libfabric defines them.
+ */
+static const uint64_t kfl_ok_flags[] = {
+	KFI_MSG | KFI_RECV,
+	KFI_MSG | KFI_RECV | KFI_MULTI_RECV,
+	KFI_TAGGED | KFI_RECV | KFI_REMOTE_CQ_DATA,
+	KFI_TAGGED | KFI_SEND,
+	KFI_MSG | KFI_SEND,
+	KFI_RMA | KFI_READ,
+	KFI_RMA | KFI_WRITE,
+};
+
+/* Error entries: the same, plus a tagged receive (cancelled or failed). */
+static const uint64_t kfl_err_flags[] = {
+	KFI_MSG | KFI_RECV,
+	KFI_MSG | KFI_RECV | KFI_MULTI_RECV,
+	KFI_TAGGED | KFI_RECV | KFI_REMOTE_CQ_DATA,
+	KFI_TAGGED | KFI_SEND,
+	KFI_MSG | KFI_SEND,
+	KFI_RMA | KFI_READ,
+	KFI_RMA | KFI_WRITE,
+	KFI_TAGGED | KFI_RECV,
+};
+
+static bool kfl_flags_in(uint64_t flags, const uint64_t *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == flags)
+			return true;
+	return false;
+}
+
+static void kfl_check_flags(struct kunit *test, uint64_t flags, bool error)
+{
+	char text[160];
+
+	if (error ? kfl_flags_in(flags, kfl_err_flags,
+				 ARRAY_SIZE(kfl_err_flags)) :
+		    kfl_flags_in(flags, kfl_ok_flags, ARRAY_SIZE(kfl_ok_flags)))
+		return;
+	if (!kfi_tostr_r(text, sizeof(text), &flags, KFI_TYPE_CQ_EVENT_FLAGS))
+		strscpy(text, "?", sizeof(text));
+	KUNIT_FAIL(test, "%s entry flags %#llx (%s): kfilnd would LBUG",
+		   error ? "error" : "success", flags, text);
+}
+
+/* --------------------------------------------------------------- CQs */
+
+/*
+ * A CQ as kfilnd uses one: its handler only notes the call (kfilnd queues
+ * work that drains the CQ); entries are read only after a handler call,
+ * never by polling, so a missing call fails the case.
+ */
+struct kfl_cq {
+	struct kfid_cq *cq;
+	atomic_t calls;
+	wait_queue_head_t wq;
+	unsigned int n_ok, n_err;
+	struct kfi_cq_data_entry ok[KFL_LOG];
+	struct kfi_cq_err_entry err[KFL_LOG];
+};
+
+static void kfl_cq_handler(struct kfid_cq *cq, void *context)
+{
+	struct kfl_cq *k = context;
+
+	atomic_inc(&k->calls);
+	wake_up(&k->wq);
+}
+
+static void kfl_cq_open(struct kunit *test, struct kfid_domain *dom,
+			struct kfl_cq *k)
+{
+	struct kfi_cq_attr attr = {
+		.size = KFL_CQ_SIZE,
+		.flags = KFI_AFFINITY,
+		.format = KFI_CQ_FORMAT_DATA,
+		.wait_obj = KFI_WAIT_NONE,
+		.signaling_vector = cpumask_first(cpu_online_mask),
+		.wait_cond = KFI_CQ_COND_NONE,
+	};
+
+	atomic_set(&k->calls, 0);
+	init_waitqueue_head(&k->wq);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(dom, &attr, &k->cq, kfl_cq_handler,
+					  k), 0);
+}
+
+/*
+ * kfilnd's CQ work: kfi_cq_read one entry at a time until -EAGAIN; on
+ * -KFI_EAVAIL, kfi_cq_readerr(cq, &err, 0) while it returns 1. Every
+ * entry's flags are checked and the entry logged.
+ */
+static void kfl_cq_drain(struct kunit *test, struct kfl_cq *k)
+{
+	struct kfi_cq_data_entry e;
+	struct kfi_cq_err_entry err;
+	ssize_t rc;
+
+	for (;;) {
+		rc = kfi_cq_read(k->cq, &e, 1);
+		if (rc == 1) {
+			kfl_check_flags(test, e.flags, false);
+			KUNIT_ASSERT_LT(test, k->n_ok, (unsigned int)KFL_LOG);
+			k->ok[k->n_ok++] = e;
+			continue;
+		}
+		if (rc == -EAGAIN)
+			return;
+		KUNIT_ASSERT_EQ_MSG(test, rc, (ssize_t)-KFI_EAVAIL,
+				    "kfi_cq_read returned %zd", rc);
+		/* kfilnd's entry is not initialised: no err_data buffer */
+		memset(&err, 0, sizeof(err));
+		while (kfi_cq_readerr(k->cq, &err, 0) == 1) {
+			kfl_check_flags(test, err.flags, true);
+			KUNIT_ASSERT_LT(test, k->n_err, (unsigned int)KFL_LOG);
+			k->err[k->n_err++] = err;
+			memset(&err, 0, sizeof(err));
+		}
+	}
+}
+
+/*
+ * Waits for exactly @n_ok more entries and @n_err more error entries,
+ * draining after each handler call. Returns the index of the first new
+ * success entry in k->ok (the first new error entry is at the old n_err).
+ */
+static unsigned int kfl_cq_expect(struct kunit *test, struct kfl_cq *k,
+				  unsigned int n_ok, unsigned int n_err)
+{
+	unsigned int first = k->n_ok, ok = k->n_ok + n_ok,
+		     err = k->n_err + n_err;
+	int seen;
+
+	for (;;) {
+		seen = atomic_read(&k->calls);
+		kfl_cq_drain(test, k);
+		if (k->n_ok >= ok && k->n_err >= err)
+			break;
+		KUNIT_ASSERT_GT_MSG(test,
+				    wait_event_timeout(k->wq,
+						       atomic_read(&k->calls) != seen,
+						       KFL_WAIT), 0L,
+				    "no handler call: %u of %u entries, %u of %u errors",
+				    k->n_ok, ok, k->n_err, err);
+	}
+	KUNIT_EXPECT_EQ(test, k->n_ok, ok);
+	KUNIT_EXPECT_EQ(test, k->n_err, err);
+	return first;
+}
+
+/* Nothing more arrived; the handler was called, never without entries. */
+static void kfl_cq_expect_end(struct kunit *test, struct kfl_cq *k)
+{
+	unsigned int ok = k->n_ok, err = k->n_err;
+	int calls;
+
+	kfl_cq_drain(test, k);
+	KUNIT_EXPECT_EQ(test, k->n_ok, ok);
+	KUNIT_EXPECT_EQ(test, k->n_err, err);
+	calls = atomic_read(&k->calls);
+	KUNIT_EXPECT_LE(test, calls, (int)(ok + err));
+	if (ok + err)
+		KUNIT_EXPECT_GE(test, calls, 1);
+}
+
+/* -------------------------------------------------------------- pages */
+
+/* KFL_MAX_IOV pages as one bio_vec each (an LNet kiov of 1 MiB). */
+struct kfl_pages {
+	struct page *pg[KFL_MAX_IOV];
+	struct bio_vec bv[KFL_MAX_IOV];
+};
+
+static u8 kfl_pattern(u32 seed, size_t at)
+{
+	return (u8)(seed + at * 7 + (at >> 9));
+}
+
+static void kfl_fill(u8 *p, size_t n, u32 seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = kfl_pattern(seed, i);
+}
+
+/* Pages filled with the pattern of @seed over the whole 1 MiB, or with
+ * @seed's low byte when @flat. */
+static struct kfl_pages *kfl_pages_alloc(struct kunit *test,
+					 struct kfl_pages **slot, u32 seed,
+					 bool flat)
+{
+	struct kfl_pages *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	*slot = p;
+	for (i = 0; i < KFL_MAX_IOV; i++) {
+		u8 *a;
+		size_t j;
+
+		p->pg[i] = alloc_page(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p->pg[i]);
+		a = page_address(p->pg[i]);
+		for (j = 0; j < PAGE_SIZE; j++)
+			a[j] = flat ? (u8)seed :
+				      kfl_pattern(seed, i * PAGE_SIZE + j);
+		bvec_set_page(&p->bv[i], p->pg[i], PAGE_SIZE, 0);
+	}
+	return p;
+}
+
+static void kfl_pages_free(struct kfl_pages *p)
+{
+	int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < KFL_MAX_IOV; i++)
+		if (p->pg[i])
+			__free_page(p->pg[i]);
+	kfree(p);
+}
+
+/* Page @i of @a against page @j of @b: the first differing byte, or -1. */
+static long kfl_page_diff(const struct kfl_pages *a, int i,
+			  const struct kfl_pages *b, int j)
+{
+	const u8 *x = page_address(a->pg[i]), *y = page_address(b->pg[j]);
+	size_t k;
+
+	for (k = 0; k < PAGE_SIZE; k++)
+		if (x[k] != y[k])
+			return k;
+	return -1;
+}
+
+static void kfl_expect_pages(struct kunit *test, const struct kfl_pages *a,
+			     const struct kfl_pages *b, bool reversed)
+{
+	int i, j;
+	long d;
+
+	for (i = 0; i < KFL_MAX_IOV; i++) {
+		j = reversed ? KFL_MAX_IOV - 1 - i : i;
+		d = kfl_page_diff(a, i, b, j);
+		KUNIT_EXPECT_EQ_MSG(test, d, -1L, "page %d differs at byte %ld",
+				    i, d);
+		if (d != -1)
+			return;
+	}
+}
+
+/* ------------------------------------------------------------ fixture */
+
+/* One registration of the registering kfilnd's transactions. */
+struct kfl_tn {
+	u64 key;
+	int id;
+};
+
+/*
+ * Everything a case opens, closed by kfl_cleanup() (also when an
+ * assertion ends the case early) in kfilnd's order: memory regions,
+ * endpoints, CQs, domain, EQs, fabrics, then the infos and hints.
+ */
+struct kfl {
+	u32 auth_key;		/* kfilnd's lnd_auth_key */
+	struct kfi_info *hints, *hints_tmp, *info_tmp, *reuse, *info, *info2;
+	struct kfid_fabric *fab, *probe_fab;
+	struct kfid_domain *dom;
+	struct kfid_eq *eq, *ceq;
+	atomic_t eq_calls;
+	wait_queue_head_t eq_wq;
+	struct kfid_pep *pep;
+	struct kfid_ep *ep, *cep;	/* server (or only) and client */
+	struct kfl_cq cq[4];
+	struct kfid_mr *mr[2];
+	struct kfl_pages *pages[6];
+	void *buf[8];
+	struct kfi_rma_iov *riov;
+};
+
+/* Client transmit/receive, server transmit/receive CQs. */
+enum { KFL_CTX, KFL_CRX, KFL_STX, KFL_SRX };
+
+/* kfilnd clears the hints' auth_key (LNet's memory) before freeing them. */
+static void kfl_free_hints(struct kfi_info **hints)
+{
+	if (*hints) {
+		(*hints)->ep_attr->auth_key = NULL;
+		(*hints)->ep_attr->auth_key_size = 0;
+		kfi_freeinfo(*hints);
+	}
+	*hints = NULL;
+}
+
+/* The header of an object that may not be open. */
+#define KFL_FID(obj) ((obj) ? &(obj)->fid : NULL)
+
+/* Closes @fid if open; with @test, the close must succeed. */
+static void kfl_fid_close(struct kunit *test, struct kfid *fid)
+{
+	int rc;
+
+	if (!fid)
+		return;
+	rc = kfi_close(fid);
+	if (test)
+		KUNIT_EXPECT_EQ(test, rc, 0);
+}
+
+/*
+ * Closes every open object in kfilnd's order; with @test (the end of a
+ * case) each close must return 0, without it (kfl_cleanup after a failed
+ * assertion) the results are ignored.
+ */
+static void kfl_teardown(struct kunit *test, struct kfl *f)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(f->mr); i++) {
+		kfl_fid_close(test, KFL_FID(f->mr[i]));
+		f->mr[i] = NULL;
+	}
+	kfl_fid_close(test, KFL_FID(f->cep));
+	f->cep = NULL;
+	kfl_fid_close(test, KFL_FID(f->ep));
+	f->ep = NULL;
+	kfl_fid_close(test, KFL_FID(f->pep));
+	f->pep = NULL;
+	for (i = 0; i < ARRAY_SIZE(f->cq); i++) {
+		kfl_fid_close(test, KFL_FID(f->cq[i].cq));
+		f->cq[i].cq = NULL;
+	}
+	kfl_fid_close(test, KFL_FID(f->dom));
+	f->dom = NULL;
+	kfl_fid_close(test, KFL_FID(f->eq));
+	f->eq = NULL;
+	kfl_fid_close(test, KFL_FID(f->ceq));
+	f->ceq = NULL;
+	kfl_fid_close(test, KFL_FID(f->fab));
+	f->fab = NULL;
+	kfl_fid_close(test, KFL_FID(f->probe_fab));
+	f->probe_fab = NULL;
+}
+
+static void kfl_cleanup(void *arg)
+{
+	struct kfl *f = arg;
+	int i;
+
+	kfl_teardown(NULL, f);
+	kfi_freeinfo(f->info_tmp);
+	kfi_freeinfo(f->reuse);
+	kfi_freeinfo(f->info);
+	kfi_freeinfo(f->info2);
+	kfi_freeinfo(f->hints_tmp);
+	kfl_free_hints(&f->hints);
+	for (i = 0; i < ARRAY_SIZE(f->pages); i++)
+		kfl_pages_free(f->pages[i]);
+	for (i = 0; i < ARRAY_SIZE(f->buf); i++)
+		kfree(f->buf[i]);
+	kfree(f->riov);
+}
+
+static struct kfl *kfl_new(struct kunit *test)
+{
+	struct kfl *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->auth_key = 255;
+	atomic_set(&f->eq_calls, 0);
+	init_waitqueue_head(&f->eq_wq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kfl_cleanup, f),
+			0);
+	return f;
+}
+
+static void *kfl_buf(struct kunit *test, struct kfl *f, int slot, size_t len)
+{
+	f->buf[slot] = kzalloc(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->buf[slot]);
+	return f->buf[slot];
+}
+
+/* -------------------------------------------------------------- hints */
+
+enum kfl_gen {
+	KFL_CURRENT,	/* lustre-release master */
+	KFL_R,		/* the last kfilnd registering memory */
+};
+
+/* The hints of kfilnd generation @gen, in f->hints. */
+static void kfl_hints(struct kunit *test, struct kfl *f, enum kfl_gen gen)
+{
+	struct kfi_info *h = kfi_allocinfo();
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	f->hints = h;
+	h->caps = gen == KFL_CURRENT ? KFL_CAPS_CURRENT : KFL_CAPS_R;
+	h->domain_attr->mr_iov_limit = KFL_MAX_IOV;
+	h->domain_attr->mr_key_size = sizeof(int);
+	h->domain_attr->resource_mgmt = KFI_RM_DISABLED;
+	h->ep_attr->max_msg_size = KFL_MAX_PAYLOAD;
+	h->rx_attr->op_flags = KFI_COMPLETION | KFI_MULTI_RECV;
+	h->rx_attr->iov_limit = KFL_MAX_IOV;
+	h->tx_attr->op_flags = KFI_COMPLETION;
+	h->tx_attr->iov_limit = KFL_MAX_IOV;
+	h->tx_attr->rma_iov_limit = KFL_MAX_IOV;
+	if (gen == KFL_R) {
+		h->domain_attr->mr_cnt = 1024;
+		return;
+	}
+	h->fabric_attr->prov_version = KFI_VERSION(1, 0);
+	h->domain_attr->tclass = KFI_TC_BEST_EFFORT;
+	h->tx_attr->tclass = KFI_TC_BEST_EFFORT;
+	h->ep_attr->auth_key = (u8 *)&f->auth_key;
+	h->ep_attr->auth_key_size = sizeof(f->auth_key);
+}
+
+static int kfl_getinfo(struct kfi_info *hints, struct kfi_info **info)
+{
+	return kfi_getinfo(0, KFL_NODE, KFL_SERVICE, KFI_SOURCE, hints, info);
+}
+
+/*
+ * What kfilnd relies on in an answer to its hints @h: one MSG entry (the
+ * node names one interface) meeting every limit, with the op flags,
+ * traffic classes and a copy of the auth key carried over.
+ */
+static void kfl_check_info(struct kunit *test, const struct kfi_info *i,
+			   const struct kfi_info *h)
+{
+	const struct sockaddr_in *sin = i->src_addr;
+
+	KUNIT_EXPECT_NULL(test, i->next);
+	KUNIT_EXPECT_EQ(test, i->ep_attr->type, KFI_EP_MSG);
+	KUNIT_EXPECT_EQ(test, i->caps & h->caps, h->caps);
+	KUNIT_EXPECT_EQ(test, i->rx_attr->op_flags, h->rx_attr->op_flags);
+	KUNIT_EXPECT_EQ(test, i->tx_attr->op_flags, h->tx_attr->op_flags);
+	KUNIT_EXPECT_GE(test, i->rx_attr->iov_limit, (size_t)KFL_MAX_IOV);
+	KUNIT_EXPECT_GE(test, i->tx_attr->iov_limit, (size_t)KFL_MAX_IOV);
+	KUNIT_EXPECT_GE(test, i->tx_attr->rma_iov_limit, (size_t)KFL_MAX_IOV);
+	KUNIT_EXPECT_GE(test, i->domain_attr->mr_iov_limit,
+			(size_t)KFL_MAX_IOV);
+	KUNIT_EXPECT_GE(test, i->domain_attr->mr_key_size, sizeof(int));
+	KUNIT_EXPECT_GE(test, i->domain_attr->mr_cnt, h->domain_attr->mr_cnt);
+	KUNIT_EXPECT_GE(test, i->ep_attr->max_msg_size,
+			(size_t)KFL_MAX_PAYLOAD);
+	KUNIT_EXPECT_GE(test, i->fabric_attr->prov_version,
+			h->fabric_attr->prov_version);
+	KUNIT_EXPECT_EQ(test, i->domain_attr->tclass, h->domain_attr->tclass);
+	KUNIT_EXPECT_EQ(test, i->tx_attr->tclass, h->tx_attr->tclass);
+	/* the source address: the node and service given */
+	KUNIT_ASSERT_NOT_NULL(test, sin);
+	KUNIT_EXPECT_EQ(test, i->src_addrlen, sizeof(*sin));
+	KUNIT_EXPECT_EQ(test, sin->sin_family, (sa_family_t)AF_INET);
+	KUNIT_EXPECT_EQ(test, sin->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	KUNIT_EXPECT_EQ(test, sin->sin_port, htons(0));
+	if (!h->ep_attr->auth_key)
+		return;
+	/* a copy (kfi_freeinfo frees it), the same bytes */
+	KUNIT_ASSERT_NOT_NULL(test, i->ep_attr->auth_key);
+	KUNIT_EXPECT_PTR_NE(test, i->ep_attr->auth_key, h->ep_attr->auth_key);
+	KUNIT_EXPECT_EQ(test, i->ep_attr->auth_key_size,
+			h->ep_attr->auth_key_size);
+	KUNIT_EXPECT_EQ(test, memcmp(i->ep_attr->auth_key,
+				     h->ep_attr->auth_key,
+				     h->ep_attr->auth_key_size), 0);
+}
+
+/*
+ * Current kfilnd's probe: getinfo on a kfi_dupinfo copy of the hints,
+ * kfi_fabric on the answer, the cxi fabric ops asked for (an unknown name:
+ * -KFI_ENOSYS, which kfilnd tolerates), then all of it dropped.
+ */
+static void kfl_probe(struct kunit *test, struct kfl *f)
+{
+	void *ops = NULL;
+
+	f->hints_tmp = kfi_dupinfo(f->hints);
+	KUNIT_ASSERT_NOT_NULL(test, f->hints_tmp);
+	if (f->hints_tmp->ep_attr->auth_key == f->hints->ep_attr->auth_key) {
+		/* not a copy: kfi_freeinfo would free LNet's key */
+		f->hints_tmp->ep_attr->auth_key = NULL;
+		KUNIT_FAIL(test, "kfi_dupinfo shared the auth_key");
+	}
+	KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints_tmp, &f->info_tmp), 0);
+	kfl_check_info(test, f->info_tmp, f->hints_tmp);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(f->info_tmp->fabric_attr,
+					 &f->probe_fab, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_open_ops(&f->probe_fab->fid,
+					   KFI_CXI_FAB_OPS_1, 0, &ops, NULL),
+			-KFI_ENOSYS);
+	KUNIT_EXPECT_NULL(test, ops);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->probe_fab->fid), 0);
+	f->probe_fab = NULL;
+	kfi_freeinfo(f->info_tmp);
+	f->info_tmp = NULL;
+	kfi_freeinfo(f->hints_tmp);
+	f->hints_tmp = NULL;
+}
+
+/*
+ * kfilnd_dom_get() for an NI on 127.0.0.1: the probe (current kfilnd),
+ * then, with f->fab/f->dom open from an earlier NI, the fabric and domain
+ * reuse calls, then the final call, whose answer lands in *@info. Without
+ * an open fabric, opens it and its domain from the answer. Returns the
+ * number of kfi_getinfo calls made.
+ */
+static int kfl_dom_get(struct kunit *test, struct kfl *f, enum kfl_gen gen,
+		       struct kfi_info **info)
+{
+	struct kfi_info *e;
+	void *ops = NULL;
+	int calls = 0;
+
+	kfl_hints(test, f, gen);
+	if (gen == KFL_CURRENT) {
+		kfl_probe(test, f);
+		calls++;
+	}
+	if (f->fab) {
+		/* fabric reuse: the first fabric answering 0 is taken */
+		f->hints->fabric_attr->fabric = f->fab;
+		KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints, &f->reuse), 0);
+		calls++;
+		for (e = f->reuse; e; e = e->next)
+			KUNIT_EXPECT_PTR_EQ(test, e->fabric_attr->fabric,
+					    f->fab);
+		kfi_freeinfo(f->reuse);
+		f->reuse = NULL;
+		/* domain reuse, on that fabric */
+		f->hints->domain_attr->domain = f->dom;
+		KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints, &f->reuse), 0);
+		calls++;
+		for (e = f->reuse; e; e = e->next) {
+			KUNIT_EXPECT_PTR_EQ(test, e->fabric_attr->fabric,
+					    f->fab);
+			KUNIT_EXPECT_PTR_EQ(test, e->domain_attr->domain,
+					    f->dom);
+		}
+		kfi_freeinfo(f->reuse);
+		f->reuse = NULL;
+	}
+	/* final call, with the reused fabric and domain in the hints */
+	KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints, info), 0);
+	calls++;
+	kfl_check_info(test, *info, f->hints);
+	KUNIT_EXPECT_PTR_EQ(test, (*info)->fabric_attr->fabric, f->fab);
+	KUNIT_EXPECT_PTR_EQ(test, (*info)->domain_attr->domain, f->dom);
+	kfl_free_hints(&f->hints);
+	if (f->fab)
+		return calls;
+	KUNIT_ASSERT_EQ(test, kfi_fabric((*info)->fabric_attr, &f->fab, NULL),
+			0);
+	if (gen == KFL_CURRENT) {
+		/* dynamic resource allocation, before the domain */
+		KUNIT_EXPECT_EQ(test, kfi_open_ops(&f->fab->fid,
+						   KFI_CXI_FAB_OPS_1, 0, &ops,
+						   NULL), -KFI_ENOSYS);
+		KUNIT_EXPECT_NULL(test, ops);
+	}
+	KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, *info, &f->dom, f), 0);
+	return calls;
+}
+
+/*
+ * Current kfilnd's hints (minus the connectionless caps) and its getinfo
+ * sequence, for a first NI (probe, final: 2 calls; a fabric and domain
+ * opened) and a second one on the same interface (probe, fabric reuse,
+ * domain reuse, final: 4 calls, answered with the open handles).
+ */
+static void kfilnd_getinfo_sequence_current(struct kunit *test)
+{
+	struct kfl *f = kfl_new(test);
+
+	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_CURRENT, &f->info), 2);
+	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_CURRENT, &f->info2), 4);
+	kfl_teardown(test, f);
+}
+
+/* The registering kfilnd's hints and sequence: no probe (1, then 3 calls). */
+static void kfilnd_getinfo_sequence_r(struct kunit *test)
+{
+	struct kfl *f = kfl_new(test);
+
+	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_R, &f->info), 1);
+	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_R, &f->info2), 3);
+	kfl_teardown(test, f);
+}
+
+/* ------------------------------------------------------------------ MR */
+
+static void kfl_eq_handler(struct kfid_eq *eq, void *context)
+{
+	struct kfl *f = context;
+
+	atomic_inc(&f->eq_calls);
+	wake_up(&f->eq_wq);
+}
+
+/*
+ * kfilnd's EQ work for one registration: after a handler call,
+ * kfi_eq_read until -EAGAIN; the event must be KFI_MR_COMPLETE (anything
+ * else is an LBUG), its context the registration's, its fid the region's.
+ * Error entries (kfi_eq_readerr) fail the case.
+ */
+static void kfl_eq_expect_mr(struct kunit *test, struct kfl *f,
+			     struct kfid_mr *mr, struct kfl_tn *tn)
+{
+	struct kfi_eq_err_entry err;
+	struct kfi_eq_entry ev;
+	unsigned int got = 0;
+	uint32_t type;
+	ssize_t rc;
+	int seen;
+
+	for (;;) {
+		seen = atomic_read(&f->eq_calls);
+		for (;;) {
+			memset(&ev, 0, sizeof(ev));
+			rc = kfi_eq_read(f->eq, &type, &ev, sizeof(ev), 0);
+			if (rc == -EAGAIN)
+				break;
+			if (rc == -KFI_EAVAIL) {
+				memset(&err, 0, sizeof(err));
+				while (kfi_eq_readerr(f->eq, &err, 0) > 0)
+					KUNIT_FAIL(test, "EQ error entry: err %d context %p",
+						   err.err, err.context);
+				continue;
+			}
+			KUNIT_ASSERT_EQ(test, rc, (ssize_t)sizeof(ev));
+			KUNIT_EXPECT_EQ(test, type, (uint32_t)KFI_MR_COMPLETE);
+			KUNIT_EXPECT_PTR_EQ(test, ev.context, (void *)tn);
+			KUNIT_EXPECT_PTR_EQ(test, ev.fid, &mr->fid);
+			got++;
+		}
+		if (got)
+			break;
+		KUNIT_ASSERT_GT_MSG(test,
+				    wait_event_timeout(f->eq_wq,
+						       atomic_read(&f->eq_calls) != seen,
+						       KFL_WAIT), 0L,
+				    "no EQ handler call for key %llu", tn->key);
+	}
+	KUNIT_EXPECT_EQ(test, got, 1U);
+}
+
+/*
+ * The registering kfilnd's memory registration: an EQ of 1024 entries on
+ * the fabric (otherwise zeroed attributes) bound to the domain with
+ * KFI_REG_MR; per bulk transaction kfi_mr_regbv of 256 pages (one page a
+ * bio_vec) with KFI_REMOTE_WRITE (a sink) or KFI_REMOTE_READ (a source),
+ * offset 0, keys from 1 up, flags 0, the transaction as context; then,
+ * without waiting, kfi_mr_bind to the endpoint and kfi_mr_enable; the
+ * KFI_MR_COMPLETE event read from the EQ. Closed in kfilnd's order.
+ */
+static void kfilnd_r_memory_registration(struct kunit *test)
+{
+	struct kfl *f = kfl_new(test);
+	struct kfi_eq_attr eq_attr = {};
+	struct kfl_pages *p;
+	struct kfl_tn tn[2];
+	int i;
+
+	kfl_dom_get(test, f, KFL_R, &f->info);
+	eq_attr.size = KFL_EQ_SIZE;
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(f->fab, &eq_attr, &f->eq,
+					  kfl_eq_handler, f), 0);
+	KUNIT_ASSERT_EQ(test, kfi_domain_bind(f->dom, &f->eq->fid, KFI_REG_MR),
+			0);
+	/* the endpoint the regions are bound to, with its CQs, enabled */
+	kfl_cq_open(test, f->dom, &f->cq[KFL_STX]);
+	kfl_cq_open(test, f->dom, &f->cq[KFL_SRX]);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f->dom, f->info, &f->ep, f), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(f->ep, &f->eq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(f->ep, &f->cq[KFL_STX].cq->fid,
+					  KFI_TRANSMIT), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(f->ep, &f->cq[KFL_SRX].cq->fid,
+					  KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(f->ep), 0);
+
+	p = kfl_pages_alloc(test, &f->pages[0], 1, false);
+	for (i = 0; i < 2; i++) {
+		struct kfid_mr *mr;
+
+		tn[i].id = i;
+		tn[i].key = i + 1;
+		KUNIT_ASSERT_EQ(test, kfi_mr_regbv(f->dom, p->bv, KFL_MAX_IOV,
+						   i ? KFI_REMOTE_READ :
+						       KFI_REMOTE_WRITE,
+						   0, tn[i].key, 0, &f->mr[i],
+						   &tn[i]), 0);
+		mr = f->mr[i];
+		KUNIT_ASSERT_NOT_NULL(test, mr);
+		KUNIT_EXPECT_EQ(test, kfi_mr_key(mr), tn[i].key);
+		KUNIT_EXPECT_EQ(test, kfi_mr_bind(mr, &f->ep->fid, 0), 0);
+		KUNIT_EXPECT_EQ(test, kfi_mr_enable(mr), 0);
+		kfl_eq_expect_mr(test, f, mr, &tn[i]);
+	}
+	/* one handler call per event (the EQ was drained in between) */
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->eq_calls), 2);
+
+	kfl_cq_expect_end(test, &f->cq[KFL_STX]);
+	kfl_cq_expect_end(test, &f->cq[KFL_SRX]);
+	kfl_teardown(test, f);
+}
+
+/* ----------------------------------------------------------- data path */
+
+/* Room for a CM entry and its data. */
+struct kfl_cm_event {
+	struct kfi_eq_cm_entry e;
+	u8 data[256];
+};
+
+static int kfl_cm_wait(struct kfid_eq *eq, struct kfl_cm_event *ev)
+{
+	uint32_t type = ~0U;
+	ssize_t rc;
+
+	memset(ev, 0, sizeof(*ev));
+	rc = kfi_eq_sread(eq, &type, ev, sizeof(*ev), 5000, 0);
+	return rc < 0 ? (int)rc : (int)type;
+}
+
+static void kfl_ep_setup(struct kunit *test, struct kfl *f,
+			 struct kfid_ep *ep, struct kfid_eq *eq,
+			 struct kfl_cq *tx, uint64_t tx_flags, struct kfl_cq *rx)
+{
+	size_t min = KFL_MIN_MULTI_RECV;
+
+	KUNIT_ASSERT_EQ(test, kfi_setopt(&ep->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min,
+					 sizeof(min)), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(ep, &eq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(ep, &tx->cq->fid,
+					  KFI_TRANSMIT | tx_flags), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(ep, &rx->cq->fid, KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(ep), 0);
+}
+
+/*
+ * A connected pair on 127.0.0.1 opened from the answer to current
+ * kfilnd's hints: client f->cep, server f->ep (from the connection
+ * request, whose info must carry the same default op flags). Four CQs as
+ * kfilnd opens them; the server's transmit CQ is bound with
+ * KFI_SELECTIVE_COMPLETION.
+ */
+static void kfl_pair(struct kunit *test, struct kfl *f)
+{
+	struct kfl_cm_event ev;
+	struct sockaddr_in paddr;
+	struct kfi_info *req;
+	size_t len = sizeof(paddr);
+	struct kfi_eq_attr eq_attr = { .size = 64,
+				       .wait_obj = KFI_WAIT_UNSPEC };
+	int i, rc;
+
+	kfl_dom_get(test, f, KFL_CURRENT, &f->info);
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(f->fab, &eq_attr, &f->eq, NULL,
+					  NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(f->fab, &eq_attr, &f->ceq, NULL,
+					  NULL), 0);
+	for (i = 0; i < ARRAY_SIZE(f->cq); i++)
+		kfl_cq_open(test, f->dom, &f->cq[i]);
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(f->fab, f->info, &f->pep, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_pep_bind(f->pep, &f->eq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_listen(f->pep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&f->pep->fid, &paddr, &len), 0);
+
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f->dom, f->info, &f->cep, f), 0);
+	kfl_ep_setup(test, f, f->cep, f->ceq, &f->cq[KFL_CTX], 0,
+		     &f->cq[KFL_CRX]);
+	KUNIT_ASSERT_EQ(test, kfi_connect(f->cep, &paddr, NULL, 0), 0);
+
+	KUNIT_ASSERT_EQ(test, kfl_cm_wait(f->eq, &ev), KFI_CONNREQ);
+	req = ev.e.info;
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	KUNIT_EXPECT_EQ(test, req->rx_attr->op_flags,
+			KFI_COMPLETION | KFI_MULTI_RECV);
+	KUNIT_EXPECT_EQ(test, req->tx_attr->op_flags, KFI_COMPLETION);
+	/* whatever the request carried, the server runs with kfilnd's */
+	req->rx_attr->op_flags = f->info->rx_attr->op_flags;
+	req->tx_attr->op_flags = f->info->tx_attr->op_flags;
+	rc = kfi_endpoint(f->dom, req, &f->ep, f);
+	kfi_freeinfo(req);
+	KUNIT_ASSERT_EQ(test, rc, 0);
+	kfl_ep_setup(test, f, f->ep, f->eq, &f->cq[KFL_STX],
+		     KFI_SELECTIVE_COMPLETION, &f->cq[KFL_SRX]);
+	KUNIT_ASSERT_EQ(test, kfi_accept(f->ep, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfl_cm_wait(f->ceq, &ev), KFI_CONNECTED);
+	KUNIT_ASSERT_EQ(test, kfl_cm_wait(f->eq, &ev), KFI_CONNECTED);
+}
+
+static void kfl_expect_entry(struct kunit *test,
+			     const struct kfi_cq_data_entry *e, void *context,
+			     uint64_t flags, size_t len)
+{
+	KUNIT_EXPECT_PTR_EQ(test, e->op_context, context);
+	KUNIT_EXPECT_EQ(test, e->flags, flags);
+	if (flags & KFI_RECV)
+		KUNIT_EXPECT_EQ(test, e->len, len);
+}
+
+/*
+ * Multi-receive buffers as kfilnd posts them (kfi_recv with the
+ * endpoint's default op flags COMPLETION|MULTI_RECV, the buffer as
+ * context, KFI_ADDR_UNSPEC) filled by kfi_send of up to 4096 bytes: each
+ * entry names the buffer and where the message landed; the message that
+ * leaves less than KFI_OPT_MIN_MULTI_RECV releases the buffer
+ * (MSG|RECV|MULTI_RECV), the next goes to the next buffer; kfilnd's
+ * shutdown cancel of a buffer is its ECANCELED MSG|RECV|MULTI_RECV entry.
+ */
+static void kfl_multi_recv(struct kunit *test, struct kfl *f)
+{
+	static const size_t lens[] = { 4096, 4096, 4096, 100, 4096 };
+	/* buffer, offset of each message, and whether it releases */
+	static const int at_buf[] = { 0, 0, 0, 0, 1 };
+	static const size_t at_off[] = { 0, 4096, 8192, 12288, 0 };
+	const size_t blen = roundup_pow_of_two(max_t(size_t,
+						     KFL_CREDITS * 4096,
+						     PAGE_SIZE));
+	struct kfl_cq *srx = &f->cq[KFL_SRX], *ctx = &f->cq[KFL_CTX];
+	unsigned int r, t, e0;
+	int sctx[ARRAY_SIZE(lens)];
+	u8 *b[2], *src;
+	int i;
+
+	b[0] = kfl_buf(test, f, 0, blen);
+	b[1] = kfl_buf(test, f, 1, blen);
+	src = kfl_buf(test, f, 2, ARRAY_SIZE(lens) * 4096);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, kfi_recv(f->ep, b[i], blen, NULL,
+					       KFI_ADDR_UNSPEC, b[i]), 0);
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		kfl_fill(src + i * 4096, lens[i], 10 + i);
+		KUNIT_ASSERT_EQ(test, kfi_send(f->cep, src + i * 4096, lens[i],
+					       NULL, 0, &sctx[i]), 0);
+	}
+	t = kfl_cq_expect(test, ctx, ARRAY_SIZE(lens), 0);
+	r = kfl_cq_expect(test, srx, ARRAY_SIZE(lens), 0);
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		const struct kfi_cq_data_entry *e = &srx->ok[r + i];
+		u8 *buf = b[at_buf[i]];
+
+		kfl_expect_entry(test, &ctx->ok[t + i], &sctx[i],
+				 KFI_MSG | KFI_SEND, 0);
+		kfl_expect_entry(test, e, buf, KFI_MSG | KFI_RECV |
+				 (i == 3 ? KFI_MULTI_RECV : 0), lens[i]);
+		KUNIT_EXPECT_PTR_EQ(test, e->buf, (void *)(buf + at_off[i]));
+		KUNIT_EXPECT_EQ(test, memcmp(buf + at_off[i], src + i * 4096,
+					     lens[i]), 0);
+	}
+	/* the buffer left posted, cancelled as kfilnd does at shutdown */
+	e0 = srx->n_err;
+	KUNIT_ASSERT_EQ(test, kfi_cancel(&f->ep->fid, b[1]), (ssize_t)0);
+	kfl_cq_expect(test, srx, 0, 1);
+	KUNIT_EXPECT_PTR_EQ(test, srx->err[e0].op_context, (void *)b[1]);
+	KUNIT_EXPECT_EQ(test, srx->err[e0].flags,
+			KFI_MSG | KFI_RECV | KFI_MULTI_RECV);
+	KUNIT_EXPECT_EQ(test, srx->err[e0].err, KFI_ECANCELED);
+}
+
+/*
+ * Current kfilnd's tagged completion of a bulk transfer: the target posts
+ * kfi_trecvmsg (KFI_BVEC, tag, ignore 0, KFI_COMPLETION), the initiator
+ * answers with a zero-length kfi_tsenddata carrying be64(|status|) as CQ
+ * data: TAGGED|RECV|REMOTE_CQ_DATA with the data, also when it is 0
+ * (a plain TAGGED|RECV success is an LBUG), and TAGGED|SEND. A cancelled
+ * tagged receive: ECANCELED TAGGED|RECV.
+ */
+static void kfl_tagged_status(struct kunit *test, struct kfl *f)
+{
+	static const int status[] = { 0, -EIO };
+	struct kfl_cq *crx = &f->cq[KFL_CRX], *stx = &f->cq[KFL_STX];
+	struct kfl_pages *sink = kfl_pages_alloc(test, &f->pages[0], 0x5a,
+						 true);
+	struct kfi_msg_tagged msg = {
+		.type = KFI_BVEC,
+		.msg_biov = sink->bv,
+		.iov_count = 2,
+		.addr = 0,
+		.ignore = 0,
+	};
+	int tn[3], stn[2];
+	unsigned int r, t, e0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		msg.tag = 0x100 + i;
+		msg.context = &tn[i];
+		KUNIT_ASSERT_EQ(test, kfi_trecvmsg(f->cep, &msg,
+						   KFI_COMPLETION), (ssize_t)0);
+		KUNIT_ASSERT_EQ(test, kfi_tsenddata(f->ep, NULL, 0, NULL,
+						    (__force u64)cpu_to_be64(abs(status[i])),
+						    0, 0x100 + i, &stn[i]),
+				(ssize_t)0);
+	}
+	r = kfl_cq_expect(test, crx, 2, 0);
+	/* the server's CQ is selective: the default op flag COMPLETION */
+	t = kfl_cq_expect(test, stx, 2, 0);
+	for (i = 0; i < 2; i++) {
+		const struct kfi_cq_data_entry *e = &crx->ok[r + i];
+
+		kfl_expect_entry(test, e, &tn[i],
+				 KFI_TAGGED | KFI_RECV | KFI_REMOTE_CQ_DATA, 0);
+		KUNIT_EXPECT_EQ(test, -(s64)be64_to_cpu((__force __be64)e->data),
+				(s64)status[i]);
+		kfl_expect_entry(test, &stx->ok[t + i], &stn[i],
+				 KFI_TAGGED | KFI_SEND, 0);
+	}
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_NULL_MSG(test, memchr_inv(page_address(sink->pg[i]),
+						       0x5a, PAGE_SIZE),
+				      "zero-length receive wrote page %d", i);
+
+	msg.tag = 0x200;
+	msg.context = &tn[2];
+	KUNIT_ASSERT_EQ(test, kfi_trecvmsg(f->cep, &msg, KFI_COMPLETION),
+			(ssize_t)0);
+	e0 = crx->n_err;
+	KUNIT_ASSERT_EQ(test, kfi_cancel(&f->cep->fid, &tn[2]), (ssize_t)0);
+	kfl_cq_expect(test, crx, 0, 1);
+	KUNIT_EXPECT_PTR_EQ(test, crx->err[e0].op_context, (void *)&tn[2]);
+	KUNIT_EXPECT_EQ(test, crx->err[e0].flags, KFI_TAGGED | KFI_RECV);
+	KUNIT_EXPECT_EQ(test, crx->err[e0].err, KFI_ECANCELED);
+}
+
+/*
+ * Selective completion (server transmit CQ): kfi_sendmsg without
+ * KFI_COMPLETION writes no entry, with it one, and kfi_send takes the
+ * endpoint's default op flags (COMPLETION): one. The receives (kfi_recvmsg
+ * with KFI_COMPLETION, so not multi-receive) all complete, in order.
+ */
+static void kfl_selective(struct kunit *test, struct kfl *f)
+{
+	struct kfl_cq *crx = &f->cq[KFL_CRX], *stx = &f->cq[KFL_STX];
+	const size_t len = 200;
+	struct kvec rv[3], sv[3];
+	struct kfi_msg m = {
+		.type = KFI_KVEC,
+		.iov_count = 1,
+		.addr = 0,
+	};
+	int rctx[3], sctx[3];
+	unsigned int r, t;
+	u8 *rb, *sb;
+	int i;
+
+	rb = kfl_buf(test, f, 3, 3 * len);
+	sb = kfl_buf(test, f, 4, 3 * len);
+	for (i = 0; i < 3; i++) {
+		rv[i] = (struct kvec){ .iov_base = rb + i * len,
+				       .iov_len = len };
+		m.msg_iov = &rv[i];
+		m.context = &rctx[i];
+		KUNIT_ASSERT_EQ(test, kfi_recvmsg(f->cep, &m, KFI_COMPLETION),
+				(ssize_t)0);
+		kfl_fill(sb + i * len, len, 50 + i);
+		sv[i] = (struct kvec){ .iov_base = sb + i * len,
+				       .iov_len = len };
+	}
+	m.msg_iov = &sv[0];
+	m.context = &sctx[0];
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f->ep, &m, 0), (ssize_t)0);
+	m.msg_iov = &sv[1];
+	m.context = &sctx[1];
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f->ep, &m, KFI_COMPLETION),
+			(ssize_t)0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f->ep, sb + 2 * len, len, NULL, 0,
+				       &sctx[2]), (ssize_t)0);
+	r = kfl_cq_expect(test, crx, 3, 0);
+	t = kfl_cq_expect(test, stx, 2, 0);
+	for (i = 0; i < 3; i++) {
+		kfl_expect_entry(test, &crx->ok[r + i], &rctx[i],
+				 KFI_MSG | KFI_RECV, len);
+		KUNIT_EXPECT_EQ(test, memcmp(rb + i * len, sb + i * len, len),
+				0);
+	}
+	kfl_expect_entry(test, &stx->ok[t], &sctx[1], KFI_MSG | KFI_SEND, 0);
+	kfl_expect_entry(test, &stx->ok[t + 1], &sctx[2], KFI_MSG | KFI_SEND,
+			 0);
+}
+
+/* A 1 MiB message as 256 pages each way: kfi_sendmsg/kfi_recvmsg KFI_BVEC. */
+static void kfl_bvec_256(struct kunit *test, struct kfl *f)
+{
+	struct kfl_cq *ctx = &f->cq[KFL_CTX], *srx = &f->cq[KFL_SRX];
+	struct kfl_pages *src = kfl_pages_alloc(test, &f->pages[1], 3, false);
+	struct kfl_pages *dst = kfl_pages_alloc(test, &f->pages[2], 0, true);
+	struct kfi_msg m = { .type = KFI_BVEC, .iov_count = KFL_MAX_IOV };
+	int rctx, sctx;
+	unsigned int r, t;
+	ssize_t rc;
+
+	/* a refused post fails the case, and the RMA part still runs */
+	m.msg_biov = dst->bv;
+	m.context = &rctx;
+	rc = kfi_recvmsg(f->ep, &m, KFI_COMPLETION);
+	KUNIT_EXPECT_EQ(test, rc, (ssize_t)0);
+	if (rc)
+		return;
+	m.msg_biov = src->bv;
+	m.context = &sctx;
+	rc = kfi_sendmsg(f->cep, &m, KFI_COMPLETION);
+	KUNIT_EXPECT_EQ(test, rc, (ssize_t)0);
+	if (rc) {
+		/* kfilnd's cancel of a posted receive: ECANCELED MSG|RECV */
+		r = srx->n_err;
+		KUNIT_ASSERT_EQ(test, kfi_cancel(&f->ep->fid, &rctx),
+				(ssize_t)0);
+		kfl_cq_expect(test, srx, 0, 1);
+		KUNIT_EXPECT_PTR_EQ(test, srx->err[r].op_context,
+				    (void *)&rctx);
+		KUNIT_EXPECT_EQ(test, srx->err[r].flags, KFI_MSG | KFI_RECV);
+		KUNIT_EXPECT_EQ(test, srx->err[r].err, KFI_ECANCELED);
+		return;
+	}
+	t = kfl_cq_expect(test, ctx, 1, 0);
+	r = kfl_cq_expect(test, srx, 1, 0);
+	kfl_expect_entry(test, &ctx->ok[t], &sctx, KFI_MSG | KFI_SEND, 0);
+	kfl_expect_entry(test, &srx->ok[r], &rctx, KFI_MSG | KFI_RECV,
+			 KFL_MAX_PAYLOAD);
+	kfl_expect_pages(test, dst, src, false);
+}
+
+/*
+ * The registering kfilnd's RMA: the target registers 256 pages
+ * (REMOTE_READ|REMOTE_WRITE, offset 0, a requested key); the initiator
+ * writes 256 local pages into it with one remote segment (kfi_writemsg,
+ * KFI_BVEC), then reads it back into 256 other pages with 256 remote
+ * segments naming the region's pages in reverse order (kfi_readmsg): the
+ * region holds what was written, the read-back the region's pages
+ * reversed; RMA|WRITE and RMA|READ at the initiator, nothing at the target.
+ */
+static void kfl_rma_256(struct kunit *test, struct kfl *f)
+{
+	struct kfl_cq *ctx = &f->cq[KFL_CTX];
+	struct kfl_pages *src = kfl_pages_alloc(test, &f->pages[3], 7, false);
+	struct kfl_pages *reg = kfl_pages_alloc(test, &f->pages[4], 0, true);
+	struct kfl_pages *back = kfl_pages_alloc(test, &f->pages[5], 0, true);
+	struct kfi_rma_iov one = { .addr = 0, .len = KFL_MAX_PAYLOAD,
+				   .key = 1 };
+	struct kfi_msg_rma m = { .type = KFI_BVEC, .iov_count = KFL_MAX_IOV };
+	struct kfl_tn tn = { .key = 1 };
+	int wctx, rctx, i;
+	unsigned int t;
+	ssize_t wrc, rrc;
+
+	KUNIT_ASSERT_EQ(test, kfi_mr_regbv(f->dom, reg->bv, KFL_MAX_IOV,
+					   KFI_REMOTE_READ | KFI_REMOTE_WRITE,
+					   0, tn.key, 0, &f->mr[0], &tn), 0);
+	f->riov = kcalloc(KFL_MAX_IOV, sizeof(*f->riov), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->riov);
+	for (i = 0; i < KFL_MAX_IOV; i++)
+		f->riov[i] = (struct kfi_rma_iov){
+			.addr = (u64)(KFL_MAX_IOV - 1 - i) * PAGE_SIZE,
+			.len = PAGE_SIZE,
+			.key = tn.key,
+		};
+
+	m.msg_biov = src->bv;
+	m.rma_iov = &one;
+	m.rma_iov_count = 1;
+	m.context = &wctx;
+	wrc = kfi_writemsg(f->cep, &m, KFI_COMPLETION);
+	KUNIT_EXPECT_EQ(test, wrc, (ssize_t)0);
+	m.msg_biov = back->bv;
+	m.rma_iov = f->riov;
+	m.rma_iov_count = KFL_MAX_IOV;
+	m.context = &rctx;
+	rrc = kfi_readmsg(f->cep, &m, KFI_COMPLETION);
+	KUNIT_EXPECT_EQ(test, rrc, (ssize_t)0);
+	if (!wrc && !rrc) {
+		t = kfl_cq_expect(test, ctx, 2, 0);
+		kfl_expect_entry(test, &ctx->ok[t], &wctx, KFI_RMA | KFI_WRITE,
+				 0);
+		kfl_expect_entry(test, &ctx->ok[t + 1], &rctx,
+				 KFI_RMA | KFI_READ, 0);
+		/* the read came after the write on the connection */
+		kfl_expect_pages(test, reg, src, false);
+		kfl_expect_pages(test, back, reg, true);
+	} else if (!wrc || !rrc) {
+		kfl_cq_expect(test, ctx, 1, 0);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->mr[0]->fid), 0);
+	f->mr[0] = NULL;
+}
+
+/*
+ * kfilnd's data path on a connected MSG pair opened from the answer to
+ * its hints: CQs of the DATA format with KFI_AFFINITY and a handler,
+ * drained as kfilnd does; KFI_OPT_MIN_MULTI_RECV 4096; multi-receive
+ * buffers; zero-length tagged sends carrying a status; selective
+ * completion; 1 MiB as 256 pages by message and by RMA. Every entry's
+ * flags are in kfilnd's lists; every count exact.
+ */
+static void kfilnd_msg_data_path(struct kunit *test)
+{
+	struct kfl *f = kfl_new(test);
+	int i;
+
+	kfl_pair(test, f);
+	kfl_multi_recv(test, f);
+	kfl_tagged_status(test, f);
+	kfl_selective(test, f);
+	kfl_bvec_256(test, f);
+	kfl_rma_256(test, f);
+
+	for (i = 0; i < ARRAY_SIZE(f->cq); i++)
+		kfl_cq_expect_end(test, &f->cq[i]);
+	kfl_teardown(test, f);
+}
+
+static struct kunit_case kfilnd_cases[] = {
+	KUNIT_CASE(kfilnd_getinfo_sequence_current),
+	KUNIT_CASE(kfilnd_getinfo_sequence_r),
+	KUNIT_CASE(kfilnd_r_memory_registration),
+	KUNIT_CASE(kfilnd_msg_data_path),
+	{}
+};
+
+static struct kunit_suite kfilnd_suite = {
+	.name = "kfi_kfilnd",
+	.test_cases = kfilnd_cases,
+};
+
+kunit_test_suites(&kfilnd_suite);
+
+MODULE_DESCRIPTION("KUnit suite: Lustre kfilnd's calls over the public kfabric API");
+MODULE_LICENSE("GPL");
