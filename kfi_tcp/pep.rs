@@ -60,6 +60,11 @@ pub(crate) struct Pep {
     fabric: *mut Fabric,
     /// Address to listen on (from `info->src_addr`; 0.0.0.0:0 if none).
     src: SockAddr,
+    /// `info->tx_attr->op_flags` and `rx_attr->op_flags` of the pep's info:
+    /// its connection requests' infos carry them (as libfabric copies the
+    /// pep's info into each request), so endpoints accepted from them get
+    /// the defaults the consumer asked for.
+    op_flags: (u64, u64),
     #[pin]
     inner: Mutex<PepInner>,
 }
@@ -183,7 +188,7 @@ impl Pep {
         // SAFETY: `req` is our fresh object; the glue sets class and ops.
         unsafe { sys::kfi_tcp_glue_connreq_init(&mut (*req).fid) };
         // SAFETY: as above.
-        let info = match crate::prov::connreq_info(sock::sockin(&local), sock::sockin(&peer), unsafe { &mut (*req).fid }) {
+        let info = match crate::prov::connreq_info(sock::sockin(&local), sock::sockin(&peer), unsafe { &mut (*req).fid }, self.op_flags) {
             Ok(i) => i,
             Err(e) => {
                 // SAFETY: never published; freed once.
@@ -271,7 +276,11 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_passive_ep(
     // SAFETY: NULL or valid by the API contract.
     let info = unsafe { info.as_ref() };
     let mut src = sock::sockaddr(crate::logic::plan::SockIn { addr: [0; 4], port: 0 });
+    let mut op_flags = (0, 0);
     if let Some(i) = info {
+        // SAFETY: NULL or valid attributes of a valid info.
+        let (tx, rx) = unsafe { (i.tx_attr.as_ref(), i.rx_attr.as_ref()) };
+        op_flags = (tx.map_or(0, |t| t.op_flags), rx.map_or(0, |r| r.op_flags));
         if !i.src_addr.is_null() {
             if i.src_addrlen < core::mem::size_of::<SockAddr>() {
                 return einval();
@@ -290,6 +299,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_passive_ep(
         pep: unsafe { core::mem::zeroed() },
         fabric: f,
         src,
+        op_flags,
         inner <- new_mutex!(PepInner {
             eq: None,
             listener: None,

@@ -314,18 +314,18 @@ unsafe extern "C" fn tcp_getinfo(
 /// The info of a `KFI_CONNREQ` event: the provider's attributes, the
 /// connection's addresses and `handle` (the request). No domain or fabric
 /// name: the work item reporting it runs outside the consumer's namespace.
-pub(crate) fn connreq_info(local: SockIn, peer: SockIn, handle: *mut sys::kfid) -> Result<*mut kfi_info> {
+pub(crate) fn connreq_info(local: SockIn, peer: SockIn, handle: *mut sys::kfid, op_flags: (u64, u64)) -> Result<*mut kfi_info> {
     let mut list = InfoList::new();
     let p = Plan { iface: 0, src: Some(local), dest: Some(peer) };
     let e = list.push()?;
     fill(e, None, &p, (sys::KFI_MAJOR_VERSION << 16) | sys::KFI_MINOR_VERSION)?;
-    // The endpoint accepted from it applies its op flags as defaults: none
-    // (as for an entry of getinfo without hints); the advertised set is
-    // for matching hints.
+    // The endpoint accepted from it applies its op flags as defaults: the
+    // passive endpoint's (libfabric copies the pep's info into each
+    // request), not the advertised set, which is for matching hints.
     // SAFETY: `fill` succeeded: the attributes are allocated.
     unsafe {
-        (*e.tx_attr).op_flags = 0;
-        (*e.rx_attr).op_flags = 0;
+        (*e.tx_attr).op_flags = op_flags.0;
+        (*e.rx_attr).op_flags = op_flags.1;
     }
     e.handle = handle;
     Ok(list.into_raw())
