@@ -203,6 +203,7 @@ impl TxCur {
     }
 
     /// Takes frame `c` of the operation `op` in slot `i` (see `tx_step`).
+    #[inline]
     fn fill_op(&mut self, i: usize, op: &TxOp, c: &Chunk, order: ByteOrder) -> bool {
         let Ok(h) = header(op, c) else {
             return false;

@@ -163,6 +163,12 @@ pub(crate) struct Chunk {
     pub(crate) last: bool,
 }
 
+impl Chunk {
+    /// The only frame of an operation that is not an RMA.
+    pub(crate) const WHOLE: Chunk =
+        Chunk { regs: [RmaIov { addr: 0, len: 0, key: 0 }; rules::WIRE_RMA_IOVS], n: 0, offset: 0, len: 0, last: true };
+}
+
 impl TxOp {
     /// Remote region `i`.
     fn region(&self, i: usize) -> RmaIov {
@@ -187,7 +193,11 @@ impl TxOp {
 
     /// Frame `j` of an RMA: its regions, and its part of the local buffer
     /// (what a write sends, where a read's response lands).
+    #[inline]
     pub(crate) fn chunk(&self, j: usize) -> Chunk {
+        if !self.kind.is_rma() {
+            return Chunk::WHOLE;
+        }
         let w = rules::WIRE_RMA_IOVS;
         let first = j * w;
         let n = self.n_rma.saturating_sub(first).min(w);
