@@ -32,7 +32,7 @@
 //! the engine or the FIFO.
 //!
 //! Storage: the engine's slots and the FIFO are preallocated; the FIFO is
-//! always at least as long as the engine, so popping never fails. A post
+//! always at least as long as both engines together, so popping never fails. A post
 //! that finds no free slot returns -EAGAIN and asks the work item to grow
 //! both (outside the lock, in process context: posts may come from atomic
 //! context, where large allocations are not possible); the work item also
@@ -325,31 +325,19 @@ impl Cntr {
             });
             (caps, g.ready.capacity())
         };
-        let mut slots: [Option<KVVec<Slot>>; 2] = [None, None];
-        for i in 0..2 {
-            let Ok(v) = KVVec::from_elem(Slot::EMPTY, caps[i], GFP_KERNEL) else {
-                pr_warn!("kfi_tcp: no memory to grow a counter's trigger storage\n");
-                return;
-            };
-            slots[i] = Some(v);
-        }
-        let Ok(tokens) = KVVec::from_elem(0u64, (caps[0] + caps[1] + 1).max(ring), GFP_KERNEL) else {
+        let (Ok(a), Ok(b), Ok(tokens)) = (
+            KVVec::from_elem(Slot::EMPTY, caps[0], GFP_KERNEL),
+            KVVec::from_elem(Slot::EMPTY, caps[1], GFP_KERNEL),
+            KVVec::from_elem(0u64, (caps[0] + caps[1] + 1).max(ring), GFP_KERNEL),
+        ) else {
             pr_warn!("kfi_tcp: no memory to grow a counter's trigger storage\n");
             return;
         };
         let old = {
             let mut g = self.state.lock();
-            let mut out = KVec::new();
-            for (i, v) in slots.iter_mut().enumerate() {
-                if let Some(v) = v.take() {
-                    // Room for two results was not reserved: the old
-                    // storage is dropped in place if the push fails,
-                    // which frees it under the lock only on ENOMEM.
-                    let r = g.engines[i].replace_storage(ffi::Storage(v));
-                    let _ = out.push(r, GFP_ATOMIC);
-                }
-            }
-            (out, g.ready.replace_storage(ffi::Storage(tokens)))
+            let a = g.engines[0].replace_storage(ffi::Storage(a));
+            let b = g.engines[1].replace_storage(ffi::Storage(b));
+            (a, b, g.ready.replace_storage(ffi::Storage(tokens)))
         };
         // Old (or refused) storage is freed here, outside the lock.
         drop(old);

@@ -111,9 +111,8 @@ pub(crate) fn fire(p: KBox<Pending>) -> core::result::Result<(), KBox<Pending>> 
             if let Some(bytes) = inline {
                 // The copy made at post time: `post_fired` copies it
                 // again into the operation's slot before returning.
-                x.seg[0] = sys::kfi_tcp_seg { base: bytes.as_ptr() as *mut c_void, len: x.seg[0].len, ..x.seg[0] };
-                x.seg[0].page = core::ptr::null_mut();
-                x.seg[0].offset = 0;
+                // `inject_copy` left one segment of its length.
+                x.seg[0].base = bytes.as_ptr() as *mut c_void;
             }
             let x = &x;
             let r = e.post_fired(x, p.done, p.deferred);

@@ -8,8 +8,12 @@
 //! # Memory
 //! Every operation lives in a slot preallocated at `kfi_enable` (as many as
 //! `tx_attr->size` / `rx_attr->size`), threaded on index-linked lists
-//! (`logic::xfer::Links`): posting never allocates and fails with -EAGAIN
-//! when no slot (or no CQ entry, reserved at post time) is free.
+//! (`logic::xfer::Links`): posting fails with -EAGAIN when no slot (or no
+//! CQ entry, reserved at post time) is free. The one allocation a post
+//! makes is for a list longer than the description holds (more than 4
+//! segments or remote regions): a `GFP_ATOMIC` table (`ffi::Table`),
+//! -EAGAIN without memory, owned by the slot and `kfree`d with it (under
+//! `q`, which `kfree` allows).
 //!
 //! # Contexts and locks
 //! Posts may come from any context but hard interrupts, also under the
