@@ -3,7 +3,8 @@
 #   make              build the modules against KDIR (default: the cached
 #                     test kernel, set up and built on first use)
 #   make KDIR=...     build against your own Rust-enabled kernel build tree
-#   make check        every test: host, KUnit and integration (in QEMU)
+#   make check        every test: host, then KUnit and integration (in QEMU)
+#                     on the base and on the debug kernel
 #   make demo         boot the test kernel, load kfabric, print the listing
 #   make bench        latency/bandwidth of kfi_tcp vs raw kernel TCP and
 #                     userspace fi_pingpong, in QEMU (not part of check)
@@ -11,14 +12,16 @@
 #   make timeline     timestamps along a ping-pong's round trip (KFI_TRACE=1)
 #   make clean
 #
-# KERNEL=debug selects the debug test kernel (KASAN, lockdep, kmemleak...).
+# KERNEL=debug selects the debug test kernel (KASAN, lockdep, kmemleak...)
+# instead of the base one; for make check, KERNEL=base or KERNEL=debug runs
+# only that kernel's half.
 
-KERNEL ?= base
+KVARIANT = $(or $(KERNEL),base)
 SCRIPTS := $(CURDIR)/scripts
 
 ifeq ($(origin KDIR),undefined)
 # Our cached test kernel; set up and built on first use.
-KDIR_CMD = $(SCRIPTS)/setup.sh && $(SCRIPTS)/kernel.sh $(KERNEL)
+KDIR_CMD = $(SCRIPTS)/setup.sh && $(SCRIPTS)/kernel.sh $(KVARIANT)
 export PATH := /usr/lib/llvm-19/bin:$(PATH)
 KBUILD_TOOLS = LLVM=1 RUSTC=/usr/bin/rustc \
 	BINDGEN=$(or $(KFABRIC_CACHE),/var/cache/kfabric)/tools/bin/bindgen
@@ -45,13 +48,13 @@ modules:
 		$(if $(KFI_TRACE),KFI_TRACE=1) modules
 
 check:
-	@$(SCRIPTS)/check.sh $(KERNEL)
+	@$(SCRIPTS)/check.sh $(or $(KERNEL),base debug)
 
 demo:
-	@$(SCRIPTS)/demo.sh $(KERNEL)
+	@$(SCRIPTS)/demo.sh $(KVARIANT)
 
 bench:
-	@$(SCRIPTS)/bench.sh $(KERNEL)
+	@$(SCRIPTS)/bench.sh $(KVARIANT)
 
 # Instructions per message of the provider's path (Documentation/benchmarks.md).
 iprof:

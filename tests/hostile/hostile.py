@@ -39,6 +39,7 @@ import struct
 import subprocess
 import sys
 import threading
+import traceback
 import time
 from collections import namedtuple
 
@@ -147,15 +148,22 @@ class Sink:
                      (ADDR, port, KEY, RECVS, RECV_SIZE, SINK_TIMEOUT_MS,
                       extra)).strip()
         self.errno = None       # 0 when the write succeeded
+        self.failure = None     # anything else that went wrong
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
-        fd = os.open(DBG + "/run", os.O_WRONLY)
+        try:
+            fd = os.open(DBG + "/run", os.O_WRONLY)
+        except Exception as e:
+            self.failure = repr(e)
+            return
         try:
             os.write(fd, self.line.encode())
             self.errno = 0
         except OSError as e:
             self.errno = e.errno
+        except Exception as e:
+            self.failure = repr(e)
         finally:
             os.close(fd)
 
@@ -697,13 +705,17 @@ def run_case(c, port):
             else:
                 notes.append("kernel closed (%s) after %.1f s" %
                              (status, time.monotonic() - t0))
-    except OSError as e:
+    except Exception as e:  # any failure of the peer side fails the case
         notes.append("!peer side failed: %r" % e)
     finally:
         if s is not None:
             s.close()
     if not sink.wait():
         notes.append("!the sink session did not end")
+    elif sink.failure is not None:
+        notes.append("!the sink session failed: %s" % sink.failure)
+    elif sink.errno is None:
+        notes.append("!the sink session did not run")
     elif sink.errno:
         notes.append("!write to run failed: %s" % os.strerror(sink.errno))
     last = read_last()
@@ -788,11 +800,26 @@ def main():
     for i, c in enumerate(CASES):
         if only is not None and c.name not in only:
             continue
-        if not run_case(c, args.port_base + i):
+        if not guarded(c.name, run_case, c, args.port_base + i):
             failed += 1
-    if not module_still_works(args.port_base + len(CASES)):
+    if not guarded("module_still_works", module_still_works,
+                   args.port_base + len(CASES)):
         failed += 1
     return 1 if failed else 0
+
+
+def guarded(name, fn, *args):
+    """fn(*args), which prints its own result line; a case that dies of
+    any exception (a bug here, a malformed report...) gets a FAIL line
+    instead of vanishing from the results."""
+    try:
+        return fn(*args)
+    except Exception:
+        print("KFI-RESULT FAIL hostile_%s" % name)
+        for line in traceback.format_exc().splitlines():
+            print("    " + line)
+        sys.stdout.flush()
+        return False
 
 
 if __name__ == "__main__":

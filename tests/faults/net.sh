@@ -1,0 +1,256 @@
+#!/bin/bash
+# Runs inside the test VM (as root): network faults and peer death.
+#   net.sh KODIR
+# Two network namespaces joined by a veth pair: the guest's own ("here",
+# 10.99.0.1 on kfa) and "peer" (10.99.0.2 on kfb). Kernel endpoints on
+# both sides (a session is run in a namespace by writing kfi_pingpong's
+# debugfs file, or loading kfi_peer.ko, from a process in it). Prints one
+# "KFI-RESULT PASS|FAIL net_<name>" line per check and "KFI-FIGURE" lines.
+# Expects kfabric and kfi_tcp loaded; loads and unloads kfi_pingpong.
+set -u
+ko=${1:?module directory}
+dbg=/sys/kernel/debug/kfi_pingpong
+params=/sys/module/kfi_tcp/parameters
+here_ip=10.99.0.1
+peer_ip=10.99.0.2
+in_peer() { nsenter --net=/run/netns/kfipeer "$@"; }
+
+result() { # result NAME CMD...
+	local name=$1
+	shift
+	echo "KFI-STEP net_$name $(cut -d' ' -f1 /proc/uptime)"
+	if "$@" >/tmp/net-check.log 2>&1; then
+		echo "KFI-RESULT PASS net_$name"
+	else
+		echo "KFI-RESULT FAIL net_$name"
+	fi
+	sed 's/^/    /' /tmp/net-check.log | tail -30
+}
+
+setup() {
+	mkdir -p /run/netns
+	ip netns add kfipeer || return 1
+	ip link add kfa type veth peer name kfb || return 1
+	ip link set kfb netns kfipeer || return 1
+	ip addr add $here_ip/24 dev kfa && ip link set kfa up || return 1
+	in_peer ip link set lo up || return 1
+	in_peer ip addr add $peer_ip/24 dev kfb && in_peer ip link set kfb up || return 1
+	in_peer sh -c 'echo 47000-47999 >/proc/sys/net/ipv4/ip_local_reserved_ports'
+}
+
+# Dead-peer detection fast enough for a test (the defaults are the
+# documented 30 s bounds); restored at the end.
+saved_params=
+fast_liveness() {
+	local p
+	for p in user_timeout_ms keepalive_idle keepalive_intvl keepalive_cnt; do
+		saved_params+="$p=$(cat $params/$p) "
+	done
+	echo 3000 >$params/user_timeout_ms
+	echo 2 >$params/keepalive_idle
+	echo 1 >$params/keepalive_intvl
+	echo 2 >$params/keepalive_cnt
+}
+restore_liveness() {
+	local kv
+	for kv in $saved_params; do echo "${kv#*=}" >"$params/${kv%%=*}"; done
+}
+
+# pp OUT ARGS...: one kfi_pingpong session (in this namespace); OUT gets
+# the error text and "rc=N".
+pp() {
+	local out=$1
+	shift
+	(echo "$*" >$dbg/run) >"$out" 2>&1
+	echo "rc=$?" >>"$out"
+}
+pp_peer() {
+	local out=$1
+	shift
+	in_peer sh -c "echo '$*' >$dbg/run" >"$out" 2>&1
+	echo "rc=$?" >>"$out"
+}
+ok() { grep -q '^rc=0$' "$1"; }
+
+# A verified kernel<->kernel stream across the veth: server here, client
+# in the peer namespace.
+stream() { # stream TAG ARGS...
+	local tag=$1
+	shift
+	pp "/tmp/st-$tag.s" "role=server addr=$here_ip $*" &
+	sleep 0.5
+	pp_peer "/tmp/st-$tag.c" "role=client addr=$here_ip $*"
+	wait
+	echo "server: $(tr '\n' ' ' <"/tmp/st-$tag.s")"
+	echo "client: $(tr '\n' ' ' <"/tmp/st-$tag.c")"
+	ok "/tmp/st-$tag.s" && ok "/tmp/st-$tag.c"
+}
+
+# netem on both ends of the link for the duration of a stream
+netem() { # netem SPEC...: install; netem off: remove
+	if [ "$1" = off ]; then
+		tc qdisc del dev kfa root 2>/dev/null
+		in_peer tc qdisc del dev kfb root 2>/dev/null
+		return 0
+	fi
+	tc qdisc replace dev kfa root netem "$@" &&
+		in_peer tc qdisc replace dev kfb root netem "$@"
+}
+
+faulty_stream() { # faulty_stream TAG NETEM_SPEC
+	local tag=$1 spec=$2 rc
+	netem $spec || return 1
+	stream "$tag-msg" verify=1 iters=20 sizes=1,64,4096,65536,1048576 timeout_ms=60000
+	rc=$?
+	stream "$tag-tagged" tagged=1 verify=1 iters=20 sizes=1,64,4096,65536,1048576 timeout_ms=60000 || rc=1
+	netem off
+	return $rc
+}
+
+# The sink (see kfi_pingpong.c): listens here, pre-posts 4 receives and 4
+# tagged receives, accepts one connection and reports how it ended.
+SINK_RECVS=4
+sink_start() { # sink_start PORT TIMEOUT_MS
+	pp /tmp/sink.out "role=sink addr=$here_ip port=$1 key=7 recvs=$SINK_RECVS recv_size=64 timeout_ms=$2" &
+	sink_pid=$!
+	sleep 0.5
+}
+# sink_ended: the sink's session is over; its report shows a connection
+# ended by the peer (KFI_SHUTDOWN), every posted receive completed in
+# error, none unreported.
+sink_ended() {
+	wait "$sink_pid"
+	local last
+	last=$(grep ' sink ' $dbg/last)
+	echo "sink: $(tr '\n' ' ' </tmp/sink.out) $last"
+	ok /tmp/sink.out &&
+		grep -q ' eq=shutdown ' <<<"$last" &&
+		grep -q " cq_errs=$((2 * SINK_RECVS)) " <<<"$last" &&
+		grep -q ' recvs_done=0 ' <<<"$last" &&
+		grep -q ' unreported=0' <<<"$last"
+}
+peer_connect() { # peer_connect PORT: kfi_peer.ko connected from the peer namespace
+	in_peer insmod "$ko/kfi_peer.ko" addr=$here_ip port="$1"
+}
+
+# Bound on noticing a dead peer with fast_liveness: keepalive 2 s idle +
+# 2 x 1 s probes, or 3 s user timeout; with scheduling slack under TCG.
+DEAD_BOUND_S=15
+
+# --- peer module unloaded: the modules under it refuse to unload while it
+# holds objects, and the sink sees the connection end.
+peer_unload() {
+	sink_start 47811 20000
+	peer_connect 47811 || { wait; return 1; }
+	local refused=1
+	if rmmod kfi_tcp 2>/dev/null; then echo "kfi_tcp unloaded under a consumer"; refused=0; fi
+	if rmmod kfabric 2>/dev/null; then echo "kfabric unloaded under a consumer"; refused=0; fi
+	rmmod kfi_peer || return 1
+	sink_ended && [ $refused = 1 ]
+}
+
+# --- link dropped under an idle connection (the peer's side goes down)
+link_down() {
+	local t0 t1
+	sink_start 47812 30000
+	peer_connect 47812 || { wait; return 1; }
+	t0=$SECONDS
+	in_peer ip link set kfb down
+	sink_ended
+	local rc=$?
+	t1=$SECONDS
+	in_peer ip link set kfb up
+	rmmod kfi_peer
+	echo "SHUTDOWN after $((t1 - t0)) s (bound $DEAD_BOUND_S s)"
+	echo "KFI-FIGURE net_link_down_shutdown_s $((t1 - t0))" >&3
+	[ $rc = 0 ] && [ $((t1 - t0)) -le $DEAD_BOUND_S ]
+}
+
+# --- silent peer: every packet lost, both ways
+silent_peer() {
+	local t0 t1
+	sink_start 47813 30000
+	peer_connect 47813 || { wait; return 1; }
+	t0=$SECONDS
+	netem loss 100% || { rmmod kfi_peer; wait; return 1; }
+	sink_ended
+	local rc=$?
+	t1=$SECONDS
+	netem off
+	rmmod kfi_peer
+	echo "SHUTDOWN after $((t1 - t0)) s (bound $DEAD_BOUND_S s)"
+	echo "KFI-FIGURE net_silent_peer_shutdown_s $((t1 - t0))" >&3
+	[ $rc = 0 ] && [ $((t1 - t0)) -le $DEAD_BOUND_S ]
+}
+
+# --- silent peer while a stream is running (data unacknowledged: the
+# user timeout ends it); the sessions fail, neither hangs.
+silent_mid_stream() {
+	local t0 t1 rc=0
+	pp /tmp/sm.s "role=server addr=$here_ip verify=1 iters=20000 sizes=65536 timeout_ms=30000" &
+	sleep 0.5
+	pp_peer /tmp/sm.c "role=client addr=$here_ip verify=1 iters=20000 sizes=65536 timeout_ms=30000" &
+	sleep 2
+	t0=$SECONDS
+	netem loss 100% || rc=1
+	wait
+	t1=$SECONDS
+	netem off
+	echo "server: $(tr '\n' ' ' </tmp/sm.s)"
+	echo "client: $(tr '\n' ' ' </tmp/sm.c)"
+	echo "both ended $((t1 - t0)) s after the loss began"
+	echo "KFI-FIGURE net_silent_mid_stream_end_s $((t1 - t0))" >&3
+	[ $rc = 0 ] && ! ok /tmp/sm.s && ! ok /tmp/sm.c && [ $((t1 - t0)) -le 35 ]
+}
+
+# --- a userspace fi_pingpong peer killed with SIGKILL mid-run
+fi_pp_killed() {
+	local fpid t0 t1
+	pp /tmp/fk.m "role=server addr=$here_ip iters=1000000 sizes=64 timeout_ms=30000" &
+	sleep 0.5
+	in_peer timeout 60 fi_pingpong -p tcp -e msg -I 1000000 -S 64 $here_ip >/tmp/fk.f 2>&1 &
+	fpid=$!
+	sleep 3
+	t0=$SECONDS
+	kill -9 "$(pgrep -x fi_pingpong)"
+	wait
+	t1=$SECONDS
+	echo "module: $(tr '\n' ' ' </tmp/fk.m)"
+	echo "server session ended $((t1 - t0)) s after the kill"
+	! ok /tmp/fk.m && [ $((t1 - t0)) -le $DEAD_BOUND_S ]
+}
+
+# --- after all of that, a clean verified exchange across the link
+after_faults() {
+	stream after verify=1 iters=20 sizes=64,4096,65536
+}
+
+exec 3>&1
+if ! setup >/tmp/net-setup.log 2>&1; then
+	echo "KFI-RESULT FAIL net_setup"
+	sed 's/^/    /' /tmp/net-setup.log
+	exit 1
+fi
+echo "KFI-RESULT PASS net_setup"
+grep -q '^kfi_pingpong ' /proc/modules || insmod "$ko/kfi_pingpong.ko" ||
+	{ echo "KFI-RESULT FAIL net_insmod_pingpong"; exit 1; }
+fast_liveness
+
+result clean_stream stream clean verify=1 iters=20 sizes=1,64,4096,65536,1048576
+result netem_loss faulty_stream loss "loss 5%"
+result netem_delay_reorder faulty_stream reorder "delay 10ms 5ms reorder 25% 50%"
+result netem_duplicate faulty_stream dup "duplicate 10%"
+result netem_corrupt faulty_stream corrupt "corrupt 2%"
+result netem_mixed faulty_stream mixed "loss 2% delay 2ms 1ms duplicate 2% corrupt 1%"
+result peer_module_unload peer_unload
+result peer_link_down link_down
+result peer_silent silent_peer
+result peer_silent_mid_stream silent_mid_stream
+result peer_fi_pingpong_killed fi_pp_killed
+result after_faults after_faults
+
+restore_liveness
+result unload_pingpong rmmod kfi_pingpong
+ip netns del kfipeer
+ip link del kfa 2>/dev/null
+exit 0
