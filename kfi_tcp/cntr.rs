@@ -119,7 +119,7 @@ impl State {
                 // Cannot fail: the FIFO is at least as long as the
                 // engines together.
                 if self.ready.push_back(f.token).is_err() {
-                    pr_err!("kfi_tcp: trigger FIFO overflow (bug)\n");
+                    ffi::warn_once!("trigger FIFO overflow");
                 }
             }
         }
@@ -359,7 +359,7 @@ impl Cntr {
                 // retried shortly.
                 let t = KBox::into_raw(p) as usize as u64;
                 if self.state.lock().ready.push_front(t).is_err() {
-                    pr_err!("kfi_tcp: trigger FIFO overflow (bug)\n");
+                    ffi::warn_once!("trigger FIFO overflow");
                 }
                 self.kick(1);
                 return;

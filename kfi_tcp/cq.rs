@@ -354,7 +354,7 @@ impl Cq {
     #[inline]
     pub(crate) fn unreserve(&self, n: usize) {
         if self.state.lock().ring.unreserve(n).is_err() {
-            pr_err!("CQ: returned more slots than were reserved\n");
+            ffi::warn_once!("CQ: more slots returned than were reserved");
         }
     }
 
@@ -382,8 +382,11 @@ impl Cq {
         let wake = g.sleepers > 0;
         drop(g);
         if unreserved {
-            let fate = if pushed.is_some() { "queued" } else { "lost, CQ full" };
-            pr_err!("CQ: completion without a reservation ({})\n", fate);
+            if pushed.is_some() {
+                ffi::warn_once!("CQ: completion without a reservation (queued)");
+            } else {
+                ffi::warn_once!("CQ: completion without a reservation (lost, CQ full)");
+            }
         }
         if let Some(n) = pushed {
             self.notify(n, wake);

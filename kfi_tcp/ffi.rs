@@ -74,7 +74,7 @@ impl Drop for Registration {
         // holds no reference any more.
         let ret = unsafe { sys::kfi_provider_deregister(self.prov.as_ptr()) };
         if ret != 0 {
-            pr_err!("deregister: {}\n", ret);
+            warn_once!("provider deregistration failed");
             return; // leak rather than free what the core may still use
         }
         // SAFETY: allocated by `new`, unused by the core now.
@@ -282,6 +282,25 @@ pub(crate) unsafe fn param_bytes<'a>(param: *const c_void, len: usize) -> Option
     }
     // SAFETY: readable for `len` bytes (caller's contract).
     Some(unsafe { core::slice::from_raw_parts(param.cast::<u8>(), len) })
+}
+
+/// Reports a broken internal invariant with a kernel WARNING (which fails
+/// the test run) the first time this call site sees it. Usable in any
+/// context, with locks held.
+macro_rules! warn_once {
+    ($what:literal) => {{
+        static WARNED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+        if !WARNED.swap(true, core::sync::atomic::Ordering::Relaxed) {
+            $crate::ffi::warn(kernel::c_str!($what));
+        }
+    }};
+}
+pub(crate) use warn_once;
+
+/// The WARNING of [`warn_once!`].
+pub(crate) fn warn(what: &kernel::str::CStr) {
+    // SAFETY: `what` is NUL-terminated; the glue only formats it.
+    unsafe { sys::kfi_tcp_glue_warn(what.as_char_ptr().cast()) };
 }
 
 /// Negative errno as the C ABI wants it.

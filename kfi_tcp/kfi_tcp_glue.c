@@ -1609,3 +1609,16 @@ bool kfi_tcp_glue_net_is_current(const void *net)
 {
 	return net == current->nsproxy->net_ns;
 }
+
+/**
+ * kfi_tcp_glue_warn() - Report a broken internal invariant.
+ * @what: What broke (a NUL-terminated string).
+ *
+ * A kernel WARNING with a backtrace, so that the test harness, which fails
+ * a run on any WARNING, cannot miss it. The Rust side calls it once per
+ * place (ffi.rs, warn_once!).
+ */
+void kfi_tcp_glue_warn(const char *what)
+{
+	WARN(1, "kfi_tcp: broken invariant: %s\n", what);
+}

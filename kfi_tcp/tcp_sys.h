@@ -84,6 +84,7 @@ bool kfi_tcp_glue_is_fabric(const struct kfid_fabric *fabric);
 bool kfi_tcp_glue_is_domain(const struct kfid_domain *domain);
 bool kfi_tcp_glue_net_is_current(const void *net);
 bool kfi_tcp_glue_cpu_possible(int cpu);
+void kfi_tcp_glue_warn(const char *what);
 void kfi_tcp_glue_spin_lock_bh(spinlock_t *lock);
 void kfi_tcp_glue_spin_unlock_bh(spinlock_t *lock);
 void *kfi_tcp_glue_get_net(void);

@@ -873,6 +873,13 @@ pub(crate) fn debugfs_init() {
     unsafe { sys::kfi_glue_debugfs_init() };
 }
 
+/// Reports a broken internal invariant with a kernel WARNING (which fails
+/// the test run). For paths that run once (module exit).
+pub(crate) fn warn(what: &kernel::str::CStr) {
+    // SAFETY: `what` is NUL-terminated; the glue only formats it.
+    unsafe { sys::kfi_glue_warn(what.as_char_ptr().cast()) };
+}
+
 /// Removes the debugfs directory (module exit).
 pub(crate) fn debugfs_exit() {
     // SAFETY: called once from module exit, after debugfs_init.

@@ -132,3 +132,14 @@ void kfi_glue_debugfs_exit(void)
 {
 	debugfs_remove_recursive(kfi_debugfs_dir);
 }
+
+/**
+ * kfi_glue_warn() - Report a broken internal invariant.
+ * @what: What broke (a NUL-terminated string).
+ *
+ * A kernel WARNING with a backtrace: the test harness fails a run on any.
+ */
+void kfi_glue_warn(const char *what)
+{
+	WARN(1, "kfabric: broken invariant: %s\n", what);
+}

@@ -58,6 +58,7 @@ impl Drop for KFabric {
         let left = registry::count();
         if left != 0 {
             pr_err!("{} provider(s) still registered at unload\n", left);
+            ffi::warn(kernel::c_str!("providers still registered at unload"));
         }
         registry::REGISTRY.withdraw();
         let _ = &self.registry;
