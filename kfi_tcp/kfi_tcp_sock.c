@@ -52,6 +52,47 @@ struct kfi_tcp_sk {
 
 static struct workqueue_struct *kfi_tcp_wq;
 
+/*
+ * Dead-peer detection, applied to every connection when it is made (a
+ * change affects later connections). A peer that stops answering while
+ * data is unacknowledged ends the connection after user_timeout_ms; an
+ * idle connection is probed after keepalive_idle s, every keepalive_intvl
+ * s, and ends after keepalive_cnt unanswered probes. Either way the
+ * endpoint gets KFI_SHUTDOWN and its posted operations error completions
+ * (Documentation/kfi_tcp.md, "Dead peers"). 0 disables the mechanism.
+ */
+static unsigned int user_timeout_ms = 30000;
+module_param(user_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(user_timeout_ms,
+		 "end a connection whose sent data stays unacknowledged this long (ms; 0: TCP's default, ~15 min)");
+static unsigned int keepalive_idle = 10;
+module_param(keepalive_idle, uint, 0644);
+MODULE_PARM_DESC(keepalive_idle,
+		 "probe an idle connection after this many seconds (0: no keepalive)");
+static unsigned int keepalive_intvl = 5;
+module_param(keepalive_intvl, uint, 0644);
+MODULE_PARM_DESC(keepalive_intvl, "seconds between keepalive probes");
+static unsigned int keepalive_cnt = 4;
+module_param(keepalive_cnt, uint, 0644);
+MODULE_PARM_DESC(keepalive_cnt, "unanswered probes that end a connection");
+
+/* The dead-peer settings above, on a new connection's socket. */
+static void kfi_tcp_sk_liveness(struct sock *sk)
+{
+	unsigned int idle = READ_ONCE(keepalive_idle);
+	unsigned int intvl = READ_ONCE(keepalive_intvl);
+	unsigned int cnt = READ_ONCE(keepalive_cnt);
+
+	tcp_sock_set_user_timeout(sk, min_t(unsigned int, READ_ONCE(user_timeout_ms), INT_MAX));
+	if (!idle)
+		return;
+	/* out-of-range values are refused by TCP and leave its default */
+	tcp_sock_set_keepidle(sk, min_t(unsigned int, idle, MAX_TCP_KEEPIDLE));
+	tcp_sock_set_keepintvl(sk, clamp_t(unsigned int, intvl, 1, MAX_TCP_KEEPINTVL));
+	tcp_sock_set_keepcnt(sk, clamp_t(unsigned int, cnt, 1, MAX_TCP_KEEPCNT));
+	sock_set_keepalive(sk);
+}
+
 static_assert(sizeof(struct kfi_tcp_addr) == sizeof(struct sockaddr_in));
 static_assert(offsetof(struct kfi_tcp_addr, port) ==
 	      offsetof(struct sockaddr_in, sin_port));
@@ -95,6 +136,7 @@ static int kfi_tcp_sk_wrap(struct socket *sock, struct kfi_tcp_sk **out)
 	}
 	s->sock = sock;
 	tcp_sock_set_nodelay(sock->sk);
+	kfi_tcp_sk_liveness(sock->sk);
 	/* Allocations under the socket lock must not recurse into reclaim
 	 * that may wait for this very connection (storage consumers). */
 	sock->sk->sk_allocation = GFP_NOIO;
