@@ -100,9 +100,9 @@ netem() { # netem SPEC...: install; netem off: remove
 faulty_stream() { # faulty_stream TAG NETEM_SPEC
 	local tag=$1 spec=$2 rc
 	netem $spec || return 1
-	stream "$tag-msg" verify=1 iters=20 sizes=1,64,4096,65536,1048576 timeout_ms=60000
+	stream "$tag-msg" verify=1 iters=8 sizes=1,4096,262144 timeout_ms=60000
 	rc=$?
-	stream "$tag-tagged" tagged=1 verify=1 iters=20 sizes=1,64,4096,65536,1048576 timeout_ms=60000 || rc=1
+	stream "$tag-tagged" tagged=1 verify=1 iters=8 sizes=1,4096,262144 timeout_ms=60000 || rc=1
 	netem off
 	return $rc
 }
@@ -238,10 +238,10 @@ fast_liveness
 
 result clean_stream stream clean verify=1 iters=20 sizes=1,64,4096,65536,1048576
 result netem_loss faulty_stream loss "loss 5%"
-result netem_delay_reorder faulty_stream reorder "delay 10ms 5ms reorder 25% 50%"
+result netem_delay_reorder faulty_stream reorder "delay 4ms 2ms reorder 25% 50%"
 result netem_duplicate faulty_stream dup "duplicate 10%"
 result netem_corrupt faulty_stream corrupt "corrupt 2%"
-result netem_mixed faulty_stream mixed "loss 2% delay 2ms 1ms duplicate 2% corrupt 1%"
+result netem_mixed faulty_stream mixed "loss 2% delay 1ms duplicate 2% corrupt 1%"
 result peer_module_unload peer_unload
 result peer_link_down link_down
 result peer_silent silent_peer
