@@ -1443,6 +1443,7 @@ static void tcp_cq_bad_attributes(struct kunit *test)
 	struct kfi_cq_attr attr;
 	struct cq_fixture f;
 	struct kfid_cq *cq = NULL;
+	int cpu;
 
 	cq_setup(test, &f);
 	attr = good;
@@ -1457,7 +1458,7 @@ static void tcp_cq_bad_attributes(struct kunit *test)
 	attr.flags = KFI_SEND;
 	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
 			-EINVAL);
-	/* KFI_AFFINITY needs a possible CPU */
+	/* KFI_AFFINITY needs a CPU number in range ... */
 	attr.flags = KFI_AFFINITY;
 	attr.signaling_vector = -1;
 	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
@@ -1465,6 +1466,14 @@ static void tcp_cq_bad_attributes(struct kunit *test)
 	attr.signaling_vector = nr_cpu_ids;
 	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
 			-EINVAL);
+	/* ... and online: no work could be queued on an offline one */
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		attr.signaling_vector = cpu;
+		KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL,
+						  NULL), -EINVAL);
+	}
 	attr = good;
 	attr.wait_cond = (enum kfi_cq_wait_cond)2;
 	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
@@ -1672,15 +1681,47 @@ static void xf_cq_handler(struct kfid_cq *cq, void *context)
 		atomic_inc(&xf_handler_calls_in_caller);
 }
 
-static struct kfid_cq *xf_cq(struct kunit *test, struct xf_fixture *f)
+/*
+ * With xf_aff set (by a test, around xf_setup()), the four CQs (client tx,
+ * client rx, server tx, server rx: xf_aff[0..3]) are opened with
+ * KFI_AFFINITY on xf_aff[i].cpu and aff_handler, which counts its calls
+ * and those made on another CPU.
+ */
+struct aff_rec {
+	int cpu;
+	atomic_t calls, wrong;
+	int wrong_cpu;
+};
+
+static struct aff_rec *xf_aff;
+
+static void aff_handler(struct kfid_cq *cq, void *context)
+{
+	struct aff_rec *r = context;
+	int cpu = raw_smp_processor_id();
+
+	if (cpu != r->cpu) {
+		WRITE_ONCE(r->wrong_cpu, cpu);
+		atomic_inc(&r->wrong);
+	}
+	atomic_inc(&r->calls);
+}
+
+static struct kfid_cq *xf_cq(struct kunit *test, struct xf_fixture *f, int i)
 {
 	struct kfi_cq_attr attr = { .size = 256,
 				    .format = KFI_CQ_FORMAT_TAGGED };
+	kfi_comp_handler h = xf_handlers ? xf_cq_handler : NULL;
+	void *ctx = NULL;
 	struct kfid_cq *cq;
 
-	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->c.d.dom, &attr, &cq,
-					  xf_handlers ? xf_cq_handler : NULL,
-					  NULL), 0);
+	if (xf_aff) {
+		attr.flags = KFI_AFFINITY;
+		attr.signaling_vector = xf_aff[i].cpu;
+		h = aff_handler;
+		ctx = &xf_aff[i];
+	}
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->c.d.dom, &attr, &cq, h, ctx), 0);
 	return cq;
 }
 
@@ -1706,10 +1747,10 @@ static void xf_open_ex(struct kunit *test, struct xf_fixture *f,
 	KUNIT_ASSERT_EQ(test, kfi_pep_bind(c->pep, &c->peq->fid, 0), 0);
 	KUNIT_ASSERT_EQ(test, kfi_listen(c->pep), 0);
 	KUNIT_ASSERT_EQ(test, kfi_getname(&c->pep->fid, &c->paddr, &len), 0);
-	f->ctx = xf_cq(test, f);
-	f->crx = xf_cq(test, f);
-	f->stx = xf_cq(test, f);
-	f->srx = xf_cq(test, f);
+	f->ctx = xf_cq(test, f, 0);
+	f->crx = xf_cq(test, f, 1);
+	f->stx = xf_cq(test, f, 2);
+	f->srx = xf_cq(test, f, 3);
 	if (ctx_size)
 		c->d.list->tx_attr->size = ctx_size;
 	KUNIT_ASSERT_EQ(test, kfi_endpoint(c->d.dom, c->d.list, &c->cep, f),
@@ -3027,6 +3068,108 @@ static void tcp_msg_multi_recv_waits_for_cq_room(struct kunit *test)
 
 /* RMA: write, writedata, read, several regions, against registered memory
  * of the server's domain (offset addressing). */
+/*
+ * Waits until @r's handler was called @calls times in all, then reads the
+ * one entry it announced (@flags, @ctx) and reads again to find the CQ
+ * empty (which re-arms the handler for the next entry).
+ */
+static void aff_expect(struct kunit *test, struct kfid_cq *cq,
+		       struct aff_rec *r, int calls, u64 flags, void *ctx)
+{
+	struct kfi_cq_tagged_entry e;
+	int ms;
+
+	for (ms = 0; ms < XF_WAIT_MS && atomic_read(&r->calls) < calls; ms++)
+		msleep(1);
+	KUNIT_ASSERT_EQ(test, atomic_read(&r->calls), calls);
+	KUNIT_ASSERT_EQ(test, kfi_cq_read(cq, &e, 1), (ssize_t)1);
+	KUNIT_EXPECT_EQ(test, e.flags, flags);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, ctx);
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, &e, 1), (ssize_t)-EAGAIN);
+}
+
+/*
+ * KFI_AFFINITY (what Lustre's kfilnd asks for): each CQ's handler runs on
+ * its signaling_vector, for sends, receives, RMA writes, reads and remote
+ * writes with CQ data. The two CQs of each endpoint name different CPUs
+ * (client: transmit 1, receive 0; server: transmit 0, receive 1), so both
+ * the connection's own work (queued on the receive CQ's CPU) and the hop
+ * to the other CPU are used. Data compared.
+ */
+static void tcp_cq_affinity_runs_on_cpu(struct kunit *test)
+{
+	struct aff_rec rec[4] = { { .cpu = 1 }, { .cpu = 0 }, { .cpu = 0 },
+				  { .cpu = 1 } };
+	char a[16] = "", b[16] = "", out[16] = "to the server",
+	     back[16] = "to the client";
+	u8 *region, *rd;
+	struct kfid_mr *mr;
+	struct xf_fixture f;
+	int i;
+
+	if (!cpu_online(0) || !cpu_online(1))
+		kunit_skip(test, "needs CPUs 0 and 1 online");
+	region = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	rd = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, region);
+	KUNIT_ASSERT_NOT_NULL(test, rd);
+	xf_aff = rec;
+	xf_setup(test, &f);
+	xf_aff = NULL;
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, region, 4096,
+					 KFI_REMOTE_WRITE | KFI_REMOTE_READ,
+					 0, 21, 0, &mr, NULL), 0);
+	for (i = 0; i < 3; i++) {
+		int n = i + 1;
+
+		/* client -> server */
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, a, sizeof(a), NULL, 0,
+					       a), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, out, sizeof(out), NULL,
+					       0, out), 0);
+		aff_expect(test, f.srx, &rec[3], 2 * i + 1, KFI_RECV | KFI_MSG,
+			   a);
+		aff_expect(test, f.ctx, &rec[0], 3 * i + 1, KFI_SEND | KFI_MSG,
+			   out);
+		KUNIT_EXPECT_STREQ(test, a, out);
+		/* server -> client */
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, b, sizeof(b), NULL, 0,
+					       b), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.sep, back, sizeof(back),
+					       NULL, 0, back), 0);
+		aff_expect(test, f.crx, &rec[1], n, KFI_RECV | KFI_MSG, b);
+		aff_expect(test, f.stx, &rec[2], n, KFI_SEND | KFI_MSG, back);
+		KUNIT_EXPECT_STREQ(test, b, back);
+		/* RMA write with CQ data, then read it back */
+		fill(rd, 4096, i);
+		KUNIT_ASSERT_EQ(test, kfi_writedata(f.c.cep, rd, 4096, NULL,
+						    100 + i, 0, 0, 21, rd), 0);
+		aff_expect(test, f.srx, &rec[3], 2 * i + 2,
+			   KFI_RMA | KFI_REMOTE_WRITE | KFI_REMOTE_CQ_DATA,
+			   NULL);
+		aff_expect(test, f.ctx, &rec[0], 3 * i + 2, KFI_RMA | KFI_WRITE,
+			   rd);
+		KUNIT_EXPECT_EQ(test, memcmp(region, rd, 4096), 0);
+		memset(rd, 0, 4096);
+		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, rd, 4096, NULL, 0, 0,
+					       21, region), 0);
+		aff_expect(test, f.ctx, &rec[0], 3 * i + 3, KFI_RMA | KFI_READ,
+			   region);
+		KUNIT_EXPECT_EQ(test, memcmp(region, rd, 4096), 0);
+	}
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&rec[i].wrong), 0,
+				    "CQ %d (CPU %d): a call on CPU %d", i,
+				    rec[i].cpu, READ_ONCE(rec[i].wrong_cpu));
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	xf_teardown(test, &f);
+	/* nothing called after the teardown */
+	KUNIT_EXPECT_EQ(test, atomic_read(&rec[0].calls), 9);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rec[1].calls), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rec[2].calls), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rec[3].calls), 6);
+}
+
 static void tcp_rma_write_read(struct kunit *test)
 {
 	struct xf_fixture f;
@@ -3833,6 +3976,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_completion_flags),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
 	KUNIT_CASE(tcp_rma_write_read),
+	KUNIT_CASE(tcp_cq_affinity_runs_on_cpu),
 	KUNIT_CASE(tcp_rma_bad_access),
 	KUNIT_CASE(tcp_rma_256_page_region),
 	KUNIT_CASE(tcp_msg_256_segments),
