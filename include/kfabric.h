@@ -779,7 +779,10 @@ struct kfi_wait_attr;
  * than schedule work that later drains the CQ with kfi_cq_read().  A
  * provider may hold back further calls until a read of the CQ has returned
  * -EAGAIN, so the consumer must drain the queue until -EAGAIN to be called
- * again.  The handler may run on any CPU and concurrently with reads.
+ * again.  The handler may run on any CPU and concurrently with reads,
+ * except for a CQ opened with KFI_AFFINITY (&struct kfi_cq_attr), whose
+ * handler a provider that accepts the flag calls on the CPU
+ * signaling_vector only.
  */
 typedef void (*kfi_comp_handler)(struct kfid_cq *cq, void *context);
 

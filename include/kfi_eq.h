@@ -326,10 +326,14 @@ enum kfi_cq_wait_cond {
 /**
  * struct kfi_cq_attr - Completion queue attributes.
  * @size: Number of entries the queue can hold.
- * @flags: Must be zero.
+ * @flags: 0 or KFI_AFFINITY: @signaling_vector is a CPU, on which the
+ *	completion handler is called (and, where the provider can, the work
+ *	producing the completions runs); an invalid or offline CPU fails the
+ *	open with -EINVAL.
  * @format: Entry layout.
  * @wait_obj: Wait object for the blocking reads.
- * @signaling_vector: Preferred interrupt vector or CPU, if supported.
+ * @signaling_vector: Preferred interrupt vector or CPU, if supported; the
+ *	CPU with KFI_AFFINITY.
  * @wait_cond: Default condition of the blocking reads.
  * @wait_set: Wait set to join when @wait_obj is KFI_WAIT_SET.
  */

@@ -48,7 +48,7 @@ use kernel::prelude::*;
 use crate::sync::{TryGuard, TryLock};
 use crate::ffi::Timer;
 use crate::cq::Cq;
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::workqueue::{Work, WorkItem};
 use kernel::{impl_has_work, new_mutex, new_spinlock, new_work};
@@ -174,6 +174,10 @@ pub(crate) struct Conn {
     /// its connection before it unbinds its CQs, and a CQ does not close
     /// while an endpoint is bound to it.
     event_cqs: [AtomicPtr<Cq>; 2],
+    /// The CPU the work item is queued on (`KFI_AFFINITY` of the
+    /// endpoint's receive CQ, else of its transmit CQ; see `cq.rs`), or
+    /// -1: the CPU that queues it.
+    cpu: AtomicI32,
 }
 
 impl_has_work! {
@@ -230,7 +234,7 @@ unsafe extern "C" fn conn_late(ctx: *mut c_void) {
     if c.late_seen.swap(taken, Ordering::Relaxed) != taken {
         c.late.arm(1);
     } else {
-        let _ = ffi::queue().enqueue(Arc::<Conn>::from(c));
+        Arc::<Conn>::from(c).kick();
     }
 }
 
@@ -278,6 +282,7 @@ impl Conn {
                 late_seen: AtomicU32::new(0),
                 late,
                 event_cqs: [AtomicPtr::new(core::ptr::null_mut()), AtomicPtr::new(core::ptr::null_mut())],
+                cpu: AtomicI32::new(-1),
             }),
             GFP_KERNEL,
         )?;
@@ -309,9 +314,24 @@ impl Conn {
         Conn::new(s, Phase::AwaitReq, Owner::Pep(pep), None)
     }
 
-    /// Queues the work item.
+    /// Queues the work item (on its CPU, see `cpu`).
     pub(crate) fn kick(self: &Arc<Self>) {
-        let _ = ffi::queue().enqueue(self.clone());
+        let cpu = u32::try_from(self.cpu.load(Ordering::Relaxed)).ok();
+        ffi::enqueue_on(cpu, self.clone());
+    }
+
+    /// Sets the CPU the work item runs on from now on (`None`: wherever
+    /// it is queued).
+    pub(crate) fn set_cpu(&self, cpu: Option<u32>) {
+        self.cpu.store(cpu.map_or(-1, |c| c as i32), Ordering::Relaxed);
+    }
+
+    /// The function the connections' work items run (to tell them from
+    /// other work, see `Cq`'s handler calls).
+    pub(crate) fn work_fn() -> *const c_void {
+        let f: unsafe extern "C" fn(*mut kernel::bindings::work_struct) =
+            <Arc<Conn> as kernel::workqueue::WorkItemPointer<0>>::run;
+        f as *const c_void
     }
 
     /// Takes the "socket event since the last poll" mark.

@@ -30,6 +30,20 @@
 //! the call. A consumer that drains until -EAGAIN therefore always gets
 //! the next call, and is not called again before it has drained.
 //!
+//! CPU affinity (`KFI_AFFINITY` in the attributes' `flags`, with
+//! `signaling_vector` an online CPU; nvme-tcp's per-queue `io_cpu` is the
+//! model): the handler is only ever called on that CPU, and the work items
+//! of the connections of endpoints whose receive CQ (else transmit CQ) has
+//! it are queued there (`queue_work_on`), so the work producing this CQ's
+//! completions runs there too. A completion produced elsewhere (the other
+//! CQ of an endpoint whose two CQs name different CPUs, a `kfi_cancel`, a
+//! counter's trigger work) hands the handler call to the CQ's own work
+//! item on its CPU (`hop`); one produced by a connection's work item
+//! running on the CPU calls it directly. A polling consumer's own reads and posts
+//! still move data in the consumer's context (that is where it asked for
+//! it), and a CPU that goes offline later makes the workqueue run these
+//! items elsewhere.
+//!
 //! Blocking reads (`sread`, `sreadfrom`) wait on a condition variable until
 //! enough entries are queued (1, or with `KFI_CQ_COND_THRESHOLD` the value
 //! of the `cond` pointer, at most `count`) or an error entry is queued, the
@@ -159,6 +173,12 @@ pub(crate) struct Cq {
     /// behind: reads look at the endpoints only when set, so that an idle
     /// poll takes no lock.
     dirty: AtomicBool,
+    /// `KFI_AFFINITY`: the CPU the handler and the completion work run on.
+    cpu: Option<u32>,
+    /// With `cpu` and a handler: the work item calling the handler on
+    /// `cpu` for completions produced elsewhere (set once at open, before
+    /// the CQ is published).
+    hop: Option<ffi::DWork>,
     /// The ring is empty and armed (`Ring::is_armed`): a non-blocking read
     /// would change nothing and return -EAGAIN, so it does so without the
     /// lock. Stored under `state` after every change of the ring (see
@@ -230,6 +250,11 @@ impl Cq {
         }
         self.bound.fetch_add(1, Ordering::AcqRel);
         Ok(())
+    }
+
+    /// The CPU of `KFI_AFFINITY`, if any.
+    pub(crate) fn cpu(&self) -> Option<u32> {
+        self.cpu
     }
 
     /// True if the consumer gave a completion handler.
@@ -399,12 +424,23 @@ impl Cq {
         if wake {
             self.wait.notify_all();
         }
-        if n == Notify::Handler {
-            if let Some(h) = self.cq.comp_handler {
-                // SAFETY: the consumer's handler with its own context, on
-                // this live CQ; no lock is held.
-                unsafe { h(&self.cq as *const _ as *mut _, self.cq.fid.context) };
+        if n != Notify::Handler {
+            return;
+        }
+        if let (Some(hop), Some(cpu)) = (&self.hop, self.cpu) {
+            if !in_work_on(cpu) {
+                hop.queue_on(cpu);
+                return;
             }
+        }
+        self.call_handler();
+    }
+
+    fn call_handler(&self) {
+        if let Some(h) = self.cq.comp_handler {
+            // SAFETY: the consumer's handler with its own context, on
+            // this live CQ; no lock is held.
+            unsafe { h(&self.cq as *const _ as *mut _, self.cq.fid.context) };
         }
     }
 
@@ -555,12 +591,35 @@ impl Cq {
     }
 }
 
+/// Whether the caller is a connection's work item running on `cpu` and
+/// bound to it: a handler of that CPU may be called from here. (Not the
+/// hop item: a completion produced by a call of the handler it runs must
+/// not call the handler again inside it.)
+fn in_work_on(cpu: u32) -> bool {
+    let f = crate::conn::Conn::work_fn();
+    // SAFETY: reads the current task's work and CPU; `f` is compared only.
+    unsafe { sys::kfi_tcp_glue_in_work_on(cpu as c_int, f) }
+}
+
+/// The hop work item (`Cq::hop`): the handler, on the CQ's CPU.
+///
+/// # Safety
+/// `ctx` is a live `Cq`: its close cancels the item (waiting for a run)
+/// before it frees the CQ.
+unsafe extern "C" fn cq_hop(ctx: *mut c_void) {
+    // SAFETY: by the contract above.
+    let cq = unsafe { &*ctx.cast::<Cq>() };
+    cq.call_handler();
+}
+
 /// `cq_open` of a domain.
 ///
 /// Attributes: `size` 0 means 1024, at most 65536 (-EINVAL above); `flags`
-/// 0 or `KFI_AFFINITY`, which requires `signaling_vector` to be a possible
-/// CPU (a hint, accepted and not used yet: completions are produced by the
-/// connections' work items); without it `signaling_vector` is ignored;
+/// 0 or `KFI_AFFINITY`, which requires `signaling_vector` to be an online
+/// CPU (-EINVAL otherwise): the completion handler is then only called on
+/// that CPU and the connections whose completions come here do their work
+/// there (see the module documentation); without it `signaling_vector` is
+/// ignored;
 /// `format` UNSPEC (= CONTEXT), CONTEXT, MSG, DATA or TAGGED; `wait_cond`
 /// NONE or THRESHOLD; `wait_obj` NONE or UNSPEC (blocking reads work with
 /// either), WAIT_SET and WAIT_QUEUE: -ENOSYS. Anything else: -EINVAL.
@@ -587,10 +646,15 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
     if attr.flags & !affinity != 0 {
         return einval();
     }
-    // SAFETY: a plain query of the possible-CPU mask.
-    if attr.flags & affinity != 0 && !unsafe { sys::kfi_tcp_glue_cpu_possible(attr.signaling_vector) } {
-        return einval();
-    }
+    let cpu = if attr.flags & affinity != 0 {
+        // SAFETY: a plain query of the online-CPU mask.
+        if !unsafe { sys::kfi_tcp_glue_cpu_usable(attr.signaling_vector) } {
+            return einval();
+        }
+        Some(attr.signaling_vector as u32)
+    } else {
+        None
+    };
     // Blocking reads are built in; wait sets and wait queues are not.
     if attr.wait_obj != sys::KFI_WAIT_NONE && attr.wait_obj != sys::KFI_WAIT_UNSPEC {
         return ffi::neg(bindings::ENOSYS);
@@ -615,6 +679,8 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
         sleeping: AtomicUsize::new(0),
         dirty: AtomicBool::new(true),
         idle: AtomicBool::new(true),
+        cpu,
+        hop: None,
         room_wanted: AtomicBool::new(false),
         polled: AtomicU64::new(0),
     });
@@ -626,6 +692,19 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
     // SAFETY: the object stays pinned: it is only ever freed in place by
     // `kfi_tcp_cq_close`, never moved.
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
+    if cpu.is_some() && handler.is_some() {
+        // SAFETY: the CQ is freed only by `kfi_tcp_cq_close`, which drops
+        // the item (cancelling it) first.
+        match unsafe { ffi::DWork::new(cq_hop, p.cast()) } {
+            // SAFETY: not published yet: nobody else sees the object.
+            Ok(w) => unsafe { (*p).hop = Some(w) },
+            Err(_) => {
+                // SAFETY: ours, unpublished, allocated by KBox above.
+                drop(unsafe { KBox::from_raw(p) });
+                return ffi::neg(bindings::ENOMEM);
+            }
+        }
+    }
     d.child_opened();
     // SAFETY: `p` is our fresh object; the glue fills the header.
     unsafe {
@@ -645,6 +724,16 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_close(fid: *mut sys::kfid) -> c_int {
     let (bound, d) = unsafe { ((*p).bound.load(Ordering::Acquire), (*p).domain) };
     if bound != 0 {
         return ffi::neg(bindings::EBUSY);
+    }
+    // SAFETY: live until freed below.
+    if let Some(hop) = unsafe { (*p).hop.as_ref() } {
+        // Closing from the handler the hop runs would wait for itself.
+        if hop.is_current() {
+            return ffi::neg(bindings::EDEADLK);
+        }
+        // No run after this: nothing calls the handler any more (no
+        // endpoint is bound, so nothing completes here).
+        hop.cancel_sync();
     }
     // SAFETY: allocated with KBox by `kfi_tcp_domain_cq_open`; no endpoint
     // refers to it; the consumer gave up its pointer by closing.

@@ -112,6 +112,26 @@ pub(crate) fn queue() -> &'static kernel::workqueue::Queue {
     unsafe { kernel::workqueue::Queue::from_raw(sys::kfi_tcp_glue_wq().cast::<bindings::workqueue_struct>().cast_const()) }
 }
 
+/// Queues a work item on the provider's workqueue: on `cpu` when given
+/// (an online CPU, `KFI_AFFINITY`), else on the local CPU. Nothing if it
+/// is queued already.
+pub(crate) fn enqueue_on<W>(cpu: Option<u32>, w: W)
+where
+    W: kernel::workqueue::RawWorkItem<0, EnqueueOutput = core::result::Result<(), W>> + Send + 'static,
+{
+    let Some(cpu) = cpu else {
+        let _ = queue().enqueue(w);
+        return;
+    };
+    // SAFETY: returns the provider's workqueue, live while any work item
+    // of it can be queued (see `queue`).
+    let wq = unsafe { sys::kfi_tcp_glue_wq() }.cast::<bindings::workqueue_struct>();
+    // SAFETY: `__enqueue` hands the closure a valid work_struct pointer
+    // (its contract); the workqueue is live (see `queue`); queue_work_on
+    // returns whether it took the item, as `__enqueue` requires.
+    let _ = unsafe { w.__enqueue(move |work| bindings::queue_work_on(cpu as c_int, wq, work)) };
+}
+
 /// The kernel's tick counter.
 pub(crate) fn jiffies() -> u64 {
     // SAFETY: reads a counter.
@@ -516,6 +536,19 @@ impl DWork {
 }
 
 impl DWork {
+    /// Runs the callback as soon as possible on `cpu` (an online CPU);
+    /// nothing if a run is pending already. Any context.
+    pub(crate) fn queue_on(&self, cpu: u32) {
+        // SAFETY: live by the invariant.
+        unsafe { sys::kfi_tcp_dwork_queue_on(self.0.as_ptr(), cpu as c_int) }
+    }
+
+    /// Whether the caller is this item's callback.
+    pub(crate) fn is_current(&self) -> bool {
+        // SAFETY: live by the invariant; a comparison of pointers.
+        unsafe { sys::kfi_tcp_dwork_is_current(self.0.as_ptr()) }
+    }
+
     /// Cancels a queued run and waits for a running one (process
     /// context).
     pub(crate) fn cancel_sync(&self) {

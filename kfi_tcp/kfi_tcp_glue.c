@@ -1235,14 +1235,38 @@ bool kfi_tcp_glue_is_cq(const struct kfid *fid)
 }
 
 /**
- * kfi_tcp_glue_cpu_possible() - Check a CPU number given by a consumer.
+ * kfi_tcp_glue_cpu_usable() - Check a CPU number given by a consumer.
  * @cpu: The number, e.g. kfi_cq_attr.signaling_vector with KFI_AFFINITY.
  *
- * Return: true if @cpu is a possible CPU.
+ * Return: true if @cpu is an online CPU (work can be queued on it).
  */
-bool kfi_tcp_glue_cpu_possible(int cpu)
+bool kfi_tcp_glue_cpu_usable(int cpu)
 {
-	return cpu >= 0 && cpu < nr_cpu_ids && cpu_possible(cpu);
+	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
+}
+
+/**
+ * kfi_tcp_glue_in_work_on() - Is the caller a connection's work item,
+ * running on @cpu and bound to it?
+ * @cpu: The CPU.
+ * @conn_fn: The function of the connections' work items (Rust's).
+ *
+ * A work item queued with queue_work_on() on the provider's (per-CPU)
+ * workqueue runs in a kworker bound to that CPU alone; a CQ with
+ * KFI_AFFINITY calls its completion handler directly only from such a
+ * work item of its CPU, and from its own work item otherwise (never from
+ * a consumer's call, which may hold locks its handler takes, nor from a
+ * handler).
+ *
+ * Return: true if so.
+ */
+bool kfi_tcp_glue_in_work_on(int cpu, const void *conn_fn)
+{
+	struct work_struct *w = current_work();
+
+	if (!w || (const void *)w->func != conn_fn)
+		return false;
+	return current->nr_cpus_allowed == 1 && raw_smp_processor_id() == cpu;
 }
 
 /**
@@ -1379,6 +1403,31 @@ void kfi_tcp_dwork_queue(struct kfi_tcp_dwork *d, unsigned long delay)
 		queue_delayed_work(kfi_tcp_glue_wq(), &d->dw, delay);
 	else
 		mod_delayed_work(kfi_tcp_glue_wq(), &d->dw, 0);
+}
+
+/**
+ * kfi_tcp_dwork_queue_on() - Run the item now on @cpu.
+ * @d: The item.
+ * @cpu: An online CPU (if it goes offline, the item runs elsewhere).
+ *
+ * Does nothing if the item is pending already.
+ *
+ * Context: Any context.
+ */
+void kfi_tcp_dwork_queue_on(struct kfi_tcp_dwork *d, int cpu)
+{
+	queue_delayed_work_on(cpu, kfi_tcp_glue_wq(), &d->dw, 0);
+}
+
+/**
+ * kfi_tcp_dwork_is_current() - Is the caller the item's callback?
+ * @d: The item.
+ *
+ * Return: true when called from the callback of @d.
+ */
+bool kfi_tcp_dwork_is_current(struct kfi_tcp_dwork *d)
+{
+	return current_work() == &d->dw.work;
 }
 
 /**

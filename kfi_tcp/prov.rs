@@ -31,14 +31,17 @@ const QUEUE_SIZE: usize = 1024;
 const MAX_MSG_SIZE: usize = 1 << 30;
 
 /// Transmit capabilities: `KFI_TRIGGER` (triggered operations, aliases,
-/// deferred work) is implemented for every transmit.
+/// deferred work) is implemented for every transmit; `KFI_FENCE` is
+/// accepted on every transmit and holds by construction (one connection
+/// is one ordered stream its peer serves in order).
 const TX_CAPS: u64 = sys::KFI_MSG as u64
     | sys::KFI_RMA as u64
     | sys::KFI_TAGGED as u64
     | sys::KFI_SEND as u64
     | sys::KFI_READ as u64
     | sys::KFI_WRITE as u64
-    | sys::KFI_TRIGGER as u64;
+    | sys::KFI_TRIGGER as u64
+    | sys::KFI_FENCE as u64;
 /// Receive capabilities: `KFI_RMA_EVENT`, because remote reads and writes
 /// of our regions count on the counters bound with `KFI_REMOTE_READ` /
 /// `KFI_REMOTE_WRITE`; `KFI_TRIGGER` for triggered receives.
@@ -58,11 +61,15 @@ pub(crate) const TX_OP_FLAGS: u64 = sys::KFI_COMPLETION as u64
     | sys::KFI_INJECT_COMPLETE as u64
     | sys::KFI_TRANSMIT_COMPLETE as u64
     | sys::KFI_DELIVERY_COMPLETE as u64
-    | sys::KFI_MORE as u64;
+    | sys::KFI_MORE as u64
+    | sys::KFI_FENCE as u64;
 /// The same for `rx_attr->op_flags` (`KFI_MULTI_RECV` applies to untagged
-/// receives only).
-pub(crate) const RX_OP_FLAGS: u64 =
-    sys::KFI_COMPLETION as u64 | sys::KFI_MULTI_RECV as u64 | sys::KFI_MORE as u64;
+/// receives only; `KFI_TRANSMIT_COMPLETE` asks nothing more of a receive
+/// than that its data is placed, which is when it completes).
+pub(crate) const RX_OP_FLAGS: u64 = sys::KFI_COMPLETION as u64
+    | sys::KFI_MULTI_RECV as u64
+    | sys::KFI_MORE as u64
+    | sys::KFI_TRANSMIT_COMPLETE as u64;
 const DOMAIN_CAPS: u64 = sys::KFI_LOCAL_COMM as u64 | sys::KFI_REMOTE_COMM as u64;
 /// A byte stream keeps everything in order except completions.
 const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
@@ -255,6 +262,15 @@ unsafe extern "C" fn tcp_getinfo(
     // SAFETY: the core passes NULL or valid hints.
     if let Some(ep) = unsafe { hints.as_ref().and_then(|h| h.ep_attr.as_ref()) } {
         if ep.type_ != sys::KFI_EP_UNSPEC && ep.type_ != sys::KFI_EP_MSG {
+            return ffi::neg(bindings::ENODATA);
+        }
+    }
+    // MSG endpoints use no address vector and `kfi_av_open` is not
+    // offered: a consumer asking for a kind of AV gets nothing (the
+    // generic rule would let an `KFI_AV_UNSPEC` entry match any).
+    // SAFETY: as above.
+    if let Some(d) = unsafe { hints.as_ref().and_then(|h| h.domain_attr.as_ref()) } {
+        if d.av_type != sys::KFI_AV_UNSPEC {
             return ffi::neg(bindings::ENODATA);
         }
     }

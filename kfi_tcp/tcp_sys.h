@@ -83,7 +83,8 @@ bool kfi_tcp_glue_is_alias(const struct kfid *fid);
 bool kfi_tcp_glue_is_fabric(const struct kfid_fabric *fabric);
 bool kfi_tcp_glue_is_domain(const struct kfid_domain *domain);
 bool kfi_tcp_glue_net_is_current(const void *net);
-bool kfi_tcp_glue_cpu_possible(int cpu);
+bool kfi_tcp_glue_cpu_usable(int cpu);
+bool kfi_tcp_glue_in_work_on(int cpu, const void *conn_fn);
 void kfi_tcp_glue_warn(const char *what);
 void kfi_tcp_glue_spin_lock_bh(spinlock_t *lock);
 void kfi_tcp_glue_spin_unlock_bh(spinlock_t *lock);
@@ -230,6 +231,8 @@ struct kfi_tcp_dwork;
 struct kfi_tcp_dwork *kfi_tcp_dwork_alloc(void (*fn)(void *ctx), void *ctx);
 unsigned long kfi_tcp_glue_jiffies(void);
 void kfi_tcp_dwork_queue(struct kfi_tcp_dwork *d, unsigned long delay);
+void kfi_tcp_dwork_queue_on(struct kfi_tcp_dwork *d, int cpu);
+bool kfi_tcp_dwork_is_current(struct kfi_tcp_dwork *d);
 void kfi_tcp_dwork_cancel(struct kfi_tcp_dwork *d);
 void kfi_tcp_dwork_free(struct kfi_tcp_dwork *d);
 /* Timers calling back in softirq context (kfi_tcp_glue.c). */

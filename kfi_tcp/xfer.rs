@@ -350,6 +350,16 @@ pub(crate) struct Config {
     pub(crate) cntrs: Cntrs,
 }
 
+impl Config {
+    /// The CPU the connection's work runs on: `KFI_AFFINITY` of the
+    /// receive CQ, else of the transmit CQ (see `cq.rs`).
+    fn io_cpu(&self) -> Option<u32> {
+        // SAFETY: bound CQs, valid while bound (see `Queues`).
+        let cpu = |cq: Option<*const Cq>| cq.and_then(|c| unsafe { &*c }.cpu());
+        cpu(self.rx_cq).or_else(|| cpu(self.tx_cq))
+    }
+}
+
 /// What `q` protects.
 struct Queues {
     /// Set by `kfi_enable` (slots allocated); posts before fail.
@@ -752,6 +762,9 @@ impl EpData {
                 return Err(EINVAL);
             }
             g.cfg = cfg;
+            if let Some(c) = &g.conn {
+                c.set_cpu(cfg.io_cpu());
+            }
             g.tx_free = tx_free;
             g.rx_free = rx_free;
             g.enabled = true;
@@ -807,8 +820,11 @@ impl EpData {
     /// Attaches the connection whose work item moves the data.
     pub(crate) fn set_conn(&self, c: Option<Arc<Conn>>) -> Option<Arc<Conn>> {
         let mut g = self.q.lock();
-        if c.is_some() {
+        if let Some(c) = &c {
             g.down = false;
+            if g.enabled {
+                c.set_cpu(g.cfg.io_cpu());
+            }
         }
         core::mem::replace(&mut g.conn, c)
     }

@@ -407,8 +407,11 @@ struct dom_fixture {
 	struct kfid_domain *dom;
 };
 
-/* Capabilities the next dom_setup_at() asks for (a suite sets them). */
-static uint64_t dom_hint_caps;
+/*
+ * Capabilities and default op flags the next dom_setup_at() asks for (a
+ * suite or test sets them).
+ */
+static uint64_t dom_hint_caps, dom_hint_tx_flags, dom_hint_rx_flags;
 
 static void dom_setup_at(struct kunit *test, struct dom_fixture *f,
 			 int mr_mode, const char *node, uint64_t flags)
@@ -416,6 +419,8 @@ static void dom_setup_at(struct kunit *test, struct dom_fixture *f,
 	memset(f, 0, sizeof(*f));
 	f->hints = tcp_hints(test);
 	f->hints->caps = dom_hint_caps;
+	f->hints->tx_attr->op_flags = dom_hint_tx_flags;
+	f->hints->rx_attr->op_flags = dom_hint_rx_flags;
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, node, NULL, flags, f->hints,
 					  &f->list), 0);
 	f->list->domain_attr->mr_mode = mr_mode;
@@ -630,6 +635,422 @@ static void tcp_getinfo_advertises_what_works(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kfi_endpoint(d.dom, d.list, &ep, NULL), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
 	dom_teardown(test, &d);
+}
+
+/*
+ * Every bit, value and attribute of the kfabric 1.7 headers that a
+ * consumer can ask for in kfi_getinfo() hints, and what the tcp provider
+ * answers: its entry (supported, or not required of the consumer, or
+ * accepted and ignored: see Documentation/api.md) or -ENODATA. This table
+ * is the single source of truth of the tests below and of the table in
+ * Documentation/api.md. Numeric attributes: a hint at the advertised limit
+ * is found, one above it is not.
+ */
+enum walk_field {
+	W_CAPS, W_MODE, W_ADDR_FORMAT,
+	W_TX_CAPS, W_RX_CAPS, W_TX_MODE, W_RX_MODE,
+	W_TX_OP_FLAGS, W_RX_OP_FLAGS,
+	W_TX_MSG_ORDER, W_RX_MSG_ORDER, W_TX_COMP_ORDER, W_RX_COMP_ORDER,
+	W_TX_INJECT_SIZE, W_TX_SIZE, W_TX_IOV_LIMIT, W_TX_RMA_IOV_LIMIT,
+	W_TX_TCLASS,
+	W_RX_SIZE, W_RX_IOV_LIMIT, W_RX_TOTAL_BUFFERED_RECV,
+	W_EP_TYPE, W_EP_PROTOCOL, W_EP_PROTOCOL_VERSION, W_EP_MAX_MSG_SIZE,
+	W_EP_MSG_PREFIX_SIZE, W_EP_MAX_ORDER_RAW_SIZE, W_EP_MAX_ORDER_WAR_SIZE,
+	W_EP_MAX_ORDER_WAW_SIZE, W_EP_MEM_TAG_FORMAT, W_EP_TX_CTX_CNT,
+	W_EP_RX_CTX_CNT, W_EP_AUTH_KEY_SIZE,
+	W_DOM_THREADING, W_DOM_CONTROL_PROGRESS, W_DOM_DATA_PROGRESS,
+	W_DOM_RESOURCE_MGMT, W_DOM_AV_TYPE, W_DOM_MR_MODE, W_DOM_MR_KEY_SIZE,
+	W_DOM_CQ_DATA_SIZE, W_DOM_CQ_CNT, W_DOM_EP_CNT, W_DOM_TX_CTX_CNT,
+	W_DOM_RX_CTX_CNT, W_DOM_MAX_EP_TX_CTX, W_DOM_MAX_EP_RX_CTX,
+	W_DOM_MAX_EP_STX_CTX, W_DOM_MAX_EP_SRX_CTX, W_DOM_CNTR_CNT,
+	W_DOM_MR_IOV_LIMIT, W_DOM_CAPS, W_DOM_MODE, W_DOM_AUTH_KEY_SIZE,
+	W_DOM_MAX_ERR_DATA, W_DOM_MR_CNT, W_DOM_TCLASS,
+};
+
+struct walk_row {
+	const char *name;
+	enum walk_field field;
+	u64 value;
+	bool found;
+};
+
+#define WR(field, value, found) { #field " " #value, field, value, found }
+#define Y true
+#define N false
+/* One capability bit: in info->caps, tx_attr->caps, rx_attr->caps. */
+#define WCAP(bit, info, tx, rx)						\
+	WR(W_CAPS, bit, info), WR(W_TX_CAPS, bit, tx), WR(W_RX_CAPS, bit, rx)
+/* A limit: found at it, not above it. */
+#define WLIM(field, limit)						\
+	WR(field, limit, Y), WR(field, (limit) + 1, N)
+
+static const struct walk_row walk_rows[] = {
+	/*
+	 * Capabilities. tx caps ignore receive-side bits and rx caps
+	 * transmit-side ones (libfabric's rule): found there without
+	 * being a transmit (receive) capability.
+	 */
+	WCAP(KFI_MSG, Y, Y, Y),
+	WCAP(KFI_RMA, Y, Y, Y),
+	WCAP(KFI_TAGGED, Y, Y, Y),
+	WCAP(KFI_ATOMIC, N, N, N),
+	WCAP(KFI_MULTICAST, N, N, Y),		/* rx: ignored */
+	WCAP(KFI_TAGGED_RMA, N, N, N),
+	WCAP(KFI_READ, Y, Y, Y),		/* rx: ignored */
+	WCAP(KFI_WRITE, Y, Y, Y),		/* rx: ignored */
+	WCAP(KFI_RECV, Y, Y, Y),		/* tx: ignored */
+	WCAP(KFI_SEND, Y, Y, Y),		/* rx: ignored */
+	WCAP(KFI_REMOTE_READ, Y, Y, Y),		/* tx: ignored */
+	WCAP(KFI_REMOTE_WRITE, Y, Y, Y),	/* tx: ignored */
+	WCAP(KFI_MULTI_RECV, Y, Y, Y),		/* tx: ignored */
+	WCAP(KFI_TRIGGER, Y, Y, Y),
+	WCAP(KFI_FENCE, Y, Y, Y),		/* rx: ignored */
+	WCAP(KFI_TAGGED_MULTI_RECV, N, N, N),
+	WCAP(KFI_RMA_PMEM, N, N, N),
+	WCAP(KFI_SOURCE_ERR, N, Y, N),		/* tx: ignored */
+	WCAP(KFI_LOCAL_COMM, Y, N, N),
+	WCAP(KFI_REMOTE_COMM, Y, N, N),
+	WCAP(KFI_SHARED_AV, N, N, N),
+	WCAP(KFI_RMA_EVENT, Y, Y, Y),		/* tx: ignored */
+	WCAP(KFI_SOURCE, N, Y, N),		/* tx: ignored */
+	WCAP(KFI_NAMED_RX_CTX, N, N, Y),	/* rx: ignored */
+	WCAP(KFI_DIRECTED_RECV, N, Y, N),	/* tx: ignored */
+	WR(W_DOM_CAPS, KFI_LOCAL_COMM, Y),
+	WR(W_DOM_CAPS, KFI_REMOTE_COMM, Y),
+	WR(W_DOM_CAPS, KFI_MSG, N),
+	WR(W_DOM_CAPS, KFI_SHARED_AV, N),
+	/* Mode bits: the provider requires none, so each is found. */
+	WR(W_MODE, KFI_CONTEXT, Y),
+	WR(W_MODE, KFI_MSG_PREFIX, Y),
+	WR(W_MODE, KFI_ASYNC_IOV, Y),
+	WR(W_MODE, KFI_RX_CQ_DATA, Y),
+	WR(W_MODE, KFI_LOCAL_MR, Y),
+	WR(W_MODE, KFI_NOTIFY_FLAGS_ONLY, Y),
+	WR(W_MODE, KFI_RESTRICTED_COMP, Y),
+	WR(W_MODE, KFI_CONTEXT2, Y),
+	WR(W_TX_MODE, KFI_CONTEXT, Y),
+	WR(W_RX_MODE, KFI_RX_CQ_DATA, Y),
+	WR(W_DOM_MODE, KFI_LOCAL_MR, Y),
+	/* Address formats: IPv4 only. */
+	WR(W_ADDR_FORMAT, KFI_FORMAT_UNSPEC, Y),
+	WR(W_ADDR_FORMAT, KFI_SOCKADDR, Y),
+	WR(W_ADDR_FORMAT, KFI_SOCKADDR_IN, Y),
+	WR(W_ADDR_FORMAT, KFI_SOCKADDR_IN6, N),
+	WR(W_ADDR_FORMAT, KFI_SOCKADDR_IB, N),
+	WR(W_ADDR_FORMAT, KFI_ADDR_GNI, N),
+	WR(W_ADDR_FORMAT, KFI_ADDR_CXI, N),
+	/* Default operation flags an endpoint applies. */
+	WR(W_TX_OP_FLAGS, KFI_COMPLETION, Y),
+	WR(W_TX_OP_FLAGS, KFI_INJECT, Y),
+	WR(W_TX_OP_FLAGS, KFI_INJECT_COMPLETE, Y),
+	WR(W_TX_OP_FLAGS, KFI_TRANSMIT_COMPLETE, Y),
+	WR(W_TX_OP_FLAGS, KFI_DELIVERY_COMPLETE, Y),
+	WR(W_TX_OP_FLAGS, KFI_MORE, Y),
+	WR(W_TX_OP_FLAGS, KFI_FENCE, Y),
+	WR(W_TX_OP_FLAGS, KFI_COMMIT_COMPLETE, N),
+	WR(W_TX_OP_FLAGS, KFI_REMOTE_CQ_DATA, N),
+	WR(W_TX_OP_FLAGS, KFI_MULTI_RECV, N),
+	WR(W_TX_OP_FLAGS, KFI_PEEK, N),
+	WR(W_TX_OP_FLAGS, KFI_TRIGGER, N),
+	WR(W_TX_OP_FLAGS, KFI_AFFINITY, N),
+	WR(W_RX_OP_FLAGS, KFI_COMPLETION, Y),
+	WR(W_RX_OP_FLAGS, KFI_MULTI_RECV, Y),
+	WR(W_RX_OP_FLAGS, KFI_MORE, Y),
+	WR(W_RX_OP_FLAGS, KFI_TRANSMIT_COMPLETE, Y),
+	WR(W_RX_OP_FLAGS, KFI_INJECT, N),
+	WR(W_RX_OP_FLAGS, KFI_INJECT_COMPLETE, N),
+	WR(W_RX_OP_FLAGS, KFI_DELIVERY_COMPLETE, N),
+	WR(W_RX_OP_FLAGS, KFI_COMMIT_COMPLETE, N),
+	WR(W_RX_OP_FLAGS, KFI_REMOTE_CQ_DATA, N),
+	WR(W_RX_OP_FLAGS, KFI_PEEK, N),
+	WR(W_RX_OP_FLAGS, KFI_CLAIM, N),
+	WR(W_RX_OP_FLAGS, KFI_DISCARD, N),
+	WR(W_RX_OP_FLAGS, KFI_TRIGGER, N),
+	WR(W_RX_OP_FLAGS, KFI_FENCE, N),
+	/* Message order: a byte stream keeps every pair; no DATA order, no
+	 * completion order. */
+	WR(W_TX_MSG_ORDER, KFI_ORDER_RAR, Y),
+	WR(W_TX_MSG_ORDER, KFI_ORDER_RAW, Y),
+	WR(W_TX_MSG_ORDER, KFI_ORDER_RAS, Y),
+	WR(W_TX_MSG_ORDER, KFI_ORDER_WAR, Y),
+	WR(W_TX_MSG_ORDER, KFI_ORDER_WAW, Y),
+	WR(W_TX_MSG_ORDER, KFI_ORDER_WAS, Y),
+	WR(W_TX_MSG_ORDER, KFI_ORDER_SAR, Y),
+	WR(W_TX_MSG_ORDER, KFI_ORDER_SAW, Y),
+	WR(W_TX_MSG_ORDER, KFI_ORDER_SAS, Y),
+	WR(W_TX_MSG_ORDER, KFI_ORDER_STRICT, Y),
+	WR(W_TX_MSG_ORDER, KFI_ORDER_DATA, N),
+	WR(W_RX_MSG_ORDER, KFI_ORDER_STRICT, Y),
+	WR(W_RX_MSG_ORDER, KFI_ORDER_DATA, N),
+	WR(W_TX_COMP_ORDER, KFI_ORDER_STRICT, N),
+	WR(W_TX_COMP_ORDER, KFI_ORDER_DATA, N),
+	WR(W_RX_COMP_ORDER, KFI_ORDER_STRICT, N),
+	WR(W_RX_COMP_ORDER, KFI_ORDER_DATA, N),
+	/* Endpoint types and protocols. */
+	WR(W_EP_TYPE, KFI_EP_UNSPEC, Y),
+	WR(W_EP_TYPE, KFI_EP_MSG, Y),
+	WR(W_EP_TYPE, KFI_EP_DGRAM, N),
+	WR(W_EP_TYPE, KFI_EP_RDM, N),
+	WR(W_EP_TYPE, KFI_EP_SOCK_STREAM, N),
+	WR(W_EP_TYPE, KFI_EP_SOCK_DGRAM, N),
+	WR(W_EP_PROTOCOL, KFI_PROTO_UNSPEC, Y),
+	WR(W_EP_PROTOCOL, KFI_PROTO_SOCK_TCP, Y),
+	WR(W_EP_PROTOCOL, KFI_PROTO_RDMA_CM_IB_RC, N),
+	WR(W_EP_PROTOCOL, KFI_PROTO_IWARP, N),
+	WR(W_EP_PROTOCOL, KFI_PROTO_IB_UD, N),
+	WR(W_EP_PROTOCOL, KFI_PROTO_UDP, N),
+	WR(W_EP_PROTOCOL, KFI_PROTO_IWARP_RDM, N),
+	WR(W_EP_PROTOCOL, KFI_PROTO_IB_RDM, N),
+	WR(W_EP_PROTOCOL, KFI_PROTO_GNI, N),
+	WR(W_EP_PROTOCOL, KFI_PROTO_CXI, N),
+	WLIM(W_EP_PROTOCOL_VERSION, 3),
+	/* Domain levels: the provider's is the most demanding of each, so
+	 * every hint is served. */
+	WR(W_DOM_THREADING, KFI_THREAD_UNSPEC, Y),
+	WR(W_DOM_THREADING, KFI_THREAD_SAFE, Y),
+	WR(W_DOM_THREADING, KFI_THREAD_FID, Y),
+	WR(W_DOM_THREADING, KFI_THREAD_DOMAIN, Y),
+	WR(W_DOM_THREADING, KFI_THREAD_COMPLETION, Y),
+	WR(W_DOM_THREADING, KFI_THREAD_ENDPOINT, Y),
+	WR(W_DOM_THREADING, KFI_THREAD_ENDPOINT + 1, N),
+	WR(W_DOM_CONTROL_PROGRESS, KFI_PROGRESS_UNSPEC, Y),
+	WR(W_DOM_CONTROL_PROGRESS, KFI_PROGRESS_AUTO, Y),
+	WR(W_DOM_CONTROL_PROGRESS, KFI_PROGRESS_MANUAL, Y),
+	WR(W_DOM_CONTROL_PROGRESS, KFI_PROGRESS_MANUAL + 1, N),
+	WR(W_DOM_DATA_PROGRESS, KFI_PROGRESS_UNSPEC, Y),
+	WR(W_DOM_DATA_PROGRESS, KFI_PROGRESS_AUTO, Y),
+	WR(W_DOM_DATA_PROGRESS, KFI_PROGRESS_MANUAL, Y),
+	WR(W_DOM_DATA_PROGRESS, KFI_PROGRESS_MANUAL + 1, N),
+	WR(W_DOM_RESOURCE_MGMT, KFI_RM_UNSPEC, Y),
+	WR(W_DOM_RESOURCE_MGMT, KFI_RM_DISABLED, Y),
+	WR(W_DOM_RESOURCE_MGMT, KFI_RM_ENABLED, Y),
+	WR(W_DOM_RESOURCE_MGMT, KFI_RM_ENABLED + 1, N),
+	/* MSG endpoints use no address vector (kfi_av_open: -ENOSYS). */
+	WR(W_DOM_AV_TYPE, KFI_AV_UNSPEC, Y),
+	WR(W_DOM_AV_TYPE, KFI_AV_MAP, N),
+	WR(W_DOM_AV_TYPE, KFI_AV_TABLE, N),
+	/* MR modes: the provider requires none, so each is found. */
+	WR(W_DOM_MR_MODE, KFI_MR_LOCAL, Y),
+	WR(W_DOM_MR_MODE, KFI_MR_RAW, Y),
+	WR(W_DOM_MR_MODE, KFI_MR_VIRT_ADDR, Y),
+	WR(W_DOM_MR_MODE, KFI_MR_PROV_KEY, Y),
+	WR(W_DOM_MR_MODE, KFI_MR_RMA_EVENT, Y),
+	WR(W_DOM_MR_MODE, KFI_MR_ENDPOINT, Y),
+	/* Limits. */
+	WLIM(W_TX_INJECT_SIZE, 128),
+	WLIM(W_TX_SIZE, 1024),
+	WLIM(W_TX_IOV_LIMIT, 256),
+	WLIM(W_TX_RMA_IOV_LIMIT, 256),
+	WLIM(W_RX_SIZE, 1024),
+	WLIM(W_RX_IOV_LIMIT, 256),
+	WLIM(W_RX_TOTAL_BUFFERED_RECV, 0),
+	WLIM(W_EP_MAX_MSG_SIZE, 1 << 30),
+	WLIM(W_EP_MAX_ORDER_RAW_SIZE, 1 << 30),
+	WLIM(W_EP_MAX_ORDER_WAR_SIZE, 1 << 30),
+	WLIM(W_EP_MAX_ORDER_WAW_SIZE, 1 << 30),
+	WR(W_EP_MEM_TAG_FORMAT, ~0ULL, Y),
+	WLIM(W_EP_TX_CTX_CNT, 1),
+	WLIM(W_EP_RX_CTX_CNT, 1),
+	WR(W_EP_TX_CTX_CNT, KFI_SHARED_CONTEXT, N),
+	WR(W_EP_RX_CTX_CNT, KFI_SHARED_CONTEXT, N),
+	/* auth_key_size: equal to the provider's, when given */
+	WR(W_EP_AUTH_KEY_SIZE, 4, Y),
+	WR(W_EP_AUTH_KEY_SIZE, 3, N),
+	WR(W_EP_AUTH_KEY_SIZE, 5, N),
+	WLIM(W_DOM_MR_KEY_SIZE, 8),
+	WLIM(W_DOM_CQ_DATA_SIZE, 8),
+	WLIM(W_DOM_CQ_CNT, 256),
+	WLIM(W_DOM_EP_CNT, 8192),
+	WLIM(W_DOM_TX_CTX_CNT, 8192),
+	WLIM(W_DOM_RX_CTX_CNT, 8192),
+	WLIM(W_DOM_MAX_EP_TX_CTX, 1),
+	WLIM(W_DOM_MAX_EP_RX_CTX, 1),
+	WLIM(W_DOM_CNTR_CNT, 256),
+	WLIM(W_DOM_MR_IOV_LIMIT, 256),
+	WLIM(W_DOM_MAX_ERR_DATA, 0),
+	WLIM(W_DOM_MR_CNT, 65535),
+	/* Not matched (libfabric leaves them to providers, which ignore
+	 * them): accepted, and ignored by this provider. */
+	WR(W_EP_MSG_PREFIX_SIZE, 64, Y),
+	WR(W_DOM_MAX_EP_STX_CTX, 1, Y),
+	WR(W_DOM_MAX_EP_SRX_CTX, 1, Y),
+	WR(W_DOM_AUTH_KEY_SIZE, 4, Y),
+	WR(W_TX_TCLASS, KFI_TC_BEST_EFFORT, Y),
+	WR(W_DOM_TCLASS, KFI_TC_LOW_LATENCY, Y),
+};
+
+static void walk_apply(struct kfi_info *h, const struct walk_row *r)
+{
+	struct kfi_tx_attr *tx = h->tx_attr;
+	struct kfi_rx_attr *rx = h->rx_attr;
+	struct kfi_ep_attr *ep = h->ep_attr;
+	struct kfi_domain_attr *d = h->domain_attr;
+	u64 v = r->value;
+
+	switch (r->field) {
+	case W_CAPS: h->caps = v; break;
+	case W_MODE: h->mode = v; break;
+	case W_ADDR_FORMAT: h->addr_format = v; break;
+	case W_TX_CAPS: tx->caps = v; break;
+	case W_RX_CAPS: rx->caps = v; break;
+	case W_TX_MODE: tx->mode = v; break;
+	case W_RX_MODE: rx->mode = v; break;
+	case W_TX_OP_FLAGS: tx->op_flags = v; break;
+	case W_RX_OP_FLAGS: rx->op_flags = v; break;
+	case W_TX_MSG_ORDER: tx->msg_order = v; break;
+	case W_RX_MSG_ORDER: rx->msg_order = v; break;
+	case W_TX_COMP_ORDER: tx->comp_order = v; break;
+	case W_RX_COMP_ORDER: rx->comp_order = v; break;
+	case W_TX_INJECT_SIZE: tx->inject_size = v; break;
+	case W_TX_SIZE: tx->size = v; break;
+	case W_TX_IOV_LIMIT: tx->iov_limit = v; break;
+	case W_TX_RMA_IOV_LIMIT: tx->rma_iov_limit = v; break;
+	case W_TX_TCLASS: tx->tclass = v; break;
+	case W_RX_SIZE: rx->size = v; break;
+	case W_RX_IOV_LIMIT: rx->iov_limit = v; break;
+	case W_RX_TOTAL_BUFFERED_RECV: rx->total_buffered_recv = v; break;
+	case W_EP_TYPE: ep->type = v; break;
+	case W_EP_PROTOCOL: ep->protocol = v; break;
+	case W_EP_PROTOCOL_VERSION: ep->protocol_version = v; break;
+	case W_EP_MAX_MSG_SIZE: ep->max_msg_size = v; break;
+	case W_EP_MSG_PREFIX_SIZE: ep->msg_prefix_size = v; break;
+	/* matched only for consumers asking for RMA */
+	case W_EP_MAX_ORDER_RAW_SIZE:
+		h->caps = KFI_RMA;
+		ep->max_order_raw_size = v;
+		break;
+	case W_EP_MAX_ORDER_WAR_SIZE:
+		h->caps = KFI_RMA;
+		ep->max_order_war_size = v;
+		break;
+	case W_EP_MAX_ORDER_WAW_SIZE:
+		h->caps = KFI_RMA;
+		ep->max_order_waw_size = v;
+		break;
+	/* matched only for consumers asking for tagged messages */
+	case W_EP_MEM_TAG_FORMAT:
+		h->caps = KFI_TAGGED;
+		ep->mem_tag_format = v;
+		break;
+	case W_EP_TX_CTX_CNT: ep->tx_ctx_cnt = v; break;
+	case W_EP_RX_CTX_CNT: ep->rx_ctx_cnt = v; break;
+	case W_EP_AUTH_KEY_SIZE: ep->auth_key_size = v; break;
+	case W_DOM_THREADING: d->threading = v; break;
+	case W_DOM_CONTROL_PROGRESS: d->control_progress = v; break;
+	case W_DOM_DATA_PROGRESS: d->data_progress = v; break;
+	case W_DOM_RESOURCE_MGMT: d->resource_mgmt = v; break;
+	case W_DOM_AV_TYPE: d->av_type = v; break;
+	case W_DOM_MR_MODE: d->mr_mode = v; break;
+	case W_DOM_MR_KEY_SIZE: d->mr_key_size = v; break;
+	case W_DOM_CQ_DATA_SIZE: d->cq_data_size = v; break;
+	case W_DOM_CQ_CNT: d->cq_cnt = v; break;
+	case W_DOM_EP_CNT: d->ep_cnt = v; break;
+	case W_DOM_TX_CTX_CNT: d->tx_ctx_cnt = v; break;
+	case W_DOM_RX_CTX_CNT: d->rx_ctx_cnt = v; break;
+	case W_DOM_MAX_EP_TX_CTX: d->max_ep_tx_ctx = v; break;
+	case W_DOM_MAX_EP_RX_CTX: d->max_ep_rx_ctx = v; break;
+	case W_DOM_MAX_EP_STX_CTX: d->max_ep_stx_ctx = v; break;
+	case W_DOM_MAX_EP_SRX_CTX: d->max_ep_srx_ctx = v; break;
+	case W_DOM_CNTR_CNT: d->cntr_cnt = v; break;
+	case W_DOM_MR_IOV_LIMIT: d->mr_iov_limit = v; break;
+	case W_DOM_CAPS: d->caps = v; break;
+	case W_DOM_MODE: d->mode = v; break;
+	case W_DOM_AUTH_KEY_SIZE: d->auth_key_size = v; break;
+	case W_DOM_MAX_ERR_DATA: d->max_err_data = v; break;
+	case W_DOM_MR_CNT: d->mr_cnt = v; break;
+	case W_DOM_TCLASS: d->tclass = v; break;
+	}
+}
+
+/* What a found entry must show of the bit it was asked for. */
+static void walk_check_entry(struct kunit *test, const struct walk_row *r,
+			     const struct kfi_info *e)
+{
+	switch (r->field) {
+	case W_CAPS:
+		KUNIT_EXPECT_EQ_MSG(test, e->caps & r->value, r->value, "%s",
+				    r->name);
+		break;
+	case W_MODE:
+	case W_TX_MODE:
+	case W_RX_MODE:
+	case W_DOM_MODE:
+		/* nothing required of the consumer */
+		KUNIT_EXPECT_EQ_MSG(test, e->mode | e->tx_attr->mode |
+				    e->rx_attr->mode | e->domain_attr->mode,
+				    0ULL, "%s", r->name);
+		break;
+	case W_DOM_MR_MODE:
+		KUNIT_EXPECT_EQ_MSG(test, e->domain_attr->mr_mode, 0, "%s",
+				    r->name);
+		break;
+	case W_TX_OP_FLAGS:
+		/* the endpoint's defaults: the consumer's */
+		KUNIT_EXPECT_EQ_MSG(test, e->tx_attr->op_flags, r->value, "%s",
+				    r->name);
+		break;
+	case W_RX_OP_FLAGS:
+		KUNIT_EXPECT_EQ_MSG(test, e->rx_attr->op_flags, r->value, "%s",
+				    r->name);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Capabilities the walk finds (each found on its own). */
+static u64 walk_supported_caps(void)
+{
+	u64 caps = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(walk_rows); i++)
+		if (walk_rows[i].field == W_CAPS && walk_rows[i].found)
+			caps |= walk_rows[i].value;
+	return caps;
+}
+
+/*
+ * Every row of walk_rows: kfi_getinfo with a hint asking for that one
+ * bit, value or limit finds lo's tcp entry, or -ENODATA; and asking for
+ * every supported capability at once finds it.
+ */
+static void tcp_getinfo_walk_every_bit(struct kunit *test)
+{
+	struct kfi_info *h, *list;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(walk_rows); i++) {
+		const struct walk_row *r = &walk_rows[i];
+
+		h = tcp_hints(test);
+		list = NULL;
+		walk_apply(h, r);
+		ret = kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE, h, &list);
+		if (r->found) {
+			KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s: not found",
+					    r->name);
+			if (!ret) {
+				KUNIT_EXPECT_NOT_NULL(test, list);
+				KUNIT_EXPECT_NULL_MSG(test, list->next, "%s",
+						      r->name);
+				KUNIT_EXPECT_STREQ(test,
+						   list->domain_attr->name,
+						   "lo");
+				walk_check_entry(test, r, list);
+			}
+		} else {
+			KUNIT_EXPECT_EQ_MSG(test, ret, -ENODATA,
+					    "%s: found", r->name);
+			KUNIT_EXPECT_NULL(test, list);
+		}
+		kfi_freeinfo(list);
+		kfi_freeinfo(h);
+	}
+	/* all supported capabilities at once, KFI_TRIGGER among them */
+	KUNIT_EXPECT_TRUE(test, walk_supported_caps() & KFI_TRIGGER);
+	KUNIT_EXPECT_EQ(test, getinfo_lo_with(test, walk_supported_caps(), 0,
+					      0), 0);
 }
 
 /*
@@ -1443,6 +1864,7 @@ static void tcp_cq_bad_attributes(struct kunit *test)
 	struct kfi_cq_attr attr;
 	struct cq_fixture f;
 	struct kfid_cq *cq = NULL;
+	int cpu;
 
 	cq_setup(test, &f);
 	attr = good;
@@ -1457,7 +1879,7 @@ static void tcp_cq_bad_attributes(struct kunit *test)
 	attr.flags = KFI_SEND;
 	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
 			-EINVAL);
-	/* KFI_AFFINITY needs a possible CPU */
+	/* KFI_AFFINITY needs a CPU number in range ... */
 	attr.flags = KFI_AFFINITY;
 	attr.signaling_vector = -1;
 	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
@@ -1465,6 +1887,14 @@ static void tcp_cq_bad_attributes(struct kunit *test)
 	attr.signaling_vector = nr_cpu_ids;
 	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
 			-EINVAL);
+	/* ... and online: no work could be queued on an offline one */
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		attr.signaling_vector = cpu;
+		KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL,
+						  NULL), -EINVAL);
+	}
 	attr = good;
 	attr.wait_cond = (enum kfi_cq_wait_cond)2;
 	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
@@ -1672,15 +2102,47 @@ static void xf_cq_handler(struct kfid_cq *cq, void *context)
 		atomic_inc(&xf_handler_calls_in_caller);
 }
 
-static struct kfid_cq *xf_cq(struct kunit *test, struct xf_fixture *f)
+/*
+ * With xf_aff set (by a test, around xf_setup()), the four CQs (client tx,
+ * client rx, server tx, server rx: xf_aff[0..3]) are opened with
+ * KFI_AFFINITY on xf_aff[i].cpu and aff_handler, which counts its calls
+ * and those made on another CPU.
+ */
+struct aff_rec {
+	int cpu;
+	atomic_t calls, wrong;
+	int wrong_cpu;
+};
+
+static struct aff_rec *xf_aff;
+
+static void aff_handler(struct kfid_cq *cq, void *context)
+{
+	struct aff_rec *r = context;
+	int cpu = raw_smp_processor_id();
+
+	if (cpu != r->cpu) {
+		WRITE_ONCE(r->wrong_cpu, cpu);
+		atomic_inc(&r->wrong);
+	}
+	atomic_inc(&r->calls);
+}
+
+static struct kfid_cq *xf_cq(struct kunit *test, struct xf_fixture *f, int i)
 {
 	struct kfi_cq_attr attr = { .size = 256,
 				    .format = KFI_CQ_FORMAT_TAGGED };
+	kfi_comp_handler h = xf_handlers ? xf_cq_handler : NULL;
+	void *ctx = NULL;
 	struct kfid_cq *cq;
 
-	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->c.d.dom, &attr, &cq,
-					  xf_handlers ? xf_cq_handler : NULL,
-					  NULL), 0);
+	if (xf_aff) {
+		attr.flags = KFI_AFFINITY;
+		attr.signaling_vector = xf_aff[i].cpu;
+		h = aff_handler;
+		ctx = &xf_aff[i];
+	}
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->c.d.dom, &attr, &cq, h, ctx), 0);
 	return cq;
 }
 
@@ -1706,10 +2168,10 @@ static void xf_open_ex(struct kunit *test, struct xf_fixture *f,
 	KUNIT_ASSERT_EQ(test, kfi_pep_bind(c->pep, &c->peq->fid, 0), 0);
 	KUNIT_ASSERT_EQ(test, kfi_listen(c->pep), 0);
 	KUNIT_ASSERT_EQ(test, kfi_getname(&c->pep->fid, &c->paddr, &len), 0);
-	f->ctx = xf_cq(test, f);
-	f->crx = xf_cq(test, f);
-	f->stx = xf_cq(test, f);
-	f->srx = xf_cq(test, f);
+	f->ctx = xf_cq(test, f, 0);
+	f->crx = xf_cq(test, f, 1);
+	f->stx = xf_cq(test, f, 2);
+	f->srx = xf_cq(test, f, 3);
 	if (ctx_size)
 		c->d.list->tx_attr->size = ctx_size;
 	KUNIT_ASSERT_EQ(test, kfi_endpoint(c->d.dom, c->d.list, &c->cep, f),
@@ -3042,6 +3504,206 @@ static void tcp_msg_multi_recv_waits_for_cq_room(struct kunit *test)
 
 /* RMA: write, writedata, read, several regions, against registered memory
  * of the server's domain (offset addressing). */
+/*
+ * Waits until @r's handler was called @calls times in all, then reads the
+ * one entry it announced (@flags, @ctx) and reads again to find the CQ
+ * empty (which re-arms the handler for the next entry).
+ */
+static void aff_expect(struct kunit *test, struct kfid_cq *cq,
+		       struct aff_rec *r, int calls, u64 flags, void *ctx)
+{
+	struct kfi_cq_tagged_entry e;
+	int ms;
+
+	for (ms = 0; ms < XF_WAIT_MS && atomic_read(&r->calls) < calls; ms++)
+		msleep(1);
+	KUNIT_ASSERT_EQ(test, atomic_read(&r->calls), calls);
+	KUNIT_ASSERT_EQ(test, kfi_cq_read(cq, &e, 1), (ssize_t)1);
+	KUNIT_EXPECT_EQ(test, e.flags, flags);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, ctx);
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, &e, 1), (ssize_t)-EAGAIN);
+}
+
+/*
+ * KFI_AFFINITY (what Lustre's kfilnd asks for): each CQ's handler runs on
+ * its signaling_vector, for sends, receives, RMA writes, reads and remote
+ * writes with CQ data. The two CQs of each endpoint name different CPUs
+ * (client: transmit 1, receive 0; server: transmit 0, receive 1), so both
+ * the connection's own work (queued on the receive CQ's CPU) and the hop
+ * to the other CPU are used. Data compared.
+ */
+static void tcp_cq_affinity_runs_on_cpu(struct kunit *test)
+{
+	struct aff_rec rec[4] = { { .cpu = 1 }, { .cpu = 0 }, { .cpu = 0 },
+				  { .cpu = 1 } };
+	char a[16] = "", b[16] = "", out[16] = "to the server",
+	     back[16] = "to the client";
+	u8 *region, *rd;
+	struct kfid_mr *mr;
+	struct xf_fixture f;
+	int i;
+
+	if (!cpu_online(0) || !cpu_online(1))
+		kunit_skip(test, "needs CPUs 0 and 1 online");
+	region = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	rd = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, region);
+	KUNIT_ASSERT_NOT_NULL(test, rd);
+	xf_aff = rec;
+	xf_setup(test, &f);
+	xf_aff = NULL;
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, region, 4096,
+					 KFI_REMOTE_WRITE | KFI_REMOTE_READ,
+					 0, 21, 0, &mr, NULL), 0);
+	for (i = 0; i < 3; i++) {
+		int n = i + 1;
+
+		/* client -> server */
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, a, sizeof(a), NULL, 0,
+					       a), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, out, sizeof(out), NULL,
+					       0, out), 0);
+		aff_expect(test, f.srx, &rec[3], 2 * i + 1, KFI_RECV | KFI_MSG,
+			   a);
+		aff_expect(test, f.ctx, &rec[0], 3 * i + 1, KFI_SEND | KFI_MSG,
+			   out);
+		KUNIT_EXPECT_STREQ(test, a, out);
+		/* server -> client */
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, b, sizeof(b), NULL, 0,
+					       b), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.sep, back, sizeof(back),
+					       NULL, 0, back), 0);
+		aff_expect(test, f.crx, &rec[1], n, KFI_RECV | KFI_MSG, b);
+		aff_expect(test, f.stx, &rec[2], n, KFI_SEND | KFI_MSG, back);
+		KUNIT_EXPECT_STREQ(test, b, back);
+		/* RMA write with CQ data, then read it back */
+		fill(rd, 4096, i);
+		KUNIT_ASSERT_EQ(test, kfi_writedata(f.c.cep, rd, 4096, NULL,
+						    100 + i, 0, 0, 21, rd), 0);
+		aff_expect(test, f.srx, &rec[3], 2 * i + 2,
+			   KFI_RMA | KFI_REMOTE_WRITE | KFI_REMOTE_CQ_DATA,
+			   NULL);
+		aff_expect(test, f.ctx, &rec[0], 3 * i + 2, KFI_RMA | KFI_WRITE,
+			   rd);
+		KUNIT_EXPECT_EQ(test, memcmp(region, rd, 4096), 0);
+		memset(rd, 0, 4096);
+		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, rd, 4096, NULL, 0, 0,
+					       21, region), 0);
+		aff_expect(test, f.ctx, &rec[0], 3 * i + 3, KFI_RMA | KFI_READ,
+			   region);
+		KUNIT_EXPECT_EQ(test, memcmp(region, rd, 4096), 0);
+	}
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&rec[i].wrong), 0,
+				    "CQ %d (CPU %d): a call on CPU %d", i,
+				    rec[i].cpu, READ_ONCE(rec[i].wrong_cpu));
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	xf_teardown(test, &f);
+	/* nothing called after the teardown */
+	KUNIT_EXPECT_EQ(test, atomic_read(&rec[0].calls), 9);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rec[1].calls), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rec[2].calls), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rec[3].calls), 6);
+}
+
+/*
+ * Each default op flag the provider advertises, asked for in the hints,
+ * works on the endpoints opened from the entry (the pep, and so the
+ * accepted endpoint, too): a message and an RMA write read back,
+ * data compared; with KFI_INJECT the buffers are overwritten as soon as
+ * the calls return (the operations still complete with entries);
+ * KFI_MULTI_RECV makes a plain receive a multi-receive buffer (kfilnd's
+ * receive defaults).
+ */
+static void tcp_getinfo_op_flags_work(struct kunit *test)
+{
+	static const struct { u64 tx, rx; } opf[] = {
+		{ KFI_COMPLETION | KFI_FENCE,
+		  KFI_COMPLETION | KFI_TRANSMIT_COMPLETE },
+		{ KFI_COMPLETION | KFI_TRANSMIT_COMPLETE, KFI_COMPLETION },
+		{ KFI_COMPLETION | KFI_DELIVERY_COMPLETE,
+		  KFI_COMPLETION | KFI_MORE },
+		{ KFI_COMPLETION | KFI_INJECT_COMPLETE, KFI_COMPLETION },
+		{ KFI_COMPLETION | KFI_MORE, KFI_COMPLETION },
+		{ KFI_INJECT, KFI_COMPLETION },
+		{ KFI_COMPLETION, KFI_COMPLETION | KFI_MULTI_RECV },
+	};
+	/* 128 bytes each: the inject size, with KFI_INJECT */
+	const size_t n = 128;
+	u8 *out, *in, *back, *want, *region;
+	struct kfi_cq_tagged_entry e;
+	struct kfid_mr *mr;
+	struct xf_fixture f;
+	size_t min = 1;
+	int i;
+
+	region = kunit_kzalloc(test, 5 * n, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, region);
+	out = region + n;
+	in = out + n;
+	back = in + n;
+	want = back + n;
+	for (i = 0; i < ARRAY_SIZE(opf); i++) {
+		bool inject = opf[i].tx & KFI_INJECT;
+		bool multi = opf[i].rx & KFI_MULTI_RECV;
+
+		dom_hint_tx_flags = opf[i].tx;
+		dom_hint_rx_flags = opf[i].rx;
+		xf_setup(test, &f);
+		dom_hint_tx_flags = 0;
+		dom_hint_rx_flags = 0;
+		KUNIT_EXPECT_EQ(test, f.c.d.list->tx_attr->op_flags, opf[i].tx);
+		KUNIT_EXPECT_EQ(test, f.c.d.list->rx_attr->op_flags, opf[i].rx);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, region, n,
+						 KFI_REMOTE_WRITE |
+						 KFI_REMOTE_READ, 0, 31, 0,
+						 &mr, NULL), 0);
+		if (multi)
+			KUNIT_ASSERT_EQ(test, kfi_setopt(&f.c.sep->fid,
+							 KFI_OPT_ENDPOINT,
+							 KFI_OPT_MIN_MULTI_RECV,
+							 &min, sizeof(min)), 0);
+		fill(want, n, i);
+		memcpy(out, want, n);
+		memset(in, 0, n);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, in, n, NULL, 0,
+					       in), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, out, n, NULL,
+					       0, out), 0);
+		/* KFI_INJECT: the buffer is the caller's again at once */
+		if (inject)
+			memset(out, 0xa5, n);
+		KUNIT_ASSERT_EQ_MSG(test, xf_wait(f.srx, &e), 1, "set %d", i);
+		KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG |
+				(multi ? KFI_MULTI_RECV : 0));
+		KUNIT_EXPECT_EQ(test, memcmp(in, want, n), 0);
+		/* the operation still completes (only kfi_inject* write no
+		 * entry) */
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_MSG);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)out);
+		/* RMA: a write, read back */
+		memcpy(out, want, n);
+		KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, out, n, NULL,
+						0, 0, 31, out), 0);
+		if (inject)
+			memset(out, 0x5a, n);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_WRITE);
+		memset(back, 0, n);
+		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, back, n,
+					       NULL, 0, 0, 31, back), 0);
+		KUNIT_ASSERT_EQ_MSG(test, xf_wait(f.ctx, &e), 1, "set %d", i);
+		KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_READ);
+		KUNIT_EXPECT_EQ(test, memcmp(back, want, n), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(region, want, n), 0);
+		xf_expect_none(test, f.ctx);
+		xf_expect_none(test, f.srx);
+		KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+		xf_teardown(test, &f);
+	}
+}
+
 static void tcp_rma_write_read(struct kunit *test)
 {
 	struct xf_fixture f;
@@ -3848,6 +4510,8 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_completion_flags),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
 	KUNIT_CASE(tcp_rma_write_read),
+	KUNIT_CASE(tcp_cq_affinity_runs_on_cpu),
+	KUNIT_CASE(tcp_getinfo_op_flags_work),
 	KUNIT_CASE(tcp_rma_bad_access),
 	KUNIT_CASE(tcp_rma_256_page_region),
 	KUNIT_CASE(tcp_msg_256_segments),
@@ -3856,8 +4520,26 @@ static struct kunit_case tcp_msg_cases[] = {
 	{}
 };
 
+/*
+ * The transfer and counter suites open their endpoints from an entry found
+ * by asking for every capability the provider advertises (walk_rows): what
+ * they show working is what a consumer asking for it gets.
+ */
+static int ask_supported_caps(struct kunit *test)
+{
+	dom_hint_caps = walk_supported_caps();
+	return 0;
+}
+
+static void ask_nothing(struct kunit *test)
+{
+	dom_hint_caps = 0;
+}
+
 static struct kunit_suite tcp_msg_suite = {
 	.name = "kfi_tcp_msg",
+	.init = ask_supported_caps,
+	.exit = ask_nothing,
 	.test_cases = tcp_msg_cases,
 };
 
@@ -4063,6 +4745,8 @@ static struct kunit_case tcp_cntr_cases[] = {
 
 static struct kunit_suite tcp_cntr_suite = {
 	.name = "kfi_tcp_cntr",
+	.init = ask_supported_caps,
+	.exit = ask_nothing,
 	.test_cases = tcp_cntr_cases,
 };
 
@@ -4992,6 +5676,7 @@ static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_domain_unknown_interface),
 	KUNIT_CASE(tcp_unimplemented_ops_enosys),
 	KUNIT_CASE(tcp_getinfo_advertises_what_works),
+	KUNIT_CASE(tcp_getinfo_walk_every_bit),
 	KUNIT_CASE(tcp_getinfo_reuses_open_fabric_domain),
 	KUNIT_CASE(tcp_eq_write_read_in_order),
 	KUNIT_CASE(tcp_eq_full_and_bad_input),
