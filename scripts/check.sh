@@ -82,6 +82,8 @@ while read -r _ verdict name; do
 	fi
 done < <(grep -a '^KFI-RESULT ' "$guest_log")
 grep -a -A20 '^KFI-RESULT FAIL' "$guest_log" | grep -a '^    ' | head -40
+# the stress's figures (tests/stress/)
+grep -a '^KFI-STRESS ' "$guest_log" | sed 's/^KFI-STRESS /stress: /'
 
 # KUnit: each suite's KTAP; cases are the "ok N"/"not ok N" lines one level in.
 suites=0
