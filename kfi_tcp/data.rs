@@ -724,6 +724,16 @@ impl Conn {
                         d.hdr.decode_into(&d.stage[d.lo..d.lo + need], order).map_err(|_| Halt::from(proto()))?;
                         ffi::tr(sys::KFI_TCP_TR_RX_HDR);
                         let h = &d.hdr;
+                        if h.kind() == FrameKind::Write && (!d.rsp.is_empty() || d.tx.what == TxWhat::Rsp) {
+                            // A write after read requests whose responses
+                            // are not all in the socket yet would change
+                            // what they return (responses are taken from
+                            // the memory as they are sent; KFI_ORDER_WAR
+                            // is advertised; found by tests/stress): it
+                            // waits in the stage until they are. Sending
+                            // them needs no receive, so this cannot stall.
+                            return Ok(moved);
+                        }
                         if mode == Mode::Call && matches!(h.kind(), FrameKind::Write | FrameKind::ReadReq) {
                             // Resolving the regions takes the domain's
                             // region table mutex (and queueing a read
