@@ -171,6 +171,7 @@ struct st_dir {
 	struct st_msg fifo[ST_FIFO];
 	u64 ts, tr, tdone;	/* tagged: sent, receives posted, received */
 	u64 trig_j;
+	int trig_rx;		/* triggered sends' receives not completed */
 	u64 wd_sent, wd_seen;	/* writedata entries */
 };
 
@@ -519,6 +520,8 @@ static void st_retire(struct st_thread *t, struct st_op *op)
 	if (op->kind == OP_RECV && op->rslot >= 0 &&
 	    p->s[op->side].rop[op->rslot] == op)
 		p->s[op->side].rop[op->rslot] = NULL;
+	if (op->kind == OP_TRECV && op->trig)
+		p->d[1 - op->side].trig_rx--;
 	if (op->trig) {
 		for (i = 0; i < t->ntrig; i++)
 			if (t->trigs[i] == op) {
@@ -1354,6 +1357,7 @@ static void st_do_trig(struct st_thread *t, struct st_pair *p, int d)
 		rop = st_post_trecv(t, p, d, j, true);
 		if (!rop)
 			return;
+		dir->trig_rx++;
 		op = st_op_new(t, p, OP_TSEND, d);
 		if (!op)
 			return;
@@ -1540,7 +1544,7 @@ static bool st_quiet(struct st_pair *p)
 		return false;
 	for (d = 0; d < 2; d++)
 		if (p->d[d].recv_seq != p->d[d].send_seq ||
-		    p->d[d].tdone != p->d[d].ts ||
+		    p->d[d].tdone != p->d[d].ts || p->d[d].trig_rx ||
 		    p->d[d].wd_seen != p->d[d].wd_sent)
 			return false;
 	return true;
@@ -1614,7 +1618,7 @@ static void st_close_pair(struct st_thread *t, struct st_pair *p, int mode)
 		if (rc)
 			st_err(t, "kfi_shutdown: %d", rc);
 		list_for_each_entry(op, &t->live, node)
-			if (op->p == p && op->kind >= OP_RECV)
+			if (op->p == p && op->kind >= OP_RECV && !op->cancel)
 				op->cancel = CANCEL_FLUSH;
 		ST_WAIT_FOR(t, p->s[0].shutdown && p->s[1].shutdown,
 			    "waiting for KFI_SHUTDOWN on both sides");
@@ -1623,9 +1627,13 @@ static void st_close_pair(struct st_thread *t, struct st_pair *p, int mode)
 		if (rc)
 			st_err(t, "closing an endpoint: %d", rc);
 		p->s[first].ep = NULL;
-		/* its receives end without an entry */
+		/*
+		 * its receives end without an entry (a cancelled one's entry
+		 * was written by the cancel)
+		 */
 		list_for_each_entry_safe(op, n, &t->live, node) {
-			if (op->p != p || op->side != first)
+			if (op->p != p || op->side != first ||
+			    op->cancel == CANCEL_OK)
 				continue;
 			if (op->kind < OP_RECV)
 				st_err(t, "transmit op live at close");
@@ -1634,7 +1642,7 @@ static void st_close_pair(struct st_thread *t, struct st_pair *p, int mode)
 			t->st.dropped++;
 		}
 		list_for_each_entry(op, &t->live, node)
-			if (op->p == p && op->side == other)
+			if (op->p == p && op->side == other && !op->cancel)
 				op->cancel = CANCEL_FLUSH;
 		ST_WAIT_FOR(t, p->s[other].shutdown,
 			    "waiting for KFI_SHUTDOWN after the peer's close");
