@@ -5,6 +5,7 @@
 #   make KDIR=...     build against your own Rust-enabled kernel build tree
 #   make check        every test: host, then KUnit and integration (in QEMU)
 #                     on the base and on the debug kernel
+#   make soak         the stress with data checks for SOAK_SECONDS (600)
 #   make demo         boot the test kernel, load kfabric, print the listing
 #   make bench        latency/bandwidth of kfi_tcp vs raw kernel TCP and
 #                     userspace fi_pingpong, in QEMU (not part of check)
@@ -33,7 +34,7 @@ KBUILD_TOOLS = $(if $(shell grep -s '^CONFIG_CC_IS_CLANG=y' $(KDIR)/include/conf
 	$(if $(RUSTC),RUSTC=$(RUSTC)) $(if $(BINDGEN),BINDGEN=$(BINDGEN))
 endif
 
-.PHONY: all modules check demo bench iprof timeline clean clean-objs host-test
+.PHONY: all modules check soak demo bench iprof timeline clean clean-objs host-test
 
 all: modules
 
@@ -49,6 +50,10 @@ modules:
 
 check:
 	@$(SCRIPTS)/check.sh $(or $(KERNEL),base debug)
+
+# The stress of make check (tests/stress/), for longer: SOAK_SECONDS=600.
+soak:
+	@$(SCRIPTS)/soak.sh $(KVARIANT)
 
 demo:
 	@$(SCRIPTS)/demo.sh $(KVARIANT)
@@ -75,5 +80,5 @@ clean-objs:
 		-o -name '*.cmd' -o -name 'modules.order' -o -name 'Module.symvers' \
 		-o -name '*.rmeta' -o -name '*_generated.rs' -o -name '*.d' \) \
 		-not -path './.git/*' -not -path './.check-logs/*' \
-		-not -path './.bench-logs/*' -not -path './.timeline-logs/*' \
+		-not -path './.bench-logs/*' -not -path './.soak-logs/*' -not -path './.timeline-logs/*' \
 		-not -path './target/*' -delete

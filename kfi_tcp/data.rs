@@ -83,15 +83,16 @@ const _: () = assert!(STAGE >= HDR_MAX);
 
 /// Memory a remote access resolved to (`Domain::rma_segs`): one segment
 /// per piece of a registered segment the access touches, however many (up
-/// to 4 regions of up to 256 segments each).
-struct RmaSegs(KVec<Seg>);
+/// to 4 regions of up to 256 segments each); and whether a read response
+/// from it may be spliced (none of its regions lets peers write it).
+struct RmaSegs(KVec<Seg>, bool);
 
 // SAFETY: descriptions of registered memory, valid while registered (the
 // consumer keeps regions registered while peers may access them).
 unsafe impl Send for RmaSegs {}
 
 impl RmaSegs {
-    const EMPTY: RmaSegs = RmaSegs(KVec::new());
+    const EMPTY: RmaSegs = RmaSegs(KVec::new(), false);
 
     fn segs(&self) -> &[Seg] {
         &self.0
@@ -134,7 +135,7 @@ struct TxCur {
     segs: [Seg; TX_SEGS],
     nseg: usize,
     /// A read response's payload (registered memory), sent after the
-    /// head, which goes by itself (responses are spliced).
+    /// head, which goes by itself (spliced when no peer may write it).
     rsp: RmaSegs,
     /// A posted operation's payload when it is not copied into `segs`
     /// (more segments than they hold, or a part of the buffer: one frame
@@ -437,7 +438,9 @@ fn errno_of(e: Error) -> u32 {
 fn resolve(ep: &EpData, h: &MsgHeader, need: u64) -> core::result::Result<RmaSegs, Broken> {
     // SAFETY: the domain outlives its endpoints, hence their connections.
     let dom = unsafe { &*ep.domain() };
-    dom.rma_segs(h.rma_iovs(), need).map(RmaSegs).map_err(|e| Broken { err: errno_of(e) })
+    dom.rma_segs(h.rma_iovs(), need)
+        .map(|(segs, writable)| RmaSegs(segs, !writable))
+        .map_err(|e| Broken { err: errno_of(e) })
 }
 
 /// The header of an outgoing operation.
@@ -590,10 +593,15 @@ impl Conn {
                 if !d.tx.fill(TxWhat::Rsp, &h, order, &[], &[]) {
                     return Err(proto().into());
                 }
+                // Zero copy only from memory no peer can change: spliced
+                // pages are read when TCP sends them (and, over loopback,
+                // when the reader copies them), so a write of the same
+                // peer posted after this read (KFI_ORDER_WAR, advertised)
+                // and served meanwhile would change what the read returns
+                // (found by tests/stress). Regions peers may write are
+                // copied into the socket's buffers.
+                d.tx.splice = r.1;
                 d.tx.rsp = r;
-                // Registered memory, which the consumer keeps while peers
-                // may read it: zero copy.
-                d.tx.splice = true;
                 d.tx.more = false;
                 d.tx.queued = false;
             } else {
@@ -716,6 +724,16 @@ impl Conn {
                         d.hdr.decode_into(&d.stage[d.lo..d.lo + need], order).map_err(|_| Halt::from(proto()))?;
                         ffi::tr(sys::KFI_TCP_TR_RX_HDR);
                         let h = &d.hdr;
+                        if h.kind() == FrameKind::Write && (!d.rsp.is_empty() || d.tx.what == TxWhat::Rsp) {
+                            // A write after read requests whose responses
+                            // are not all in the socket yet would change
+                            // what they return (responses are taken from
+                            // the memory as they are sent; KFI_ORDER_WAR
+                            // is advertised; found by tests/stress): it
+                            // waits in the stage until they are. Sending
+                            // them needs no receive, so this cannot stall.
+                            return Ok(moved);
+                        }
                         if mode == Mode::Call && matches!(h.kind(), FrameKind::Write | FrameKind::ReadReq) {
                             // Resolving the regions takes the domain's
                             // region table mutex (and queueing a read

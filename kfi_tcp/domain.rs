@@ -107,10 +107,11 @@ impl Domain {
     /// access checked for each, before any byte moves) into the segments
     /// of the registered memory, in order: one per piece of a region
     /// segment the access touches, however many (allocated once, under
-    /// the table's mutex). Errors: the region's
+    /// the table's mutex), and whether any of the regions lets peers
+    /// write it (`KFI_REMOTE_WRITE`). Errors: the region's
     /// check (-KFI_ENOKEY, -EACCES, -EFAULT), -ENOMEM. Process context.
-    pub(crate) fn rma_segs(&self, iovs: &[crate::wire::RmaIov], need: u64) -> Result<KVec<sys::kfi_tcp_seg>> {
-        use crate::logic::mr::{check, pieces, MrError};
+    pub(crate) fn rma_segs(&self, iovs: &[crate::wire::RmaIov], need: u64) -> Result<(KVec<sys::kfi_tcp_seg>, bool)> {
+        use crate::logic::mr::{check, pieces, MrError, REMOTE_WRITE};
         let mr_err = |e: MrError| Error::from_errno(e.errno());
         let t = self.mrs.lock();
         // Check every region and count the pieces first: nothing is
@@ -125,8 +126,10 @@ impl Domain {
         }
         let mut v = KVec::with_capacity(n, GFP_KERNEL)?;
         let mut bad = false;
+        let mut writable = false;
         for iov in iovs {
             let mr = t.get(iov.key).ok_or(mr_err(MrError::NoKey))?.mr();
+            writable |= mr.region.access & REMOTE_WRITE != 0;
             let off = check(&mr.region, iov.addr, iov.len, need).map_err(mr_err)?;
             pieces(mr.segs.iter().map(|s| s.len), off, iov.len, |p| {
                 let s = &mr.segs[p.seg];
@@ -147,7 +150,7 @@ impl Domain {
         if bad {
             return Err(mr_err(MrError::OutOfBounds));
         }
-        Ok(v)
+        Ok((v, writable))
     }
 
     /// Recovers a domain from its fid.

@@ -142,6 +142,8 @@ run_variant() {
 	grep -a '^KFI-FIGURE ' "$guest_log" | while read -r _ name value; do
 		echo "figure: $v: $name $value"
 	done
+	# the stress's summary (tests/stress/)
+	grep -a '^KFI-STRESS ' "$guest_log" | sed "s/^KFI-STRESS /stress: $v: /"
 
 	if grep -aE "$bad" "$guest_log" >/dev/null; then
 		vprob+=("kernel error report in guest log")

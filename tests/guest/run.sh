@@ -179,6 +179,11 @@ check)
 	# its own; loads and unloads kfi_pingpong again)
 	step hostile
 	"$(dirname "$0")/../hostile/guest.sh" "$ko"
+	# the stress with data checks (tests/stress/): threads on many
+	# endpoints, every kind of operation, every byte and completion
+	# accounted for; its summary line follows
+	result stress_mix "$(dirname "$0")/../stress/guest.sh" "$ko" 45
+	grep -a '^kfi_stress:' /tmp/kfi-check.log | sed 's/^/KFI-STRESS /'
 	# network faults and peer death across a veth pair between two
 	# namespaces (KFI-RESULT lines of its own, net_*)
 	step net

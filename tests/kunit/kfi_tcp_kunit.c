@@ -2695,6 +2695,8 @@ static void tcp_msg_zero_copy(struct kunit *test)
 	struct kfid_mr *mr;
 	u8 *src, *dst, *reg, *small;
 	u64 before;
+	size_t j;
+	int i;
 
 	src = vmalloc(n);
 	dst = vzalloc(n);
@@ -2757,6 +2759,37 @@ static void tcp_msg_zero_copy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e.len, n);
 	KUNIT_EXPECT_EQ(test, memcmp(reg, dst, n), 0);
 	KUNIT_EXPECT_EQ(test, spliced_since(before, n), (u64)n);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+
+	/*
+	 * A region peers may write: the response is copied, so a write posted
+	 * right after the read (KFI_ORDER_WAR) cannot change what the read
+	 * returns. Spliced, the response pages were read after the write had
+	 * landed (found by tests/stress); the splice count fails every round
+	 * of the old code, whether or not the race showed in the data.
+	 */
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, reg, n,
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE,
+					 0, 22, 0, &mr, NULL), 0);
+	for (i = 0; i < 5; i++) {
+		fill(reg, n, 7 + i);
+		fill(src, n, 50 + i);
+		memset(dst, 0, n);
+		before = kfi_tcp_stat_spliced();
+		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, n, NULL, 0, 0, 22,
+					       dst), 0);
+		KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, src, n, NULL, 0, 0, 22,
+						src), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		/* the read's entry comes once its response is in */
+		for (j = 0; j < n; j++)
+			if (dst[j] != (u8)(7 + i + j * 7 + (j >> 8)))
+				break;
+		KUNIT_EXPECT_EQ_MSG(test, j, n,
+				    "round %d: the read saw the later write", i);
+		KUNIT_EXPECT_EQ(test, kfi_tcp_stat_spliced() - before, 0ULL);
+	}
 	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
 	xf_teardown(test, &f);
 	vfree(src);
