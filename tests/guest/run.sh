@@ -163,7 +163,7 @@ check)
 	result debugfs_empty_listing debugfs_empty_listing
 	result consumer_needs_core consumer_rejects_missing_core
 	result compat_headers_module compat_module_loads
-	result load_unload_50 load_unload_loop
+	result load_unload_cycles load_unload_loop
 	insmod "$core"
 	# the core's suites use fake providers only: before kfi_tcp is loaded
 	kunit_module "$kunit"
