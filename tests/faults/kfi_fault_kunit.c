@@ -228,7 +228,7 @@ static struct kfid_eq *open_eq(struct kunit *test, struct pair *p)
 
 static struct kfid_cq *open_cq(struct kunit *test, struct pair *p)
 {
-	struct kfi_cq_attr attr = { .size = 64,
+	struct kfi_cq_attr attr = { .size = 256,
 				    .format = KFI_CQ_FORMAT_TAGGED };
 	struct kfid_cq *cq;
 
@@ -532,6 +532,7 @@ static void fault_info(struct kunit *test)
 {
 	struct info_arg a = { .test = test, .version = V17 };
 	struct kfi_info *src;
+	struct pair p;
 
 	a.hints = tcp_hints(test);
 	/* every interface; the local address; a peer; kfilnd's call */
@@ -545,6 +546,34 @@ static void fault_info(struct kunit *test)
 	a.version = 0;
 	a.flags = KFI_SOURCE;
 	sweep(test, &getinfo_sweep, &a);
+	a.flags = 0;
+	a.node = "localhost";
+	sweep(test, &getinfo_sweep, &a);
+	a.version = V17;
+	a.node = "127.0.0.1";
+	a.flags = KFI_SOURCE | KFI_NUMERICHOST;
+	sweep(test, &getinfo_sweep, &a);
+	/* every interface's entry for one port */
+	a.node = NULL;
+	a.flags = KFI_SOURCE;
+	sweep(test, &getinfo_sweep, &a);
+	/* hints naming the interface and subnet */
+	a.flags = 0;
+	a.node = NULL;
+	a.service = NULL;
+	a.hints->domain_attr->name = kstrdup("lo", GFP_KERNEL);
+	a.hints->fabric_attr->name = kstrdup("127.0.0.0/8", GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a.hints->domain_attr->name);
+	KUNIT_ASSERT_NOT_NULL(test, a.hints->fabric_attr->name);
+	sweep(test, &getinfo_sweep, &a);
+	/* hints naming an open fabric and domain (entries reuse them) */
+	pair_base(test, &p);
+	a.hints->fabric_attr->fabric = p.fab;
+	a.hints->domain_attr->domain = p.dom;
+	sweep(test, &getinfo_sweep, &a);
+	a.hints->fabric_attr->fabric = NULL;
+	a.hints->domain_attr->domain = NULL;
+	pair_close(test, &p);
 	/* no hints: every provider's entries */
 	kfi_freeinfo(a.hints);
 	a.hints = NULL;
@@ -1158,6 +1187,25 @@ static void cm_connect_after(struct kunit *test, void *arg, long ret)
 	pair_close(test, &a->p);
 }
 
+/* A client endpoint with no source address (the kernel picks one). */
+static void cm_connect_nosrc_prepare(struct kunit *test, void *arg)
+{
+	struct cm_arg *a = arg;
+
+	pair_base(test, &a->p);
+	pair_listen(test, &a->p);
+	kfree(a->p.info->src_addr);
+	a->p.info->src_addr = NULL;
+	a->p.info->src_addrlen = 0;
+	pair_cep(test, &a->p);
+}
+
+static const struct sweep connect_nosrc_sweep = {
+	.name = "connect_no_src", .also = -EADDRINUSE,
+	.prepare = cm_connect_nosrc_prepare, .call = cm_connect,
+	.after = cm_connect_after,
+};
+
 static const struct sweep connect_sweep = {
 	.name = "connect", .also = -EADDRINUSE, .prepare = cm_connect_prepare, .call = cm_connect,
 	.after = cm_connect_after,
@@ -1275,6 +1323,7 @@ static void fault_cm(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	sweep(test, &listen_sweep, a);
 	sweep(test, &connect_sweep, a);
+	sweep(test, &connect_nosrc_sweep, a);
 	sweep(test, &reqep_sweep, a);
 	sweep(test, &accept_sweep, a);
 	still_usable(test);
@@ -1286,14 +1335,16 @@ enum post_kind {
 	P_SEND, P_SENDV, P_SENDBV, P_SENDMSG_SGL, P_SENDDATA, P_INJECT,
 	P_INJECTDATA, P_TSENDV, P_TINJECT, P_RECVV, P_TRECVV, P_WRITEV,
 	P_WRITEMSG, P_WRITEDATA, P_INJECT_WRITE, P_READV, P_READMSG,
-	P_TRIG_SEND, P_TRIG_WRITE, P_NKINDS
+	P_TRIG_SEND, P_TRIG_WRITE, P_WRITEBV, P_READBV, P_TSENDMSG_SGL,
+	P_RECVBV, P_READMSG_BV, P_WRITEMSG_SGL, P_NKINDS
 };
 
 static const char *const post_names[] = {
 	"send", "sendv", "sendbv", "sendmsg_sgl", "senddata", "inject",
 	"injectdata", "tsendv", "tinject", "recvv", "trecvv", "writev",
 	"writemsg", "writedata", "inject_write", "readv", "readmsg",
-	"triggered_sendmsg", "triggered_writemsg",
+	"triggered_sendmsg", "triggered_writemsg", "writebv", "readbv",
+	"tsendmsg_sgl", "recvbv", "readmsg_bvec", "writemsg_sgl",
 };
 
 struct post_arg {
@@ -1302,9 +1353,9 @@ struct post_arg {
 	u8 *src, *dst, *region;		/* NSEG * 16 bytes each */
 	struct page *spage, *dpage;
 	struct kvec siov[NSEG], diov[NSEG];
-	struct bio_vec sbv[NSEG];
+	struct bio_vec sbv[NSEG], dbv[NSEG];
 	struct scatterlist ssg[NSEG];
-	struct kfi_rma_iov riov[NSEG];
+	struct kfi_rma_iov riov[NSEG], riov8[NSEG];
 	struct kfid_mr *mr;
 	struct kfid_cntr *trig;
 	struct kfi_triggered_context tctx;
@@ -1326,17 +1377,20 @@ static void fill(u8 *p, size_t n, unsigned int seed)
 
 static bool is_recv(enum post_kind k)
 {
-	return k == P_RECVV || k == P_TRECVV;
+	return k == P_RECVV || k == P_TRECVV || k == P_RECVBV;
 }
 
 static bool is_tagged(enum post_kind k)
 {
-	return k == P_TSENDV || k == P_TINJECT || k == P_TRECVV;
+	return k == P_TSENDV || k == P_TINJECT || k == P_TRECVV ||
+	       k == P_TSENDMSG_SGL;
 }
 
 static bool is_rma(enum post_kind k)
 {
-	return k >= P_WRITEV && k != P_TRIG_SEND;
+	return (k >= P_WRITEV && k <= P_READMSG) || k == P_TRIG_WRITE ||
+	       k == P_WRITEBV || k == P_READBV || k == P_READMSG_BV ||
+	       k == P_WRITEMSG_SGL;
 }
 
 /* Bytes each kind moves. */
@@ -1347,7 +1401,9 @@ static size_t post_len(enum post_kind k)
 		return 1000;
 	case P_INJECT: case P_INJECTDATA: case P_TINJECT: case P_INJECT_WRITE:
 		return 128;
-	case P_SENDBV: case P_SENDMSG_SGL:
+	case P_SENDBV: case P_SENDMSG_SGL: case P_WRITEBV: case P_READBV:
+	case P_TSENDMSG_SGL: case P_RECVBV: case P_READMSG_BV:
+	case P_WRITEMSG_SGL:
 		return NSEG * 8;
 	default:
 		return PLEN;
@@ -1365,8 +1421,10 @@ static void post_prepare(struct kunit *test, void *arg)
 	memset(a->dst, 0, PLEN);
 	if (is_rma(k))
 		memset(a->region, 0, PLEN);
-	if (k == P_READV || k == P_READMSG)
+	if (k == P_READV || k == P_READMSG || k == P_READBV ||
+	    k == P_READMSG_BV)
 		fill(a->region, PLEN, a->seed);
+	memset(page_address(a->dpage), 0, PAGE_SIZE);
 	/* the receive the message lands in, unless a failed attempt left it
 	 * posted */
 	if (is_recv(k) || is_rma(k) || a->recv_posted)
@@ -1440,6 +1498,35 @@ static long post_call(void *arg)
 		rm.rma_iov = a->riov;
 		rm.rma_iov_count = NSEG;
 		return kfi_readmsg(ep, &rm, KFI_COMPLETION);
+	case P_WRITEBV:
+		return kfi_writebv(ep, a->sbv, NULL, NSEG, 0, 0, 42, a);
+	case P_READBV:
+		return kfi_readbv(ep, a->dbv, NULL, NSEG, 0, 0, 42, a);
+	case P_TSENDMSG_SGL: {
+		struct kfi_msg_tagged tm = { .type = KFI_SGL, .msg_sgl = a->ssg,
+					     .iov_count = NSEG, .tag = TAG,
+					     .context = a };
+
+		return kfi_tsendmsg(ep, &tm, KFI_COMPLETION);
+	}
+	case P_RECVBV:
+		return kfi_recvbv(ep, a->dbv, NULL, NSEG, 0, a);
+	case P_READMSG_BV:
+	case P_WRITEMSG_SGL:
+		/* 8 bytes from each of the 256 remote regions (reversed) */
+		if (a->kind == P_READMSG_BV) {
+			rm.type = KFI_BVEC;
+			rm.msg_biov = a->dbv;
+		} else {
+			rm.type = KFI_SGL;
+			rm.msg_sgl = a->ssg;
+		}
+		rm.iov_count = NSEG;
+		rm.rma_iov = a->riov8;
+		rm.rma_iov_count = NSEG;
+		if (a->kind == P_READMSG_BV)
+			return kfi_readmsg(ep, &rm, KFI_COMPLETION);
+		return kfi_writemsg(ep, &rm, KFI_COMPLETION);
 	case P_TRIG_SEND:
 		m.type = KFI_KVEC;
 		m.msg_iov = a->siov;
@@ -1457,9 +1544,12 @@ static void post_riov(struct post_arg *a)
 {
 	int i;
 
-	for (i = 0; i < NSEG; i++)
+	for (i = 0; i < NSEG; i++) {
 		a->riov[i] = (struct kfi_rma_iov){
 			.addr = (NSEG - 1 - i) * 16, .len = 16, .key = 42 };
+		a->riov8[i] = (struct kfi_rma_iov){
+			.addr = (NSEG - 1 - i) * 8, .len = 8, .key = 42 };
+	}
 }
 
 /* Where the bytes of a long list land: region piece i holds src piece i
@@ -1470,7 +1560,34 @@ static void post_check_data(struct kunit *test, struct post_arg *a)
 	size_t n = post_len(k), i;
 	u8 *want = a->src;
 
-	if (k == P_SENDBV || k == P_SENDMSG_SGL) {
+	if (k == P_WRITEBV) {
+		for (i = 0; i < NSEG; i++)
+			KUNIT_EXPECT_EQ(test, memcmp(a->region + i * 8,
+						     (u8 *)page_address(a->spage) + 8 + (i % 32) * 16,
+						     8), 0);
+		return;
+	}
+	if (k == P_READBV) {
+		for (i = 0; i < NSEG; i++)
+			KUNIT_EXPECT_EQ(test, memcmp((u8 *)page_address(a->dpage) + i * 16,
+						     a->region + i * 8, 8), 0);
+		return;
+	}
+	if (k == P_READMSG_BV) {
+		for (i = 0; i < NSEG; i++)
+			KUNIT_EXPECT_EQ(test, memcmp((u8 *)page_address(a->dpage) + i * 16,
+						     a->region + (NSEG - 1 - i) * 8,
+						     8), 0);
+		return;
+	}
+	if (k == P_WRITEMSG_SGL) {
+		for (i = 0; i < NSEG; i++)
+			KUNIT_EXPECT_EQ(test, memcmp(a->region + (NSEG - 1 - i) * 8,
+						     (u8 *)page_address(a->spage) + 8 + (i % 32) * 16,
+						     8), 0);
+		return;
+	}
+	if (k == P_SENDBV || k == P_SENDMSG_SGL || k == P_TSENDMSG_SGL) {
 		/* 8 bytes from each page segment (the same page) */
 		for (i = 0; i < NSEG; i++)
 			KUNIT_EXPECT_EQ(test, memcmp(a->dst + i * 8,
@@ -1526,19 +1643,23 @@ static void post_after(struct kunit *test, void *arg, long ret)
 	}
 	if (is_recv(k)) {
 		/* the server sends into it */
+		size_t n = post_len(k), seg = n / NSEG;
+
 		if (is_tagged(k))
-			KUNIT_ASSERT_EQ(test, kfi_tsend(a->p.sep, a->src, PLEN,
+			KUNIT_ASSERT_EQ(test, kfi_tsend(a->p.sep, a->src, n,
 							NULL, 0, TAG, NULL), 0);
 		else
-			KUNIT_ASSERT_EQ(test, kfi_send(a->p.sep, a->src, PLEN,
+			KUNIT_ASSERT_EQ(test, kfi_send(a->p.sep, a->src, n,
 						       NULL, 0, NULL), 0);
 		KUNIT_ASSERT_EQ(test, cq_wait(a->p.scq, &e), 1);
 		KUNIT_ASSERT_EQ(test, cq_wait(a->p.ccq, &e), 1);
 		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)a);
-		KUNIT_EXPECT_EQ(test, e.len, (size_t)PLEN);
+		KUNIT_EXPECT_EQ(test, e.len, n);
 		for (int i = 0; i < NSEG; i++)
-			KUNIT_EXPECT_EQ(test, memcmp(a->diov[i].iov_base,
-						     a->src + i * 16, 16), 0);
+			KUNIT_EXPECT_EQ(test, memcmp(k == P_RECVBV ?
+						     (u8 *)page_address(a->dpage) + i * 16 :
+						     a->diov[i].iov_base,
+						     a->src + i * seg, seg), 0);
 		return;
 	}
 	if (!inject) {
@@ -1583,6 +1704,8 @@ static void fault_posts(struct kunit *test)
 	a->dst = kunit_kzalloc(test, PLEN, GFP_KERNEL);
 	a->region = kunit_kzalloc(test, PLEN, GFP_KERNEL);
 	a->spage = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	a->dpage = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, a->dpage);
 	KUNIT_ASSERT_NOT_NULL(test, a->src);
 	KUNIT_ASSERT_NOT_NULL(test, a->dst);
 	KUNIT_ASSERT_NOT_NULL(test, a->region);
@@ -1594,6 +1717,7 @@ static void fault_posts(struct kunit *test)
 		a->diov[i] = (struct kvec){ a->dst + i * 16, 16 };
 		bvec_set_page(&a->sbv[i], a->spage, 8, 8 + (i % 32) * 16);
 		sg_set_page(&a->ssg[i], a->spage, 8, 8 + (i % 32) * 16);
+		bvec_set_page(&a->dbv[i], a->dpage, 8, i * 16);
 	}
 	post_riov(a);
 	pair_open(test, &a->p);
@@ -1618,6 +1742,7 @@ static void fault_posts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_close(&a->mr->fid), 0);
 	pair_close(test, &a->p);
 	__free_page(a->spage);
+	__free_page(a->dpage);
 	still_usable(test);
 }
 
@@ -1629,6 +1754,9 @@ struct dw_arg {
 	struct kfi_deferred_work w;
 	struct kfi_op_cntr op;
 	struct kfi_op_msg msg;
+	struct kfi_op_tagged tmsg;
+	struct kfi_op_rma rma;
+	struct kfi_rma_iov riov[NSEG];
 	struct kvec iov[NSEG];
 	u8 *buf;
 	u64 fired;
@@ -1658,6 +1786,16 @@ static void dw_after(struct kunit *test, void *arg, long ret)
 	if (a->w.op_type == KFI_OP_CNTR_ADD) {
 		KUNIT_EXPECT_EQ(test, kfi_cntr_wait(a->target, ++a->fired,
 						    WAIT_MS), 0);
+	} else if (a->w.op_type == KFI_OP_WRITE) {
+		u8 b[4];
+
+		KUNIT_ASSERT_EQ(test, cq_wait(a->p.ccq, &e), 1);
+		/* landed once a read behind it is back */
+		KUNIT_ASSERT_EQ(test, kfi_read(a->p.cep, b, 4, NULL, 0, 0, 42,
+					       b), 0);
+		KUNIT_ASSERT_EQ(test, cq_wait(a->p.ccq, &e), 1);
+		KUNIT_EXPECT_EQ(test, memcmp(a->buf, a->buf + PLEN, PLEN), 0);
+		memset(a->buf + PLEN, 0, PLEN);
 	} else {
 		KUNIT_ASSERT_EQ(test, cq_wait(a->p.scq, &e), 1);
 		KUNIT_EXPECT_EQ(test, e.len, (size_t)PLEN);
@@ -1673,8 +1811,12 @@ static void dw_send_prepare(struct kunit *test, void *arg)
 
 	memset(a->buf + PLEN, 0, PLEN);
 	/* one receive per attempt that may fire: cancelled after failures */
-	KUNIT_ASSERT_EQ(test, kfi_recv(a->p.sep, a->buf + PLEN, PLEN, NULL, 0,
-				       a), 0);
+	if (a->w.op_type == KFI_OP_TSEND)
+		KUNIT_ASSERT_EQ(test, kfi_trecv(a->p.sep, a->buf + PLEN, PLEN,
+						NULL, 0, TAG, 0, a), 0);
+	else
+		KUNIT_ASSERT_EQ(test, kfi_recv(a->p.sep, a->buf + PLEN, PLEN,
+					       NULL, 0, a), 0);
 }
 
 static void dw_send_after(struct kunit *test, void *arg, long ret)
@@ -1706,9 +1848,19 @@ static const struct sweep dw_send_sweep = {
 	.call = dw_queue, .after = dw_send_after,
 };
 
+static const struct sweep dw_tsend_sweep = {
+	.name = "queue_work_tsend", .prepare = dw_send_prepare,
+	.call = dw_queue, .after = dw_send_after,
+};
+
+static const struct sweep dw_write_sweep = {
+	.name = "queue_work_write", .call = dw_queue, .after = dw_after,
+};
+
 static void fault_deferred(struct kunit *test)
 {
 	struct dw_arg *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct kfid_mr *mr;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
@@ -1738,6 +1890,38 @@ static void fault_deferred(struct kunit *test)
 	a->w.op.msg = &a->msg;
 	a->w.threshold = kfi_cntr_read(a->t) + 1;
 	sweep(test, &dw_send_sweep, a);
+	/* a tagged one */
+	a->tmsg = (struct kfi_op_tagged){ .ep = a->p.cep,
+					  .msg = { .type = KFI_KVEC,
+						   .msg_iov = a->iov,
+						   .iov_count = NSEG,
+						   .tag = TAG,
+						   .context = a },
+					  .flags = KFI_COMPLETION };
+	a->w.op_type = KFI_OP_TSEND;
+	a->w.op.tagged = &a->tmsg;
+	a->w.threshold = kfi_cntr_read(a->t) + 1;
+	sweep(test, &dw_tsend_sweep, a);
+	/* a write to 256 remote regions */
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(a->p.dom, a->buf + PLEN, PLEN,
+					 KFI_REMOTE_WRITE | KFI_REMOTE_READ, 0,
+					 42, 0, &mr, NULL), 0);
+	for (i = 0; i < NSEG; i++)
+		a->riov[i] = (struct kfi_rma_iov){ .addr = i * 16, .len = 16,
+						   .key = 42 };
+	a->rma = (struct kfi_op_rma){ .ep = a->p.cep,
+				      .msg = { .type = KFI_KVEC,
+					       .msg_iov = a->iov,
+					       .iov_count = NSEG,
+					       .rma_iov = a->riov,
+					       .rma_iov_count = NSEG,
+					       .context = a },
+				      .flags = KFI_COMPLETION };
+	a->w.op_type = KFI_OP_WRITE;
+	a->w.op.rma = &a->rma;
+	a->w.threshold = kfi_cntr_read(a->t) + 1;
+	sweep(test, &dw_write_sweep, a);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&a->target->fid), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&a->t->fid), 0);
 	exchange(test, &a->p);
@@ -1844,7 +2028,7 @@ static int work_connect(struct kunit *test, struct pair *p)
 	return 0;
 }
 
-#define UNEXP_MSGS 16
+#define UNEXP_MSGS 128
 
 /* Tagged messages sent before their receives are posted: the server
  * buffers them (allocating a buffer and a list entry each). */
@@ -1935,10 +2119,10 @@ static int work_rma_read(struct kunit *test, struct pair *p)
 	KUNIT_ASSERT_EQ(test, kfi_mr_reg(p->dom, region, 4096,
 					 KFI_REMOTE_READ, 0, 5, 0, &mr, NULL),
 			0);
-	for (i = 0; i < 4; i++)
-		KUNIT_ASSERT_EQ(test, kfi_read(p->cep, dst + i * 1024, 1024,
-					       NULL, 0, i * 1024, 5, NULL), 0);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_EQ(test, kfi_read(p->cep, dst + i * 256, 256,
+					       NULL, 0, i * 256, 5, NULL), 0);
+	for (i = 0; i < 16; i++) {
 		r = cq_wait_any(p->ccq, &e, &err);
 		if (r != 1) {
 			KUNIT_EXPECT_EQ(test, r, (ssize_t)-KFI_EAVAIL);
