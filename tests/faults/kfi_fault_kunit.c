@@ -228,7 +228,7 @@ static struct kfid_eq *open_eq(struct kunit *test, struct pair *p)
 
 static struct kfid_cq *open_cq(struct kunit *test, struct pair *p)
 {
-	struct kfi_cq_attr attr = { .size = 256,
+	struct kfi_cq_attr attr = { .size = 512,
 				    .format = KFI_CQ_FORMAT_TAGGED };
 	struct kfid_cq *cq;
 
@@ -2028,7 +2028,7 @@ static int work_connect(struct kunit *test, struct pair *p)
 	return 0;
 }
 
-#define UNEXP_MSGS 128
+#define UNEXP_MSGS 384
 
 /* Tagged messages sent before their receives are posted: the server
  * buffers them (allocating a buffer and a list entry each). */
@@ -2125,7 +2125,8 @@ static int work_rma_read(struct kunit *test, struct pair *p)
 	for (i = 0; i < 16; i++) {
 		r = cq_wait_any(p->ccq, &e, &err);
 		if (r != 1) {
-			KUNIT_EXPECT_EQ(test, r, (ssize_t)-KFI_EAVAIL);
+			KUNIT_EXPECT_EQ_MSG(test, r, (ssize_t)-KFI_EAVAIL,
+					    "read %d of 16 never ended", i + 1);
 			broke = 1;
 			break;
 		}
