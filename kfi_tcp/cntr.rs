@@ -326,9 +326,9 @@ impl Cntr {
             (caps, g.ready.capacity())
         };
         let (Ok(a), Ok(b), Ok(tokens)) = (
-            KVVec::from_elem(Slot::EMPTY, caps[0], GFP_KERNEL),
-            KVVec::from_elem(Slot::EMPTY, caps[1], GFP_KERNEL),
-            KVVec::from_elem(0u64, (caps[0] + caps[1] + 1).max(ring), GFP_KERNEL),
+            KVVec::from_elem(Slot::EMPTY, caps[0], GFP_KERNEL | __GFP_NOWARN),
+            KVVec::from_elem(Slot::EMPTY, caps[1], GFP_KERNEL | __GFP_NOWARN),
+            KVVec::from_elem(0u64, (caps[0] + caps[1] + 1).max(ring), GFP_KERNEL | __GFP_NOWARN),
         ) else {
             pr_warn!("kfi_tcp: no memory to grow a counter's trigger storage\n");
             return;
@@ -446,9 +446,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
     // SAFETY: one of our domains (our domain ops table called us).
     let d = unsafe { Domain::from_fid(ptr::addr_of_mut!((*domain).fid)) };
     let (Ok(slots), Ok(slots_d), Ok(tokens)) = (
-        KVVec::from_elem(Slot::EMPTY, INITIAL_SLOTS, GFP_KERNEL),
-        KVVec::from_elem(Slot::EMPTY, INITIAL_SLOTS, GFP_KERNEL),
-        KVVec::from_elem(0u64, 2 * INITIAL_SLOTS + 1, GFP_KERNEL),
+        KVVec::from_elem(Slot::EMPTY, INITIAL_SLOTS, GFP_KERNEL | __GFP_NOWARN),
+        KVVec::from_elem(Slot::EMPTY, INITIAL_SLOTS, GFP_KERNEL | __GFP_NOWARN),
+        KVVec::from_elem(0u64, 2 * INITIAL_SLOTS + 1, GFP_KERNEL | __GFP_NOWARN),
     ) else {
         return ffi::neg(bindings::ENOMEM);
     };

@@ -255,6 +255,7 @@ enum Step {
 
 impl Conn {
     fn new(sock: Sock, phase: Phase, owner: Owner, ctl: Option<CtlOut>) -> Result<Arc<Conn>> {
+        ffi::fail_alloc()?;
         // SAFETY: `conn_late` does not sleep; the argument is set below,
         // before anything can arm the timer, to the connection, which
         // cancels it in `stop`.

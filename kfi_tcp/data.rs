@@ -769,7 +769,7 @@ impl Conn {
                             FrameKind::ReadReq => {
                                 // Only the work item gets here (see above).
                                 let r = resolve(ep, h, REMOTE_READ)?;
-                                d.rsp.push(r, GFP_KERNEL).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                                ffi::fail_alloc().and_then(|()| d.rsp.push(r, GFP_KERNEL).map_err(|_| ENOMEM)).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
                                 return Ok(true);
                             }
                             FrameKind::ReadRsp => {
@@ -859,7 +859,15 @@ impl Conn {
                                 // Buffering it allocates.
                                 return Err(Halt::Defer);
                             }
-                            let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                            // Room for its list entry first: once its bytes
+                            // are in, keeping it cannot fail (no message is
+                            // dropped for memory; without memory the
+                            // connection breaks, which its ends see).
+                            let oom = |_| Halt::from(Broken { err: bindings::ENOMEM });
+                            ffi::fail_alloc().map_err(oom)?;
+                            d.unexp.reserve(1, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                            ffi::fail_alloc().map_err(oom)?;
+                            let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
                             d.unexp_bytes += len as usize;
                             Dest::Unexp(b)
                         }
@@ -1006,9 +1014,11 @@ impl Conn {
             Rx::Body { dest: Dest::Unexp(buf), .. } => {
                 let buf = core::mem::replace(buf, KVVec::new());
                 let u = Unexp { tag: hdr.tag().unwrap_or(0), data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
-                if d.unexp.push(u, GFP_KERNEL).is_err() {
-                    // Out of memory for the list entry: the message is
-                    // lost; say so rather than pretend.
+                // Within the capacity reserved when its payload was
+                // buffered: allocates nothing.
+                if d.unexp.push(u, GFP_NOWAIT).is_err() {
+                    // Not reached (see above); were it, the message is
+                    // lost: say so rather than pretend.
                     if OOM_WARN.allow() {
                         pr_warn!("kfi_tcp: dropped an unexpected tagged message (no memory)\n");
                     }

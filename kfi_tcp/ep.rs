@@ -230,40 +230,37 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
             Err(e) => return e.to_errno(),
         }
     }
-    let conn = if i.handle.is_null() {
-        None
-    } else {
-        // SAFETY: the consumer passes the info of one of our CONNREQ
-        // events, its pep still open.
-        match unsafe { ConnReq::take(i.handle) } {
-            Ok(c) => Some(c),
-            Err(e) => return e.to_errno(),
-        }
-    };
+    let from_req = !i.handle.is_null();
     // SAFETY: our domain ops table passes our domains.
     let d = unsafe { Domain::from_fid(&mut (*domain).fid) };
-    let taken = conn.clone();
-    let src = if conn.is_some() { None } else { src };
+    let src = if from_req { None } else { src };
     let init = pin_init!(Ep {
         // SAFETY: all-zero is a valid header; filled in below.
         ep: unsafe { core::mem::zeroed() },
         domain: d,
         src,
         attrs,
-        inner <- new_mutex!(EpInner { eq: None, tx_cq: None, rx_cq: None, cntrs: Cntrs::default(), enabled: false, conn: taken }, "kfi_tcp_ep"),
+        inner <- new_mutex!(EpInner { eq: None, tx_cq: None, rx_cq: None, cntrs: Cntrs::default(), enabled: false, conn: None }, "kfi_tcp_ep"),
         data <- EpData::new(),
         aliases: core::sync::atomic::AtomicUsize::new(0),
         cm_held: core::sync::atomic::AtomicUsize::new(0),
     });
-    let b = match KBox::pin_init(init, GFP_KERNEL) {
-        Ok(b) => b,
-        Err(_) => {
-            if let Some(c) = conn {
-                c.stop();
-            }
-            return ffi::neg(bindings::ENOMEM);
-        }
+    let Ok(b) = KBox::pin_init(init, GFP_KERNEL) else {
+        return ffi::neg(bindings::ENOMEM);
     };
+    // The request is taken once nothing can fail any more: a failed call
+    // leaves it pending, to be rejected or tried again.
+    let conn = if from_req {
+        // SAFETY: the consumer passes the info of one of our CONNREQ
+        // events, its pep still open.
+        match unsafe { ConnReq::take(i.handle) } {
+            Ok(c) => Some(c),
+            Err(e) => return e.to_errno(),
+        }
+    } else {
+        None
+    };
+    b.inner.lock().conn = conn.clone();
     // SAFETY: never moved: freed in place by `kfi_tcp_ep_close`.
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
     // SAFETY: `p` is our fresh object.

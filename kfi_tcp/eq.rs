@@ -246,7 +246,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
     if attr.wait_obj != sys::KFI_WAIT_NONE && attr.wait_obj != sys::KFI_WAIT_UNSPEC {
         return ffi::neg(bindings::ENOSYS);
     }
-    let Ok(slots) = KVVec::from_elem(Slot::default(), size, GFP_KERNEL) else {
+    let Ok(slots) = KVVec::from_elem(Slot::default(), size, GFP_KERNEL | __GFP_NOWARN) else {
         return ffi::neg(bindings::ENOMEM);
     };
     // SAFETY: `fabric` is one of our fabrics (our ops table called us).

@@ -105,6 +105,18 @@ impl Drop for WorkQueue {
     }
 }
 
+/// Fault injection (`kfi_tcp_fail_alloc` in kfi_tcp_sock.c): `ENOMEM`
+/// when a failure is injected at the allocation about to be made. Any
+/// context but hard interrupts; without CONFIG_FAULT_INJECTION always Ok.
+pub(crate) fn fail_alloc() -> Result {
+    // SAFETY: no arguments; callable from any context but hard interrupts.
+    if unsafe { sys::kfi_tcp_glue_fail_alloc() } {
+        Err(ENOMEM)
+    } else {
+        Ok(())
+    }
+}
+
 /// The provider's workqueue.
 pub(crate) fn queue() -> &'static kernel::workqueue::Queue {
     // SAFETY: valid while a `WorkQueue` exists (invariant), which is for

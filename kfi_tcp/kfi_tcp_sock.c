@@ -19,6 +19,8 @@
  * interrupts, taking the socket only when no process owns it.
  */
 #include <linux/bvec.h>
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/in.h>
 #include <linux/net.h>
 #include <linux/slab.h>
@@ -93,6 +95,73 @@ static void kfi_tcp_sk_liveness(struct sock *sk)
 	sock_set_keepalive(sk);
 }
 
+#ifdef CONFIG_FAULT_INJECTION
+/**
+ * kfi_tcp_fail_alloc - Fault point of the provider's allocations.
+ *
+ * Consulted (kfi_tcp_glue_fail_alloc()) before the allocations a
+ * connection's or a listener's work item makes (receive path, accepted
+ * connections, connection requests) and before a connection's own
+ * allocation. Those run in kworkers, out of reach of a consumer task's
+ * fail-nth (which reaches this point too when the consumer's task gets
+ * here). Driven like the kernel's other fault attributes: through
+ * /sys/kernel/debug/kfi_tcp_fail_alloc/ (probability, interval, times,
+ * space; failures are not logged: verbose 0), or by a test setting the
+ * fields (tests/faults: space n, times 1, probability 100 fails the n-th
+ * consultation from now). Exported (namespace KFI_TCP_FAULTS) for
+ * tests/faults only; compiled out without CONFIG_FAULT_INJECTION.
+ */
+struct fault_attr kfi_tcp_fail_alloc = FAULT_ATTR_INITIALIZER;
+EXPORT_SYMBOL_NS_GPL(kfi_tcp_fail_alloc, KFI_TCP_FAULTS);
+
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+static struct dentry *kfi_tcp_fail_dir;
+#endif
+
+static void kfi_tcp_fail_init(void)
+{
+	/* an injected failure is expected: no stack dump in the log */
+	kfi_tcp_fail_alloc.verbose = 0;
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+	kfi_tcp_fail_dir = fault_create_debugfs_attr("kfi_tcp_fail_alloc", NULL,
+						     &kfi_tcp_fail_alloc);
+	if (IS_ERR(kfi_tcp_fail_dir))
+		kfi_tcp_fail_dir = NULL;
+#endif
+}
+
+static void kfi_tcp_fail_exit(void)
+{
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+	debugfs_remove_recursive(kfi_tcp_fail_dir);
+#endif
+}
+
+/**
+ * kfi_tcp_glue_fail_alloc() - Whether to fail the allocation about to be made.
+ *
+ * Context: Any but hard interrupts.
+ * Return: true when a failure is injected here (kfi_tcp_fail_alloc).
+ */
+bool kfi_tcp_glue_fail_alloc(void)
+{
+	return should_fail(&kfi_tcp_fail_alloc, 1);
+}
+#else
+static void kfi_tcp_fail_init(void)
+{
+}
+
+static void kfi_tcp_fail_exit(void)
+{
+}
+
+bool kfi_tcp_glue_fail_alloc(void)
+{
+	return false;
+}
+#endif
+
 static_assert(sizeof(struct kfi_tcp_addr) == sizeof(struct sockaddr_in));
 static_assert(offsetof(struct kfi_tcp_addr, port) ==
 	      offsetof(struct sockaddr_in, sin_port));
@@ -110,7 +179,10 @@ static_assert(offsetof(struct kfi_tcp_addr, addr) ==
 int kfi_tcp_glue_wq_init(void)
 {
 	kfi_tcp_wq = alloc_workqueue("kfi_tcp", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
-	return kfi_tcp_wq ? 0 : -ENOMEM;
+	if (!kfi_tcp_wq)
+		return -ENOMEM;
+	kfi_tcp_fail_init();
+	return 0;
 }
 
 /** kfi_tcp_glue_wq() - The provider's workqueue (after _wq_init()). */
@@ -123,6 +195,7 @@ struct workqueue_struct *kfi_tcp_glue_wq(void)
 void kfi_tcp_glue_wq_exit(void)
 {
 	destroy_workqueue(kfi_tcp_wq);
+	kfi_tcp_fail_exit();
 }
 
 /* Takes ownership of @sock (released on failure). */
@@ -159,6 +232,10 @@ int kfi_tcp_sk_create(void *net, struct kfi_tcp_sk **out)
 	int ret;
 
 	ret = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	/* A kernel socket has no file: -ENFILE only says that the socket's
+	 * inode could not be allocated. */
+	if (ret == -ENFILE)
+		ret = -ENOMEM;
 	if (ret)
 		return ret;
 	return kfi_tcp_sk_wrap(sock, out);

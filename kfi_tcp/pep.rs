@@ -36,6 +36,10 @@ const BACKLOG: i32 = 128;
 
 /// Connections a listener accepts per run of its work item.
 const ACCEPT_BUDGET: usize = 16;
+/// After a failed accept (no memory for the new socket: the connection
+/// stays in the backlog, and no callback will come for it), look again
+/// this much later.
+const ACCEPT_RETRY_MS: u32 = 20;
 
 struct PepInner {
     eq: Option<*const Eq>,
@@ -85,6 +89,8 @@ pub(crate) struct Listener {
     sock: Sock,
     pep: *const Pep,
     stopping: AtomicBool,
+    /// Queues the work item again after a failed accept.
+    retry: ffi::Timer,
 }
 
 impl_has_work! {
@@ -103,6 +109,8 @@ unsafe impl Sync for Listener {}
 /// # Safety
 /// `ctx` is `Arc::as_ptr` of a listener whose pep holds a reference until
 /// the callbacks are detached.
+/// Also the callback of the listener's retry timer (softirq), which the
+/// listener cancels before its pep lets go of it.
 unsafe extern "C" fn listener_wake(ctx: *mut c_void) {
     // SAFETY: alive and referenced by its pep (contract above).
     let l: Arc<Listener> = unsafe { ArcBorrow::from_raw(ctx.cast::<Listener>().cast_const()) }.into();
@@ -114,8 +122,20 @@ impl Listener {
         self.stopping.store(true, Ordering::Release);
         self.sock.detach();
         // SAFETY: our initialised work item; after the flush it is idle
-        // and, `stopping` being set, never requeued.
+        // and, `stopping` being set, never requeued nor arms the timer.
         unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
+        self.retry.cancel_sync();
+        // SAFETY: as above; a run the timer queued before it was
+        // cancelled sees `stopping`.
+        unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
+    }
+
+    /// Accepting failed: try again later (the connection waits in the
+    /// backlog; its peer sees a slow accept, not a hang).
+    fn retry_later(&self) {
+        if !self.stopping.load(Ordering::Acquire) {
+            self.retry.arm(kernel::time::msecs_to_jiffies(ACCEPT_RETRY_MS) as u64);
+        }
     }
 }
 
@@ -127,11 +147,15 @@ impl WorkItem for Listener {
             if this.stopping.load(Ordering::Acquire) {
                 return;
             }
-            let s = match this.sock.accept() {
+            // An injected failure stands for the accept's own allocations.
+            let s = match ffi::fail_alloc().and_then(|()| this.sock.accept()) {
                 Ok(Some(s)) => s,
-                // Nothing pending (or a transient error): wait for the
-                // next callback.
-                Ok(None) | Err(_) => return,
+                // Nothing pending: wait for the next callback.
+                Ok(None) => return,
+                Err(_) => {
+                    this.retry_later();
+                    return;
+                }
             };
             // SAFETY: the pep stops us before it goes.
             let pep = unsafe { &*this.pep };
@@ -139,7 +163,7 @@ impl WorkItem for Listener {
                 continue;
             };
             let mut g = pep.inner.lock();
-            if g.closing || g.pending.push(c.clone(), GFP_KERNEL).is_err() {
+            if g.closing || ffi::fail_alloc().is_err() || g.pending.push(c.clone(), GFP_KERNEL).is_err() {
                 drop(g);
                 c.stop();
                 continue;
@@ -175,6 +199,7 @@ impl Pep {
             _ => return Err(Error::from_errno(-(bindings::ESHUTDOWN as c_int))),
         };
         let i = g.pending.iter().position(|p| core::ptr::eq(&**p, c)).ok_or(EINVAL)?;
+        ffi::fail_alloc()?;
         let req = KBox::new(
             ConnReq {
                 // SAFETY: all-zero is a valid header; filled in below.
@@ -196,7 +221,7 @@ impl Pep {
                 return Err(e);
             }
         };
-        if g.reqs.push(req, GFP_KERNEL).is_err() {
+        if ffi::fail_alloc().is_err() || g.reqs.push(req, GFP_KERNEL).is_err() {
             // SAFETY: never published; freed once each.
             unsafe {
                 sys::kfi_freeinfo(info);
@@ -360,17 +385,26 @@ pub(crate) unsafe extern "C" fn kfi_tcp_pep_listen(pep: *mut sys::kfid_pep) -> c
     let net = unsafe { Fabric::net(p.fabric) };
     let r = (|| -> Result<Arc<Listener>> {
         let s = Sock::create(net)?;
+        // SAFETY: `listener_wake` does not sleep; its argument is set
+        // below, before the timer can be armed (only the work item arms
+        // it), and the timer is cancelled in `stop`.
+        let retry = unsafe { ffi::Timer::new(listener_wake, core::ptr::null_mut()) }?;
         let l = Arc::pin_init(
             pin_init!(Listener {
                 work <- new_work!("kfi_tcp_listener"),
                 sock: s,
                 pep: p,
                 stopping: AtomicBool::new(false),
+                retry,
             }),
             GFP_KERNEL,
         )?;
+        let ctx = (&*l as *const Listener).cast_mut().cast();
+        // SAFETY: the pep holds `l` until it stops it (cancelling the
+        // timer); not armed yet.
+        unsafe { l.retry.set_ctx(ctx) };
         // SAFETY: the pep holds `l` until it stops it (detaching first).
-        unsafe { l.sock.install(listener_wake, (&*l as *const Listener).cast_mut().cast()) };
+        unsafe { l.sock.install(listener_wake, ctx) };
         if let Err(e) = l.sock.listen(&p.src, BACKLOG) {
             l.stop();
             return Err(e);

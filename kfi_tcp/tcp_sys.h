@@ -124,6 +124,8 @@ struct workqueue_struct;
 int kfi_tcp_glue_wq_init(void);
 struct workqueue_struct *kfi_tcp_glue_wq(void);
 void kfi_tcp_glue_wq_exit(void);
+/* Fault injection of the provider's own allocations (kfi_tcp_sock.c). */
+bool kfi_tcp_glue_fail_alloc(void);
 int kfi_tcp_sk_create(void *net, struct kfi_tcp_sk **out);
 int kfi_tcp_sk_listen(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *addr,
 		      int backlog);

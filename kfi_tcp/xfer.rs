@@ -738,14 +738,14 @@ impl EpData {
 
     /// `kfi_enable`: allocates the slots (process context).
     pub(crate) fn enable(&self, cfg: Config) -> Result {
-        let mut tx = KVVec::with_capacity(cfg.tx_size, GFP_KERNEL)?;
-        let mut tx_next = KVVec::with_capacity(cfg.tx_size, GFP_KERNEL)?;
+        let mut tx = KVVec::with_capacity(cfg.tx_size, GFP_KERNEL | __GFP_NOWARN)?;
+        let mut tx_next = KVVec::with_capacity(cfg.tx_size, GFP_KERNEL | __GFP_NOWARN)?;
         for _ in 0..cfg.tx_size {
             tx.push(TX_INIT, GFP_KERNEL)?;
             tx_next.push(rules::NIL, GFP_KERNEL)?;
         }
-        let mut rx = KVVec::with_capacity(cfg.rx_size, GFP_KERNEL)?;
-        let mut rx_next = KVVec::with_capacity(cfg.rx_size, GFP_KERNEL)?;
+        let mut rx = KVVec::with_capacity(cfg.rx_size, GFP_KERNEL | __GFP_NOWARN)?;
+        let mut rx_next = KVVec::with_capacity(cfg.rx_size, GFP_KERNEL | __GFP_NOWARN)?;
         for _ in 0..cfg.rx_size {
             rx.push(RX_INIT, GFP_KERNEL)?;
             rx_next.push(rules::NIL, GFP_KERNEL)?;

@@ -85,6 +85,41 @@ load_unload_loop() {
 	echo "$n load/unload cycles"
 }
 
+# Injected allocation failures (tests/faults): only on a kernel with fault
+# injection (the debug one). failslab must reach sleeping allocations
+# (fail-nth counts only those it may fail) and log nothing (each failure
+# would print a stack trace); fail_page_alloc likewise when present. The
+# settings are restored afterwards.
+fault_sweep() {
+	local fs=/sys/kernel/debug/failslab fp=/sys/kernel/debug/fail_page_alloc
+	local s_wait s_verbose p_wait p_high p_order p_verbose
+	s_wait=$(cat $fs/ignore-gfp-wait)
+	s_verbose=$(cat $fs/verbose)
+	echo N >$fs/ignore-gfp-wait
+	echo 0 >$fs/verbose
+	if [ -e $fp ]; then
+		p_wait=$(cat $fp/ignore-gfp-wait)
+		p_high=$(cat $fp/ignore-gfp-highmem)
+		p_order=$(cat $fp/min-order)
+		p_verbose=$(cat $fp/verbose)
+		echo N >$fp/ignore-gfp-wait
+		echo N >$fp/ignore-gfp-highmem
+		echo 0 >$fp/min-order
+		echo 0 >$fp/verbose
+	fi
+	kunit_module "$ko/kfi_fault_kunit.ko"
+	dmesg | grep -o 'kfi_fault: [0-9]* injected failures survived' | tail -1 |
+		awk '{ print "KFI-FIGURE fault_injected_failures_survived", $2 }'
+	echo "$s_wait" >$fs/ignore-gfp-wait
+	echo "$s_verbose" >$fs/verbose
+	if [ -e $fp ]; then
+		echo "$p_wait" >$fp/ignore-gfp-wait
+		echo "$p_high" >$fp/ignore-gfp-highmem
+		echo "$p_order" >$fp/min-order
+		echo "$p_verbose" >$fp/verbose
+	fi
+}
+
 debugfs_empty_listing() {
 	insmod "$core" || return 1
 	local out
@@ -171,6 +206,8 @@ check)
 	kunit_module "$tcp_kunit"
 	# a consumer of the public headers making Lustre kfilnd's calls
 	kunit_module "$kfilnd_kunit"
+	# injected allocation failures along every allocating path
+	[ -e /sys/kernel/debug/failslab ] && fault_sweep
 	# kfi_pingpong sessions: kernel<->kernel and against the real
 	# fi_pingpong (tests/pingpong/guest.sh prints its own KFI-RESULT lines)
 	step pingpong
