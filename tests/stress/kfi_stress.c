@@ -74,6 +74,16 @@ MODULE_PARM_DESC(seed, "default seed of the random mix");
 static unsigned int reconnect_ms = 1500;
 module_param(reconnect_ms, uint, 0644);
 MODULE_PARM_DESC(reconnect_ms, "default interval of a thread's reconnects (ms)");
+/*
+ * Triggered writes are out of the default mix until an open mismatch is
+ * understood: once in about five 45-second runs a region's triggered-write
+ * area differed from its shadow at a quiesce (2026-11-25; stress bug or
+ * provider bug, not yet known; Documentation/testing.md). Turn them on
+ * with /sys/module/kfi_stress/parameters/trig_writes to chase it.
+ */
+static bool trig_writes;
+module_param(trig_writes, bool, 0644);
+MODULE_PARM_DESC(trig_writes, "include triggered RMA writes in the mix (off)");
 
 #define ST_MAX_THREADS	16
 #define ST_MAX_PAIRS	8
@@ -1348,7 +1358,7 @@ static void st_do_trig(struct st_thread *t, struct st_pair *p, int d)
 
 	if (t->ntrig >= ST_MAX_TRIG)
 		return;
-	if (st_below(t, 2) || dst->trig_write) {
+	if (!trig_writes || st_below(t, 2) || dst->trig_write) {
 		u64 j = dir->trig_j;
 		struct kvec iov;
 		struct kfi_msg_tagged m = { .type = KFI_KVEC, .msg_iov = &iov,
