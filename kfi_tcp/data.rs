@@ -809,7 +809,12 @@ impl Conn {
                         Ok(0) => return Err(Broken { err: bindings::ECONNRESET }.into()),
                         Ok(k) => {
                             d.hi += k;
-                            d.drained = k < want;
+                            // Short: the socket is empty, unless its end
+                            // came with these bytes (FIN in the segment of
+                            // the last data wakes us once, and that wake
+                            // may be the one this call took): then it is
+                            // not settled until a receive has seen the end.
+                            d.drained = k < want && !self.sock.rx_ended();
                             moved = true;
                         }
                         Err(e) if e == EAGAIN => {

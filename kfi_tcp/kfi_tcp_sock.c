@@ -457,6 +457,26 @@ int kfi_tcp_sk_state(struct kfi_tcp_sk *s, int *err)
 }
 
 /**
+ * kfi_tcp_sk_rx_ended() - Whether a receive would report the end.
+ * @s: The socket.
+ *
+ * A lockless look, any context: true once the peer's FIN is in (or the
+ * receive side is shut down) or an error is pending, i.e. once a receive
+ * that finds no more data returns 0 or an error rather than -EAGAIN. A
+ * short receive does not mean the end was not seen: FIN often comes with
+ * the last data, in one segment, and wakes the socket once.
+ *
+ * Return: true if the end (or an error) is pending.
+ */
+bool kfi_tcp_sk_rx_ended(struct kfi_tcp_sk *s)
+{
+	struct sock *sk = s->sock->sk;
+
+	return (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       READ_ONCE(sk->sk_err);
+}
+
+/**
  * kfi_tcp_sk_name() - Local or peer address of the socket.
  * @s: The socket.
  * @out: The address.

@@ -130,6 +130,13 @@ impl Sock {
         }
     }
 
+    /// True once a receive that finds no more data reports the end of
+    /// stream or an error instead of `EAGAIN` (a lockless look).
+    pub(crate) fn rx_ended(&self) -> bool {
+        // SAFETY: our live socket.
+        unsafe { sys::kfi_tcp_sk_rx_ended(self.raw()) }
+    }
+
     /// Our address (`peer` false) or the peer's.
     pub(crate) fn name(&self, peer: bool) -> Result<SockAddr> {
         // SAFETY: all-zero is a valid address.

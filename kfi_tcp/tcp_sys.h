@@ -138,6 +138,7 @@ void kfi_tcp_sk_detach(struct kfi_tcp_sk *s);
 void kfi_tcp_sk_release(struct kfi_tcp_sk *s);
 void kfi_tcp_sk_shutdown(struct kfi_tcp_sk *s);
 int kfi_tcp_sk_state(struct kfi_tcp_sk *s, int *err);
+bool kfi_tcp_sk_rx_ended(struct kfi_tcp_sk *s);
 int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer);
 ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
 			int n, size_t skip, size_t len, bool more, bool splice);
