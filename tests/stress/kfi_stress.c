@@ -74,16 +74,10 @@ MODULE_PARM_DESC(seed, "default seed of the random mix");
 static unsigned int reconnect_ms = 1500;
 module_param(reconnect_ms, uint, 0644);
 MODULE_PARM_DESC(reconnect_ms, "default interval of a thread's reconnects (ms)");
-/*
- * Triggered writes are out of the default mix until an open mismatch is
- * understood: once in about five 45-second runs a region's triggered-write
- * area differed from its shadow at a quiesce (2026-11-25; stress bug or
- * provider bug, not yet known; Documentation/testing.md). Turn them on
- * with /sys/module/kfi_stress/parameters/trig_writes to chase it.
- */
-static bool trig_writes;
+/* Triggered RMA writes in the mix (with triggered tagged sends). */
+static bool trig_writes = true;
 module_param(trig_writes, bool, 0644);
-MODULE_PARM_DESC(trig_writes, "include triggered RMA writes in the mix (off)");
+MODULE_PARM_DESC(trig_writes, "include triggered RMA writes in the mix (on)");
 
 #define ST_MAX_THREADS	16
 #define ST_MAX_PAIRS	8
@@ -403,10 +397,38 @@ static void st_progress(struct st_thread *t);
 		__rc;							\
 	})
 
+/* What a stalled thread still waits for (the log says where it hangs). */
+static void st_dump_stall(struct st_thread *t)
+{
+	struct st_op *op;
+	int i, d, n = 0;
+
+	for (i = 0; i < t->npairs; i++) {
+		struct st_pair *p = &t->pairs[i];
+
+		for (d = 0; d < 2; d++)
+			pr_info("thread %d pair %d dir %d: inflight %d send_seq %llu recv_seq %llu ts %llu tr %llu tdone %llu trig_rx %d wd %llu/%llu shutdown %d\n",
+				t->id, i, d, p->inflight, p->d[d].send_seq,
+				p->d[d].recv_seq, p->d[d].ts, p->d[d].tr,
+				p->d[d].tdone, p->d[d].trig_rx,
+				p->d[d].wd_seen, p->d[d].wd_sent,
+				p->s[d].shutdown);
+	}
+	list_for_each_entry(op, &t->live, node) {
+		if (n++ == 16)
+			break;
+		pr_info("thread %d live op: kind %u pair %d side %u seq %llu len %zu trig %d threshold %llu (counter %llu) cancel %u\n",
+			t->id, op->kind, op->p->idx, op->side, op->seq, op->len,
+			op->trig, op->threshold, t->tval, op->cancel);
+	}
+}
+
 static void st_check_stall(struct st_thread *t, const char *what)
 {
-	if (!t->abort && time_after(jiffies, t->last_progress + ST_STALL))
+	if (!t->abort && time_after(jiffies, t->last_progress + ST_STALL)) {
 		st_err(t, "stalled %u s in %s", ST_STALL / HZ, what);
+		st_dump_stall(t);
+	}
 }
 
 static struct st_side *st_side_of(struct st_thread *t, struct kfid *fid,
@@ -1584,10 +1606,28 @@ static void st_check_regions(struct st_thread *t, struct st_pair *p)
 	}
 }
 
+/* A triggered operation of the pair has not completed yet. */
+static bool st_trigs_left(struct st_thread *t, struct st_pair *p)
+{
+	int i;
+
+	for (i = 0; i < t->ntrig; i++)
+		if (t->trigs[i]->p == p)
+			return true;
+	return false;
+}
+
 /*
- * Brings the pair to rest: every triggered operation fired, every tagged
- * message's receive posted, a fence message each way (so every earlier
- * RMA landed), then waits for every completion.
+ * Brings the pair to rest: every triggered operation fired and completed,
+ * every tagged message's receive posted, a fence message each way (so
+ * every earlier RMA landed), then waits for every completion.
+ *
+ * The fence goes only after the triggered operations completed: the
+ * counter add that makes them due returns before they are posted (the
+ * counter's work item posts them), so a message posted right after it
+ * may go first, and a triggered write behind the fence may not have
+ * landed when the regions are compared (seen as a mismatch in the
+ * triggered-write area once in about five runs).
  */
 static void st_quiesce(struct st_thread *t, struct st_pair *p)
 {
@@ -1595,6 +1635,7 @@ static void st_quiesce(struct st_thread *t, struct st_pair *p)
 
 	st_fire_all(t);
 	st_post_recvs(t, p, true);
+	ST_WAIT_FOR(t, !st_trigs_left(t, p), "triggered operations completing");
 	for (d = 0; d < 2 && !t->abort; d++) {
 		u64 want = p->d[d].send_seq + 1;
 
