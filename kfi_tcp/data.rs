@@ -302,8 +302,14 @@ pub(super) struct DataIo {
     /// Read responses to send, in request order.
     rsp: KVec<RmaSegs>,
     /// `EpData::tag_posts` when the unexpected messages were last matched:
-    /// they are looked at again only after new tagged receives.
+    /// they are looked at again only after new tagged receives, or after
+    /// a new one joined them (`unexp_new`).
     unexp_seen: u64,
+    /// An unexpected message was kept since the last match: a receive
+    /// posted while its payload was still arriving (after the last match
+    /// looked, before the message was in the list) is matched now. (Found
+    /// by the stress under netem: a large message's receive waited forever.)
+    unexp_new: bool,
     /// Held operations were failed and the queues flushed (once).
     cleaned: bool,
     /// The endpoint whose data moves here, and the frames' byte order:
@@ -361,6 +367,7 @@ impl DataIo {
             unexp_bytes: 0,
             rsp: KVec::new(),
             unexp_seen: 0,
+            unexp_new: false,
             cleaned: false,
             ep: core::ptr::null(),
             order: ByteOrder::NATIVE,
@@ -1021,6 +1028,7 @@ impl Conn {
                 let u = Unexp { tag: hdr.tag().unwrap_or(0), data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
                 // Within the capacity reserved when its payload was
                 // buffered: allocates nothing.
+                d.unexp_new = true;
                 if d.unexp.push(u, GFP_NOWAIT).is_err() {
                     // Not reached (see above); were it, the message is
                     // lost: say so rather than pretend.
@@ -1039,10 +1047,11 @@ impl Conn {
     /// (only looked at again once new tagged receives were posted).
     fn deliver_unexpected(&self, d: &mut DataIo, ep: &EpData) -> bool {
         let gen = ep.tag_posts();
-        if gen == d.unexp_seen {
+        if gen == d.unexp_seen && !d.unexp_new {
             return false;
         }
         d.unexp_seen = gen;
+        d.unexp_new = false;
         let mut moved = self.answer_probes(d, ep);
         let mut i = 0;
         while i < d.unexp.len() {

@@ -223,18 +223,24 @@ fi_pp_killed() {
 # --- after all of that, a clean verified exchange across the link
 # Every operation kind at once under netem: the stress (tests/stress/:
 # messages, tagged, RMA writes and reads over lists of regions, writedata,
-# triggered operations, cancels, reconnects; every byte checked) run in
-# the peer namespace, with netem on its loopback (a stress's endpoints all
-# live in the namespace of the process that starts it). Corruption is
-# caught there too: netem computes the checksum of a packet it corrupts,
-# and TCP's receive checks it.
+# triggered operations, cancels; every byte checked) run in the peer
+# namespace, with netem on its loopback (a stress's endpoints all live in
+# the namespace of the process that starts it). Corruption is caught
+# there too: netem computes the checksum of a packet it corrupts, and
+# TCP's receive checks it. No reconnects, and netem goes 3 s before the
+# end, before the closing quiesce: a FIN that netem drops on loopback is
+# sometimes never retransmitted by the orphaned socket (no timer left on
+# it: Documentation/testing.md), so a close could wait for the peer's end
+# forever; closes and peer death are the other checks' subject.
 netem_stress() {
 	local rc
 	in_peer tc qdisc replace dev lo root netem \
 		loss 1% delay 1ms reorder 10% duplicate 1% corrupt 1% || return 1
-	in_peer "$(dirname "$0")/../stress/guest.sh" "$ko" 20
+	(sleep 17; in_peer tc qdisc del dev lo root) &
+	in_peer "$(dirname "$0")/../stress/guest.sh" "$ko" 20 reconnect_ms=0
 	rc=$?
-	in_peer tc qdisc del dev lo root
+	wait
+	in_peer tc qdisc del dev lo root 2>/dev/null
 	return $rc
 }
 
@@ -251,13 +257,9 @@ fi
 echo "KFI-RESULT PASS net_setup"
 grep -q '^kfi_pingpong ' /proc/modules || insmod "$ko/kfi_pingpong.ko" ||
 	{ echo "KFI-RESULT FAIL net_insmod_pingpong"; exit 1; }
-# Open bug (Documentation/testing.md): under netem a connection sometimes
-# stops with work it could do (a tagged message its posted receive does
-# not get, an end of stream not reported) until another post on it; the
-# check runs with NET_OPEN_BUGS=1. Before the lowered dead-peer bounds: a
-# receiver that takes more than their 3 s to post a receive
-# (back-pressure under netem) is not dead.
-[ "${NET_OPEN_BUGS:-0}" = 1 ] && result netem_stress netem_stress
+# before the lowered dead-peer bounds: a receiver that takes more than
+# their 3 s to post a receive (back-pressure under netem) is not dead
+result netem_stress netem_stress
 fast_liveness
 
 result clean_stream stream clean verify=1 iters=20 sizes=1,64,4096,65536,1048576
