@@ -302,14 +302,16 @@ pub(super) struct DataIo {
     /// Read responses to send, in request order.
     rsp: KVec<RmaSegs>,
     /// `EpData::tag_posts` when the unexpected messages were last matched:
-    /// they are looked at again only after new tagged receives, or after
-    /// a new one joined them (`unexp_new`).
+    /// all of them are looked at again only after new tagged receives.
     unexp_seen: u64,
-    /// An unexpected message was kept since the last match: a receive
-    /// posted while its payload was still arriving (after the last match
-    /// looked, before the message was in the list) is matched now. (Found
-    /// by the stress under netem: a large message's receive waited forever.)
-    unexp_new: bool,
+    /// The first `unexp_checked` unexpected messages were matched against
+    /// the receives posted up to `unexp_seen`; the ones after them joined
+    /// since, and are matched (alone: a flood of unexpected messages must
+    /// not cost a pass over all of them each) at the next look. A receive
+    /// posted while a message's payload was still arriving (after the
+    /// last look, before the message was in the list) is found that way.
+    /// (Found by the stress under netem: such a receive waited forever.)
+    unexp_checked: usize,
     /// Held operations were failed and the queues flushed (once).
     cleaned: bool,
     /// The endpoint whose data moves here, and the frames' byte order:
@@ -367,7 +369,7 @@ impl DataIo {
             unexp_bytes: 0,
             rsp: KVec::new(),
             unexp_seen: 0,
-            unexp_new: false,
+            unexp_checked: 0,
             cleaned: false,
             ep: core::ptr::null(),
             order: ByteOrder::NATIVE,
@@ -1028,7 +1030,6 @@ impl Conn {
                 let u = Unexp { tag: hdr.tag().unwrap_or(0), data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
                 // Within the capacity reserved when its payload was
                 // buffered: allocates nothing.
-                d.unexp_new = true;
                 if d.unexp.push(u, GFP_NOWAIT).is_err() {
                     // Not reached (see above); were it, the message is
                     // lost: say so rather than pretend.
@@ -1047,13 +1048,16 @@ impl Conn {
     /// (only looked at again once new tagged receives were posted).
     fn deliver_unexpected(&self, d: &mut DataIo, ep: &EpData) -> bool {
         let gen = ep.tag_posts();
-        if gen == d.unexp_seen && !d.unexp_new {
+        let mut i = if gen != d.unexp_seen {
+            0
+        } else if d.unexp_checked < d.unexp.len() {
+            d.unexp_checked
+        } else {
             return false;
-        }
+        };
         d.unexp_seen = gen;
-        d.unexp_new = false;
-        let mut moved = self.answer_probes(d, ep);
-        let mut i = 0;
+        // Probes are answered when they are posted (a new post: `i` is 0).
+        let mut moved = i == 0 && self.answer_probes(d, ep);
         while i < d.unexp.len() {
             if d.unexp[i].claimed.is_some() {
                 // Its claim fetches it.
@@ -1088,6 +1092,7 @@ impl Conn {
             }
             moved = true;
         }
+        d.unexp_checked = d.unexp.len();
         moved
     }
 
@@ -1197,6 +1202,7 @@ impl Conn {
         }
         d.rsp = KVec::new();
         d.unexp = KVVec::new();
+        d.unexp_checked = 0;
         d.unexp_bytes = 0;
         ep.fail_all(bindings::ECANCELED);
     }
