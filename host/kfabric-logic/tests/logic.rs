@@ -329,3 +329,105 @@ fn version_macros() {
     assert_eq!(major(version(3, 9)), 3);
     assert_eq!(minor(version(3, 9)), 9);
 }
+
+/* IPv6 text (issue 22): parsing, zones and the canonical form, against std. */
+
+#[test]
+fn ipv6_forms() {
+    let cases: &[(&str, Option<[u16; 8]>)] = &[
+        ("::", Some([0; 8])),
+        ("::1", Some([0, 0, 0, 0, 0, 0, 0, 1])),
+        ("1::", Some([1, 0, 0, 0, 0, 0, 0, 0])),
+        ("fd00::2", Some([0xfd00, 0, 0, 0, 0, 0, 0, 2])),
+        ("FE80::A:b", Some([0xfe80, 0, 0, 0, 0, 0, 0xa, 0xb])),
+        ("1:2:3:4:5:6:7:8", Some([1, 2, 3, 4, 5, 6, 7, 8])),
+        ("1:2:3:4:5:6:1.2.3.4", Some([1, 2, 3, 4, 5, 6, 0x0102, 0x0304])),
+        ("::ffff:10.0.0.1", Some([0, 0, 0, 0, 0, 0xffff, 0x0a00, 1])),
+        ("1::2:3:4:5:6:7", Some([1, 0, 2, 3, 4, 5, 6, 7])),
+        ("0001:0:0:0:0:0:0:0001", Some([1, 0, 0, 0, 0, 0, 0, 1])),
+        ("1:2:3:4:5:6:7:8:9", None),
+        ("1::2::3", None),
+        (":::", None),
+        ("1:::2", None),
+        (":1::", None),
+        ("1::2:", None),
+        ("12345::", None),
+        ("1.2.3.4::", None),
+        ("::1.2.3", None),
+        ("::1.2.3.4.5", None),
+        ("g::", None),
+        ("1:2:3:4:5:6:7::8", None),
+        ("", None),
+        (":", None),
+    ];
+    for (s, want) in cases {
+        let want = want.map(|g| std::net::Ipv6Addr::from(g).octets());
+        assert_eq!(host::parse_ipv6(s.as_bytes()), want, "{s}");
+    }
+}
+
+#[test]
+fn ipv6_zones() {
+    let ll = std::net::Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 1).octets();
+    assert_eq!(host::parse_ipv6_zone(b"fe80::1%eth0"), Some((ll, Some(&b"eth0"[..]))));
+    assert_eq!(host::parse_ipv6_zone(b"fe80::1%2"), Some((ll, Some(&b"2"[..]))));
+    assert_eq!(host::parse_ipv6_zone(b"fe80::1"), Some((ll, None)));
+    for bad in ["fe80::1%", "fe80::1%a%b", "fe80::1%a/b", "fe80::1%a b", "fe80::1%0123456789abcdef", "fe80:::1%eth0", "%eth0"] {
+        assert_eq!(host::parse_ipv6_zone(bad.as_bytes()), None, "{bad}");
+    }
+    assert_eq!(host::zone_number(b"2"), Some(2));
+    assert_eq!(host::zone_number(b"4294967295"), Some(u32::MAX));
+    assert_eq!(host::zone_number(b"4294967296"), None);
+    assert_eq!(host::zone_number(b"0"), None);
+    assert_eq!(host::zone_number(b"eth0"), None);
+    // a zone is not a plain address's business
+    assert!(!host::is_ipv6(b"fe80::1%eth0"));
+}
+
+fn ipv6_text(a: &[u8; 16]) -> String {
+    let mut s = String::new();
+    host::write_ipv6(&mut s, a).unwrap();
+    s
+}
+
+#[test]
+fn ipv6_canonical_text() {
+    for (g, want) in [
+        ([0u16; 8], "::"),
+        ([0, 0, 0, 0, 0, 0, 0, 1], "::1"),
+        ([0x2001, 0xdb8, 0, 0, 1, 0, 0, 1], "2001:db8::1:0:0:1"),
+        ([0x2001, 0xdb8, 0, 1, 1, 1, 1, 1], "2001:db8:0:1:1:1:1:1"),
+        ([1, 0, 0, 2, 0, 0, 0, 3], "1:0:0:2::3"),
+        ([0, 0, 0, 0, 0, 0xffff, 0x0a00, 1], "::ffff:10.0.0.1"),
+        ([0xfe80, 0, 0, 0, 0xabcd, 0, 0, 0], "fe80::abcd:0:0:0"),
+    ] {
+        assert_eq!(ipv6_text(&std::net::Ipv6Addr::from(g).octets()), want);
+    }
+}
+
+proptest! {
+    #[test]
+    fn ipv6_parse_matches_std(a: [u16; 8]) {
+        let ip = std::net::Ipv6Addr::from(a);
+        prop_assert_eq!(host::parse_ipv6(ip.to_string().as_bytes()), Some(ip.octets()));
+        // every group written out in full, upper case
+        let full = a.iter().map(|g| format!("{g:04X}")).collect::<Vec<_>>().join(":");
+        prop_assert_eq!(host::parse_ipv6(full.as_bytes()), Some(ip.octets()));
+    }
+
+    #[test]
+    fn ipv6_parse_agrees_with_std(s in "[0-9a-fA-F:.]{0,24}") {
+        let std_v = s.parse::<std::net::Ipv6Addr>().ok().map(|a| a.octets());
+        prop_assert_eq!(host::parse_ipv6(s.as_bytes()), std_v, "{}", s);
+    }
+
+    #[test]
+    fn ipv6_text_round_trips(a: [u16; 8], zeros in 0u8..=255) {
+        // many zero groups: the compression is what is tested
+        let g: [u16; 8] = core::array::from_fn(|k| if zeros >> k & 1 == 1 { 0 } else { a[k] });
+        let ip = std::net::Ipv6Addr::from(g);
+        let ours = ipv6_text(&ip.octets());
+        prop_assert_eq!(host::parse_ipv6(ours.as_bytes()), Some(ip.octets()));
+        prop_assert_eq!(ours, ip.to_string());
+    }
+}
