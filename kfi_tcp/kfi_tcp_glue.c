@@ -46,6 +46,7 @@ static int kfi_tcp_glue_ifaces6(struct net_device *dev,
 			break;
 		if (ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))
 			continue;
+		memset(&out[n], 0, sizeof(out[n]));
 		strscpy(out[n].name, dev->name, sizeof(out[n].name));
 		out[n].index = dev->ifindex;
 		out[n].family = AF_INET6;

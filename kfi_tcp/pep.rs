@@ -62,8 +62,8 @@ unsafe impl Send for PepInner {}
 pub(crate) struct Pep {
     pep: sys::kfid_pep,
     fabric: *mut Fabric,
-    /// Address to listen on (from `info->src_addr`, IPv4 or IPv6;
-    /// 0.0.0.0:0 if none).
+    /// Address to listen on (from `info->src_addr`, IPv4 or IPv6; if
+    /// none, port 0 of 0.0.0.0, or of :: for a `KFI_SOCKADDR_IN6` info).
     src: SockAddr,
     /// `info->tx_attr->op_flags` and `rx_attr->op_flags` of the pep's info:
     /// its connection requests' infos carry them (as libfabric copies the
@@ -288,7 +288,8 @@ impl ConnReq {
 }
 
 /// `passive_ep` of a fabric: a pep that will listen on `info->src_addr`
-/// (any address and an ephemeral port when none is given).
+/// (any address of the info's family and an ephemeral port when none is
+/// given).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_fabric_passive_ep(
     fabric: *mut sys::kfid_fabric,
@@ -310,6 +311,10 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_passive_ep(
         // SAFETY: `src_addr` holds `src_addrlen` bytes (API contract).
         match unsafe { sock::read_info_addr(i.src_addr, i.src_addrlen) } {
             Ok(Some(a)) => src = a,
+            // An IPv6 entry without an address: any IPv6 address.
+            Ok(None) if i.addr_format == sys::KFI_SOCKADDR_IN6 => {
+                src = sock::sockaddr(crate::logic::plan::Addr::v6([0; 16], 0, 0));
+            }
             Ok(None) => {}
             Err(e) => return e.to_errno(),
         }

@@ -1904,6 +1904,23 @@ static void tcp_cm_ipv6_bad_addresses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_getname(&f.pep->fid, &a6, &l),
 			-KFI_ETOOSMALL);
 	KUNIT_EXPECT_EQ(test, l, sizeof(a6));
+	/* an IPv6 info without src_addr: the pep listens on :: */
+	bad = kfi_dupinfo(f.d.list);
+	KUNIT_ASSERT_NOT_NULL(test, bad);
+	kfree(bad->src_addr);
+	bad->src_addr = NULL;
+	bad->src_addrlen = 0;
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(f.d.fab, bad, &pep, NULL), 0);
+	kfi_freeinfo(bad);
+	KUNIT_ASSERT_EQ(test, kfi_pep_bind(pep, &f.peq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_listen(pep), 0);
+	l = sizeof(a6);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&pep->fid, &a6, &l), 0);
+	KUNIT_EXPECT_EQ(test, l, sizeof(a6));
+	KUNIT_EXPECT_EQ(test, a6.sin6_family, (sa_family_t)AF_INET6);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_any(&a6.sin6_addr));
+	KUNIT_EXPECT_NE(test, a6.sin6_port, 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
 	/* the endpoint is still usable: connect, accept */
 	KUNIT_ASSERT_EQ(test, kfi_connect(f.cep, &f.paddr6, NULL, 0), 0);
 	bad = cm_get_connreq(test, &f, "", 0);
