@@ -299,7 +299,7 @@ impl Conn {
     /// connreq's CM data; reports to `owner` (an endpoint).
     pub(crate) fn connect(net: *mut c_void, src: Option<&sock::SockAddr>, dst: &sock::SockAddr, data: &[u8], owner: Owner) -> Result<Arc<Conn>> {
         let ctl = ctl_msg(CmType::ConnReq, data)?;
-        let s = Sock::create(net)?;
+        let s = Sock::create(net, dst)?;
         let c = Conn::new(s, Phase::Connecting, owner, Some(ctl))?;
         if let Err(e) = c.sock.connect(src, dst) {
             c.stop();

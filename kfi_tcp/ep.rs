@@ -219,17 +219,11 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         attrs.rx_size = n;
         attrs.rx_flags = r.op_flags;
     }
-    let mut src = None;
-    if !i.src_addr.is_null() {
-        if i.src_addrlen < core::mem::size_of::<SockAddr>() {
-            return einval();
-        }
-        // SAFETY: `src_addr` holds `src_addrlen` bytes.
-        match unsafe { sock::read_addr(i.src_addr) } {
-            Ok(a) => src = Some(a),
-            Err(e) => return e.to_errno(),
-        }
-    }
+    // SAFETY: `src_addr` holds `src_addrlen` bytes (API contract).
+    let src = match unsafe { sock::read_info_addr(i.src_addr, i.src_addrlen) } {
+        Ok(a) => a,
+        Err(e) => return e.to_errno(),
+    };
     let from_req = !i.handle.is_null();
     // SAFETY: our domain ops table passes our domains.
     let d = unsafe { Domain::from_fid(&mut (*domain).fid) };
@@ -481,7 +475,8 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_control(fid: *mut sys::kfid, command:
     0
 }
 
-/// `connect` of an endpoint: starts connecting to `addr` (a sockaddr_in)
+/// `connect` of an endpoint: starts connecting to `addr` (a sockaddr_in
+/// or sockaddr_in6, of the family of the endpoint's `src_addr` if any)
 /// with `param` as CM data (at most 256 bytes). `KFI_CONNECTED` or an
 /// error entry (-ECONNREFUSED when refused or rejected, with the reject's
 /// CM data) follows on the EQ.
@@ -501,11 +496,16 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_connect(
     if data.len() > crate::wire::cm::MAX_CM_DATA {
         return einval();
     }
-    // SAFETY: NULL or a sockaddr_in by the API contract.
-    let dst = match unsafe { sock::read_addr(addr) } {
+    // SAFETY: NULL or a sockaddr_in/sockaddr_in6 by the API contract (no
+    // length given: the family's).
+    let dst = match unsafe { sock::read_addr(addr, 0) } {
         Ok(a) => a,
         Err(e) => return e.to_errno(),
     };
+    // A source of the other family cannot be bound to the peer's socket.
+    if e.src.is_some_and(|s| s.family != dst.family) {
+        return einval();
+    }
     let mut g = e.inner.lock();
     let eq = match (g.enabled, g.eq, &g.conn) {
         (true, Some(eq), None) => eq,

@@ -206,6 +206,12 @@ impl Ifaces {
     pub(crate) fn views(&self) -> impl Iterator<Item = crate::logic::plan::Iface<'_>> {
         self.list[..self.n].iter().map(|i| crate::logic::plan::Iface {
             name: name_bytes(&i.name),
+            index: u32::try_from(i.index).unwrap_or(0),
+            family: if u32::from(i.family) == bindings::AF_INET6 {
+                crate::logic::plan::Family::V6
+            } else {
+                crate::logic::plan::Family::V4
+            },
             addr: i.addr,
             prefix: i.prefix,
             up: i.up,

@@ -19,14 +19,56 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/cpumask.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
 #include <net/net_namespace.h>
 
 #include <kfi_enosys.h>
 #include "tcp_sys.h"
 
+#if IS_ENABLED(CONFIG_IPV6)
+/*
+ * Appends the IPv6 addresses of @dev to @out (from @n, up to @max): those
+ * that can be bound, neither tentative (duplicate address detection still
+ * running) nor found duplicate. Under RCU (for __in6_dev_get()).
+ */
+static int kfi_tcp_glue_ifaces6(struct net_device *dev,
+				struct kfi_tcp_iface *out, int n, int max)
+{
+	struct inet6_dev *idev = __in6_dev_get(dev);
+	const struct inet6_ifaddr *ifp;
+
+	if (!idev)
+		return n;
+	read_lock_bh(&idev->lock);
+	list_for_each_entry(ifp, &idev->addr_list, if_list) {
+		if (n == max)
+			break;
+		if (ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		strscpy(out[n].name, dev->name, sizeof(out[n].name));
+		out[n].index = dev->ifindex;
+		out[n].family = AF_INET6;
+		memcpy(out[n].addr, &ifp->addr, sizeof(out[n].addr));
+		out[n].prefix = ifp->prefix_len;
+		out[n].up = !!(dev->flags & IFF_UP);
+		n++;
+	}
+	read_unlock_bh(&idev->lock);
+	return n;
+}
+#else
+static int kfi_tcp_glue_ifaces6(struct net_device *dev,
+				struct kfi_tcp_iface *out, int n, int max)
+{
+	return n;
+}
+#endif
+
 /**
- * kfi_tcp_glue_ifaces() - List the IPv4 addresses of the caller's network
- * namespace.
+ * kfi_tcp_glue_ifaces() - List the IPv4 and IPv6 addresses of the caller's
+ * network namespace: per interface, its IPv4 addresses, then its IPv6 ones.
  * @out: Array of at least @max entries.
  * @max: Capacity of @out.
  *
@@ -44,17 +86,22 @@ int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max)
 	rcu_read_lock();
 	for_each_netdev_rcu(net, dev) {
 		in_dev = __in_dev_get_rcu(dev);
-		if (!in_dev)
-			continue;
-		in_dev_for_each_ifa_rcu(ifa, in_dev) {
-			if (n == max)
-				goto out;
-			strscpy(out[n].name, dev->name, sizeof(out[n].name));
-			memcpy(out[n].addr, &ifa->ifa_local, 4);
-			out[n].prefix = ifa->ifa_prefixlen;
-			out[n].up = !!(dev->flags & IFF_UP);
-			n++;
+		if (in_dev) {
+			in_dev_for_each_ifa_rcu(ifa, in_dev) {
+				if (n == max)
+					goto out;
+				memset(&out[n], 0, sizeof(out[n]));
+				strscpy(out[n].name, dev->name,
+					sizeof(out[n].name));
+				out[n].index = dev->ifindex;
+				out[n].family = AF_INET;
+				memcpy(out[n].addr, &ifa->ifa_local, 4);
+				out[n].prefix = ifa->ifa_prefixlen;
+				out[n].up = !!(dev->flags & IFF_UP);
+				n++;
+			}
 		}
+		n = kfi_tcp_glue_ifaces6(dev, out, n, max);
 	}
 out:
 	rcu_read_unlock();

@@ -22,10 +22,12 @@
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
 #include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/workqueue.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -162,11 +164,101 @@ bool kfi_tcp_glue_fail_alloc(void)
 }
 #endif
 
-static_assert(sizeof(struct kfi_tcp_addr) == sizeof(struct sockaddr_in));
-static_assert(offsetof(struct kfi_tcp_addr, port) ==
-	      offsetof(struct sockaddr_in, sin_port));
-static_assert(offsetof(struct kfi_tcp_addr, addr) ==
-	      offsetof(struct sockaddr_in, sin_addr));
+static_assert(KFI_TCP_SOCKADDR_MAX == sizeof(struct sockaddr_in6));
+static_assert(sizeof(struct sockaddr_in) <= KFI_TCP_SOCKADDR_MAX);
+static_assert(sizeof(((struct kfi_tcp_addr *)0)->addr) ==
+	      sizeof(struct in6_addr));
+static_assert(sizeof(struct kfi_tcp_addr) <= sizeof(struct sockaddr_storage));
+
+/**
+ * kfi_tcp_addr_len() - Size of a consumer address of a family.
+ * @family: An address family.
+ *
+ * Return: sizeof(struct sockaddr_in) for AF_INET, sizeof(struct
+ * sockaddr_in6) for AF_INET6, 0 for any other family.
+ */
+size_t kfi_tcp_addr_len(unsigned int family)
+{
+	switch (family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * kfi_tcp_addr_decode() - Read a struct sockaddr_in or sockaddr_in6.
+ * @sa: The address (may be unaligned).
+ * @len: Its length as the caller states it, or 0 when the API gives none
+ *	(kfi_connect()): then @sa holds as many bytes as its family needs.
+ * @out: The provider's form.
+ *
+ * Return: 0; -EINVAL for NULL, a family other than AF_INET/AF_INET6, or a
+ * @len other than the family's address size.
+ */
+int kfi_tcp_addr_decode(const void *sa, size_t len, struct kfi_tcp_addr *out)
+{
+	struct sockaddr_in6 s6;
+	struct sockaddr_in s4;
+	sa_family_t family;
+	size_t need;
+
+	if (!sa || (len && len < sizeof(family)))
+		return -EINVAL;
+	memcpy(&family, sa, sizeof(family));
+	need = kfi_tcp_addr_len(family);
+	if (!need || (len && len != need))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->family = family;
+	if (family == AF_INET) {
+		memcpy(&s4, sa, sizeof(s4));
+		out->port = ntohs(s4.sin_port);
+		memcpy(out->addr, &s4.sin_addr, sizeof(s4.sin_addr));
+	} else {
+		memcpy(&s6, sa, sizeof(s6));
+		out->port = ntohs(s6.sin6_port);
+		out->scope_id = s6.sin6_scope_id;
+		memcpy(out->addr, &s6.sin6_addr, sizeof(s6.sin6_addr));
+	}
+	return 0;
+}
+
+/**
+ * kfi_tcp_addr_encode() - Write an address as struct sockaddr_in or
+ *	sockaddr_in6.
+ * @a: The provider's form.
+ * @out: Room for KFI_TCP_SOCKADDR_MAX bytes (may be unaligned).
+ *
+ * Return: Bytes written (the family's address size); 0 for an unknown
+ * family.
+ */
+size_t kfi_tcp_addr_encode(const struct kfi_tcp_addr *a, void *out)
+{
+	struct sockaddr_in6 s6 = {};
+	struct sockaddr_in s4 = {};
+
+	switch (a->family) {
+	case AF_INET:
+		s4.sin_family = AF_INET;
+		s4.sin_port = htons(a->port);
+		memcpy(&s4.sin_addr, a->addr, sizeof(s4.sin_addr));
+		memcpy(out, &s4, sizeof(s4));
+		return sizeof(s4);
+	case AF_INET6:
+		s6.sin6_family = AF_INET6;
+		s6.sin6_port = htons(a->port);
+		s6.sin6_scope_id = a->scope_id;
+		memcpy(&s6.sin6_addr, a->addr, sizeof(s6.sin6_addr));
+		memcpy(out, &s6, sizeof(s6));
+		return sizeof(s6);
+	default:
+		return 0;
+	}
+}
 
 /**
  * kfi_tcp_glue_wq_init() - Allocate the provider's workqueue.
@@ -221,23 +313,35 @@ static int kfi_tcp_sk_wrap(struct socket *sock, struct kfi_tcp_sk **out)
 /**
  * kfi_tcp_sk_create() - Create an unconnected TCP socket.
  * @net: Network namespace (the fabric's, referenced by it).
+ * @family: AF_INET or AF_INET6 (then IPV6_V6ONLY).
  * @out: The new socket.
  *
  * Context: Process context; sleeps.
  * Return: 0 or a negative errno.
  */
-int kfi_tcp_sk_create(void *net, struct kfi_tcp_sk **out)
+int kfi_tcp_sk_create(void *net, int family, struct kfi_tcp_sk **out)
 {
 	struct socket *sock;
 	int ret;
 
-	ret = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (family != AF_INET && family != AF_INET6)
+		return -EAFNOSUPPORT;
+	ret = sock_create_kern(net, family, SOCK_STREAM, IPPROTO_TCP, &sock);
 	/* A kernel socket has no file: -ENFILE only says that the socket's
 	 * inode could not be allocated. */
 	if (ret == -ENFILE)
 		ret = -ENOMEM;
 	if (ret)
 		return ret;
+	/* An IPv6 socket speaks IPv6 only: a listener on :: does not take
+	 * IPv4 peers as IPv4-mapped addresses (whatever bindv6only says). */
+	if (family == AF_INET6) {
+		ret = ip6_sock_set_v6only(sock->sk);
+		if (ret) {
+			sock_release(sock);
+			return ret;
+		}
+	}
 	return kfi_tcp_sk_wrap(sock, out);
 }
 
@@ -253,10 +357,14 @@ int kfi_tcp_sk_create(void *net, struct kfi_tcp_sk **out)
 int kfi_tcp_sk_listen(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *addr,
 		      int backlog)
 {
+	struct sockaddr_storage ss;
+	size_t len = kfi_tcp_addr_encode(addr, &ss);
 	int ret;
 
+	if (!len)
+		return -EAFNOSUPPORT;
 	sock_set_reuseaddr(s->sock->sk);
-	ret = kernel_bind(s->sock, (struct sockaddr *)addr, sizeof(*addr));
+	ret = kernel_bind(s->sock, (struct sockaddr *)&ss, len);
 	if (ret)
 		return ret;
 	return kernel_listen(s->sock, backlog);
@@ -308,15 +416,22 @@ int kfi_tcp_sk_accept(struct kfi_tcp_sk *s, struct kfi_tcp_sk **out)
 int kfi_tcp_sk_connect(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *src,
 		       const struct kfi_tcp_addr *dst)
 {
+	struct sockaddr_storage ss;
+	size_t len;
 	int ret;
 
 	if (src) {
-		ret = kernel_bind(s->sock, (struct sockaddr *)src, sizeof(*src));
+		len = kfi_tcp_addr_encode(src, &ss);
+		if (!len)
+			return -EAFNOSUPPORT;
+		ret = kernel_bind(s->sock, (struct sockaddr *)&ss, len);
 		if (ret)
 			return ret;
 	}
-	return kernel_connect(s->sock, (struct sockaddr *)dst, sizeof(*dst),
-			      O_NONBLOCK);
+	len = kfi_tcp_addr_encode(dst, &ss);
+	if (!len)
+		return -EAFNOSUPPORT;
+	return kernel_connect(s->sock, (struct sockaddr *)&ss, len, O_NONBLOCK);
 }
 
 static void kfi_tcp_sk_wake(struct sock *sk)
@@ -493,10 +608,9 @@ int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer)
 		     kernel_getsockname(s->sock, (struct sockaddr *)&ss);
 	if (ret < 0)
 		return ret;
-	if (ss.ss_family != AF_INET)
+	if (!kfi_tcp_addr_len(ss.ss_family))
 		return -EAFNOSUPPORT;
-	memcpy(out, &ss, sizeof(*out));
-	return 0;
+	return kfi_tcp_addr_decode(&ss, 0, out);
 }
 
 /*

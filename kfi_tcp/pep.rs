@@ -62,7 +62,8 @@ unsafe impl Send for PepInner {}
 pub(crate) struct Pep {
     pep: sys::kfid_pep,
     fabric: *mut Fabric,
-    /// Address to listen on (from `info->src_addr`; 0.0.0.0:0 if none).
+    /// Address to listen on (from `info->src_addr`, IPv4 or IPv6; if
+    /// none, port 0 of 0.0.0.0, or of :: for a `KFI_SOCKADDR_IN6` info).
     src: SockAddr,
     /// `info->tx_attr->op_flags` and `rx_attr->op_flags` of the pep's info:
     /// its connection requests' infos carry them (as libfabric copies the
@@ -213,7 +214,7 @@ impl Pep {
         // SAFETY: `req` is our fresh object; the glue sets class and ops.
         unsafe { sys::kfi_tcp_glue_connreq_init(&mut (*req).fid) };
         // SAFETY: as above.
-        let info = match crate::prov::connreq_info(sock::sockin(&local), sock::sockin(&peer), unsafe { &mut (*req).fid }, self.op_flags) {
+        let info = match crate::prov::connreq_info(sock::logic_addr(&local), sock::logic_addr(&peer), unsafe { &mut (*req).fid }, self.op_flags) {
             Ok(i) => i,
             Err(e) => {
                 // SAFETY: never published; freed once.
@@ -287,7 +288,8 @@ impl ConnReq {
 }
 
 /// `passive_ep` of a fabric: a pep that will listen on `info->src_addr`
-/// (any address and an ephemeral port when none is given).
+/// (any address of the info's family and an ephemeral port when none is
+/// given).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_tcp_fabric_passive_ep(
     fabric: *mut sys::kfid_fabric,
@@ -300,21 +302,21 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_passive_ep(
     }
     // SAFETY: NULL or valid by the API contract.
     let info = unsafe { info.as_ref() };
-    let mut src = sock::sockaddr(crate::logic::plan::SockIn { addr: [0; 4], port: 0 });
+    let mut src = sock::sockaddr(crate::logic::plan::Addr::v4([0; 4], 0));
     let mut op_flags = (0, 0);
     if let Some(i) = info {
         // SAFETY: NULL or valid attributes of a valid info.
         let (tx, rx) = unsafe { (i.tx_attr.as_ref(), i.rx_attr.as_ref()) };
         op_flags = (tx.map_or(0, |t| t.op_flags), rx.map_or(0, |r| r.op_flags));
-        if !i.src_addr.is_null() {
-            if i.src_addrlen < core::mem::size_of::<SockAddr>() {
-                return einval();
+        // SAFETY: `src_addr` holds `src_addrlen` bytes (API contract).
+        match unsafe { sock::read_info_addr(i.src_addr, i.src_addrlen) } {
+            Ok(Some(a)) => src = a,
+            // An IPv6 entry without an address: any IPv6 address.
+            Ok(None) if i.addr_format == sys::KFI_SOCKADDR_IN6 => {
+                src = sock::sockaddr(crate::logic::plan::Addr::v6([0; 16], 0, 0));
             }
-            // SAFETY: `src_addr` holds `src_addrlen` bytes.
-            match unsafe { sock::read_addr(i.src_addr) } {
-                Ok(a) => src = a,
-                Err(e) => return e.to_errno(),
-            }
+            Ok(None) => {}
+            Err(e) => return e.to_errno(),
         }
     }
     // SAFETY: our fabric ops table passes our fabrics.
@@ -384,7 +386,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_pep_listen(pep: *mut sys::kfid_pep) -> c
     // SAFETY: the fabric outlives its counted children.
     let net = unsafe { Fabric::net(p.fabric) };
     let r = (|| -> Result<Arc<Listener>> {
-        let s = Sock::create(net)?;
+        let s = Sock::create(net, &p.src)?;
         // SAFETY: `listener_wake` does not sleep; its argument is set
         // below, before the timer can be armed (only the work item arms
         // it), and the timer is cancelled in `stop`.

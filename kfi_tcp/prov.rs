@@ -4,7 +4,8 @@
 use crate::domain::Domain;
 use crate::fabric;
 use crate::ffi::{self, einval, kfi_info, sys, InfoList};
-use crate::logic::plan::{self, Plan, SockIn};
+use crate::logic::host;
+use crate::logic::plan::{self, Addr, Family, Plan};
 use crate::logic::writer::BufWriter;
 use core::ffi::{c_char, c_int, c_void};
 use core::fmt::Write;
@@ -95,14 +96,32 @@ pub(crate) fn provider() -> sys::kfi_provider {
     p
 }
 
-/// struct sockaddr_in as bytes: family (host order), port and address
-/// (network order), 8 bytes of zero.
-fn sockaddr_in(a: SockIn) -> [u8; 16] {
-    let mut s = [0u8; 16];
-    s[..2].copy_from_slice(&(bindings::AF_INET as u16).to_ne_bytes());
-    s[2..4].copy_from_slice(&a.port.to_be_bytes());
-    s[4..8].copy_from_slice(&a.addr);
-    s
+/// A kmalloc'd `struct sockaddr_in`/`sockaddr_in6` of `a` and its length
+/// (for `src_addr`/`dest_addr`).
+fn info_addr(a: Addr) -> Result<(*mut c_void, usize)> {
+    let mut buf = [0u8; sys::KFI_TCP_SOCKADDR_MAX as usize];
+    let len = crate::sock::encode(&crate::sock::sockaddr(a), &mut buf);
+    Ok((ffi::kmemdup(&buf[..len])?, len))
+}
+
+/// The `addr_format` of entries of a family.
+fn addr_format(f: Family) -> u32 {
+    match f {
+        Family::V4 => sys::KFI_SOCKADDR_IN,
+        Family::V6 => sys::KFI_SOCKADDR_IN6,
+    }
+}
+
+/// The family the hints' `addr_format` asks for: `Ok(None)` for either
+/// (`KFI_FORMAT_UNSPEC`, `KFI_SOCKADDR`), `Err` for a format this provider
+/// does not offer.
+fn wanted_family(format: u32) -> core::result::Result<Option<Family>, ()> {
+    match format {
+        sys::KFI_FORMAT_UNSPEC | sys::KFI_SOCKADDR => Ok(None),
+        sys::KFI_SOCKADDR_IN => Ok(Some(Family::V4)),
+        sys::KFI_SOCKADDR_IN6 => Ok(Some(Family::V6)),
+        _ => Err(()),
+    }
 }
 
 /// The open fabric and domain a consumer's hints name
@@ -172,14 +191,13 @@ impl Reuse<'_> {
 fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u32) -> Result {
     e.caps = TX_CAPS | RX_CAPS | DOMAIN_CAPS;
     e.mode = 0;
-    e.addr_format = sys::KFI_SOCKADDR_IN;
+    let family = iface.map(|i| i.family).or(p.src.map(|a| a.family)).or(p.dest.map(|a| a.family));
+    e.addr_format = addr_format(family.unwrap_or_default());
     if let Some(src) = p.src {
-        e.src_addr = ffi::kmemdup(&sockaddr_in(src))?;
-        e.src_addrlen = 16;
+        (e.src_addr, e.src_addrlen) = info_addr(src)?;
     }
     if let Some(dest) = p.dest {
-        e.dest_addr = ffi::kmemdup(&sockaddr_in(dest))?;
-        e.dest_addrlen = 16;
+        (e.dest_addr, e.dest_addrlen) = info_addr(dest)?;
     }
     // SAFETY: kfi_allocinfo allocated all five attributes.
     let (tx, rx, ep, dom, fab) = unsafe {
@@ -232,11 +250,16 @@ fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u3
     dom.caps = DOMAIN_CAPS;
     if let Some(iface) = iface {
         dom.name = ffi::kstrdup(iface.name)?;
-        // Fabric name: the interface's subnet, "a.b.c.d/prefix".
-        let mut buf = [0u8; 24];
+        // Fabric name: the address's subnet, "a.b.c.d/prefix" or the
+        // RFC 5952 text of an IPv6 one, "fd00::/64".
+        let mut buf = [0u8; 64];
         let mut w = BufWriter::new(&mut buf);
         let s = iface.subnet();
-        let _ = write!(w, "{}.{}.{}.{}/{}", s[0], s[1], s[2], s[3], iface.prefix.min(32));
+        let _ = match iface.family {
+            Family::V4 => write!(w, "{}.{}.{}.{}", s[0], s[1], s[2], s[3]),
+            Family::V6 => host::write_ipv6(&mut w, &s),
+        };
+        let _ = write!(w, "/{}", iface.prefix_len());
         fab.name = ffi::kstrdup(w.as_bytes())?;
     }
     fab.prov_name = ffi::kstrdup(b"tcp")?;
@@ -245,8 +268,8 @@ fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u3
     Ok(())
 }
 
-/// `kgetinfo`: one entry per usable IPv4 interface of the caller's network
-/// namespace (see `logic::plan`). Hints are applied again by the core.
+/// `kgetinfo`: one entry per usable IPv4 and IPv6 address of the caller's
+/// network namespace, IPv4 first (see `logic::plan`). Hints are applied again by the core.
 unsafe extern "C" fn tcp_getinfo(
     version: u32,
     node: *const c_char,
@@ -274,6 +297,15 @@ unsafe extern "C" fn tcp_getinfo(
             return ffi::neg(bindings::ENODATA);
         }
     }
+    // The family the consumer asks for: IPv6 entries would match an
+    // `KFI_SOCKADDR_IN` hint by the generic rule (a sockaddr_in6 can hold
+    // an IPv4-mapped address), but this provider's IPv6 sockets are
+    // V6ONLY: the family is chosen here.
+    // SAFETY: as above.
+    let format = unsafe { hints.as_ref() }.map_or(sys::KFI_FORMAT_UNSPEC, |h| h.addr_format);
+    let Ok(family) = wanted_family(format) else {
+        return ffi::neg(bindings::ENODATA);
+    };
     let Ok(ifaces) = ffi::Ifaces::read() else {
         return ffi::neg(bindings::ENOMEM);
     };
@@ -287,11 +319,19 @@ unsafe extern "C" fn tcp_getinfo(
         }
         Err(_) => return ffi::neg(bindings::ENOMEM),
     };
-    let mut plans = [Plan::default(); sys::KFI_TCP_MAX_IFACES as usize];
+    // On the heap: 64 plans of two addresses are too much for the stack.
+    let mut plans = match KVec::with_capacity(sys::KFI_TCP_MAX_IFACES as usize, GFP_KERNEL) {
+        Ok(v) => v,
+        Err(_) => return ffi::neg(bindings::ENOMEM),
+    };
+    for _ in 0..sys::KFI_TCP_MAX_IFACES {
+        // Capacity reserved above: cannot fail.
+        let _ = plans.push(Plan::default(), GFP_KERNEL);
+    }
     let source = flags & sys::KFI_SOURCE as u64 != 0;
     // SAFETY: the core passes NULL or valid strings.
     let (node, service) = unsafe { (ffi::c_bytes(node), ffi::c_bytes(service)) };
-    let n = match plan::plan(&views, source, node, service, &mut plans) {
+    let n = match plan::plan(&views, source, node, service, family, &mut plans) {
         Ok(n) => n,
         Err(e) => return e.errno(),
     };
@@ -330,7 +370,7 @@ unsafe extern "C" fn tcp_getinfo(
 /// The info of a `KFI_CONNREQ` event: the provider's attributes, the
 /// connection's addresses and `handle` (the request). No domain or fabric
 /// name: the work item reporting it runs outside the consumer's namespace.
-pub(crate) fn connreq_info(local: SockIn, peer: SockIn, handle: *mut sys::kfid, op_flags: (u64, u64)) -> Result<*mut kfi_info> {
+pub(crate) fn connreq_info(local: Addr, peer: Addr, handle: *mut sys::kfid, op_flags: (u64, u64)) -> Result<*mut kfi_info> {
     let mut list = InfoList::new();
     let p = Plan { iface: 0, src: Some(local), dest: Some(peer) };
     let e = list.push()?;

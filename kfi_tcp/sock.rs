@@ -10,10 +10,14 @@
 use crate::ffi::sys;
 use core::ffi::{c_int, c_void};
 use core::ptr::NonNull;
+use crate::logic::plan::{Addr, Family};
+use kernel::bindings;
 use kernel::prelude::*;
 
-/// IPv4 socket address, laid out as `struct sockaddr_in` (checked by the
-/// C side): network order port and address inside.
+/// A socket address of either family in the provider's own form (see
+/// `struct kfi_tcp_addr`): consumers' `sockaddr_in`/`sockaddr_in6` are
+/// converted by [`read_addr`] and [`write_addr`] (in C), the socket calls
+/// convert it themselves.
 pub(crate) type SockAddr = sys::kfi_tcp_addr;
 
 /// What the TCP state machine says about a socket.
@@ -55,11 +59,12 @@ fn from_raw(sk: *mut sys::kfi_tcp_sk) -> Result<Sock> {
 }
 
 impl Sock {
-    /// A new unconnected socket in the namespace `net` (a fabric's).
-    pub(crate) fn create(net: *mut c_void) -> Result<Sock> {
+    /// A new unconnected socket in the namespace `net` (a fabric's) for
+    /// addresses like `like` (IPv4 or IPv6; an IPv6 socket is V6ONLY).
+    pub(crate) fn create(net: *mut c_void, like: &SockAddr) -> Result<Sock> {
         let mut sk = core::ptr::null_mut();
         // SAFETY: `net` is a namespace referenced by the calling fabric.
-        check(unsafe { sys::kfi_tcp_sk_create(net, &mut sk) })?;
+        check(unsafe { sys::kfi_tcp_sk_create(net, c_int::from(like.family), &mut sk) })?;
         from_raw(sk)
     }
 
@@ -218,34 +223,63 @@ pub(crate) fn kseg_mut(buf: &mut [u8]) -> sys::kfi_tcp_seg {
 }
 
 /// The address as the logic sees it.
-pub(crate) fn sockin(a: &SockAddr) -> crate::logic::plan::SockIn {
-    crate::logic::plan::SockIn { addr: a.addr, port: u16::from_be(a.port) }
+pub(crate) fn logic_addr(a: &SockAddr) -> Addr {
+    let family = if u32::from(a.family) == bindings::AF_INET6 { Family::V6 } else { Family::V4 };
+    Addr { family, addr: a.addr, port: a.port, scope: a.scope_id }
 }
 
 /// A kernel address from the logic's.
-pub(crate) fn sockaddr(a: crate::logic::plan::SockIn) -> SockAddr {
-    SockAddr { family: kernel::bindings::AF_INET as u16, port: a.port.to_be(), addr: a.addr, zero: [0; 8] }
+pub(crate) fn sockaddr(a: Addr) -> SockAddr {
+    let family = match a.family {
+        Family::V4 => bindings::AF_INET,
+        Family::V6 => bindings::AF_INET6,
+    };
+    SockAddr { family: family as u16, port: a.port, scope_id: a.scope, addr: a.addr }
 }
 
-/// Reads a consumer's `struct sockaddr_in` (`EINVAL` for NULL or another
-/// family).
+/// The consumer's form of `a` (`struct sockaddr_in` or `sockaddr_in6`) in
+/// `buf`; its length.
+pub(crate) fn encode(a: &SockAddr, buf: &mut [u8; sys::KFI_TCP_SOCKADDR_MAX as usize]) -> usize {
+    // SAFETY: `buf` has room for KFI_TCP_SOCKADDR_MAX bytes.
+    unsafe { sys::kfi_tcp_addr_encode(a, buf.as_mut_ptr().cast()) }
+}
+
+/// Reads a consumer's `struct sockaddr_in` or `sockaddr_in6`: `len` its
+/// stated length (which must be its family's size), or 0 when the API
+/// states none (`kfi_connect`). `EINVAL` for NULL, another family or a
+/// length not matching the family.
 ///
 /// # Safety
-/// `addr` is NULL or readable for a `sockaddr_in`.
-pub(crate) unsafe fn read_addr(addr: *const c_void) -> Result<SockAddr> {
-    if addr.is_null() {
-        return Err(EINVAL);
-    }
-    // SAFETY: readable by the caller's contract; may be unaligned.
-    let a = unsafe { core::ptr::read_unaligned(addr.cast::<SockAddr>()) };
-    if u32::from(a.family) != kernel::bindings::AF_INET {
-        return Err(EINVAL);
-    }
+/// `addr` is NULL or readable for `len` bytes (`len` 0: for the address
+/// size of the family it names).
+pub(crate) unsafe fn read_addr(addr: *const c_void, len: usize) -> Result<SockAddr> {
+    // SAFETY: all-zero is a valid address.
+    let mut a: SockAddr = unsafe { core::mem::zeroed() };
+    // SAFETY: readable by the caller's contract (the C side reads the
+    // family first, then the family's size only if `len` allows it).
+    check(unsafe { sys::kfi_tcp_addr_decode(addr, len, &mut a) })?;
     Ok(a)
 }
 
+/// Reads an info's `src_addr`/`dest_addr` of `len` bytes: `None` when
+/// NULL; `EINVAL` for a zero length or as [`read_addr`].
+///
+/// # Safety
+/// `addr` is NULL or readable for `len` bytes.
+pub(crate) unsafe fn read_info_addr(addr: *const c_void, len: usize) -> Result<Option<SockAddr>> {
+    if addr.is_null() {
+        return Ok(None);
+    }
+    if len == 0 {
+        return Err(EINVAL);
+    }
+    // SAFETY: readable for `len` (> 0) bytes by the caller's contract.
+    unsafe { read_addr(addr, len) }.map(Some)
+}
+
 /// Writes `a` to a consumer's buffer of `*len` bytes, as `getname` does:
-/// `*len` becomes the address size; `-KFI_ETOOSMALL` if it did not fit.
+/// `*len` becomes the address size (16 for IPv4, 28 for IPv6);
+/// `-KFI_ETOOSMALL` if it did not fit.
 ///
 /// # Safety
 /// `addr` is writable for `*len` bytes (or NULL with `*len` 0); `len` valid.
@@ -253,7 +287,8 @@ pub(crate) unsafe fn write_addr(a: &SockAddr, addr: *mut c_void, len: *mut usize
     if len.is_null() {
         return crate::ffi::einval();
     }
-    let need = core::mem::size_of::<SockAddr>();
+    let mut buf = [0u8; sys::KFI_TCP_SOCKADDR_MAX as usize];
+    let need = encode(a, &mut buf);
     // SAFETY: valid by the caller's contract.
     let have = unsafe { *len };
     // SAFETY: as above.
@@ -261,7 +296,7 @@ pub(crate) unsafe fn write_addr(a: &SockAddr, addr: *mut c_void, len: *mut usize
     if have < need || addr.is_null() {
         return -(sys::KFI_ETOOSMALL as c_int);
     }
-    // SAFETY: writable for `have >= need` bytes.
-    unsafe { core::ptr::write_unaligned(addr.cast::<SockAddr>(), *a) };
+    // SAFETY: writable for `have >= need` bytes; `buf` holds `need`.
+    unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), addr.cast::<u8>(), need) };
     0
 }

@@ -21,19 +21,23 @@
 
 /* Longest interface name, with its NUL (IFNAMSIZ). */
 #define KFI_TCP_IFNAMSIZ 16
-/* At most this many IPv4 addresses are listed by one kfi_getinfo. */
-#define KFI_TCP_MAX_IFACES 32
+/* At most this many addresses (IPv4 and IPv6) are listed by one kfi_getinfo. */
+#define KFI_TCP_MAX_IFACES 64
 
 /**
- * struct kfi_tcp_iface - One IPv4 address of a network interface.
+ * struct kfi_tcp_iface - One address (IPv4 or IPv6) of a network interface.
  * @name: Interface name, NUL-terminated.
- * @addr: Address, network byte order, as bytes.
+ * @index: Interface index (the scope id of its link-local addresses).
+ * @family: AF_INET or AF_INET6.
+ * @addr: Address, network byte order, as bytes (IPv4 in the first 4).
  * @prefix: Prefix length of its subnet.
  * @up: The interface is administratively up.
  */
 struct kfi_tcp_iface {
 	char name[KFI_TCP_IFNAMSIZ];
-	unsigned char addr[4];
+	int index;
+	unsigned short family;
+	unsigned char addr[16];
 	unsigned char prefix;
 	bool up;
 };
@@ -97,19 +101,29 @@ char *kfi_tcp_glue_strndup(const char *s, size_t len);
 void *kfi_tcp_glue_memdup(const void *p, size_t len);
 
 /**
- * struct kfi_tcp_addr - An IPv4 socket address, laid out as struct
- *	sockaddr_in (checked at build time in kfi_tcp_sock.c).
- * @family: AF_INET.
- * @port: Port, network byte order.
- * @addr: Address, network byte order.
- * @zero: Padding, zero.
+ * struct kfi_tcp_addr - A socket address of either family, the provider's
+ *	own form: converted from and to struct sockaddr_in/sockaddr_in6 by
+ *	kfi_tcp_addr_decode() and kfi_tcp_addr_encode() only.
+ * @family: AF_INET or AF_INET6.
+ * @port: Port, host byte order.
+ * @scope_id: IPv6 scope id (interface index of a link-local address), 0
+ *	for none and for IPv4.
+ * @addr: Address, network byte order; IPv4 in the first 4 bytes, the rest
+ *	zero.
  */
 struct kfi_tcp_addr {
 	uint16_t family;
 	uint16_t port;
-	uint8_t addr[4];
-	uint8_t zero[8];
+	uint32_t scope_id;
+	uint8_t addr[16];
 };
+
+/* Largest consumer address: struct sockaddr_in6 (checked at build time). */
+#define KFI_TCP_SOCKADDR_MAX 28
+
+int kfi_tcp_addr_decode(const void *sa, size_t len, struct kfi_tcp_addr *out);
+size_t kfi_tcp_addr_encode(const struct kfi_tcp_addr *a, void *out);
+size_t kfi_tcp_addr_len(unsigned int family);
 
 /* kfi_tcp_sock.c: the provider's sockets (see the comment there). */
 struct kfi_tcp_sk;
@@ -126,7 +140,7 @@ struct workqueue_struct *kfi_tcp_glue_wq(void);
 void kfi_tcp_glue_wq_exit(void);
 /* Fault injection of the provider's own allocations (kfi_tcp_sock.c). */
 bool kfi_tcp_glue_fail_alloc(void);
-int kfi_tcp_sk_create(void *net, struct kfi_tcp_sk **out);
+int kfi_tcp_sk_create(void *net, int family, struct kfi_tcp_sk **out);
 int kfi_tcp_sk_listen(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *addr,
 		      int backlog);
 int kfi_tcp_sk_accept(struct kfi_tcp_sk *s, struct kfi_tcp_sk **out);

@@ -10,6 +10,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/kthread.h>
 #include <linux/sched/task.h>
 #include <linux/ktime.h>
@@ -22,6 +23,7 @@
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
 #include <linux/string.h>
+#include <net/ipv6.h>
 
 #include <kfabric.h>
 #include "iprof_mark.h"
@@ -150,6 +152,122 @@ static void tcp_getinfo_bad_arguments(struct kunit *test)
 	h->ep_attr->type = KFI_EP_RDM;
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list),
 			-ENODATA);
+	KUNIT_EXPECT_NULL(test, list);
+	kfi_freeinfo(h);
+}
+
+static void expect_sin6_lo(struct kunit *test, void *addr, size_t len,
+			   u16 port)
+{
+	struct sockaddr_in6 *sin6 = addr;
+
+	KUNIT_ASSERT_NOT_NULL(test, addr);
+	KUNIT_EXPECT_EQ(test, len, sizeof(*sin6));
+	KUNIT_EXPECT_EQ(test, sin6->sin6_family, (sa_family_t)AF_INET6);
+	KUNIT_EXPECT_EQ(test, ntohs(sin6->sin6_port), port);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_loopback(&sin6->sin6_addr));
+	KUNIT_EXPECT_EQ(test, sin6->sin6_scope_id, 0U);
+}
+
+/*
+ * IPv6 in kfi_getinfo: ::1 as source and as peer (sockaddr_in6 of 28
+ * bytes, KFI_SOCKADDR_IN6, fabric "::1/128"); IPv4 entries before IPv6
+ * ones; addr_format hints choosing the family; zones and bad nodes.
+ */
+static void tcp_getinfo_ipv6(struct kunit *test)
+{
+	struct kfi_info *h = tcp_hints(test), *list = NULL, *e;
+	bool seen_v6 = false, v4_after_v6 = false, lo6 = false;
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "::1", "7471", KFI_SOURCE, h,
+					  &list), 0);
+	KUNIT_ASSERT_NOT_NULL(test, list);
+	KUNIT_EXPECT_NULL(test, list->next);
+	KUNIT_EXPECT_EQ(test, list->addr_format, (u32)KFI_SOCKADDR_IN6);
+	KUNIT_EXPECT_STREQ(test, list->domain_attr->name, "lo");
+	KUNIT_EXPECT_STREQ(test, list->fabric_attr->name, "::1/128");
+	expect_sin6_lo(test, list->src_addr, list->src_addrlen, 7471);
+	KUNIT_EXPECT_NULL(test, list->dest_addr);
+	kfi_freeinfo(list);
+	list = NULL;
+
+	/* as the peer: the interface holding it first */
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "::1", "47592", 0, h, &list), 0);
+	KUNIT_EXPECT_STREQ(test, list->domain_attr->name, "lo");
+	KUNIT_EXPECT_EQ(test, list->addr_format, (u32)KFI_SOCKADDR_IN6);
+	expect_sin6_lo(test, list->dest_addr, list->dest_addrlen, 47592);
+	KUNIT_EXPECT_NULL(test, list->src_addr);
+	for (e = list; e; e = e->next)
+		KUNIT_EXPECT_EQ(test, e->addr_format, (u32)KFI_SOCKADDR_IN6);
+	kfi_freeinfo(list);
+	list = NULL;
+
+	/* no node, no family: IPv4 entries first, then IPv6 ones */
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
+	KUNIT_EXPECT_EQ(test, list->addr_format, (u32)KFI_SOCKADDR_IN);
+	for (e = list; e; e = e->next) {
+		if (e->addr_format == KFI_SOCKADDR_IN6) {
+			seen_v6 = true;
+			lo6 |= !strcmp(e->domain_attr->name, "lo") &&
+			       !strcmp(e->fabric_attr->name, "::1/128");
+		} else {
+			KUNIT_EXPECT_EQ(test, e->addr_format,
+					(u32)KFI_SOCKADDR_IN);
+			v4_after_v6 |= seen_v6;
+		}
+	}
+	KUNIT_EXPECT_TRUE(test, lo6);
+	KUNIT_EXPECT_FALSE(test, v4_after_v6);
+	kfi_freeinfo(list);
+	list = NULL;
+
+	/* the hints' addr_format chooses the family */
+	h->addr_format = KFI_SOCKADDR_IN6;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, "1", 0, h, &list), 0);
+	for (e = list; e; e = e->next) {
+		KUNIT_EXPECT_EQ(test, e->addr_format, (u32)KFI_SOCKADDR_IN6);
+		KUNIT_EXPECT_EQ(test, e->src_addrlen,
+				sizeof(struct sockaddr_in6));
+	}
+	kfi_freeinfo(list);
+	list = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
+					  h, &list), -ENODATA);
+	h->addr_format = KFI_SOCKADDR_IN;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "::1", NULL, KFI_SOURCE, h,
+					  &list), -ENODATA);
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
+	for (e = list; e; e = e->next)
+		KUNIT_EXPECT_EQ(test, e->addr_format, (u32)KFI_SOCKADDR_IN);
+	kfi_freeinfo(list);
+	list = NULL;
+	h->addr_format = KFI_SOCKADDR;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "::1", NULL, KFI_SOURCE, h,
+					  &list), 0);
+	KUNIT_EXPECT_EQ(test, list->addr_format, (u32)KFI_SOCKADDR_IN6);
+	kfi_freeinfo(list);
+	list = NULL;
+	h->addr_format = KFI_FORMAT_UNSPEC;
+
+	/* zones: by name and index of lo; naming no interface: no data */
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "::1%lo", "5", 0, h, &list), 0);
+	KUNIT_EXPECT_STREQ(test, list->domain_attr->name, "lo");
+	KUNIT_EXPECT_NULL(test, list->next);
+	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in6 *)list->dest_addr)->sin6_scope_id,
+			(u32)LOOPBACK_IFINDEX);
+	kfi_freeinfo(list);
+	list = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "fe80::1%nosuch0", NULL, 0, h,
+					  &list), -ENODATA);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "fe80::1%99999", NULL, 0, h,
+					  &list), -ENODATA);
+	/* malformed */
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "::1::", NULL, 0, h, &list),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "fe80::1%", NULL, 0, h, &list),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "[::1]", NULL, 0, h, &list),
+			-EINVAL);
 	KUNIT_EXPECT_NULL(test, list);
 	kfi_freeinfo(h);
 }
@@ -735,6 +853,7 @@ static const struct walk_row walk_rows[] = {
 	WR(W_ADDR_FORMAT, KFI_FORMAT_UNSPEC, Y),
 	WR(W_ADDR_FORMAT, KFI_SOCKADDR, Y),
 	WR(W_ADDR_FORMAT, KFI_SOCKADDR_IN, Y),
+	/* the walk asks for 127.0.0.1: no IPv6 entry (tcp_getinfo_ipv6) */
 	WR(W_ADDR_FORMAT, KFI_SOCKADDR_IN6, N),
 	WR(W_ADDR_FORMAT, KFI_SOCKADDR_IB, N),
 	WR(W_ADDR_FORMAT, KFI_ADDR_GNI, N),
@@ -1377,7 +1496,11 @@ struct cm_fixture {
 	struct kfid_eq *peq, *ceq;
 	struct kfid_pep *pep;
 	struct kfid_ep *cep, *sep;
-	struct sockaddr_in paddr;
+	/* the pep's address: sockaddr_in6 over ::1 (cm_setup_at()) */
+	union {
+		struct sockaddr_in paddr;
+		struct sockaddr_in6 paddr6;
+	};
 };
 
 /* Room for a CM entry with 256 bytes of data. */
@@ -1394,13 +1517,15 @@ static void cm_open_eq(struct kunit *test, struct cm_fixture *f,
 	KUNIT_ASSERT_EQ(test, kfi_eq_open(f->d.fab, &attr, eq, NULL, NULL), 0);
 }
 
-static void cm_setup(struct kunit *test, struct cm_fixture *f)
+/* Everything on @node (KFI_SOURCE, port 0): 127.0.0.1 or ::1. */
+static void cm_setup_at(struct kunit *test, struct cm_fixture *f,
+			const char *node)
 {
-	size_t len = sizeof(f->paddr);
+	size_t len = sizeof(f->paddr6);
+	bool v6 = strchr(node, ':');
 
 	memset(f, 0, sizeof(*f));
-	/* everything on 127.0.0.1 (src_addr 127.0.0.1:0) */
-	dom_setup_at(test, &f->d, 0, "127.0.0.1", KFI_SOURCE);
+	dom_setup_at(test, &f->d, 0, node, KFI_SOURCE);
 	KUNIT_ASSERT_NOT_NULL(test, f->d.list->src_addr);
 	cm_open_eq(test, f, &f->peq);
 	cm_open_eq(test, f, &f->ceq);
@@ -1408,14 +1533,28 @@ static void cm_setup(struct kunit *test, struct cm_fixture *f)
 					     NULL), 0);
 	KUNIT_ASSERT_EQ(test, kfi_pep_bind(f->pep, &f->peq->fid, 0), 0);
 	KUNIT_ASSERT_EQ(test, kfi_listen(f->pep), 0);
-	KUNIT_ASSERT_EQ(test, kfi_getname(&f->pep->fid, &f->paddr, &len), 0);
-	KUNIT_EXPECT_EQ(test, len, sizeof(f->paddr));
-	KUNIT_EXPECT_EQ(test, f->paddr.sin_family, (sa_family_t)AF_INET);
-	KUNIT_EXPECT_NE(test, f->paddr.sin_port, 0);
-	KUNIT_EXPECT_EQ(test, f->paddr.sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	KUNIT_ASSERT_EQ(test, kfi_getname(&f->pep->fid, &f->paddr6, &len), 0);
+	if (v6) {
+		KUNIT_EXPECT_EQ(test, len, sizeof(f->paddr6));
+		KUNIT_EXPECT_EQ(test, f->paddr6.sin6_family,
+				(sa_family_t)AF_INET6);
+		KUNIT_EXPECT_NE(test, f->paddr6.sin6_port, 0);
+		KUNIT_EXPECT_TRUE(test, ipv6_addr_loopback(&f->paddr6.sin6_addr));
+	} else {
+		KUNIT_EXPECT_EQ(test, len, sizeof(f->paddr));
+		KUNIT_EXPECT_EQ(test, f->paddr.sin_family, (sa_family_t)AF_INET);
+		KUNIT_EXPECT_NE(test, f->paddr.sin_port, 0);
+		KUNIT_EXPECT_EQ(test, f->paddr.sin_addr.s_addr,
+				htonl(INADDR_LOOPBACK));
+	}
 	KUNIT_ASSERT_EQ(test, kfi_endpoint(f->d.dom, f->d.list, &f->cep, f), 0);
 	KUNIT_ASSERT_EQ(test, kfi_ep_bind(f->cep, &f->ceq->fid, 0), 0);
 	KUNIT_ASSERT_EQ(test, kfi_enable(f->cep), 0);
+}
+
+static void cm_setup(struct kunit *test, struct cm_fixture *f)
+{
+	cm_setup_at(test, f, "127.0.0.1");
 }
 
 static void cm_teardown(struct kunit *test, struct cm_fixture *f)
@@ -1448,6 +1587,7 @@ static struct kfi_info *cm_get_connreq(struct kunit *test,
 {
 	struct cm_event ev;
 	struct sockaddr_in *peer;
+	struct sockaddr_in6 *peer6;
 	ssize_t len;
 
 	KUNIT_ASSERT_EQ(test, cm_wait(test, f->peq, &ev, &len), KFI_CONNREQ);
@@ -1461,10 +1601,28 @@ static struct kfi_info *cm_get_connreq(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, ev.e.info->ep_attr->type, KFI_EP_MSG);
 	/* the request names both ends */
 	KUNIT_ASSERT_NOT_NULL(test, ev.e.info->dest_addr);
+	KUNIT_ASSERT_NOT_NULL(test, ev.e.info->src_addr);
+	if (f->paddr.sin_family == AF_INET6) {
+		/* of the listener's family, as sockaddr_in6 */
+		KUNIT_EXPECT_EQ(test, ev.e.info->addr_format,
+				(u32)KFI_SOCKADDR_IN6);
+		KUNIT_EXPECT_EQ(test, ev.e.info->dest_addrlen,
+				sizeof(struct sockaddr_in6));
+		KUNIT_EXPECT_EQ(test, ev.e.info->src_addrlen,
+				sizeof(struct sockaddr_in6));
+		peer6 = ev.e.info->dest_addr;
+		KUNIT_EXPECT_EQ(test, peer6->sin6_family, (sa_family_t)AF_INET6);
+		KUNIT_EXPECT_TRUE(test, ipv6_addr_loopback(&peer6->sin6_addr));
+		KUNIT_EXPECT_NE(test, peer6->sin6_port, 0);
+		peer6 = ev.e.info->src_addr;
+		KUNIT_EXPECT_EQ(test, peer6->sin6_port, f->paddr6.sin6_port);
+		return ev.e.info;
+	}
+	KUNIT_EXPECT_EQ(test, ev.e.info->addr_format, (u32)KFI_SOCKADDR_IN);
 	peer = ev.e.info->dest_addr;
+	KUNIT_EXPECT_EQ(test, peer->sin_family, (sa_family_t)AF_INET);
 	KUNIT_EXPECT_EQ(test, peer->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
 	KUNIT_EXPECT_NE(test, peer->sin_port, 0);
-	KUNIT_ASSERT_NOT_NULL(test, ev.e.info->src_addr);
 	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)ev.e.info->src_addr)->sin_port,
 			f->paddr.sin_port);
 	return ev.e.info;
@@ -1684,6 +1842,124 @@ static void tcp_cm_bad_calls(struct kunit *test)
 	cm_teardown(test, &f);
 }
 
+/* A copy of @list with @len bytes of @addr as src_addr. */
+static struct kfi_info *with_src(struct kunit *test, struct kfi_info *list,
+				 const void *addr, size_t len)
+{
+	struct kfi_info *i = kfi_dupinfo(list);
+
+	KUNIT_ASSERT_NOT_NULL(test, i);
+	kfree(i->src_addr);
+	i->src_addr = kmemdup(addr, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, i->src_addr);
+	i->src_addrlen = len;
+	return i;
+}
+
+/*
+ * Addresses of the wrong length or family give -EINVAL and open nothing;
+ * getname of an IPv6 pep needs 28 bytes.
+ */
+static void tcp_cm_ipv6_bad_addresses(struct kunit *test)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+	struct sockaddr_storage un = { .ss_family = AF_UNIX };
+	struct kfid_pep *pep = NULL;
+	struct kfid_ep *ep = NULL;
+	struct kfi_eq_err_entry err;
+	struct kfi_info *bad;
+	struct cm_fixture f;
+	struct cm_event ev;
+	ssize_t len;
+	size_t l;
+
+	cm_setup_at(test, &f, "::1");
+	/* a sockaddr_in6 with an IPv4 length, an IPv4 one with 28 bytes */
+	bad = with_src(test, f.d.list, &a6, sizeof(struct sockaddr_in));
+	KUNIT_EXPECT_EQ(test, kfi_passive_ep(f.d.fab, bad, &pep, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_endpoint(f.d.dom, bad, &ep, NULL), -EINVAL);
+	kfi_freeinfo(bad);
+	bad = with_src(test, f.d.list, &a4, sizeof(a6));
+	KUNIT_EXPECT_EQ(test, kfi_passive_ep(f.d.fab, bad, &pep, NULL),
+			-EINVAL);
+	kfi_freeinfo(bad);
+	/* a family this provider does not speak */
+	bad = with_src(test, f.d.list, &un, sizeof(a6));
+	KUNIT_EXPECT_EQ(test, kfi_passive_ep(f.d.fab, bad, &pep, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_endpoint(f.d.dom, bad, &ep, NULL), -EINVAL);
+	kfi_freeinfo(bad);
+	KUNIT_EXPECT_NULL(test, pep);
+	KUNIT_EXPECT_NULL(test, ep);
+	KUNIT_EXPECT_EQ(test, kfi_connect(f.cep, &un, NULL, 0), -EINVAL);
+	/* an IPv6 endpoint cannot connect to an IPv4 peer */
+	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a4.sin_port = f.paddr6.sin6_port;
+	KUNIT_EXPECT_EQ(test, kfi_connect(f.cep, &a4, NULL, 0), -EINVAL);
+	/* getname: a sockaddr_in's room is too small */
+	l = sizeof(a4);
+	KUNIT_EXPECT_EQ(test, kfi_getname(&f.pep->fid, &a6, &l),
+			-KFI_ETOOSMALL);
+	KUNIT_EXPECT_EQ(test, l, sizeof(a6));
+	/* an IPv6 info without src_addr: the pep listens on :: */
+	bad = kfi_dupinfo(f.d.list);
+	KUNIT_ASSERT_NOT_NULL(test, bad);
+	kfree(bad->src_addr);
+	bad->src_addr = NULL;
+	bad->src_addrlen = 0;
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(f.d.fab, bad, &pep, NULL), 0);
+	kfi_freeinfo(bad);
+	KUNIT_ASSERT_EQ(test, kfi_pep_bind(pep, &f.peq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_listen(pep), 0);
+	l = sizeof(a6);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&pep->fid, &a6, &l), 0);
+	KUNIT_EXPECT_EQ(test, l, sizeof(a6));
+	KUNIT_EXPECT_EQ(test, a6.sin6_family, (sa_family_t)AF_INET6);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_any(&a6.sin6_addr));
+	KUNIT_EXPECT_NE(test, a6.sin6_port, 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
+	/* the endpoint is still usable: connect, accept */
+	KUNIT_ASSERT_EQ(test, kfi_connect(f.cep, &f.paddr6, NULL, 0), 0);
+	bad = cm_get_connreq(test, &f, "", 0);
+	KUNIT_EXPECT_EQ(test, kfi_reject(f.pep, bad->handle, NULL, 0), 0);
+	kfi_freeinfo(bad);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.ceq, &ev, &len), -KFI_EAVAIL);
+	KUNIT_ASSERT_EQ(test, kfi_eq_readerr(f.ceq, &err, 0),
+			(ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, ECONNREFUSED);
+	cm_teardown(test, &f);
+}
+
+/*
+ * An IPv6 listener is V6ONLY: an IPv4 peer connecting to its port is
+ * refused rather than accepted as an IPv4-mapped address.
+ */
+static void tcp_cm_ipv6_listener_refuses_ipv4(struct kunit *test)
+{
+	struct kfi_eq_err_entry err;
+	struct cm_fixture f6, f4;
+	struct cm_event ev;
+	ssize_t len;
+
+	cm_setup_at(test, &f6, "::1");
+	cm_setup(test, &f4);
+	/* the IPv4 client at the IPv6 listener's port */
+	f4.paddr.sin_port = f6.paddr6.sin6_port;
+	KUNIT_ASSERT_EQ(test, kfi_connect(f4.cep, &f4.paddr, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f4.ceq, &ev, &len), -KFI_EAVAIL);
+	memset(&err, 0, sizeof(err));
+	KUNIT_ASSERT_EQ(test, kfi_eq_readerr(f4.ceq, &err, 0),
+			(ssize_t)sizeof(err));
+	KUNIT_EXPECT_EQ(test, err.err, ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f6.peq, NULL, &ev, sizeof(ev), 0),
+			-EAGAIN);
+	cm_teardown(test, &f4);
+	cm_teardown(test, &f6);
+}
+
 /*
  * Connection events are never lost to a full EQ: connect (and accept)
  * hold the slots of the endpoint's CONNECTED and SHUTDOWN, or return
@@ -1746,6 +2022,8 @@ static struct kunit_case tcp_cm_cases[] = {
 	KUNIT_CASE(tcp_cm_peer_close_is_shutdown),
 	KUNIT_CASE(tcp_cm_full_eq_keeps_events),
 	KUNIT_CASE(tcp_cm_bad_calls),
+	KUNIT_CASE(tcp_cm_ipv6_bad_addresses),
+	KUNIT_CASE(tcp_cm_ipv6_listener_refuses_ipv4),
 	{}
 };
 
@@ -2146,6 +2424,9 @@ static struct kfid_cq *xf_cq(struct kunit *test, struct xf_fixture *f, int i)
 	return cq;
 }
 
+/* The node the next xf_open_ex() opens on (once; NULL: 127.0.0.1). */
+static const char *xf_next_node;
+
 /*
  * Opens everything; @cinfo_tx_size sizes the client's transmit queue (0:
  * default); @cflags are the client's transmit CQ bind flags besides
@@ -2156,11 +2437,16 @@ static void xf_open_ex(struct kunit *test, struct xf_fixture *f,
 		       size_t ctx_size, uint64_t cflags, bool cntrs)
 {
 	struct cm_fixture *c = &f->c;
-	size_t len = sizeof(c->paddr);
+	size_t len = sizeof(c->paddr6);
+	const char *node = xf_next_node ?: "127.0.0.1";
 	int i;
 
+	xf_next_node = NULL;
 	memset(f, 0, sizeof(*f));
-	dom_setup_at(test, &c->d, 0, "127.0.0.1", KFI_SOURCE);
+	dom_setup_at(test, &c->d, 0, node, KFI_SOURCE);
+	KUNIT_ASSERT_EQ(test, c->d.list->addr_format,
+			strchr(node, ':') ? (u32)KFI_SOCKADDR_IN6 :
+					    (u32)KFI_SOCKADDR_IN);
 	cm_open_eq(test, c, &c->peq);
 	cm_open_eq(test, c, &c->ceq);
 	KUNIT_ASSERT_EQ(test, kfi_passive_ep(c->d.fab, c->d.list, &c->pep,
@@ -2287,6 +2573,29 @@ static void fill(u8 *p, size_t n, unsigned int seed)
 		p[i] = (u8)(seed + i * 7 + (i >> 8));
 }
 
+/* One message (a string, with its NUL) from client to server, compared. */
+static void xf_msg_once(struct kunit *test, struct xf_fixture *f,
+			const char *msg)
+{
+	struct kfi_cq_tagged_entry e;
+	char rbuf[32] = "", ctx1, ctx2;
+	size_t n = strlen(msg) + 1;
+
+	KUNIT_ASSERT_LE(test, n, sizeof(rbuf));
+	KUNIT_ASSERT_EQ(test, kfi_recv(f->c.sep, rbuf, sizeof(rbuf), NULL, 0,
+				       &ctx1), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f->c.cep, msg, n, NULL, 0, &ctx2), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f->ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx2);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_MSG);
+	KUNIT_ASSERT_EQ(test, xf_wait(f->srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG);
+	KUNIT_EXPECT_EQ(test, e.len, n);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)rbuf);
+	KUNIT_EXPECT_STREQ(test, rbuf, msg);
+}
+
 static void tcp_msg_send_recv(struct kunit *test)
 {
 	struct xf_fixture f;
@@ -2294,20 +2603,8 @@ static void tcp_msg_send_recv(struct kunit *test)
 	char rbuf[32], ctx1, ctx2;
 
 	xf_setup(test, &f);
+	xf_msg_once(test, &f, "hello, kernel");
 	memset(rbuf, 0, sizeof(rbuf));
-	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rbuf, sizeof(rbuf), NULL, 0,
-				       &ctx1), 0);
-	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "hello, kernel", 14, NULL, 0,
-				       &ctx2), 0);
-	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
-	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx2);
-	KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_MSG);
-	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
-	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx1);
-	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG);
-	KUNIT_EXPECT_EQ(test, e.len, (size_t)14);
-	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)rbuf);
-	KUNIT_EXPECT_STREQ(test, rbuf, "hello, kernel");
 
 	/* and back, with remote CQ data */
 	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, rbuf, sizeof(rbuf), NULL, 0,
@@ -3405,6 +3702,22 @@ static void tcp_msg_peer_close_flushes(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
+/*
+ * Truncation and a peer going away over ::1 behave as over 127.0.0.1 (the
+ * same tests; the fixture checks the IPv6 entry, listener and CONNREQ).
+ */
+static void tcp_ipv6_truncation_fails_one_receive(struct kunit *test)
+{
+	xf_next_node = "::1";
+	tcp_msg_truncation_fails_one_receive(test);
+}
+
+static void tcp_ipv6_peer_close_flushes(struct kunit *test)
+{
+	xf_next_node = "::1";
+	tcp_msg_peer_close_flushes(test);
+}
+
 
 /*
  * Remote writes with CQ data never overrun the target's receive CQ: 300
@@ -3735,6 +4048,99 @@ static void tcp_getinfo_op_flags_work(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
 		xf_teardown(test, &f);
 	}
+}
+
+/* Expects @a to be a sockaddr_in6 of ::1 (28 bytes); its port. */
+static u16 expect_lo6(struct kunit *test, const struct sockaddr_in6 *a,
+		      size_t len)
+{
+	KUNIT_EXPECT_EQ(test, len, sizeof(*a));
+	KUNIT_EXPECT_EQ(test, a->sin6_family, (sa_family_t)AF_INET6);
+	KUNIT_EXPECT_TRUE(test, ipv6_addr_loopback(&a->sin6_addr));
+	KUNIT_EXPECT_NE(test, a->sin6_port, 0);
+	return ntohs(a->sin6_port);
+}
+
+/*
+ * Over ::1: connect/accept, getname/getpeer as sockaddr_in6 (each side's
+ * name the other's peer, the client's peer the pep's port), a message, a
+ * tagged message and an RMA write and read, data compared.
+ */
+static void tcp_ipv6_msg_tagged_rma(struct kunit *test)
+{
+	struct sockaddr_in6 cname, cpeer, sname, speer;
+	struct kfi_cq_err_entry err;
+	struct kfi_cq_tagged_entry e;
+	char rbuf[32] = "", tbuf[32] = "", ctx1, ctx2;
+	struct kfid_mr *mr;
+	struct xf_fixture f;
+	u8 *region, *src, *dst;
+	size_t l;
+
+	/* the target region, the source and the read-back buffer */
+	region = kunit_kzalloc(test, 3 * 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, region);
+	src = region + 4096;
+	dst = region + 2 * 4096;
+	xf_next_node = "::1";
+	xf_setup(test, &f);
+
+	l = sizeof(cname);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&f.c.cep->fid, &cname, &l), 0);
+	expect_lo6(test, &cname, l);
+	l = sizeof(cpeer);
+	KUNIT_ASSERT_EQ(test, kfi_getpeer(f.c.cep, &cpeer, &l), 0);
+	KUNIT_EXPECT_EQ(test, expect_lo6(test, &cpeer, l),
+			ntohs(f.c.paddr6.sin6_port));
+	l = sizeof(sname);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&f.c.sep->fid, &sname, &l), 0);
+	KUNIT_EXPECT_EQ(test, expect_lo6(test, &sname, l),
+			ntohs(f.c.paddr6.sin6_port));
+	l = sizeof(speer);
+	KUNIT_ASSERT_EQ(test, kfi_getpeer(f.c.sep, &speer, &l), 0);
+	KUNIT_EXPECT_EQ(test, expect_lo6(test, &speer, l),
+			ntohs(cname.sin6_port));
+	KUNIT_EXPECT_EQ(test, memcmp(&cname, &speer, sizeof(cname)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&sname, &cpeer, sizeof(sname)), 0);
+
+	xf_msg_once(test, &f, "hello over ::1");
+
+	/* a tagged message, only the matching receive takes it */
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.cep, rbuf, sizeof(rbuf), NULL, 0,
+					0x66, 0, &ctx1), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.cep, tbuf, sizeof(tbuf), NULL, 0,
+					0x77, 0, &ctx2), 0);
+	KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.sep, "tagged six", 11, NULL, 0,
+					0x77, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.crx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&ctx2);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_TAGGED);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x77ULL);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)11);
+	KUNIT_EXPECT_STREQ(test, tbuf, "tagged six");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.stx, &e), 1);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.cep->fid, &ctx1), 0);
+	xf_wait_err(test, f.crx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&ctx1);
+	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+
+	/* RMA: write, read back, compared with the source and the region */
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, region, 4096,
+					 KFI_REMOTE_WRITE | KFI_REMOTE_READ,
+					 0, 61, 0, &mr, NULL), 0);
+	fill(src, 4096, 61);
+	KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, src, 4096, NULL, 0, 0, 61,
+					src), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_WRITE);
+	KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, 4096, NULL, 0, 0, 61,
+				       dst), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | KFI_READ);
+	KUNIT_EXPECT_EQ(test, memcmp(region, src, 4096), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, 4096), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	xf_teardown(test, &f);
 }
 
 static void tcp_rma_write_read(struct kunit *test)
@@ -4543,6 +4949,9 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_completion_flags),
 	KUNIT_CASE(tcp_msg_peer_close_flushes),
 	KUNIT_CASE(tcp_rma_write_read),
+	KUNIT_CASE(tcp_ipv6_msg_tagged_rma),
+	KUNIT_CASE(tcp_ipv6_truncation_fails_one_receive),
+	KUNIT_CASE(tcp_ipv6_peer_close_flushes),
 	KUNIT_CASE(tcp_cq_affinity_runs_on_cpu),
 	KUNIT_CASE(tcp_getinfo_op_flags_work),
 	KUNIT_CASE(tcp_rma_bad_access),
@@ -5177,6 +5586,28 @@ struct e2e_work {
 	struct kfi_op_tagged top;
 };
 
+/* Over ::1: a triggered send fires when its counter reaches the threshold. */
+static void tcp_trig_ipv6_threshold(struct kunit *test)
+{
+	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
+	static const int want[] = { 1, 0 };
+
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	xf_next_node = "::1";
+	trig_setup(test, fp, 2);
+	KUNIT_ASSERT_EQ(test, trig_send(fp, 0, 3), 0);
+	KUNIT_ASSERT_EQ(test, trig_send(fp, 1, 2), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	trig_expect_quiet(test, fp);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	trig_expect(test, fp, want, 1);
+	trig_expect_quiet(test, fp);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	trig_expect(test, fp, want + 1, 1);
+	trig_drain_tx(test, fp, 2);
+	trig_teardown(test, fp);
+}
+
 static void tcp_trig_end_to_end(struct kunit *test)
 {
 	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
@@ -5652,6 +6083,7 @@ static struct kunit_case tcp_trig_cases[] = {
 	KUNIT_CASE(tcp_trig_concurrent_adds),
 	KUNIT_CASE(tcp_trig_deferred_cntr_ops),
 	KUNIT_CASE(tcp_trig_end_to_end),
+	KUNIT_CASE(tcp_trig_ipv6_threshold),
 	KUNIT_CASE(tcp_trig_alias),
 	{}
 };
@@ -5705,6 +6137,7 @@ static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_getinfo_source_address),
 	KUNIT_CASE(tcp_getinfo_dest_address),
 	KUNIT_CASE(tcp_getinfo_bad_arguments),
+	KUNIT_CASE(tcp_getinfo_ipv6),
 	KUNIT_CASE(tcp_fabric_domain_lifecycle),
 	KUNIT_CASE(tcp_domain_unknown_interface),
 	KUNIT_CASE(tcp_unimplemented_ops_enosys),
