@@ -61,6 +61,7 @@ report() {
 		}
 		return sprintf("%.2f miss", r)
 	}
+	function quot(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
 	function human(s) {
 		if (s >= 1048576 && s % 1048576 == 0) return s / 1048576 " MiB"
 		if (s >= 1024 && s % 1024 == 0) return s / 1024 " KiB"
@@ -128,15 +129,29 @@ report() {
 				num(bw(a)), num(bw(b)), ratio(bw(a), bw(b), ">=", 0.95)
 		}
 		print ""
-		printf "run-to-run spread of the latency ((max - min) / median over %s runs):\n", repeats
+		print "IPv6 (::1) next to IPv4 (127.0.0.1), busy-polling, same runs:"
 		print ""
-		print "| size | kfi spin | raw spin | fi_pp | kfi sleep | raw sleep |"
-		print "|---:|---:|---:|---:|---:|---:|"
+		print "| size | kfi v4 lat | kfi v6 lat | v6/v4 | raw v4 lat | raw v6 lat | v6/v4 | kfi v4 MB/s | kfi v6 MB/s | v6/v4 | raw v6 MB/s |"
+		print "|---:|---:|---:|---|---:|---:|---|---:|---:|---|---:|"
 		for (i = 1; i <= nsizes; i++) {
 			s = sizes[i]
-			printf "| %s | %s | %s | %s | %s | %s |\n", human(s), range(L["kfi spin " s]),
+			a = "kfi spin " s; a6 = "kfi6 spin " s; b = "raw spin " s; b6 = "raw6 spin " s
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", human(s),
+				num(lat(a)), num(lat(a6)), quot(lat(a6), lat(a)),
+				num(lat(b)), num(lat(b6)), quot(lat(b6), lat(b)),
+				num(bw(a)), num(bw(a6)), quot(bw(a6), bw(a)), num(bw(b6))
+		}
+		print ""
+		printf "run-to-run spread of the latency ((max - min) / median over %s runs):\n", repeats
+		print ""
+		print "| size | kfi spin | raw spin | fi_pp | kfi sleep | raw sleep | kfi6 spin | raw6 spin |"
+		print "|---:|---:|---:|---:|---:|---:|---:|---:|"
+		for (i = 1; i <= nsizes; i++) {
+			s = sizes[i]
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", human(s), range(L["kfi spin " s]),
 				range(L["raw spin " s]), range(L["fipp spin " s]),
-				range(L["kfi sleep " s]), range(L["raw sleep " s])
+				range(L["kfi sleep " s]), range(L["raw sleep " s]),
+				range(L["kfi6 spin " s]), range(L["raw6 spin " s])
 		}
 		print ""
 		if (ncntr) {

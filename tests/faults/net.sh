@@ -2,9 +2,12 @@
 # Runs inside the test VM (as root): network faults and peer death.
 #   net.sh KODIR
 # Two network namespaces joined by a veth pair: the guest's own ("here",
-# 10.99.0.1 on kfa) and "peer" (10.99.0.2 on kfb). Kernel endpoints on
-# both sides (a session is run in a namespace by writing kfi_pingpong's
-# debugfs file, or loading kfi_peer.ko, from a process in it). Prints one
+# 10.99.0.1, fd00:99::1 and fe80::99:1 on kfa) and "peer" (10.99.0.2,
+# fd00:99::2 and fe80::99:2 on kfb; no other link-local addresses, no
+# duplicate address detection). Kernel endpoints on both sides (a session
+# is run in a namespace by writing kfi_pingpong's debugfs file, or loading
+# kfi_peer.ko, from a process in it). The peer-death checks run over IPv4
+# and again over IPv6 (names ending in _ipv6). Prints one
 # "KFI-RESULT PASS|FAIL net_<name>" line per check and "KFI-FIGURE" lines.
 # Expects kfabric and kfi_tcp loaded; loads and unloads kfi_pingpong.
 set -u
@@ -13,6 +16,22 @@ dbg=/sys/kernel/debug/kfi_pingpong
 params=/sys/module/kfi_tcp/parameters
 here_ip=10.99.0.1
 peer_ip=10.99.0.2
+here_ip6=fd00:99::1
+peer_ip6=fd00:99::2
+here_ll=fe80::99:1
+peer_ll=fe80::99:2
+# The address of "here" the checks use (with_addr switches it).
+here=$here_ip
+fig_sfx() { [[ $here == *:* ]] && echo _ipv6; }
+with_addr() { # with_addr ADDR CMD...: CMD with $here=ADDR
+	local saved=$here rc
+	here=$1
+	shift
+	"$@"
+	rc=$?
+	here=$saved
+	return $rc
+}
 in_peer() { nsenter --net=/run/netns/kfipeer "$@"; }
 
 result() { # result NAME CMD...
@@ -32,9 +51,19 @@ setup() {
 	ip netns add kfipeer || return 1
 	ip link add kfa type veth peer name kfb || return 1
 	ip link set kfb netns kfipeer || return 1
-	ip addr add $here_ip/24 dev kfa && ip link set kfa up || return 1
+	# IPv6 addresses stay when a link goes down (net_peer_link_down)
+	sysctl -qw net.ipv6.conf.kfa.keep_addr_on_down=1 || return 1
+	ip link set kfa addrgenmode none || return 1
+	ip addr add $here_ip/24 dev kfa || return 1
+	ip addr add $here_ip6/64 dev kfa nodad || return 1
+	ip addr add $here_ll/64 dev kfa nodad && ip link set kfa up || return 1
 	in_peer ip link set lo up || return 1
-	in_peer ip addr add $peer_ip/24 dev kfb && in_peer ip link set kfb up || return 1
+	in_peer sysctl -qw net.ipv6.conf.kfb.keep_addr_on_down=1 || return 1
+	in_peer ip link set kfb addrgenmode none || return 1
+	in_peer ip addr add $peer_ip/24 dev kfb || return 1
+	in_peer ip addr add $peer_ip6/64 dev kfb nodad || return 1
+	in_peer ip addr add $peer_ll/64 dev kfb nodad &&
+		in_peer ip link set kfb up || return 1
 	in_peer sh -c 'echo 47000-47999 >/proc/sys/net/ipv4/ip_local_reserved_ports'
 }
 
@@ -77,9 +106,9 @@ ok() { grep -q '^rc=0$' "$1"; }
 stream() { # stream TAG ARGS...
 	local tag=$1
 	shift
-	pp "/tmp/st-$tag.s" "role=server addr=$here_ip $*" &
+	pp "/tmp/st-$tag.s" "role=server addr=$here $*" &
 	sleep 0.5
-	pp_peer "/tmp/st-$tag.c" "role=client addr=$here_ip $*"
+	pp_peer "/tmp/st-$tag.c" "role=client addr=${client_addr:-$here} $*"
 	wait
 	echo "server: $(tr '\n' ' ' <"/tmp/st-$tag.s")"
 	echo "client: $(tr '\n' ' ' <"/tmp/st-$tag.c")"
@@ -111,7 +140,7 @@ faulty_stream() { # faulty_stream TAG NETEM_SPEC
 # tagged receives, accepts one connection and reports how it ended.
 SINK_RECVS=4
 sink_start() { # sink_start PORT TIMEOUT_MS
-	pp /tmp/sink.out "role=sink addr=$here_ip port=$1 key=7 recvs=$SINK_RECVS recv_size=64 timeout_ms=$2" &
+	pp /tmp/sink.out "role=sink addr=$here port=$1 key=7 recvs=$SINK_RECVS recv_size=64 timeout_ms=$2" &
 	sink_pid=$!
 	sleep 0.5
 }
@@ -130,7 +159,7 @@ sink_ended() {
 		grep -q ' unreported=0' <<<"$last"
 }
 peer_connect() { # peer_connect PORT: kfi_peer.ko connected from the peer namespace
-	in_peer insmod "$ko/kfi_peer.ko" addr=$here_ip port="$1"
+	in_peer insmod "$ko/kfi_peer.ko" addr=$here port="$1"
 }
 
 # Bound on noticing a dead peer with fast_liveness: keepalive 2 s idle +
@@ -162,7 +191,7 @@ link_down() {
 	in_peer ip link set kfb up
 	rmmod kfi_peer
 	echo "SHUTDOWN after $((t1 - t0)) s (bound $DEAD_BOUND_S s)"
-	echo "KFI-FIGURE net_link_down_shutdown_s $((t1 - t0))" >&3
+	echo "KFI-FIGURE net_link_down_shutdown_s$(fig_sfx) $((t1 - t0))" >&3
 	[ $rc = 0 ] && [ $((t1 - t0)) -le $DEAD_BOUND_S ]
 }
 
@@ -179,7 +208,7 @@ silent_peer() {
 	netem off
 	rmmod kfi_peer
 	echo "SHUTDOWN after $((t1 - t0)) s (bound $DEAD_BOUND_S s)"
-	echo "KFI-FIGURE net_silent_peer_shutdown_s $((t1 - t0))" >&3
+	echo "KFI-FIGURE net_silent_peer_shutdown_s$(fig_sfx) $((t1 - t0))" >&3
 	[ $rc = 0 ] && [ $((t1 - t0)) -le $DEAD_BOUND_S ]
 }
 
@@ -187,9 +216,9 @@ silent_peer() {
 # user timeout ends it); the sessions fail, neither hangs.
 silent_mid_stream() {
 	local t0 t1 rc=0
-	pp /tmp/sm.s "role=server addr=$here_ip verify=1 iters=20000 sizes=65536 timeout_ms=30000" &
+	pp /tmp/sm.s "role=server addr=$here verify=1 iters=20000 sizes=65536 timeout_ms=30000" &
 	sleep 0.5
-	pp_peer /tmp/sm.c "role=client addr=$here_ip verify=1 iters=20000 sizes=65536 timeout_ms=30000" &
+	pp_peer /tmp/sm.c "role=client addr=$here verify=1 iters=20000 sizes=65536 timeout_ms=30000" &
 	sleep 2
 	t0=$SECONDS
 	netem loss 100% || rc=1
@@ -206,9 +235,11 @@ silent_mid_stream() {
 # --- a userspace fi_pingpong peer killed with SIGKILL mid-run
 fi_pp_killed() {
 	local fpid t0 t1
-	pp /tmp/fk.m "role=server addr=$here_ip iters=1000000 sizes=64 timeout_ms=30000" &
+	local six=
+	[[ $here == *:* ]] && six=-6
+	pp /tmp/fk.m "role=server addr=$here iters=1000000 sizes=64 timeout_ms=30000" &
 	sleep 0.5
-	in_peer timeout 60 fi_pingpong -p tcp -e msg -I 1000000 -S 64 $here_ip >/tmp/fk.f 2>&1 &
+	in_peer timeout 60 fi_pingpong $six -p tcp -e msg -I 1000000 -S 64 $here >/tmp/fk.f 2>&1 &
 	fpid=$!
 	sleep 3
 	t0=$SECONDS
@@ -248,6 +279,25 @@ after_faults() {
 	stream after verify=1 iters=20 sizes=64,4096,65536
 }
 
+# --- IPv6 across the link. The sessions' "last" lines carry each side's
+# kfi_getname/kfi_getpeer ("kfi local=[A]:P peer=[B]:P"): both must be
+# of the link's addresses.
+names_of() { # names_of PATTERN: the last session's addresses match
+	grep -E "kfi local=\[$1\]:[0-9]+ peer=\[$1\]:[0-9]+\$" $dbg/last
+}
+ipv6_stream() {
+	stream v6 verify=1 iters=20 sizes=1,64,4096,65536,1048576 &&
+		names_of 'fd00:99::[12]' &&
+		stream v6t tagged=1 verify=1 iters=20 sizes=1,4096,262144
+}
+# Link-local: each side names the zone of its own interface (here kfa, the
+# peer kfb); the addresses kfi_tcp reports carry the scope id.
+link_local_stream() {
+	client_addr=$peer_zone stream ll verify=1 iters=20 sizes=1,64,4096,65536 &&
+		names_of 'fe80::99:[12]%[0-9]+' &&
+		client_addr=$peer_zone stream llt tagged=1 verify=1 iters=20 sizes=1,4096,262144
+}
+
 exec 3>&1
 if ! setup >/tmp/net-setup.log 2>&1; then
 	echo "KFI-RESULT FAIL net_setup"
@@ -274,6 +324,16 @@ result peer_silent silent_peer
 result peer_silent_mid_stream silent_mid_stream
 result peer_fi_pingpong_killed fi_pp_killed
 result after_faults after_faults
+
+here_zone=$here_ll%kfa
+peer_zone=$here_ll%kfb
+result ipv6_stream with_addr $here_ip6 ipv6_stream
+result ipv6_link_local_stream with_addr $here_zone link_local_stream
+result ipv6_netem_mixed with_addr $here_ip6 faulty_stream mixed6 "loss 2% delay 1ms duplicate 2% corrupt 1%"
+result peer_module_unload_ipv6 with_addr $here_ip6 peer_unload
+result peer_link_down_ipv6 with_addr $here_ip6 link_down
+result peer_silent_ipv6 with_addr $here_ip6 silent_peer
+result peer_fi_pingpong_killed_ipv6 with_addr $here_ip6 fi_pp_killed
 
 restore_liveness
 result unload_pingpong rmmod kfi_pingpong

@@ -4,7 +4,8 @@
 # KODIR holds kfabric.ko, kfi_tcp.ko and kfi_pingpong.ko; kfabric and
 # kfi_tcp are loaded if they are not (tests/guest/run.sh has loaded them
 # and unloads them after). kfi_pingpong is loaded for the run and unloaded
-# after it. Prints one "KFI-RESULT PASS|FAIL hostile_<name>" line per case.
+# after it. Prints one "KFI-RESULT PASS|FAIL hostile_<name>" line per case,
+# and "hostile6_<name>" for the cases run again over IPv6.
 #   scripts/vm.sh "$(scripts/kernel.sh base)" --rwdir DIR \
 #	"$PWD/tests/hostile/guest.sh DIR"
 set -u
@@ -33,6 +34,11 @@ loaded kfi_pingpong || insmod "$ko/kfi_pingpong.ko" ||
 	{ result insmod_kfi_pingpong false; exit 1; }
 
 python3 "$here/hostile.py" "$@"
+# Over IPv6 (::1, results hostile6_*): the cases that truncate, break or
+# end a connection, write or read out of bounds, garble the handshake, and
+# the good ones; the wire is the same, so the outcomes must be too.
+python3 "$here/hostile.py" --family 6 --port-base 47750 --only \
+	truncated,msg_too_long,write_oob,read_oob,reset_mid_frame,reset_at_boundary,eof_awaiting_recv,cm_garbage,good_send,good_tagged,good_rma
 result unload_pingpong rmmod kfi_pingpong
 echo "--- kernel log of the hostile tests:"
 dmesg | grep -E 'kfi_pingpong|kfi_tcp|WARNING|BUG|Oops|Call Trace' | tail -40

@@ -28,7 +28,7 @@ cause. An established connection reports KFI_SHUTDOWN on its EQ however it
 ended; the sink reports the cause kfi_tcp noted as eq_err.
 
 Standard library only.
-  hostile.py [--list] [--only CASE[,CASE...]] [--port-base N]
+  hostile.py [--list] [--only CASE[,CASE...]] [--port-base N] [--family 4|6]
 """
 
 import argparse
@@ -44,7 +44,10 @@ import time
 from collections import namedtuple
 
 DBG = "/sys/kernel/debug/kfi_pingpong"
+# The sink's address and the prefix of the result names; --family 6 runs
+# the cases over IPv6 (::1) as "hostile6_<case>".
 ADDR = "127.0.0.1"
+PREFIX = "hostile_"
 
 # The sink's setup (kfi_pingpong defaults; passed explicitly anyway).
 KEY = 7
@@ -731,7 +734,7 @@ def run_case(c, port):
     if bad:
         notes.append("!kernel log: %s" % " | ".join(bad[:6]))
     ok = not any(n.startswith("!") for n in notes)
-    print("KFI-RESULT %s hostile_%s" % ("PASS" if ok else "FAIL", c.name))
+    print("KFI-RESULT %s %s%s" % ("PASS" if ok else "FAIL", PREFIX, c.name))
     if report is not None:
         print("    report: %s" % " ".join(
             "%s=%s" % (k, report[k]) for k in
@@ -746,10 +749,10 @@ def run_case(c, port):
 def module_still_works(port):
     """A kernel-to-kernel pingpong (guest.sh's "pair") after the cases."""
     lines = {
-        "server": "role=server oob_port=%d verify=1 iters=20 "
-                  "sizes=64,4096,65536" % port,
-        "client": "role=client oob_port=%d verify=1 iters=20 "
-                  "sizes=64,4096,65536" % port,
+        "server": "role=server addr=%s oob_port=%d verify=1 iters=20 "
+                  "sizes=64,4096,65536" % (ADDR, port),
+        "client": "role=client addr=%s oob_port=%d verify=1 iters=20 "
+                  "sizes=64,4096,65536" % (ADDR, port),
     }
     rc = {}
 
@@ -771,8 +774,8 @@ def module_still_works(port):
     tc.join(120)
     ts.join(120)
     ok = rc.get("server") == 0 and rc.get("client") == 0
-    print("KFI-RESULT %s hostile_module_still_works" %
-          ("PASS" if ok else "FAIL"))
+    print("KFI-RESULT %s %smodule_still_works" %
+          ("PASS" if ok else "FAIL", PREFIX))
     if not ok:
         print("    server: %s client: %s" % (rc.get("server"),
                                               rc.get("client")))
@@ -786,14 +789,19 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the cases")
     ap.add_argument("--port-base", type=int, default=47700,
                     help="first sink port (one port per case)")
+    ap.add_argument("--family", type=int, choices=(4, 6), default=4,
+                    help="6: the sink on ::1, results named hostile6_*")
     args = ap.parse_args()
+    global ADDR, PREFIX
+    if args.family == 6:
+        ADDR, PREFIX = "::1", "hostile6_"
     if args.list:
         for c in CASES:
             print(c.name)
         return 0
     only = set(args.only.split(",")) if args.only else None
     if not os.access(DBG + "/run", os.W_OK):
-        print("KFI-RESULT FAIL hostile_setup")
+        print("KFI-RESULT FAIL %ssetup" % PREFIX)
         print("    %s/run is not writable: is kfi_pingpong loaded?" % DBG)
         return 1
     failed = 0
@@ -815,7 +823,7 @@ def guarded(name, fn, *args):
     try:
         return fn(*args)
     except Exception:
-        print("KFI-RESULT FAIL hostile_%s" % name)
+        print("KFI-RESULT FAIL %s%s" % (PREFIX, name))
         for line in traceback.format_exc().splitlines():
             print("    " + line)
         sys.stdout.flush()

@@ -4,6 +4,7 @@
 #   kfi   kfi_pingpong.ko, transport=kfi (kfabric's tcp provider, msg)
 #   raw   kfi_pingpong.ko, transport=raw (plain kernel TCP sockets)
 #   fipp  userspace fi_pingpong -p tcp -e msg against itself
+#   kfi6, raw6  kfi and raw over IPv6 (::1) instead of 127.0.0.1
 # kfi and raw run with wait=spin (busy polling, as fi_pingpong does) and
 # with wait=sleep (blocking reads); fi_pingpong only polls. Every
 # configuration runs REPEATS times, interleaved (run 1 of everything, then
@@ -82,10 +83,12 @@ new_klog() {
 }
 
 # kpair IMPL WAIT SIZE ITERS RUN: one kfi_pingpong pair (server in the
-# background, client here); prints the client's result.
+# background, client here); prints the client's result. IMPL kfi6/raw6:
+# transport kfi/raw over ::1.
 kpair() {
-	local impl=$1 wait=$2 size=$3 iters=$4 run=$5 args line
-	args="transport=$impl wait=$wait sizes=$size iters=$iters"
+	local impl=$1 wait=$2 size=$3 iters=$4 run=$5 args line addr=127.0.0.1
+	[ "${impl%6}" != "$impl" ] && addr=::1
+	args="transport=${impl%6} addr=$addr wait=$wait sizes=$size iters=$iters"
 	new_klog >/dev/null
 	pp $work/s "role=server $args" &
 	if ! wait_listen $oob_port; then
@@ -95,7 +98,7 @@ kpair() {
 	fi
 	pp $work/c "role=client $args"
 	wait
-	line=$(new_klog | grep -E "kfi_pingpong: client $impl msg bytes=$size iters=$iters ")
+	line=$(new_klog | grep -E "kfi_pingpong: client ${impl%6} msg bytes=$size iters=$iters ")
 	if ! grep -q '^rc=0$' $work/s || ! grep -q '^rc=0$' $work/c || [ -z "$line" ]; then
 		fail "$impl" "$wait" "$size" "$run" \
 			"server: $(tr '\n' ' ' <$work/s) client: $(tr '\n' ' ' <$work/c)"
@@ -144,6 +147,8 @@ for run in $(seq 1 "$repeats"); do
 		iters=${entry##*:}
 		kpair kfi spin "$size" "$iters" "$run"
 		kpair raw spin "$size" "$iters" "$run"
+		kpair kfi6 spin "$size" "$iters" "$run"
+		kpair raw6 spin "$size" "$iters" "$run"
 		[ $have_fipp = 1 ] && fpair "$size" "$iters" "$run"
 		kpair kfi sleep "$size" "$iters" "$run"
 		kpair raw sleep "$size" "$iters" "$run"

@@ -144,7 +144,9 @@ fpp() { # fpp NAME ROLE MODULE_ARGS -- FI_PINGPONG_ARGS
 	if [ "$role" = server ]; then
 		pp "/tmp/$name.m" "role=server ${margs[*]}" &
 		sleep 0.5
-		timeout 120 fi_pingpong -p tcp -e msg "${fargs[@]}" 127.0.0.1 >"/tmp/$name.f" 2>&1
+		# the server's address: the last argument when it is one
+		[[ "${fargs[-1]:-}" == *:* ]] || fargs+=(127.0.0.1)
+		timeout 120 fi_pingpong -p tcp -e msg "${fargs[@]}" >"/tmp/$name.f" 2>&1
 		frc=$?
 	else
 		timeout 120 fi_pingpong -p tcp -e msg "${fargs[@]}" >"/tmp/$name.f" 2>&1 &
@@ -175,6 +177,29 @@ if command -v fi_pingpong >/dev/null; then
 	echo "    fi_pingpong: $(tr '\n' ' ' </tmp/ft)"
 	echo "    module: $(tr '\n' ' ' </tmp/mt)"
 	fpp fi_pp_all_sizes server verify=1 sizes=all iters=3 -- -c -S all -I 3
+fi
+
+# --- IPv6 (::1): kernel to kernel, each side's kfi_getname/kfi_getpeer
+# in "last" ("client kfi local=[::1]:P peer=[::1]:P")
+names6() { # names6 LOCAL PEER: the last session's line shows both
+	grep -q "kfi local=\[$1\]:[0-9]* peer=\[$2\]:[0-9]*\$" $dbg/last
+}
+pair kfi6_msg_verify addr=::1 verify=1 iters=$iters -- addr=::1 verify=1 iters=$iters
+result kfi6_client_names names6 ::1 ::1
+pair kfi6_tagged_verify addr=:: tagged=1 verify=1 iters=$iters -- addr=::1 tagged=1 verify=1 iters=$iters
+pair raw6_verify addr=::1 transport=raw verify=1 iters=$iters -- addr=::1 transport=raw verify=1 iters=$iters
+pp /tmp/e6 "role=client addr=fe80::1%nosuchif"
+result addr_unknown_zone failed_with /tmp/e6 "invalid argument"
+if command -v fi_pingpong >/dev/null; then
+	# fi_pingpong -6: its control connection over IPv6; the fabric
+	# address is the server's (the kernel's ::1 name, or the one its tcp
+	# provider picked: the only address of an IPv6-only interface)
+	fpp fi_pp6_client_msg server addr=::1 verify=1 iters=$iters -- -6 -c -I "$iters" ::1
+	ip link add kfi6 type dummy && ip link set kfi6 addrgenmode none &&
+		ip addr add fd00:97::1/64 dev kfi6 nodad && ip link set kfi6 up
+	FI_TCP_IFACE=kfi6 fpp fi_pp6_server_msg client addr=::1 verify=1 iters=$iters -- -6 -c -I "$iters"
+	result fi_pp6_server_is_ipv6 names6 'fd00:97::1' 'fd00:97::1'
+	ip link del kfi6
 fi
 
 if [ "$mode" = check ]; then

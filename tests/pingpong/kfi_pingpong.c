@@ -58,10 +58,12 @@
  *
  * Keys (defaults are fi_pingpong's where it has one):
  *   role=server|client|sink  required
- *   addr=A.B.C.D        client: the server (127.0.0.1); server: the address
- *                       to listen on for the control connection (0.0.0.0)
- *                       and the fabric source address (127.0.0.1, also
- *                       when addr=0.0.0.0)
+ *   addr=ADDRESS        IPv4 or IPv6 (a link-local one with its zone:
+ *                       fe80::1%eth0 or fe80::1%2); client: the server
+ *                       (127.0.0.1); server: the address to listen on for
+ *                       the control connection (0.0.0.0) and the fabric
+ *                       source address (the loopback address of addr's
+ *                       family when addr is 0.0.0.0, :: or not given)
  *   oob_port=N          control port (47592)
  *   sizes=N,N,...|all   message sizes (64,256,1024,4096,65536,1048576);
  *                       "all" is fi_pingpong -S all (0, 1, 2, 3, 4, 6, ...
@@ -74,7 +76,8 @@
  *                       fi_pingpong, or block in kfi_cq_sread()/recvmsg
  *                       (spin)
  *   timeout_ms=N        bound of every blocking wait (30000)
- * Keys of role=sink (addr defaults to 127.0.0.1):
+ * Keys of role=sink (addr defaults to 127.0.0.1; the any address means
+ * its family's loopback address):
  *   port=N              TCP port of the passive endpoint (required)
  *   key=N               requested key of the region (7)
  *   recv_size=N         bytes of each posted receive (64)
@@ -107,6 +110,7 @@
 #include <linux/tcp.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
@@ -179,7 +183,7 @@ struct pp_opts {
 	bool server;
 	bool sink;
 	bool addr_set;
-	__be32 addr;
+	struct sockaddr_storage addr;	/* port 0; AF_INET or AF_INET6 */
 	u16 oob_port;
 	u32 sizes[PP_MAX_SIZES];
 	unsigned int nsizes;
@@ -419,11 +423,12 @@ static void pp_sock_timeouts(struct socket *sock, u32 ms)
 	WRITE_ONCE(sock->sk->sk_sndtimeo, t);
 }
 
-static int pp_sock_create(struct pp_session *s, struct socket **res)
+static int pp_sock_create(struct pp_session *s, int family,
+			  struct socket **res)
 {
 	int ret;
 
-	ret = sock_create_kern(current->nsproxy->net_ns, AF_INET, SOCK_STREAM,
+	ret = sock_create_kern(current->nsproxy->net_ns, family, SOCK_STREAM,
 			       IPPROTO_TCP, res);
 	if (ret) {
 		pr_err("%s: sock_create_kern failed: %d\n", pp_role(s), ret);
@@ -493,25 +498,100 @@ static void pp_sock_release(struct socket **sock)
 	}
 }
 
-static int pp_tcp_listen(struct pp_session *s, __be32 addr, u16 port,
+/*
+ * Addresses: an IPv4 or IPv6 socket address (port 0 in the options, the
+ * port set where it is used). Text for kfi_getinfo's node: dotted quad, or
+ * the IPv6 text with the scope id as a numeric zone ("fe80::1%3").
+ */
+static u32 pp_addr_len(const struct sockaddr_storage *a)
+{
+	return a->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					  sizeof(struct sockaddr_in);
+}
+
+static void pp_addr_set_port(struct sockaddr_storage *a, u16 port)
+{
+	if (a->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)a)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)a)->sin_port = htons(port);
+}
+
+static u16 pp_addr_port(const struct sockaddr_storage *a)
+{
+	return ntohs(a->ss_family == AF_INET6 ?
+		     ((const struct sockaddr_in6 *)a)->sin6_port :
+		     ((const struct sockaddr_in *)a)->sin_port);
+}
+
+static bool pp_addr_is_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET6)
+		return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       htonl(INADDR_ANY);
+}
+
+/* The loopback address of @family (the family's "any" for @any). */
+static void pp_addr_local(struct sockaddr_storage *a, int family, bool any)
+{
+	memset(a, 0, sizeof(*a));
+	a->ss_family = family;
+	if (family == AF_INET6) {
+		if (!any)
+			((struct sockaddr_in6 *)a)->sin6_addr = in6addr_loopback;
+	} else {
+		((struct sockaddr_in *)a)->sin_addr.s_addr =
+			htonl(any ? INADDR_ANY : INADDR_LOOPBACK);
+	}
+}
+
+static void pp_addr_node(const struct sockaddr_storage *a, char *buf,
+			 size_t len)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)a;
+
+	if (a->ss_family != AF_INET6)
+		snprintf(buf, len, "%pI4",
+			 &((const struct sockaddr_in *)a)->sin_addr);
+	else if (sin6->sin6_scope_id)
+		snprintf(buf, len, "%pI6c%%%u", &sin6->sin6_addr,
+			 sin6->sin6_scope_id);
+	else
+		snprintf(buf, len, "%pI6c", &sin6->sin6_addr);
+}
+
+/* Room for pp_addr_node()'s text. */
+#define PP_NODE_LEN	64
+
+/* "a.b.c.d:port", or "[ipv6%zone]:port" (RFC 4007's text form). */
+static void pp_addr_text(const struct sockaddr_storage *a, char *buf,
+			 size_t len)
+{
+	char node[PP_NODE_LEN];
+
+	pp_addr_node(a, node, sizeof(node));
+	snprintf(buf, len, a->ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+		 node, pp_addr_port(a));
+}
+
+static int pp_tcp_listen(struct pp_session *s,
+			 const struct sockaddr_storage *addr, u16 port,
 			 struct socket **res, const char *what)
 {
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(port),
-		.sin_addr.s_addr = addr,
-	};
+	struct sockaddr_storage a = *addr;
 	struct socket *sock;
 	int ret;
 
-	ret = pp_sock_create(s, &sock);
+	pp_addr_set_port(&a, port);
+	ret = pp_sock_create(s, a.ss_family, &sock);
 	if (ret)
 		return ret;
 	sock_set_reuseaddr(sock->sk);
-	ret = kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+	ret = kernel_bind(sock, (struct sockaddr *)&a, pp_addr_len(&a));
 	if (ret) {
-		pr_err("%s: %s: bind to %pI4:%u failed: %d\n", pp_role(s), what,
-		       &addr, port, ret);
+		pr_err("%s: %s: bind to %pISpc failed: %d\n", pp_role(s), what,
+		       &a, ret);
 		goto fail;
 	}
 	ret = kernel_listen(sock, 10);
@@ -548,24 +628,22 @@ static int pp_tcp_accept(struct pp_session *s, struct socket *lsock,
  * Connects to @addr:@port. A refused connection is retried until the
  * timeout, so that a client may be started just before its server.
  */
-static int pp_tcp_connect(struct pp_session *s, __be32 addr, u16 port,
+static int pp_tcp_connect(struct pp_session *s,
+			  const struct sockaddr_storage *addr, u16 port,
 			  struct socket **res, const char *what)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(port),
-		.sin_addr.s_addr = addr,
-	};
+	struct sockaddr_storage a = *addr;
 	struct socket *sock;
 	int ret;
 
+	pp_addr_set_port(&a, port);
 	for (;;) {
-		ret = pp_sock_create(s, &sock);
+		ret = pp_sock_create(s, a.ss_family, &sock);
 		if (ret)
 			return ret;
-		ret = kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin),
-				     0);
+		ret = kernel_connect(sock, (struct sockaddr *)&a,
+				     pp_addr_len(&a), 0);
 		if (!ret)
 			break;
 		sock_release(sock);
@@ -577,8 +655,8 @@ static int pp_tcp_connect(struct pp_session *s, __be32 addr, u16 port,
 			else
 				continue;
 		}
-		pr_err("%s: %s: connect to %pI4:%u failed: %d\n", pp_role(s),
-		       what, &addr, port, ret);
+		pr_err("%s: %s: connect to %pISpc failed: %d\n", pp_role(s),
+		       what, &a, ret);
 		return ret;
 	}
 	tcp_sock_set_nodelay(sock->sk);
@@ -665,13 +743,16 @@ static int pp_ctrl_recv(struct pp_session *s, void *buf, size_t len,
 /* Sets up the control connection: the server accepts, the client connects. */
 static int pp_ctrl_init(struct pp_session *s)
 {
+	struct sockaddr_storage any;
 	struct socket *lsock;
 	int ret;
 
 	if (!s->o.server)
-		return pp_tcp_connect(s, s->o.addr, s->o.oob_port, &s->oob,
+		return pp_tcp_connect(s, &s->o.addr, s->o.oob_port, &s->oob,
 				      "control");
-	ret = pp_tcp_listen(s, s->o.addr_set ? s->o.addr : htonl(INADDR_ANY),
+	if (!s->o.addr_set)
+		pp_addr_local(&any, AF_INET, true);
+	ret = pp_tcp_listen(s, s->o.addr_set ? &s->o.addr : &any,
 			    s->o.oob_port, &lsock, "control");
 	if (ret)
 		return ret;
@@ -696,13 +777,14 @@ static int pp_send_name(struct pp_session *s, const void *name, u32 len,
 }
 
 /*
- * Receives the server's name; only IPv4 socket addresses are usable here.
- * On success *@name is a kmalloc()ed copy of the name.
+ * Receives the server's name; only IPv4 and IPv6 socket addresses are
+ * usable here. On success *@name is a kmalloc()ed copy of the name, with
+ * room for a struct sockaddr_storage.
  */
 static int pp_recv_name(struct pp_session *s, void **name, u32 *len,
 			u32 *format)
 {
-	struct sockaddr_in *sin;
+	struct sockaddr *sa;
 	__be32 blen;
 	int ret;
 
@@ -718,15 +800,17 @@ static int pp_recv_name(struct pp_session *s, void **name, u32 *len,
 	ret = pp_ctrl_recv(s, format, sizeof(*format), "address format");
 	if (ret)
 		return ret;
-	*name = kzalloc(max_t(u32, *len, sizeof(*sin)), GFP_KERNEL);
+	*name = kzalloc(max_t(u32, *len, sizeof(struct sockaddr_storage)),
+			GFP_KERNEL);
 	if (!*name)
 		return -ENOMEM;
 	ret = pp_ctrl_recv(s, *name, *len, "name");
 	if (ret)
 		return ret;
-	sin = *name;
-	if (*len < sizeof(*sin) || sin->sin_family != AF_INET) {
-		pr_err("%s: control: peer name is not an IPv4 address (format %u, %u bytes)\n",
+	sa = *name;
+	if ((sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
+	    *len < pp_addr_len(*name)) {
+		pr_err("%s: control: peer name is not an IPv4 or IPv6 address (format %u, %u bytes)\n",
 		       pp_role(s), *format, *len);
 		return -EAFNOSUPPORT;
 	}
@@ -912,9 +996,10 @@ static int pp_raw_rx(struct pp_session *s, u32 size)
  * source address and sends that address the way it would send its passive
  * endpoint's name; the client connects to it.
  */
-static int pp_raw_connect(struct pp_session *s, __be32 src)
+static int pp_raw_connect(struct pp_session *s,
+			  const struct sockaddr_storage *src)
 {
-	struct sockaddr_in sin = {};
+	struct sockaddr_storage local = {};
 	struct socket *lsock;
 	void *name = NULL;
 	u32 len, format;
@@ -923,11 +1008,10 @@ static int pp_raw_connect(struct pp_session *s, __be32 src)
 	if (!s->o.server) {
 		ret = pp_recv_name(s, &name, &len, &format);
 		if (!ret) {
-			struct sockaddr_in *peer = name;
+			struct sockaddr_storage *peer = name;
 
-			ret = pp_tcp_connect(s, peer->sin_addr.s_addr,
-					     ntohs(peer->sin_port), &s->data,
-					     "data");
+			ret = pp_tcp_connect(s, peer, pp_addr_port(peer),
+					     &s->data, "data");
 		}
 		kfree(name);
 		return ret;
@@ -935,12 +1019,14 @@ static int pp_raw_connect(struct pp_session *s, __be32 src)
 	ret = pp_tcp_listen(s, src, 0, &lsock, "data");
 	if (ret)
 		return ret;
-	ret = kernel_getsockname(lsock, (struct sockaddr *)&sin);
+	ret = kernel_getsockname(lsock, (struct sockaddr *)&local);
 	if (ret < 0) {
 		pr_err("%s: data: getsockname failed: %d\n", pp_role(s), ret);
 		goto out;
 	}
-	ret = pp_send_name(s, &sin, sizeof(sin), KFI_SOCKADDR_IN);
+	ret = pp_send_name(s, &local, pp_addr_len(&local),
+			   local.ss_family == AF_INET6 ? KFI_SOCKADDR_IN6 :
+							 KFI_SOCKADDR_IN);
 	if (!ret)
 		ret = pp_tcp_accept(s, lsock, &s->data, "data");
 out:
@@ -1425,16 +1511,43 @@ static int pp_kfi_init_ep(struct pp_session *s)
 	return pp_kfi_post_rx(s);
 }
 
-static int pp_kfi_server_connect(struct pp_session *s, __be32 src)
+/*
+ * Once connected: one line of "last" with the endpoint's own and its
+ * peer's address (kfi_getname/kfi_getpeer), e.g.
+ *   client kfi local=[fd00::2]:41000 peer=[fd00::1]:46011
+ * with a link-local address's scope id after a '%' inside the brackets.
+ */
+static void pp_kfi_report_names(struct pp_session *s)
+{
+	struct sockaddr_storage local = {}, peer = {};
+	size_t llen = sizeof(local), plen = sizeof(peer);
+	char ltext[PP_NODE_LEN + 8], ptext[PP_NODE_LEN + 8];
+	int ret;
+
+	ret = kfi_getname(&s->k.ep->fid, &local, &llen);
+	if (!ret)
+		ret = kfi_getpeer(s->k.ep, &peer, &plen);
+	if (ret) {
+		pp_kfi_err(s, "kfi_getname/kfi_getpeer", ret);
+		return;
+	}
+	pp_addr_text(&local, ltext, sizeof(ltext));
+	pp_addr_text(&peer, ptext, sizeof(ptext));
+	pp_out(s, KBUILD_MODNAME ": %s kfi local=%s peer=%s\n", pp_role(s),
+	       ltext, ptext);
+}
+
+static int pp_kfi_server_connect(struct pp_session *s,
+				 const struct sockaddr_storage *src)
 {
 	struct pp_kfi *k = &s->k;
 	u8 name[128];
 	size_t len = sizeof(name);
-	char node[16];
+	char node[PP_NODE_LEN];
 	int ret;
 
 	/* Passive side first: fabric, EQ, pep bound to the EQ, listening. */
-	snprintf(node, sizeof(node), "%pI4", &src);
+	pp_addr_node(src, node, sizeof(node));
 	ret = pp_kfi_getinfo(s, node, NULL, KFI_SOURCE, &k->pep_info);
 	if (ret)
 		return ret;
@@ -1490,6 +1603,7 @@ static int pp_kfi_server_connect(struct pp_session *s, __be32 src)
 	if (ret)
 		return ret;
 	k->connected = true;
+	pp_kfi_report_names(s);
 	return 0;
 
 reject:
@@ -1506,8 +1620,8 @@ reject:
 static int pp_kfi_client_connect(struct pp_session *s)
 {
 	struct pp_kfi *k = &s->k;
-	struct sockaddr_in *peer;
-	char node[16], service[8];
+	struct sockaddr_storage *peer;
+	char node[PP_NODE_LEN], service[8];
 	void *name = NULL;
 	u32 len, format;
 	int ret;
@@ -1523,8 +1637,8 @@ static int pp_kfi_client_connect(struct pp_session *s)
 		goto out;
 	}
 	k->hints->dest_addrlen = len;
-	snprintf(node, sizeof(node), "%pI4", &peer->sin_addr);
-	snprintf(service, sizeof(service), "%u", ntohs(peer->sin_port));
+	pp_addr_node(peer, node, sizeof(node));
+	snprintf(service, sizeof(service), "%u", pp_addr_port(peer));
 	ret = pp_kfi_getinfo(s, node, service, 0, &k->info);
 	if (ret)
 		goto out;
@@ -1558,8 +1672,10 @@ static int pp_kfi_client_connect(struct pp_session *s)
 	}
 	ret = pp_kfi_eq_wait(s, KFI_CONNECTED, &k->ep->fid, NULL,
 			     "waiting for the connection");
-	if (!ret)
+	if (!ret) {
 		k->connected = true;
+		pp_kfi_report_names(s);
+	}
 out:
 	kfree(name);
 	return ret;
@@ -1945,7 +2061,7 @@ static int pp_sink_run(struct pp_session *s)
 	struct pp_sink_result r = { .eq = "none", .first_done = -1 };
 	struct pp_kfi *k = &s->k;
 	size_t unreported = 0;
-	char node[16], service[8];
+	char node[PP_NODE_LEN], service[8];
 	int ret;
 
 	/* a cause left from an earlier connection is not this one's */
@@ -1955,7 +2071,7 @@ static int pp_sink_run(struct pp_session *s)
 		ret = pp_sink_hints(s);
 	if (ret)
 		goto out;
-	snprintf(node, sizeof(node), "%pI4", &s->o.addr);
+	pp_addr_node(&s->o.addr, node, sizeof(node));
 	snprintf(service, sizeof(service), "%u", s->o.port);
 	ret = pp_kfi_getinfo(s, node, service, KFI_SOURCE, &k->pep_info);
 	if (ret)
@@ -2095,19 +2211,26 @@ static int pp_run_suite(struct pp_session *s)
 	return 0;
 }
 
-/* The fabric (and raw data) source address of a server. */
-static __be32 pp_src_addr(struct pp_session *s)
+/*
+ * The fabric (and raw data) source address of a server: addr, or the
+ * loopback address of its family when it is the any address or not given.
+ */
+static void pp_src_addr(struct pp_session *s, struct sockaddr_storage *src)
 {
-	if (s->o.addr_set && s->o.addr != htonl(INADDR_ANY))
-		return s->o.addr;
-	return htonl(INADDR_LOOPBACK);
+	if (s->o.addr_set && !pp_addr_is_any(&s->o.addr))
+		*src = s->o.addr;
+	else
+		pp_addr_local(src, s->o.addr_set ? s->o.addr.ss_family :
+			      AF_INET, false);
 }
 
 static int pp_raw_run(struct pp_session *s)
 {
+	struct sockaddr_storage src;
 	int ret;
 
-	ret = pp_raw_connect(s, pp_src_addr(s));
+	pp_src_addr(s, &src);
+	ret = pp_raw_connect(s, &src);
 	if (!ret) {
 		pp_tr_hook(s->data);
 		ret = pp_alloc_bufs(s, 0, 0);
@@ -2129,9 +2252,12 @@ static int pp_kfi_run(struct pp_session *s)
 	ret = pp_kfi_hints(s);
 	if (ret)
 		goto out;
-	if (s->o.server)
-		ret = pp_kfi_server_connect(s, pp_src_addr(s));
-	else
+	if (s->o.server) {
+		struct sockaddr_storage src;
+
+		pp_src_addr(s, &src);
+		ret = pp_kfi_server_connect(s, &src);
+	} else
 		ret = pp_kfi_client_connect(s);
 	if (!ret)
 		ret = pp_run_suite(s);
@@ -2305,10 +2431,14 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 		return 0;
 	}
 	if (!strcmp(word, "addr")) {
-		if (!in4_pton(val, -1, (u8 *)&o->addr, -1, NULL)) {
-			pr_err("addr: expected A.B.C.D, got \"%s\"\n", val);
+		memset(&o->addr, 0, sizeof(o->addr));
+		if (inet_pton_with_scope(current->nsproxy->net_ns, AF_UNSPEC,
+					 val, NULL, &o->addr)) {
+			pr_err("addr: expected an IPv4 or IPv6 address (fe80::...%%ifname), got \"%s\"\n",
+			       val);
 			return -EINVAL;
 		}
+		pp_addr_set_port(&o->addr, 0);
 		o->addr_set = true;
 		return 0;
 	}
@@ -2408,14 +2538,15 @@ static int pp_parse(struct pp_opts *o, char *line)
 			pr_err("role=sink needs port=N\n");
 			return -EINVAL;
 		}
-		if (!o->addr_set || o->addr == htonl(INADDR_ANY)) {
-			o->addr = htonl(INADDR_LOOPBACK);
+		if (!o->addr_set || pp_addr_is_any(&o->addr)) {
+			pp_addr_local(&o->addr, o->addr_set ?
+				      o->addr.ss_family : AF_INET, false);
 			o->addr_set = true;
 		}
 		return 0;
 	}
 	if (!o->server && !o->addr_set) {
-		o->addr = htonl(INADDR_LOOPBACK);
+		pp_addr_local(&o->addr, AF_INET, false);
 		o->addr_set = true;
 	}
 	if (o->transport == PP_RAW) {
