@@ -7,14 +7,27 @@
  * At load (in insmod's context, so in insmod's network namespace) it
  * opens a fabric, domain, EQ, CQ and endpoint of the tcp provider,
  * pre-posts `recvs` receives, connects to addr:port and waits for
- * KFI_CONNECTED; any failure fails the load. While loaded it holds all of
- * that (which pins kfabric.ko by linkage and, through the open fabric,
- * kfi_tcp.ko). Unloading closes everything in order, which ends the
- * connection: the other side must see KFI_SHUTDOWN and error completions
- * for what it had posted.
+ * KFI_CONNECTED; any failure fails the load (an error event, such as a
+ * refused connection, with the event's error: -ECONNREFUSED). While
+ * loaded it holds all of that (which pins kfabric.ko by linkage and,
+ * through the open fabric, kfi_tcp.ko). Unloading closes everything in
+ * order, which ends the connection: the other side must see KFI_SHUTDOWN
+ * and error completions for what it had posted.
  *
- * Parameters: addr (IPv4 dotted quad, required), port (required),
- * recvs (receives to pre-post, 4), recv_size (bytes each, 64).
+ * addr and port are handed to kfi_getinfo() as the peer's node and
+ * service, and the first entry's dest_addr is connected to, so addr is
+ * any numeric address the provider takes: IPv4 ("10.99.0.2") or IPv6
+ * ("fd00::2", "::1"), a link-local IPv6 one with its zone, an interface
+ * name or index of the namespace ("fe80::2%kfa", "fe80::2%3"; without a
+ * zone its scope id is 0 and kfi_connect() fails with -EINVAL). The
+ * entry's family is the address's: its src_addr and dest_addr are a
+ * struct sockaddr_in or a struct sockaddr_in6, nothing here reads them.
+ * A malformed address fails the load with -EINVAL, one no interface
+ * reaches (or a zone naming none) with -ENODATA, from kfi_getinfo().
+ *
+ * Parameters: addr (IPv4 or IPv6 address, IPv6 with an optional %zone,
+ * required), port (required), recvs (receives to pre-post, 4),
+ * recv_size (bytes each, 64).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -28,7 +41,7 @@
 
 static char *addr;
 module_param(addr, charp, 0444);
-MODULE_PARM_DESC(addr, "IPv4 address of the passive endpoint to connect to");
+MODULE_PARM_DESC(addr, "address of the passive endpoint to connect to: IPv4, or IPv6 with an optional %zone (fe80::2%eth0)");
 static char *port;
 module_param(port, charp, 0444);
 MODULE_PARM_DESC(port, "its TCP port");
@@ -75,6 +88,7 @@ static int peer_open(void)
 	struct kfi_cq_attr cq_attr = { .size = 2 * PEER_MAX_RECVS,
 				       .format = KFI_CQ_FORMAT_CONTEXT };
 	struct kfi_eq_cm_entry ev;
+	struct kfi_eq_err_entry err = {};
 	struct kfi_info *hints;
 	uint32_t event;
 	unsigned int i;
@@ -127,6 +141,13 @@ static int peer_open(void)
 	if (ret)
 		return ret;
 	n = kfi_eq_sread(peer.eq, &event, &ev, sizeof(ev), 10000, 0);
+	if (n == -KFI_EAVAIL) {
+		/* The connection failed: its error entry says why. */
+		n = kfi_eq_readerr(peer.eq, &err, 0);
+		if (n < 0)
+			return (int)n;
+		return err.err ? -err.err : -ECONNREFUSED;
+	}
 	if (n < 0)
 		return (int)n;
 	return event == KFI_CONNECTED ? 0 : -ECONNREFUSED;
@@ -134,18 +155,21 @@ static int peer_open(void)
 
 static int __init kfi_peer_init(void)
 {
+	/* "[fe80::2%kfa]:7471", "10.99.0.2:7471" */
+	bool v6 = addr && strchr(addr, ':');
 	int ret;
 
 	if (!addr || !port || recvs > PEER_MAX_RECVS || !recv_size)
 		return -EINVAL;
 	ret = peer_open();
 	if (ret) {
-		pr_info("kfi_peer: connecting to %s:%s failed: %d\n", addr,
-			port, ret);
+		pr_info("kfi_peer: connecting to %s%s%s:%s failed: %d\n",
+			v6 ? "[" : "", addr, v6 ? "]" : "", port, ret);
 		peer_close();
 		return ret;
 	}
-	pr_info("kfi_peer: connected to %s:%s\n", addr, port);
+	pr_info("kfi_peer: connected to %s%s%s:%s\n", v6 ? "[" : "", addr,
+		v6 ? "]" : "", port);
 	return 0;
 }
 

@@ -2,7 +2,9 @@
 /*
  * kfi_stress: a bounded-time stress of a kfabric provider with data
  * checks, written only against the public headers (include/), over MSG
- * endpoints on 127.0.0.1 (kfi_tcp in `make check`).
+ * endpoints on one local address (kfi_tcp in `make check`): 127.0.0.1 by
+ * default, or any IPv4 or IPv6 node the provider's kfi_getinfo takes with
+ * KFI_SOURCE ("::1", "fe80::1%eth0"); nothing in it depends on the family.
  *
  * Several kthreads share one fabric and domain; each owns a passive
  * endpoint, an EQ, a transmit and a receive CQ, five counters and a few
@@ -29,21 +31,26 @@
  * control: the thread reads its CQs and retries.
  *
  * debugfs: write "key=value ..." to /sys/kernel/debug/kfi_stress/run
- * (keys seconds, threads, pairs, seed, reconnect_ms; defaults are the
+ * (keys seconds, threads, pairs, seed, reconnect_ms, node; defaults are the
  * module parameters) to run in the writer's context; the write fails with
- * -EIO when any error was found. /sys/kernel/debug/kfi_stress/last holds
- * the summary line "kfi_stress: ... errors=N" (Documentation/testing.md).
+ * -EIO when any error was found. node is the address every thread's
+ * passive endpoint listens on and its clients bind to and connect to: it
+ * is handed to kfi_getinfo() with KFI_SOURCE as it is written (IPv4 or
+ * IPv6 text, an IPv6 one with a %zone: interface name or index), and the
+ * address connected to is the passive endpoint's kfi_getname(), of
+ * whatever family. /sys/kernel/debug/kfi_stress/last holds the summary
+ * line "kfi_stress: ... errors=N" (Documentation/testing.md).
  */
 #include <linux/bvec.h>
 #include <linux/completion.h>
 #include <linux/debugfs.h>
-#include <linux/in.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -74,6 +81,11 @@ MODULE_PARM_DESC(seed, "default seed of the random mix");
 static unsigned int reconnect_ms = 1500;
 module_param(reconnect_ms, uint, 0644);
 MODULE_PARM_DESC(reconnect_ms, "default interval of a thread's reconnects (ms)");
+/* INET6_ADDRSTRLEN, '%' and an interface name (IFNAMSIZ) fit. */
+#define ST_NODE_LEN	64
+static char node[ST_NODE_LEN] = "127.0.0.1";
+module_param_string(node, node, sizeof(node), 0644);
+MODULE_PARM_DESC(node, "default address to listen on and connect to: IPv4 or IPv6, with an optional %zone (127.0.0.1)");
 /* Triggered RMA writes in the mix (with triggered tagged sends). */
 static bool trig_writes = true;
 module_param(trig_writes, bool, 0644);
@@ -199,7 +211,7 @@ struct st_thread {
 	atomic_t calls;
 	struct kfid_eq *eq;
 	struct kfid_pep *pep;
-	struct sockaddr_in paddr;
+	struct sockaddr_storage paddr;	/* the pep's kfi_getname(), any family */
 	struct kfi_info *connreq;
 	struct kfid_cq *txcq, *rxcq;
 	struct kfid_cntr *c_send, *c_recv, *c_rma, *c_remote, *c_trig;
@@ -222,6 +234,7 @@ struct st_thread {
 
 struct st_run {
 	unsigned int seconds, nthreads, npairs, seed, reconnect_ms;
+	char node[ST_NODE_LEN];		/* kfi_getinfo()'s KFI_SOURCE node */
 	unsigned long deadline;
 	struct kfi_info *hints, *info;
 	struct kfid_fabric *fab;
@@ -234,7 +247,7 @@ struct st_run {
 };
 
 static DEFINE_MUTEX(st_lock);
-static char st_last[1024] = "kfi_stress: no run yet\n";
+static char st_last[1280] = "kfi_stress: no run yet\n";
 static struct dentry *st_dir;
 
 /* ------------------------------------------------------------- helpers */
@@ -1998,7 +2011,13 @@ static int st_run(struct st_run *run)
 	run->hints->caps = KFI_MSG | KFI_TAGGED | KFI_RMA | KFI_TRIGGER |
 			   KFI_RMA_EVENT;
 	run->hints->ep_attr->type = KFI_EP_MSG;
-	rc = kfi_getinfo(KFI_VERSION(1, 7), "127.0.0.1", NULL, KFI_SOURCE,
+	/*
+	 * The node names the local address: the first entry's src_addr is
+	 * it (port 0), a link-local one with its interface's scope id.
+	 * 0.0.0.0 and :: give entries without one: the passive endpoints
+	 * listen on every address of that family.
+	 */
+	rc = kfi_getinfo(KFI_VERSION(1, 7), run->node, NULL, KFI_SOURCE,
 			 run->hints, &run->info);
 	if (rc)
 		goto out;
@@ -2065,9 +2084,9 @@ stop:
 	}
 	errors = atomic_read(&run->errors) + (rc ? 1 : 0);
 	snprintf(st_last, sizeof(st_last),
-		 "kfi_stress: seconds=%lu.%03lu threads=%u endpoints=%u seed=%u ops=%llu send=%llu inject=%llu tsend=%llu tinject=%llu recv=%llu trecv=%llu write=%llu inject_write=%llu writedata=%llu read=%llu cancel=%llu cancel_late=%llu trig=%llu trig_fired=%llu trig_cancel=%llu cntr_add=%llu shared_cntr=%llu reconnect=%llu flushed=%llu dropped=%llu eagain=%llu completions=%llu err_entries=%llu bytes=%llu verified=%llu errors=%d\n",
+		 "kfi_stress: seconds=%lu.%03lu threads=%u endpoints=%u seed=%u node=%s ops=%llu send=%llu inject=%llu tsend=%llu tinject=%llu recv=%llu trecv=%llu write=%llu inject_write=%llu writedata=%llu read=%llu cancel=%llu cancel_late=%llu trig=%llu trig_fired=%llu trig_cancel=%llu cntr_add=%llu shared_cntr=%llu reconnect=%llu flushed=%llu dropped=%llu eagain=%llu completions=%llu err_entries=%llu bytes=%llu verified=%llu errors=%d\n",
 		 ms / 1000, ms % 1000, run->nthreads, run->nthreads * run->npairs * 2,
-		 run->seed,
+		 run->seed, run->node,
 		 sum.send + sum.inject + sum.tsend + sum.tinject + sum.write +
 		 sum.inject_write + sum.read + sum.cancel_ok + sum.cancel_late +
 		 sum.trig_posted + sum.trig_cancelled + sum.cntr_adds +
@@ -2087,7 +2106,8 @@ stop:
 out:
 	if (rc && rc != -EIO && !run->t[0])
 		snprintf(st_last, sizeof(st_last),
-			 "kfi_stress: setup failed: %d errors=1\n", rc);
+			 "kfi_stress: node=%s setup failed: %d errors=1\n",
+			 run->node, rc);
 	if (run->gcntr)
 		kfi_close(&run->gcntr->fid);
 	if (run->dom)
@@ -2101,7 +2121,10 @@ out:
 	return rc;
 }
 
-/* "key=value ..." */
+/*
+ * "key=value ...": numbers, and node, a text the provider's kfi_getinfo()
+ * reads (a malformed one fails the run there, with its error).
+ */
 static int st_parse(struct st_run *run, char *s)
 {
 	char *tok, *v;
@@ -2114,6 +2137,11 @@ static int st_parse(struct st_run *run, char *s)
 		if (!v)
 			return -EINVAL;
 		*v++ = 0;
+		if (!strcmp(tok, "node")) {
+			if (!*v || strscpy(run->node, v, sizeof(run->node)) < 0)
+				return -EINVAL;
+			continue;
+		}
 		if (kstrtouint(v, 0, &x))
 			return -EINVAL;
 		if (!strcmp(tok, "seconds"))
@@ -2154,6 +2182,10 @@ static ssize_t st_run_write(struct file *file, const char __user *ubuf,
 	run->npairs = clamp(pairs, 1U, (unsigned int)ST_MAX_PAIRS);
 	run->seed = seed;
 	run->reconnect_ms = reconnect_ms;
+	/* node may be written through sysfs meanwhile: copy it whole. */
+	kernel_param_lock(THIS_MODULE);
+	strscpy(run->node, node, sizeof(run->node));
+	kernel_param_unlock(THIS_MODULE);
 	atomic_set(&run->errors, 0);
 	atomic64_set(&run->gadds, 0);
 	rc = st_parse(run, buf);
