@@ -310,9 +310,21 @@ grep -q '^kfi_pingpong ' /proc/modules || insmod "$ko/kfi_pingpong.ko" ||
 # before the lowered dead-peer bounds: a receiver that takes more than
 # their 3 s to post a receive (back-pressure under netem) is not dead
 result netem_stress netem_stress
+# Every operation kind (RMA, triggered operations...) between endpoints on
+# the veth's link-local address with its zone (both ends here, so the
+# packets take the loopback path; the zone, scope ids and addresses are
+# the veth's)
+result ipv6_stress_link_local "$(dirname "$0")/../stress/guest.sh" "$ko" 10 node=$here_ll%kfa
 fast_liveness
 
 result clean_stream stream clean verify=1 iters=20 sizes=1,64,4096,65536,1048576
+# before the link goes down and up (net_peer_link_down): the addresses
+# stay (keep_addr_on_down), yet afterwards connects to the link-local
+# address failed with ENETUNREACH (its route, presumably)
+here_zone=$here_ll%kfa
+peer_zone=$here_ll%kfb
+result ipv6_stream with_addr $here_ip6 ipv6_stream
+result ipv6_link_local_stream with_addr $here_zone link_local_stream
 result netem_loss faulty_stream loss "loss 5%"
 result netem_delay_reorder faulty_stream reorder "delay 4ms 2ms reorder 25% 50%"
 result netem_duplicate faulty_stream dup "duplicate 10%"
@@ -325,10 +337,6 @@ result peer_silent_mid_stream silent_mid_stream
 result peer_fi_pingpong_killed fi_pp_killed
 result after_faults after_faults
 
-here_zone=$here_ll%kfa
-peer_zone=$here_ll%kfb
-result ipv6_stream with_addr $here_ip6 ipv6_stream
-result ipv6_link_local_stream with_addr $here_zone link_local_stream
 result ipv6_netem_mixed with_addr $here_ip6 faulty_stream mixed6 "loss 2% delay 1ms duplicate 2% corrupt 1%"
 result peer_module_unload_ipv6 with_addr $here_ip6 peer_unload
 result peer_link_down_ipv6 with_addr $here_ip6 link_down

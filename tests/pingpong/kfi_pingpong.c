@@ -777,6 +777,23 @@ static int pp_send_name(struct pp_session *s, const void *name, u32 len,
 }
 
 /*
+ * A link-local name carries the scope id (interface index) of the host
+ * that sent it, meaningless here: the server is reached through the
+ * interface this side named for the control connection (addr's zone).
+ */
+static void pp_name_local_scope(struct pp_session *s,
+				struct sockaddr_storage *name)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)name;
+
+	if (name->ss_family == AF_INET6 &&
+	    (ipv6_addr_type(&sin6->sin6_addr) & IPV6_ADDR_LINKLOCAL) &&
+	    s->o.addr.ss_family == AF_INET6)
+		sin6->sin6_scope_id =
+			((struct sockaddr_in6 *)&s->o.addr)->sin6_scope_id;
+}
+
+/*
  * Receives the server's name; only IPv4 and IPv6 socket addresses are
  * usable here. On success *@name is a kmalloc()ed copy of the name, with
  * room for a struct sockaddr_storage.
@@ -814,6 +831,7 @@ static int pp_recv_name(struct pp_session *s, void **name, u32 *len,
 		       pp_role(s), *format, *len);
 		return -EAFNOSUPPORT;
 	}
+	pp_name_local_scope(s, *name);
 	return 0;
 }
 
