@@ -9,7 +9,7 @@
 #   make demo         boot the test kernel, load kfabric, print the listing
 #   make bench        latency/bandwidth of kfi_tcp vs raw kernel TCP and
 #                     userspace fi_pingpong, in QEMU (not part of check)
-#   make iprof        instructions per message of kfi_tcp's path
+#   make iprof        instructions per message of kfi_tcp's path (IPv4, IPv6)
 #   make timeline     timestamps along a ping-pong's round trip (KFI_TRACE=1)
 #   make clean
 #
@@ -61,9 +61,11 @@ demo:
 bench:
 	@$(SCRIPTS)/bench.sh $(KVARIANT)
 
-# Instructions per message of the provider's path (Documentation/benchmarks.md).
+# Instructions per message of the provider's path (Documentation/benchmarks.md),
+# over IPv4 (127.0.0.1) and then over IPv6 (::1).
 iprof:
-	@$(SCRIPTS)/iprof.sh stream
+	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/ipv4 $(SCRIPTS)/iprof.sh stream
+	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/ipv6 $(SCRIPTS)/iprof.sh stream 20000 ::1
 
 # Where a 64-byte ping-pong's time goes, kfi_tcp against raw TCP (same file).
 timeline:

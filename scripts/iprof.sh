@@ -6,8 +6,10 @@
 # Unlike times on this emulated, shared machine, these counts repeat from
 # run to run (TCP's own ACK timing aside): the measure for comparing two
 # versions of the code.
-#   scripts/iprof.sh stream [N]         KUnit tcp_msg_inject_stream: one
+#   scripts/iprof.sh stream [N [NODE]]  KUnit tcp_msg_inject_stream: one
 #                                       thread, N 64-byte messages (20000)
+#                                       between endpoints on NODE
+#                                       (127.0.0.1; ::1 for IPv6)
 #   scripts/iprof.sh pingpong KEY=V...  kfi_pingpong client and server, one
 #                                       size, e.g. transport=kfi wait=spin
 #                                       sizes=64 iters=20000 (per transfer)
@@ -26,7 +28,7 @@ case $what in
 stream)
 	n=${1:-20000}
 	per=$n
-	args=("$n")
+	args=("$n" ${2:+"$2"})
 	;;
 pingpong)
 	args=("$@")

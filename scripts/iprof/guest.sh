@@ -1,7 +1,7 @@
 #!/bin/bash
 # In the test VM, for scripts/iprof.sh: loads the modules from KODIR, runs
 # the workload (its marks make the plugin's snapshots), saves kallsyms.
-#   guest.sh KODIR OUTDIR stream N
+#   guest.sh KODIR OUTDIR stream N [NODE]
 #   guest.sh KODIR OUTDIR pingpong KEY=VALUE...   (kfi_pingpong run keys)
 kodir=$1 out=$2 what=$3
 shift 3
@@ -17,7 +17,7 @@ case $what in
 stream)
 	# Only the one case (the glob must not end in a newline).
 	echo -n "kfi_tcp_msg.tcp_msg_inject_stream" >/sys/module/kunit/parameters/filter_glob
-	insmod "$kodir/kfi_tcp_kunit.ko" stream_msgs="$1"
+	insmod "$kodir/kfi_tcp_kunit.ko" stream_msgs="$1" ${2:+stream_node="$2"}
 	grep -h "ok" /sys/kernel/debug/kunit/kfi_tcp_msg/results
 	;;
 pingpong)

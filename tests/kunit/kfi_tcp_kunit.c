@@ -4371,6 +4371,9 @@ static void tcp_rma_bad_access(struct kunit *test)
 static int stream_msgs = 2000;
 module_param(stream_msgs, int, 0444);
 MODULE_PARM_DESC(stream_msgs, "messages in tcp_msg_inject_stream (default 2000)");
+static char *stream_node;
+module_param(stream_node, charp, 0444);
+MODULE_PARM_DESC(stream_node, "address of tcp_msg_inject_stream's endpoints (127.0.0.1; ::1 for make iprof's IPv6 run)");
 
 /*
  * One thread injects 64-byte messages and polls the peer's CQ for each
@@ -4386,6 +4389,7 @@ static void tcp_msg_inject_stream(struct kunit *test)
 	u8 msg[64], buf[64];
 	int i, n = stream_msgs > 0 ? stream_msgs : 1;
 
+	xf_next_node = stream_node;
 	xf_setup(test, &f);
 	KFI_IPROF_MARK();
 	for (i = 0; i < n; i++) {
