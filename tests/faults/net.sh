@@ -279,6 +279,32 @@ after_faults() {
 	stream after verify=1 iters=20 sizes=64,4096,65536
 }
 
+# --- RMA and triggered operations across the link: kfi_peer rma=N (in
+# the peer namespace) posts a triggered write of N bytes into the sink's
+# region and a triggered send firing on the write's completion, fires the
+# first with a counter add, reads the region back and checks it; the load
+# fails otherwise. The sink must then have received exactly that message
+# in its first receive, N bytes written and nothing else touched.
+RMA_MSG_HEX=6b66695f7065657220726d61206f6b00	# "kfi_peer rma ok\0"
+rma_trigger() { # rma_trigger PORT PEER_ADDR N
+	local port=$1 paddr=$2 n=$3 last
+	pp /tmp/sink.out "role=sink addr=$here port=$port key=7 recvs=$SINK_RECVS recv_size=64 expect_write=$n timeout_ms=30000" &
+	sink_pid=$!
+	sleep 0.5
+	in_peer insmod "$ko/kfi_peer.ko" addr="$paddr" port="$port" rma="$n" ||
+		{ wait; return 1; }
+	dmesg | grep 'kfi_peer: rma=' | tail -1
+	rmmod kfi_peer || return 1
+	wait "$sink_pid"
+	last=$(grep ' sink ' $dbg/last)
+	echo "sink: $(tr '\n' ' ' </tmp/sink.out) $last"
+	ok /tmp/sink.out &&
+		grep -q ' eq=shutdown eq_err=0 ' <<<"$last" &&
+		grep -q " cq_errs=$((2 * SINK_RECVS - 1)) " <<<"$last" &&
+		grep -q ' recvs_done=1 mr_intact=1 ' <<<"$last" &&
+		grep -q " mr_changed=$n unreported=0 recv_data=$RMA_MSG_HEX\$" <<<"$last"
+}
+
 # --- IPv6 across the link. The sessions' "last" lines carry each side's
 # kfi_getname/kfi_getpeer ("kfi local=[A]:P peer=[B]:P"): both must be
 # of the link's addresses.
@@ -325,6 +351,8 @@ here_zone=$here_ll%kfa
 peer_zone=$here_ll%kfb
 result ipv6_stream with_addr $here_ip6 ipv6_stream
 result ipv6_link_local_stream with_addr $here_zone link_local_stream
+result ipv6_rma_trigger_link_local with_addr $here_zone rma_trigger 47821 $peer_zone 4096
+result ipv6_rma_trigger with_addr $here_ip6 rma_trigger 47822 $here_ip6 100
 result netem_loss faulty_stream loss "loss 5%"
 result netem_delay_reorder faulty_stream reorder "delay 4ms 2ms reorder 25% 50%"
 result netem_duplicate faulty_stream dup "duplicate 10%"
