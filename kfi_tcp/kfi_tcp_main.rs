@@ -54,9 +54,9 @@ mod logic {
     pub mod writer;
     #[path = "../logic/plan.rs"]
     pub mod plan;
-    #[path = "../logic/eq.rs"]
+    #[path = "../../kfi_util/logic/eq.rs"]
     pub mod eq;
-    #[path = "../logic/cq.rs"]
+    #[path = "../../kfi_util/logic/cq.rs"]
     pub mod cq;
     #[path = "../logic/mr.rs"]
     pub mod mr;

@@ -7,16 +7,13 @@
 pub mod host;
 #[path = "../../kfi_tcp/logic/plan.rs"]
 pub mod plan;
-#[path = "../../kfi_tcp/logic/eq.rs"]
-pub mod eq;
-#[path = "../../kfi_tcp/logic/cq.rs"]
-pub mod cq;
 #[path = "../../kfi_tcp/logic/mr.rs"]
 pub mod mr;
 #[path = "../../kfi_tcp/logic/xfer.rs"]
 pub mod xfer;
 
-/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan, eq, cq, mr, xfer}`.
+/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan, mr, xfer}`
+/// (its `cq` and `eq` are the toolkit's: host crate kfi-util-logic).
 pub mod logic {
-    pub use crate::{cq, eq, host, mr, plan, xfer};
+    pub use crate::{host, mr, plan, xfer};
 }

@@ -2036,7 +2036,7 @@ static struct kunit_suite tcp_cm_suite = {
 /*
  * Completion queues. Entries cannot be produced without the data path yet:
  * the ring (formats, order, error at the head, credits, wrap-around,
- * arming) is covered by the host tests of kfi_tcp/logic/cq.rs; these
+ * arming) is covered by the host tests of kfi_util/logic/cq.rs; these
  * cases cover the object, its checks and its blocking reads.
  */
 

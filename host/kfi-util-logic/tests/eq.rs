@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Tests of kfi_tcp/logic/eq.rs against a VecDeque model.
+//! Tests of kfi_util/logic/eq.rs against a VecDeque model.
 
-use kfi_tcp_logic::logic::eq::*;
+use kfi_util_logic::logic::eq::*;
 use proptest::prelude::*;
 use std::collections::VecDeque;
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Tests of kfi_tcp/logic/cq.rs: entry layouts against `#[repr(C)]` mirrors
+//! Tests of kfi_util/logic/cq.rs: entry layouts against `#[repr(C)]` mirrors
 //! of the C structures, each read rule, credits, arming, wrap-around, and a
 //! property test against a VecDeque model.
 
-use kfi_tcp_logic::logic::cq::*;
+use kfi_util_logic::logic::cq::*;
 use proptest::prelude::*;
 use std::collections::VecDeque;
 use std::mem::{offset_of, size_of};

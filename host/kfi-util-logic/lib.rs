@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Host build of `kfi_util/logic`, the provider-independent logic every
+//! provider compiles (Documentation/toolkit-plan.md): the same source files
+//! the provider modules mount.
+#![no_std]
+
+#[path = "../../kfi_util/logic/eq.rs"]
+pub mod eq;
+#[path = "../../kfi_util/logic/cq.rs"]
+pub mod cq;
+
+/// The module tree as a provider sees it: `crate::logic::{cq, eq}`.
+pub mod logic {
+    pub use crate::{cq, eq};
+}
