@@ -60,8 +60,10 @@ mod logic {
     pub mod cq;
     #[path = "../logic/mr.rs"]
     pub mod mr;
-    #[path = "../logic/xfer.rs"]
+    #[path = "../../kfi_util/logic/xfer.rs"]
     pub mod xfer;
+    #[path = "../logic/xfer_tcp.rs"]
+    pub mod xfer_tcp;
     #[path = "../../kfi_trigger/engine.rs"]
     pub mod trigger;
 }

@@ -43,6 +43,7 @@ use crate::ffi::{self, sys};
 use crate::wire::RmaIov;
 use crate::logic::cq::{Completion, ErrCompletion};
 use crate::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
+use crate::logic::xfer_tcp as wire_rules;
 use crate::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -158,7 +159,7 @@ unsafe impl Send for RxOp {}
 /// One frame's share of an RMA (see [`TxOp::chunk`]).
 pub(crate) struct Chunk {
     /// Its remote regions (`n` of them).
-    pub(crate) regs: [RmaIov; rules::WIRE_RMA_IOVS],
+    pub(crate) regs: [RmaIov; wire_rules::WIRE_RMA_IOVS],
     pub(crate) n: usize,
     /// Where its bytes start in the local buffer, and how many.
     pub(crate) offset: u64,
@@ -170,7 +171,7 @@ pub(crate) struct Chunk {
 impl Chunk {
     /// The only frame of an operation that is not an RMA.
     pub(crate) const WHOLE: Chunk =
-        Chunk { regs: [RmaIov { addr: 0, len: 0, key: 0 }; rules::WIRE_RMA_IOVS], n: 0, offset: 0, len: 0, last: true };
+        Chunk { regs: [RmaIov { addr: 0, len: 0, key: 0 }; wire_rules::WIRE_RMA_IOVS], n: 0, offset: 0, len: 0, last: true };
 }
 
 impl TxOp {
@@ -189,7 +190,7 @@ impl TxOp {
     /// frame carries is several).
     pub(crate) fn chunks(&self) -> usize {
         if self.kind.is_rma() {
-            rules::rma_chunks(self.n_rma)
+            wire_rules::rma_chunks(self.n_rma)
         } else {
             1
         }
@@ -202,11 +203,11 @@ impl TxOp {
         if !self.kind.is_rma() {
             return Chunk::WHOLE;
         }
-        let w = rules::WIRE_RMA_IOVS;
+        let w = wire_rules::WIRE_RMA_IOVS;
         let first = j * w;
         let n = self.n_rma.saturating_sub(first).min(w);
         let offset = (0..first.min(self.n_rma)).map(|i| self.region(i).len).sum();
-        let mut c = Chunk { regs: [RmaIov::default(); rules::WIRE_RMA_IOVS], n, offset, len: 0, last: j + 1 >= self.chunks() };
+        let mut c = Chunk { regs: [RmaIov::default(); wire_rules::WIRE_RMA_IOVS], n, offset, len: 0, last: j + 1 >= self.chunks() };
         for k in 0..n {
             c.regs[k] = self.region(first + k);
             c.len += c.regs[k].len;
@@ -1093,7 +1094,7 @@ impl EpData {
             op.data = x.data;
             op.tag = x.tag;
             op.entry = entry;
-            op.ack = rules::wants_ack(flags);
+            op.ack = wire_rules::wants_ack(flags);
             op.inject = flags & rules::F_INJECT != 0;
             // More regions than fit here are in `rma_ext` (below).
             for (d, r) in op.rma.iter_mut().zip(&rma[..n_rma.min(rules::IOV_LIMIT)]) {

@@ -8,8 +8,10 @@
 pub mod eq;
 #[path = "../../kfi_util/logic/cq.rs"]
 pub mod cq;
+#[path = "../../kfi_util/logic/xfer.rs"]
+pub mod xfer;
 
-/// The module tree as a provider sees it: `crate::logic::{cq, eq}`.
+/// The module tree as a provider sees it: `crate::logic::{cq, eq, xfer}`.
 pub mod logic {
-    pub use crate::{cq, eq};
+    pub use crate::{cq, eq, xfer};
 }

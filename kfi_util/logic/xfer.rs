@@ -2,7 +2,9 @@
 //! Data-transfer rules that need no kernel: the operation lists of an
 //! endpoint (index-linked lists over preallocated slots, so posting never
 //! allocates), which flags each call accepts, tag matching, multi-receive
-//! buffer carving and the flags of completion entries.
+//! buffer carving and the flags of completion entries. Provider-independent
+//! (the toolkit's, Documentation/toolkit-plan.md); the tcp wire's own rules
+//! are in kfi_tcp/logic/xfer_tcp.rs.
 
 /// `KFI_MSG`.
 pub const F_MSG: u64 = 1 << 1;
@@ -60,19 +62,6 @@ pub const IOV_LIMIT: usize = 4;
 /// Most local segments and remote regions per operation (`iov_limit`,
 /// `rma_iov_limit`): a 1 MiB transfer as 4 KiB pages.
 pub const IOV_MAX: usize = 256;
-/// Remote regions one frame of the wire protocol carries: an RMA over more
-/// is sent as several frames ([`rma_chunks`]).
-pub const WIRE_RMA_IOVS: usize = 4;
-
-/// Frames an RMA over `n_regions` regions takes (1 for other operations,
-/// `n_regions` 0).
-pub const fn rma_chunks(n_regions: usize) -> usize {
-    if n_regions <= WIRE_RMA_IOVS {
-        1
-    } else {
-        n_regions.div_ceil(WIRE_RMA_IOVS)
-    }
-}
 /// Largest inject payload.
 pub const INJECT_LIMIT: usize = 128;
 
@@ -225,12 +214,6 @@ pub fn check_rma_total(kind: Kind, local: u64, n_regions: usize, total: Option<u
         Kind::Write | Kind::Read => Err(PostError::TooLong),
         _ => Err(PostError::BadIov),
     }
-}
-
-/// Whether a send asks the peer for an ACK (delivery-complete flag on the
-/// wire): transmit- and delivery-complete both mean "the peer has it".
-pub const fn wants_ack(flags: u64) -> bool {
-    flags & (F_TRANSMIT_COMPLETE | F_DELIVERY_COMPLETE) != 0
 }
 
 /// Whether a successful operation writes a completion entry: always,
