@@ -144,19 +144,23 @@ sink_start() { # sink_start PORT TIMEOUT_MS
 	sink_pid=$!
 	sleep 0.5
 }
+# sink_report PATTERN...: waits for the sink's session; it must have
+# succeeded and its report line must match every (extended) PATTERN.
+sink_report() {
+	local last p
+	wait "$sink_pid"
+	last=$(grep ' sink eq=' $dbg/last)
+	echo "sink: $(tr '\n' ' ' </tmp/sink.out) $last"
+	ok /tmp/sink.out || return 1
+	for p in "$@"; do
+		grep -qE -- "$p" <<<"$last" || { echo "sink report lacks: $p"; return 1; }
+	done
+}
 # sink_ended: the sink's session is over; its report shows a connection
 # ended by the peer (KFI_SHUTDOWN), every posted receive completed in
 # error, none unreported.
 sink_ended() {
-	wait "$sink_pid"
-	local last
-	last=$(grep ' sink ' $dbg/last)
-	echo "sink: $(tr '\n' ' ' </tmp/sink.out) $last"
-	ok /tmp/sink.out &&
-		grep -q ' eq=shutdown ' <<<"$last" &&
-		grep -q " cq_errs=$((2 * SINK_RECVS)) " <<<"$last" &&
-		grep -q ' recvs_done=0 ' <<<"$last" &&
-		grep -q ' unreported=0' <<<"$last"
+	sink_report ' eq=shutdown ' " cq_errs=$((2 * SINK_RECVS)) " ' recvs_done=0 ' ' unreported=0'
 }
 peer_connect() { # peer_connect PORT: kfi_peer.ko connected from the peer namespace
 	in_peer insmod "$ko/kfi_peer.ko" addr=$here port="$1"
@@ -287,7 +291,7 @@ after_faults() {
 # in its first receive, N bytes written and nothing else touched.
 RMA_MSG_HEX=6b66695f7065657220726d61206f6b00	# "kfi_peer rma ok\0"
 rma_trigger() { # rma_trigger PORT PEER_ADDR N
-	local port=$1 paddr=$2 n=$3 last
+	local port=$1 paddr=$2 n=$3
 	pp /tmp/sink.out "role=sink addr=$here port=$port key=7 recvs=$SINK_RECVS recv_size=64 expect_write=$n timeout_ms=30000" &
 	sink_pid=$!
 	sleep 0.5
@@ -295,14 +299,8 @@ rma_trigger() { # rma_trigger PORT PEER_ADDR N
 		{ wait; return 1; }
 	dmesg | grep 'kfi_peer: rma=' | tail -1
 	rmmod kfi_peer || return 1
-	wait "$sink_pid"
-	last=$(grep ' sink ' $dbg/last)
-	echo "sink: $(tr '\n' ' ' </tmp/sink.out) $last"
-	ok /tmp/sink.out &&
-		grep -q ' eq=shutdown eq_err=0 ' <<<"$last" &&
-		grep -q " cq_errs=$((2 * SINK_RECVS - 1)) " <<<"$last" &&
-		grep -q ' recvs_done=1 mr_intact=1 ' <<<"$last" &&
-		grep -q " mr_changed=$n unreported=0 recv_data=$RMA_MSG_HEX\$" <<<"$last"
+	sink_report ' eq=shutdown eq_err=0 ' " cq_errs=$((2 * SINK_RECVS - 1)) " \
+		' recvs_done=1 mr_intact=1 ' " mr_changed=$n unreported=0 recv_data=$RMA_MSG_HEX\$"
 }
 
 # --- IPv6 across the link. The sessions' "last" lines carry each side's
