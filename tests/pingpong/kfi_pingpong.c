@@ -524,14 +524,6 @@ static u16 pp_addr_port(const struct sockaddr_storage *a)
 		     ((const struct sockaddr_in *)a)->sin_port);
 }
 
-static bool pp_addr_is_any(const struct sockaddr_storage *a)
-{
-	if (a->ss_family == AF_INET6)
-		return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
-	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-	       htonl(INADDR_ANY);
-}
-
 /* The loopback address of @family (the family's "any" for @any). */
 static void pp_addr_local(struct sockaddr_storage *a, int family, bool any)
 {
@@ -2235,7 +2227,7 @@ static int pp_run_suite(struct pp_session *s)
  */
 static void pp_src_addr(struct pp_session *s, struct sockaddr_storage *src)
 {
-	if (s->o.addr_set && !pp_addr_is_any(&s->o.addr))
+	if (s->o.addr_set && !inet_addr_is_any((struct sockaddr *)&s->o.addr))
 		*src = s->o.addr;
 	else
 		pp_addr_local(src, s->o.addr_set ? s->o.addr.ss_family :
@@ -2556,7 +2548,7 @@ static int pp_parse(struct pp_opts *o, char *line)
 			pr_err("role=sink needs port=N\n");
 			return -EINVAL;
 		}
-		if (!o->addr_set || pp_addr_is_any(&o->addr)) {
+		if (!o->addr_set || inet_addr_is_any((struct sockaddr *)&o->addr)) {
 			pp_addr_local(&o->addr, o->addr_set ?
 				      o->addr.ss_family : AF_INET, false);
 			o->addr_set = true;
