@@ -47,11 +47,12 @@
 //! sleeps and never allocates. `wait` sleeps on a condition variable
 //! (process context only).
 
+use crate::util::base::{self, einval};
 use crate::domain::Domain;
-use crate::ffi::{self, einval, sys};
+use crate::ffi::sys;
 use crate::logic::trigger::{Counter, Engine, Full, PostOutcome, Slot, TokenRing};
 use crate::trig::{self, Pending};
-use crate::sync::{new_spinlock_bh, SpinLockBh};
+use crate::util::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_int, c_void};
 use core::ptr;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -61,9 +62,9 @@ use kernel::prelude::*;
 use kernel::sync::{CondVar, CondVarTimeoutResult};
 
 /// Engine storage.
-type EngSlots = ffi::Storage<Slot>;
+type EngSlots = base::Storage<Slot>;
 /// FIFO storage.
-type Tokens = ffi::Storage<u64>;
+type Tokens = base::Storage<u64>;
 
 /// Initial room for pending triggered operations per counter.
 const INITIAL_SLOTS: usize = 64;
@@ -119,7 +120,7 @@ impl State {
                 // Cannot fail: the FIFO is at least as long as the
                 // engines together.
                 if self.ready.push_back(f.token).is_err() {
-                    ffi::warn_once!("trigger FIFO overflow");
+                    base::warn_once!("trigger FIFO overflow");
                 }
             }
         }
@@ -167,7 +168,7 @@ pub(crate) struct Cntr {
     #[pin]
     wait: CondVar,
     /// Issues due operations (set once at open, before publication).
-    work: Option<ffi::DWork>,
+    work: Option<base::DWork>,
 }
 
 impl Cntr {
@@ -335,9 +336,9 @@ impl Cntr {
         };
         let old = {
             let mut g = self.state.lock();
-            let a = g.engines[0].replace_storage(ffi::Storage(a));
-            let b = g.engines[1].replace_storage(ffi::Storage(b));
-            (a, b, g.ready.replace_storage(ffi::Storage(tokens)))
+            let a = g.engines[0].replace_storage(base::Storage(a));
+            let b = g.engines[1].replace_storage(base::Storage(b));
+            (a, b, g.ready.replace_storage(base::Storage(tokens)))
         };
         // Old (or refused) storage is freed here, outside the lock.
         drop(old);
@@ -345,7 +346,7 @@ impl Cntr {
 
     /// The work item: grow if needed, then issue due operations in order.
     fn issue(&self) {
-        let _noio = ffi::NoIo::enter();
+        let _noio = base::NoIo::enter();
         self.grow();
         for _ in 0..ISSUE_BUDGET {
             let t = self.state.lock().ready.pop_front();
@@ -359,7 +360,7 @@ impl Cntr {
                 // retried shortly.
                 let t = KBox::into_raw(p) as usize as u64;
                 if self.state.lock().ready.push_front(t).is_err() {
-                    ffi::warn_once!("trigger FIFO overflow");
+                    base::warn_once!("trigger FIFO overflow");
                 }
                 self.kick(1);
                 return;
@@ -407,7 +408,7 @@ impl Cntr {
                 return -(sys::KFI_EAVAIL as c_int);
             }
             if left == 0 {
-                return ffi::neg(bindings::ETIMEDOUT);
+                return base::neg(bindings::ETIMEDOUT);
             }
             g.sleepers += 1;
             let r = self.wait.wait_interruptible_timeout(&mut g, left);
@@ -415,7 +416,7 @@ impl Cntr {
             match r {
                 CondVarTimeoutResult::Timeout => left = 0,
                 CondVarTimeoutResult::Woken { jiffies } => left = jiffies,
-                CondVarTimeoutResult::Signal { .. } => return ffi::neg(bindings::EINTR),
+                CondVarTimeoutResult::Signal { .. } => return base::neg(bindings::EINTR),
             }
         }
     }
@@ -440,7 +441,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
             return einval();
         }
         if a.wait_obj != sys::KFI_WAIT_NONE && a.wait_obj != sys::KFI_WAIT_UNSPEC {
-            return ffi::neg(bindings::ENOSYS);
+            return base::neg(bindings::ENOSYS);
         }
     }
     // SAFETY: one of our domains (our domain ops table called us).
@@ -450,13 +451,13 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
         KVVec::from_elem(Slot::EMPTY, INITIAL_SLOTS, GFP_KERNEL | __GFP_NOWARN),
         KVVec::from_elem(0u64, 2 * INITIAL_SLOTS + 1, GFP_KERNEL | __GFP_NOWARN),
     ) else {
-        return ffi::neg(bindings::ENOMEM);
+        return base::neg(bindings::ENOMEM);
     };
     let state = State {
         c: Counter::new(),
         sleepers: 0,
-        engines: [Engine::new(ffi::Storage(slots)), Engine::new(ffi::Storage(slots_d))],
-        ready: TokenRing::new(ffi::Storage(tokens)),
+        engines: [Engine::new(base::Storage(slots)), Engine::new(base::Storage(slots_d))],
+        ready: TokenRing::new(base::Storage(tokens)),
     };
     let init = pin_init!(Cntr {
         // SAFETY: all-zero is a valid header; filled in below.
@@ -471,25 +472,25 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
-        Err(_) => return ffi::neg(bindings::ENOMEM),
+        Err(_) => return base::neg(bindings::ENOMEM),
     };
     // SAFETY: never moved: freed in place by `kfi_tcp_cntr_close`.
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
     // SAFETY: `p` lives until `kfi_tcp_cntr_close`, which drops the work
     // item (cancelling it and waiting) before freeing it.
-    match unsafe { ffi::DWork::new(cntr_issue, p.cast()) } {
+    match unsafe { base::DWork::new(cntr_issue, p.cast()) } {
         // SAFETY: not published yet: we are the only user.
         Ok(w) => unsafe { (*p).work = Some(w) },
         Err(_) => {
             // SAFETY: ours, never published.
             drop(unsafe { KBox::from_raw(p) });
-            return ffi::neg(bindings::ENOMEM);
+            return base::neg(bindings::ENOMEM);
         }
     }
     if d.add_cntr(p).is_err() {
         // SAFETY: as above.
         drop(unsafe { KBox::from_raw(p) });
-        return ffi::neg(bindings::ENOMEM);
+        return base::neg(bindings::ENOMEM);
     }
     d.child_opened();
     // SAFETY: `p` is our fresh object.
@@ -521,7 +522,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_close(fid: *mut sys::kfid) -> c_int
     let c = unsafe { &*p };
     let d = c.domain;
     if c.bound.load(Ordering::Acquire) != 0 || c.users.load(Ordering::Acquire) != 0 {
-        return ffi::neg(bindings::EBUSY);
+        return base::neg(bindings::EBUSY);
     }
     // SAFETY: the domain outlives its counted children.
     unsafe { (*d).remove_cntr(p) };

@@ -36,6 +36,7 @@
 //! callbacks (softirq, holding the socket's spinlock) take a CQ's lock
 //! (`Cq::socket_event`); nothing takes a socket's lock under a CQ's.
 
+use crate::util::base::{self, Timer};
 use crate::eq::Eq;
 use crate::xfer::EpData;
 use crate::ffi::{self, sys};
@@ -45,8 +46,7 @@ use crate::wire::{ByteOrder, CmHeader, CmType};
 use crate::wire::cm::{CM_HDR_SIZE, MAX_CM_DATA};
 use core::ffi::{c_int, c_void};
 use kernel::prelude::*;
-use crate::sync::{TryGuard, TryLock};
-use crate::ffi::Timer;
+use crate::util::sync::{TryGuard, TryLock};
 use crate::cq::Cq;
 use core::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
@@ -318,7 +318,7 @@ impl Conn {
     /// Queues the work item (on its CPU, see `cpu`).
     pub(crate) fn kick(self: &Arc<Self>) {
         let cpu = u32::try_from(self.cpu.load(Ordering::Relaxed)).ok();
-        ffi::enqueue_on(cpu, self.clone());
+        base::enqueue_on(cpu, self.clone());
     }
 
     /// Sets the CPU the work item runs on from now on (`None`: wherever
@@ -448,7 +448,7 @@ impl Conn {
         // A consumer's call may still be making progress (it never sleeps
         // holding `data`, and sees `data_on` cleared when it next looks).
         while self.data.is_held() {
-            ffi::sleep_briefly();
+            base::sleep_briefly();
         }
     }
 
@@ -766,7 +766,7 @@ fn post_cm(eq: &Eq, held: &AtomicUsize, event: u32, error: bool, bytes: &[u8]) {
 
 /// Connection events lost (only beyond the slots an endpoint holds, which
 /// cover what one connection reports).
-static CM_LOST_WARN: ffi::WarnLimit = ffi::WarnLimit::new();
+static CM_LOST_WARN: base::WarnLimit = base::WarnLimit::new();
 
 /// Posts a CM event (`fid`, `info` NULL, `data`) on an endpoint owner's EQ.
 fn report_cm(owner: Owner, event: u32, data: &[u8]) {
@@ -788,7 +788,7 @@ impl WorkItem for Conn {
 
     fn run(this: Arc<Conn>) {
         ffi::count_conn_run();
-        let _noio = ffi::NoIo::enter();
+        let _noio = base::NoIo::enter();
         let mut io = this.io.lock();
         for _ in 0..BUDGET {
             if this.shared.lock().stopping {

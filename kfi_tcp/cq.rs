@@ -53,11 +53,12 @@
 //! libfabric's `ofi_cq_signal`), so a signal sent just before the reader
 //! blocks is not lost. -EINTR on a pending signal of the task.
 
+use crate::util::base::{self, einval};
 use crate::domain::Domain;
 use crate::xfer::{ConnRef, EpData};
-use crate::ffi::{self, einval, sys};
+use crate::ffi::{self, sys};
 use crate::logic::cq::{self as rules, Completion, Entry, ErrCompletion, Format, Notify, Ring, Slot, WaitCond};
-use crate::sync::{new_spinlock_bh, SpinLockBh};
+use crate::util::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -112,7 +113,7 @@ const ADDR_NOTAVAIL: sys::kfi_addr_t = u64::MAX;
 const _: () = assert!(sys::KFI_ADDR_NOTAVAIL as sys::kfi_addr_t == ADDR_NOTAVAIL);
 
 /// Slot storage for the ring (up to 65536 slots of 72 bytes: kvmalloc).
-pub(crate) type Slots = ffi::Storage<Slot>;
+pub(crate) type Slots = base::Storage<Slot>;
 
 /// What the CQ's lock protects.
 struct State {
@@ -178,7 +179,7 @@ pub(crate) struct Cq {
     /// With `cpu` and a handler: the work item calling the handler on
     /// `cpu` for completions produced elsewhere (set once at open, before
     /// the CQ is published).
-    hop: Option<ffi::DWork>,
+    hop: Option<base::DWork>,
     /// The ring is empty and armed (`Ring::is_armed`): a non-blocking read
     /// would change nothing and return -EAGAIN, so it does so without the
     /// lock. Stored under `state` after every change of the ring (see
@@ -325,7 +326,7 @@ impl Cq {
     }
 
     fn mark_polled(&self) {
-        let now = ffi::jiffies().max(1);
+        let now = base::jiffies().max(1);
         if self.polled.load(Ordering::Relaxed) != now {
             self.polled.store(now, Ordering::Relaxed);
         }
@@ -335,7 +336,7 @@ impl Cq {
     /// consumer polls and moves the data itself (see `Conn`'s `conn_wake`).
     pub(crate) fn polled_recently(&self) -> bool {
         let p = self.polled.load(Ordering::Relaxed);
-        p != 0 && ffi::jiffies().wrapping_sub(p) <= 1
+        p != 0 && base::jiffies().wrapping_sub(p) <= 1
     }
 
     /// After a read took entries, with no lock held: kicks the work items
@@ -359,7 +360,7 @@ impl Cq {
         {
             let mut g = self.eps.lock();
             if let Some(i) = g.list.iter().position(|&p| p == ep) {
-                let _ = ffi::kvec_remove(&mut g.list, i);
+                let _ = base::kvec_remove(&mut g.list, i);
             }
         }
         self.bound.fetch_sub(1, Ordering::AcqRel);
@@ -379,7 +380,7 @@ impl Cq {
     #[inline]
     pub(crate) fn unreserve(&self, n: usize) {
         if self.state.lock().ring.unreserve(n).is_err() {
-            ffi::warn_once!("CQ: more slots returned than were reserved");
+            base::warn_once!("CQ: more slots returned than were reserved");
         }
     }
 
@@ -408,9 +409,9 @@ impl Cq {
         drop(g);
         if unreserved {
             if pushed.is_some() {
-                ffi::warn_once!("CQ: completion without a reservation (queued)");
+                base::warn_once!("CQ: completion without a reservation (queued)");
             } else {
-                ffi::warn_once!("CQ: completion without a reservation (lost, CQ full)");
+                base::warn_once!("CQ: completion without a reservation (lost, CQ full)");
             }
         }
         if let Some(n) = pushed {
@@ -561,7 +562,7 @@ impl Cq {
                     drop(g);
                     // An event may have woken us too: do not leave it.
                     self.progress(false);
-                    return ffi::neg(bindings::EINTR) as isize;
+                    return base::neg(bindings::EINTR) as isize;
                 }
             }
         }
@@ -598,7 +599,7 @@ impl Cq {
 fn in_work_on(cpu: u32) -> bool {
     let f = crate::conn::Conn::work_fn();
     // SAFETY: reads the current task's work and CPU; `f` is compared only.
-    unsafe { sys::kfi_tcp_glue_in_work_on(cpu as c_int, f) }
+    unsafe { sys::kfi_util_in_work_on(cpu as c_int, f) }
 }
 
 /// The hop work item (`Cq::hop`): the handler, on the CQ's CPU.
@@ -648,7 +649,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
     }
     let cpu = if attr.flags & affinity != 0 {
         // SAFETY: a plain query of the online-CPU mask.
-        if !unsafe { sys::kfi_tcp_glue_cpu_usable(attr.signaling_vector) } {
+        if !unsafe { sys::kfi_util_cpu_usable(attr.signaling_vector) } {
             return einval();
         }
         Some(attr.signaling_vector as u32)
@@ -657,15 +658,15 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
     };
     // Blocking reads are built in; wait sets and wait queues are not.
     if attr.wait_obj != sys::KFI_WAIT_NONE && attr.wait_obj != sys::KFI_WAIT_UNSPEC {
-        return ffi::neg(bindings::ENOSYS);
+        return base::neg(bindings::ENOSYS);
     }
     let Ok(slots) = KVVec::from_elem(Slot::default(), size, GFP_KERNEL | __GFP_NOWARN) else {
-        return ffi::neg(bindings::ENOMEM);
+        return base::neg(bindings::ENOMEM);
     };
     // SAFETY: `domain` is one of our domains (our domain ops table called
     // us); its fid is the first field of its header.
     let d = unsafe { Domain::from_fid(ptr::addr_of_mut!((*domain).fid)) };
-    let state = State { ring: Ring::new(ffi::Storage(slots)), signaled: false, sleepers: 0, events: 0 };
+    let state = State { ring: Ring::new(base::Storage(slots)), signaled: false, sleepers: 0, events: 0 };
     let init = pin_init!(Cq {
         // SAFETY: all-zero is a valid header; filled in below.
         cq: unsafe { core::mem::zeroed() },
@@ -687,7 +688,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
     // On failure the initialiser, and the slots it owns, are dropped.
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
-        Err(_) => return ffi::neg(bindings::ENOMEM),
+        Err(_) => return base::neg(bindings::ENOMEM),
     };
     // SAFETY: the object stays pinned: it is only ever freed in place by
     // `kfi_tcp_cq_close`, never moved.
@@ -695,13 +696,13 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
     if cpu.is_some() && handler.is_some() {
         // SAFETY: the CQ is freed only by `kfi_tcp_cq_close`, which drops
         // the item (cancelling it) first.
-        match unsafe { ffi::DWork::new(cq_hop, p.cast()) } {
+        match unsafe { base::DWork::new(cq_hop, p.cast()) } {
             // SAFETY: not published yet: nobody else sees the object.
             Ok(w) => unsafe { (*p).hop = Some(w) },
             Err(_) => {
                 // SAFETY: ours, unpublished, allocated by KBox above.
                 drop(unsafe { KBox::from_raw(p) });
-                return ffi::neg(bindings::ENOMEM);
+                return base::neg(bindings::ENOMEM);
             }
         }
     }
@@ -723,13 +724,13 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: live until freed below.
     let (bound, d) = unsafe { ((*p).bound.load(Ordering::Acquire), (*p).domain) };
     if bound != 0 {
-        return ffi::neg(bindings::EBUSY);
+        return base::neg(bindings::EBUSY);
     }
     // SAFETY: live until freed below.
     if let Some(hop) = unsafe { (*p).hop.as_ref() } {
         // Closing from the handler the hop runs would wait for itself.
         if hop.is_current() {
-            return ffi::neg(bindings::EDEADLK);
+            return base::neg(bindings::EDEADLK);
         }
         // No run after this: nothing calls the handler any more (no
         // endpoint is bound, so nothing completes here).
@@ -851,5 +852,5 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_strerror(
     len: usize,
 ) -> *const c_char {
     // SAFETY: `buf` is NULL or writable for `len` bytes (API contract).
-    unsafe { ffi::strerror_into(prov_errno, buf, len) }
+    unsafe { base::strerror_into(prov_errno, buf, len) }
 }

@@ -44,6 +44,7 @@
 
 use super::{Conn, Owner, Phase, Step};
 use kernel::sync::Arc;
+use crate::util::base;
 use crate::ffi::{self, sys};
 use crate::logic::xfer::{self as rules, Kind};
 use crate::sock::{self, SkState};
@@ -56,11 +57,11 @@ use kernel::prelude::*;
 
 /// Warnings about remote writes with CQ data to an endpoint without a
 /// receive CQ (a peer can send any number).
-static NO_CQ_WARN: ffi::WarnLimit = ffi::WarnLimit::new();
+static NO_CQ_WARN: base::WarnLimit = base::WarnLimit::new();
 /// Warnings about unexpected messages lost for want of memory.
-static OOM_WARN: ffi::WarnLimit = ffi::WarnLimit::new();
+static OOM_WARN: base::WarnLimit = base::WarnLimit::new();
 /// Established connections ended by an error (the peer decides how often).
-static BROKEN_INFO: ffi::WarnLimit = ffi::WarnLimit::new();
+static BROKEN_INFO: base::WarnLimit = base::WarnLimit::new();
 
 /// Bytes of unexpected tagged messages a connection buffers.
 const UNEXP_LIMIT: usize = 4 << 20;
@@ -573,7 +574,7 @@ impl Conn {
     }
 
     /// Sends through the socket as `mode` allows.
-    fn sock_send(&self, mode: Mode, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
+    fn sock_send(&self, mode: Mode, segs: &[sys::kfi_util_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
         match mode {
             Mode::Work => self.sock.send(segs, skip, len, more, splice),
             Mode::Call => self.sock.try_send(segs, skip, len, more, splice),
@@ -581,7 +582,7 @@ impl Conn {
     }
 
     /// Receives from the socket as `mode` allows.
-    fn sock_recv(&self, mode: Mode, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize) -> Result<usize> {
+    fn sock_recv(&self, mode: Mode, segs: &[sys::kfi_util_seg], skip: usize, len: usize) -> Result<usize> {
         match mode {
             Mode::Work => self.sock.recv(segs, skip, len),
             Mode::Call => self.sock.try_recv(segs, skip, len),
@@ -594,7 +595,7 @@ impl Conn {
             // Read responses first (they answer requests already on the
             // wire), then ACKs and posted operations.
             if !d.rsp.is_empty() {
-                let Some(r) = ffi::kvec_remove(&mut d.rsp, 0) else {
+                let Some(r) = base::kvec_remove(&mut d.rsp, 0) else {
                     return Ok(false);
                 };
                 let len: u64 = r.segs().iter().map(|s| s.len as u64).sum();
@@ -919,15 +920,15 @@ impl Conn {
                         let k = (d.hi - d.lo).min((len - *got) as usize);
                         let src = &d.stage[d.lo..d.lo + k];
                         let done = match dest {
-                            Dest::Op(w) => ffi::copy_to_segs(w.op.buf.segs(), (w.offset + *got) as usize, src),
+                            Dest::Op(w) => base::copy_to_segs(w.op.buf.segs(), (w.offset + *got) as usize, src),
                             Dest::Trunc(w) => {
                                 // What fits is kept, the rest skipped.
                                 let keep = w.room.saturating_sub(*got).min(k as u64) as usize;
-                                let c = ffi::copy_to_segs(w.op.buf.segs(), (w.offset + *got) as usize, &src[..keep]);
+                                let c = base::copy_to_segs(w.op.buf.segs(), (w.offset + *got) as usize, &src[..keep]);
                                 if c == keep { k } else { c }
                             }
-                            Dest::Rma => ffi::copy_to_segs(d.rma.segs(), *got as usize, src),
-                            Dest::Read { .. } => ffi::copy_to_segs(d.read_buf.segs(), d.read_off + *got as usize, src),
+                            Dest::Rma => base::copy_to_segs(d.rma.segs(), *got as usize, src),
+                            Dest::Read { .. } => base::copy_to_segs(d.read_buf.segs(), d.read_off + *got as usize, src),
                             Dest::Unexp(b) => {
                                 b[*got as usize..*got as usize + k].copy_from_slice(src);
                                 k
@@ -1074,7 +1075,7 @@ impl Conn {
                 i += 1;
                 continue;
             };
-            let Some(u) = ffi::kvec_remove(&mut d.unexp, i) else {
+            let Some(u) = base::kvec_remove(&mut d.unexp, i) else {
                 break;
             };
             let len = u.buf.len() as u64;
@@ -1084,10 +1085,10 @@ impl Conn {
             }
             if len > w.room {
                 // Only this receive fails: the stream is intact.
-                ffi::copy_to_segs(w.op.buf.segs(), 0, &u.buf[..w.room as usize]);
+                base::copy_to_segs(w.op.buf.segs(), 0, &u.buf[..w.room as usize]);
                 ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
             } else {
-                ffi::copy_to_segs(w.op.buf.segs(), 0, &u.buf);
+                base::copy_to_segs(w.op.buf.segs(), 0, &u.buf);
                 ep.rx_done(&w, len, u.data, tag);
             }
             moved = true;
@@ -1136,7 +1137,7 @@ impl Conn {
                 continue;
             }
             // Taken off the list: received (a claim) or dropped.
-            let Some(u) = ffi::kvec_remove(&mut d.unexp, at) else {
+            let Some(u) = base::kvec_remove(&mut d.unexp, at) else {
                 break;
             };
             d.unexp_bytes = d.unexp_bytes.saturating_sub(u.buf.len());
@@ -1146,10 +1147,10 @@ impl Conn {
             if f & rules::F_DISCARD != 0 {
                 ep.rx_done(&w, if f & rules::F_PEEK != 0 { len } else { 0 }, data, tag);
             } else if len > w.room {
-                ffi::copy_to_segs(w.op.buf.segs(), 0, &u.buf[..w.room as usize]);
+                base::copy_to_segs(w.op.buf.segs(), 0, &u.buf[..w.room as usize]);
                 ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
             } else {
-                ffi::copy_to_segs(w.op.buf.segs(), 0, &u.buf);
+                base::copy_to_segs(w.op.buf.segs(), 0, &u.buf);
                 ep.rx_done(&w, len, data, tag);
             }
         }

@@ -13,13 +13,14 @@
 //! every registration (`mr.rs`); the domain holds that binding until it
 //! closes.
 
+use crate::util::base::{self, einval};
 use crate::fabric::Fabric;
-use crate::ffi::{self, einval, kfi_info, sys};
+use crate::ffi::{self, kfi_info, sys};
 use crate::logic::mr::KeyChooser;
 use crate::cntr::Cntr;
 use crate::eq::Eq;
 use crate::mr::MrPtr;
-use crate::sync::{new_spinlock_bh, SpinLockBh};
+use crate::util::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_int, c_void};
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::bindings;
@@ -68,7 +69,7 @@ impl MrTable {
     /// Removes the region registered under `key`, if any.
     pub(crate) fn remove(&mut self, key: u64) -> Option<MrPtr> {
         let at = self.find(key).ok()?;
-        ffi::kvec_remove(&mut self.by_key, at).map(|e| e.1)
+        base::kvec_remove(&mut self.by_key, at).map(|e| e.1)
     }
 }
 
@@ -110,7 +111,7 @@ impl Domain {
     /// the table's mutex), and whether any of the regions lets peers
     /// write it (`KFI_REMOTE_WRITE`). Errors: the region's
     /// check (-KFI_ENOKEY, -EACCES, -EFAULT), -ENOMEM. Process context.
-    pub(crate) fn rma_segs(&self, iovs: &[crate::wire::RmaIov], need: u64) -> Result<(KVec<sys::kfi_tcp_seg>, bool)> {
+    pub(crate) fn rma_segs(&self, iovs: &[crate::wire::RmaIov], need: u64) -> Result<(KVec<sys::kfi_util_seg>, bool)> {
         use crate::logic::mr::{check, pieces, MrError, REMOTE_WRITE};
         let mr_err = |e: MrError| Error::from_errno(e.errno());
         let t = self.mrs.lock();
@@ -221,7 +222,7 @@ impl Domain {
     pub(crate) fn remove_cntr(&self, c: *const Cntr) {
         let mut g = self.cntrs.lock();
         if let Some(i) = g.iter().position(|&x| x == c as usize) {
-            let _ = ffi::kvec_remove(&mut g, i);
+            let _ = base::kvec_remove(&mut g, i);
         }
     }
 
@@ -274,19 +275,19 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
     // NULL or a valid string.
     let dattr = unsafe { info.as_ref().and_then(|i| i.domain_attr.as_ref()) };
     // SAFETY: as above.
-    let name = dattr.and_then(|d| unsafe { ffi::c_bytes(d.name) });
+    let name = dattr.and_then(|d| unsafe { base::c_bytes(d.name) });
     let mut iface = ([0u8; IFNAMSIZ], 0);
     if let Some(name) = name {
         if name.len() >= IFNAMSIZ {
-            return ffi::neg(bindings::ENODEV);
+            return base::neg(bindings::ENODEV);
         }
         iface.0[..name.len()].copy_from_slice(name);
         iface.1 = name.len();
         let Ok(ifaces) = ffi::Ifaces::read() else {
-            return ffi::neg(bindings::ENOMEM);
+            return base::neg(bindings::ENOMEM);
         };
         if !ifaces.views().any(|i| i.name == name) {
-            return ffi::neg(bindings::ENODEV);
+            return base::neg(bindings::ENODEV);
         }
     }
     let prov_key = dattr.is_some_and(|d| d.mr_mode & sys::KFI_MR_PROV_KEY as c_int != 0);
@@ -305,7 +306,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
-        Err(_) => return ffi::neg(bindings::ENOMEM),
+        Err(_) => return base::neg(bindings::ENOMEM),
     };
     // SAFETY: the object is never moved: it is freed in place by
     // `kfi_tcp_domain_close`.
@@ -352,7 +353,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_close(fid: *mut sys::kfid) -> c_i
     // SAFETY: only installed on our domains.
     let d = unsafe { Domain::from_fid(fid) };
     if d.children.load(Ordering::Acquire) != 0 {
-        return ffi::neg(bindings::EBUSY);
+        return base::neg(bindings::EBUSY);
     }
     if let Some(eq) = d.mr_eq() {
         eq.unbind();

@@ -17,13 +17,14 @@
 //! context. The connection has its own locks; none is held while it
 //! reports.
 
+use crate::util::base::{self, einval};
 use crate::cntr::Cntr;
 use crate::conn::{Conn, Owner};
 use crate::cq::Cq;
 use crate::domain::Domain;
 use crate::eq::Eq;
 use crate::fabric::Fabric;
-use crate::ffi::{self, einval, kfi_info, sys};
+use crate::ffi::{self, kfi_info, sys};
 use crate::pep::ConnReq;
 use crate::logic::xfer as rules;
 use crate::sock::{self, SockAddr};
@@ -150,7 +151,7 @@ impl Ep {
     fn hold_cm(&self, eq: *const Eq) -> core::result::Result<(), c_int> {
         // SAFETY: bound, hence open.
         if !unsafe { &*eq }.hold(CM_EVENTS) {
-            return Err(ffi::neg(bindings::EAGAIN));
+            return Err(base::neg(bindings::EAGAIN));
         }
         self.cm_held.fetch_add(CM_EVENTS, core::sync::atomic::Ordering::AcqRel);
         Ok(())
@@ -240,7 +241,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         cm_held: core::sync::atomic::AtomicUsize::new(0),
     });
     let Ok(b) = KBox::pin_init(init, GFP_KERNEL) else {
-        return ffi::neg(bindings::ENOMEM);
+        return base::neg(bindings::ENOMEM);
     };
     // The request is taken once nothing can fail any more: a failed call
     // leaves it pending, to be rejected or tried again.
@@ -316,7 +317,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_bind(fid: *mut sys::kfid, bfid: *mut 
             let b = CqBind { cq, selective: flags & sys::KFI_SELECTIVE_COMPLETION != 0 };
             if tx {
                 if cq.bind_ep(&e.data).is_err() {
-                    return ffi::neg(bindings::ENOMEM);
+                    return base::neg(bindings::ENOMEM);
                 }
                 g.tx_cq = Some(b);
             }
@@ -326,7 +327,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_bind(fid: *mut sys::kfid, bfid: *mut 
                         g.tx_cq = None;
                         cq.unbind_ep(&e.data);
                     }
-                    return ffi::neg(bindings::ENOMEM);
+                    return base::neg(bindings::ENOMEM);
                 }
                 g.rx_cq = Some(b);
             }
@@ -390,7 +391,7 @@ fn make_alias(e: &Ep, a: &sys::kfi_alias) -> c_int {
         dirs: if a.flags & dirs == 0 { dirs } else { a.flags & dirs },
     };
     let Ok(b) = KBox::new(al, GFP_KERNEL) else {
-        return ffi::neg(bindings::ENOMEM);
+        return base::neg(bindings::ENOMEM);
     };
     let p = KBox::into_raw(b);
     e.aliases.fetch_add(1, core::sync::atomic::Ordering::AcqRel);
@@ -446,7 +447,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_control(fid: *mut sys::kfid, command:
         };
     }
     if command as u32 != sys::KFI_ENABLE {
-        return ffi::neg(bindings::ENOSYS);
+        return base::neg(bindings::ENOSYS);
     }
     let mut g = e.inner.lock();
     if g.eq.is_none() {
@@ -490,7 +491,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_connect(
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_ep(ep) };
     // SAFETY: readable for `paramlen` bytes by the API contract.
-    let Some(data) = (unsafe { ffi::param_bytes(param, paramlen) }) else {
+    let Some(data) = (unsafe { base::param_bytes(param, paramlen) }) else {
         return einval();
     };
     if data.len() > crate::wire::cm::MAX_CM_DATA {
@@ -509,7 +510,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_connect(
     let mut g = e.inner.lock();
     let eq = match (g.enabled, g.eq, &g.conn) {
         (true, Some(eq), None) => eq,
-        (_, _, Some(_)) => return ffi::neg(bindings::EISCONN),
+        (_, _, Some(_)) => return base::neg(bindings::EISCONN),
         _ => return opbadstate(),
     };
     // SAFETY: the domain outlives its counted endpoints; so does its
@@ -538,7 +539,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_accept(ep: *mut sys::kfid_ep, param: 
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_ep(ep) };
     // SAFETY: readable for `paramlen` bytes by the API contract.
-    let Some(data) = (unsafe { ffi::param_bytes(param, paramlen) }) else {
+    let Some(data) = (unsafe { base::param_bytes(param, paramlen) }) else {
         return einval();
     };
     if data.len() > crate::wire::cm::MAX_CM_DATA {
@@ -571,7 +572,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_shutdown(ep: *mut sys::kfid_ep, flags
     let e = unsafe { Ep::from_ep(ep) };
     match e.conn() {
         Some(c) if c.shutdown() => 0,
-        _ => ffi::neg(bindings::ENOTCONN),
+        _ => base::neg(bindings::ENOTCONN),
     }
 }
 
@@ -598,7 +599,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_getpeer(ep: *mut sys::kfid_ep, addr: 
     let e = unsafe { Ep::from_ep(ep) };
     let a = match e.conn().map(|c| c.name(true)) {
         Some(Ok(a)) => a,
-        _ => return ffi::neg(bindings::ENOTCONN),
+        _ => return base::neg(bindings::ENOTCONN),
     };
     // SAFETY: buffers as given by the consumer (API contract).
     unsafe { sock::write_addr(&a, addr, len) }
@@ -612,7 +613,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
     let e = unsafe { Ep::from_fid(fid) };
     // Triggered operations will still be posted here; aliases use it.
     if e.data.trig_pending() != 0 || e.aliases.load(core::sync::atomic::Ordering::Acquire) != 0 {
-        return ffi::neg(bindings::EBUSY);
+        return base::neg(bindings::EBUSY);
     }
     let (conn, eq, tx_cq, rx_cq, cntrs) = {
         let mut g = e.inner.lock();

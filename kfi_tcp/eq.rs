@@ -13,14 +13,15 @@
 //! ([`Eq::reserve`]): memory registration reserves its `KFI_MR_COMPLETE`
 //! slot before it registers anything, so that the event is never lost.
 
+use crate::util::base::{self, einval};
 use crate::fabric::Fabric;
-use crate::ffi::{self, einval, sys};
+use crate::ffi::sys;
 use crate::logic::eq::{PushError, ReadError, Ring, Slot, SLOT_BYTES};
 use core::ffi::{c_char, c_int, c_void};
 use kernel::bindings;
 use kernel::prelude::*;
 use core::sync::atomic::{AtomicUsize, Ordering};
-use crate::sync::{new_spinlock_bh, SpinLockBh};
+use crate::util::sync::{new_spinlock_bh, SpinLockBh};
 use kernel::new_condvar;
 use kernel::sync::CondVar;
 
@@ -29,7 +30,7 @@ const DEFAULT_SIZE: usize = 256;
 const MAX_SIZE: usize = 4096;
 
 /// Slot storage for the ring.
-pub(crate) type Slots = crate::ffi::Storage<Slot>;
+pub(crate) type Slots = crate::util::base::Storage<Slot>;
 
 /// An event queue: the consumer sees `eq`.
 #[pin_data]
@@ -49,7 +50,7 @@ pub(crate) struct Eq {
 fn is_peek(flags: u64) -> core::result::Result<bool, c_int> {
     let peek = sys::KFI_PEEK as u64;
     if flags & !peek != 0 {
-        return Err(ffi::neg(bindings::EINVAL));
+        return Err(base::neg(bindings::EINVAL));
     }
     Ok(flags & peek != 0)
 }
@@ -244,10 +245,10 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
     }
     // Waiting is done with kfi_eq_sread; wait sets are not supported.
     if attr.wait_obj != sys::KFI_WAIT_NONE && attr.wait_obj != sys::KFI_WAIT_UNSPEC {
-        return ffi::neg(bindings::ENOSYS);
+        return base::neg(bindings::ENOSYS);
     }
     let Ok(slots) = KVVec::from_elem(Slot::default(), size, GFP_KERNEL | __GFP_NOWARN) else {
-        return ffi::neg(bindings::ENOMEM);
+        return base::neg(bindings::ENOMEM);
     };
     // SAFETY: `fabric` is one of our fabrics (our ops table called us).
     let f = unsafe { Fabric::from_header(fabric) };
@@ -255,13 +256,13 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
         // SAFETY: all-zero is a valid header; filled in below.
         eq: unsafe { core::mem::zeroed() },
         fabric: f,
-        ring <- new_spinlock_bh!(Ring::new(crate::ffi::Storage(slots)), "kfi_tcp_eq"),
+        ring <- new_spinlock_bh!(Ring::new(crate::util::base::Storage(slots)), "kfi_tcp_eq"),
         wait <- new_condvar!("kfi_tcp_eq_wait"),
         binds: AtomicUsize::new(0),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
-        Err(_) => return ffi::neg(bindings::ENOMEM),
+        Err(_) => return base::neg(bindings::ENOMEM),
     };
     // SAFETY: the object stays pinned: it is only ever freed in place by
     // `kfi_tcp_eq_close`, never moved.
@@ -280,7 +281,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
 pub(crate) unsafe extern "C" fn kfi_tcp_eq_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: only installed on our EQs.
     if unsafe { Eq::from_fid(fid) }.binds.load(Ordering::Acquire) != 0 {
-        return ffi::neg(bindings::EBUSY);
+        return base::neg(bindings::EBUSY);
     }
     // SAFETY: only installed on EQs made by `kfi_tcp_fabric_eq_open`; the
     // header starts with this fid. The consumer gave up its pointer.
@@ -352,7 +353,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_write(
     // SAFETY: our ops table calls us with our EQ.
     match unsafe { Eq::from_header(eq) }.post(event, false, bytes) {
         Ok(()) => len as isize,
-        Err(PushError::Full) => ffi::neg(bindings::EAGAIN) as isize,
+        Err(PushError::Full) => base::neg(bindings::EAGAIN) as isize,
         Err(PushError::TooLarge) => einval() as isize,
     }
 }
@@ -389,13 +390,13 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_sread(
             continue;
         }
         if left == 0 {
-            return ffi::neg(bindings::EAGAIN) as isize;
+            return base::neg(bindings::EAGAIN) as isize;
         }
         match e.wait.wait_interruptible_timeout(&mut g, left) {
             kernel::sync::CondVarTimeoutResult::Timeout => left = 0,
             kernel::sync::CondVarTimeoutResult::Woken { jiffies } => left = jiffies,
             kernel::sync::CondVarTimeoutResult::Signal { .. } => {
-                return ffi::neg(bindings::EINTR) as isize;
+                return base::neg(bindings::EINTR) as isize;
             }
         }
     }
@@ -412,5 +413,5 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_strerror(
     len: usize,
 ) -> *const c_char {
     // SAFETY: `buf` is NULL or writable for `len` bytes (API contract).
-    unsafe { ffi::strerror_into(prov_errno, buf, len) }
+    unsafe { base::strerror_into(prov_errno, buf, len) }
 }

@@ -9,7 +9,8 @@
 //! there) and counts its open domains and EQs: closing a fabric with any
 //! open fails with -EBUSY, as they point at their fabric.
 
-use crate::ffi::{self, sys};
+use crate::util::base;
+use crate::ffi::sys;
 use core::ffi::{c_int, c_void};
 use core::ptr;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -103,7 +104,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_close(fid: *mut sys::kfid) -> c_i
     let f = unsafe { kernel::container_of!(fid, Fabric, fab.fid) as *mut Fabric };
     // SAFETY: `f` is live until freed below.
     if unsafe { (*f).children.load(Ordering::Acquire) } != 0 {
-        return ffi::neg(bindings::EBUSY);
+        return base::neg(bindings::EBUSY);
     }
     // SAFETY: allocated by `open` with KBox; no domain refers to it any
     // more; the consumer gave up its pointer by closing.

@@ -108,21 +108,6 @@ out:
 	return n;
 }
 
-/*
- * memalloc_noio scope of the provider's work items: consumers on the
- * block-I/O reclaim path (storage clients) must not have their transfers
- * wait on allocations that recurse into I/O.
- */
-unsigned int kfi_tcp_glue_noio_save(void)
-{
-	return memalloc_noio_save();
-}
-
-void kfi_tcp_glue_noio_restore(unsigned int flags)
-{
-	memalloc_noio_restore(flags);
-}
-
 /* The caller's network namespace, referenced; put with _put_net(). */
 void *kfi_tcp_glue_get_net(void)
 {
@@ -134,21 +119,6 @@ void kfi_tcp_glue_put_net(void *net)
 	put_net(net);
 }
 
-/* kmalloc'd copies for kfi_info fields (kfi_freeinfo kfree()s them). */
-char *kfi_tcp_glue_strndup(const char *s, size_t len)
-{
-	return kstrndup(s, len, GFP_KERNEL);
-}
-
-void *kfi_tcp_glue_memdup(const void *p, size_t len)
-{
-	return kmemdup(p, len, GFP_KERNEL);
-}
-
-struct module *kfi_tcp_glue_this_module(void)
-{
-	return THIS_MODULE;
-}
 
 static struct kfi_ops kfi_tcp_fabric_fid_ops = {
 	.size = sizeof(struct kfi_ops),
@@ -275,160 +245,20 @@ static struct kfi_ops_mr kfi_tcp_mr_ops = {
 	.regsgl = kfi_tcp_mr_regsgl,
 };
 
-/**
- * kfi_tcp_glue_segs() - Describe a consumer's buffer list as segments.
- * @type: Which kind of list @desc is.
- * @desc: Array of @count kvecs, bio_vecs, or a scatterlist of @count
- *	entries.
- * @count: Number of entries.
- * @out: Room for @count segments.
- *
- * Return: 0, or -EINVAL for an unknown type, a NULL list (with @count > 0),
- * a kvec with a NULL base or a page-less bio_vec/scatterlist entry.
- */
-int kfi_tcp_glue_segs(enum kfi_iov_type type, const void *desc, size_t count,
-		      struct kfi_tcp_seg *out)
-{
-	const struct kvec *iov = desc;
-	const struct bio_vec *biov = desc;
-	struct scatterlist *sg;
-	size_t i;
-
-	if (!count)
-		return 0;
-	if (!desc)
-		return -EINVAL;
-	switch (type) {
-	case KFI_KVEC:
-		for (i = 0; i < count; i++) {
-			if (!iov[i].iov_base)
-				return -EINVAL;
-			out[i] = (struct kfi_tcp_seg){ .base = iov[i].iov_base,
-						       .len = iov[i].iov_len };
-		}
-		return 0;
-	case KFI_BVEC:
-		for (i = 0; i < count; i++) {
-			if (!biov[i].bv_page)
-				return -EINVAL;
-			out[i] = (struct kfi_tcp_seg){
-				.page = biov[i].bv_page,
-				.offset = biov[i].bv_offset,
-				.len = biov[i].bv_len };
-		}
-		return 0;
-	case KFI_SGL:
-		for_each_sg((struct scatterlist *)desc, sg, count, i) {
-			if (!sg_page(sg))
-				return -EINVAL;
-			out[i] = (struct kfi_tcp_seg){ .page = sg_page(sg),
-						       .offset = sg->offset,
-						       .len = sg->length };
-		}
-		return 0;
-	default:
-		return -EINVAL;
-	}
-}
-
-/**
- * kfi_tcp_glue_segs_dup() - Describe a long buffer list in a new table.
- * @type: Which kind of list @desc is (enum kfi_iov_type, or KFI_TCP_SEGS
- *	for an array of struct kfi_tcp_seg).
- * @desc: The list, @count entries.
- * @count: Number of entries (1 to KFI_TCP_IOV_MAX).
- * @out: The table, which belongs to the operation until
- *	kfi_tcp_glue_segs_free().
- *
- * For operations with more segments than struct kfi_tcp_xfer holds.
- *
- * Context: Any but hard interrupts (GFP_ATOMIC: posts may come from
- * atomic context).
- * Return: 0; -EINVAL for a bad list (as kfi_tcp_glue_segs()) or count;
- * -EAGAIN when no memory is available now (the caller retries).
- */
-int kfi_tcp_glue_segs_dup(int type, const void *desc, size_t count,
-			  struct kfi_tcp_seg **out)
-{
-	struct kfi_tcp_seg *t;
-	int ret;
-
-	*out = NULL;
-	if (!count || count > KFI_TCP_IOV_MAX || !desc)
-		return -EINVAL;
-	t = kmalloc_array(count, sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
-	if (!t)
-		return -EAGAIN;
-	if (type == KFI_TCP_SEGS) {
-		memcpy(t, desc, count * sizeof(*t));
-	} else {
-		ret = kfi_tcp_glue_segs(type, desc, count, t);
-		if (ret) {
-			kfree(t);
-			return ret;
-		}
-	}
-	*out = t;
-	return 0;
-}
-
-/**
- * kfi_tcp_glue_rma_dup() - Copy a long list of remote regions.
- * @src: The caller's regions.
- * @count: Their number (1 to KFI_TCP_IOV_MAX).
- * @out: The copy, which belongs to the operation until
- *	kfi_tcp_glue_rma_free().
- *
- * Context: Any but hard interrupts.
- * Return: 0, -EINVAL for a bad list, -EAGAIN when no memory is available
- * now.
- */
-int kfi_tcp_glue_rma_dup(const struct kfi_rma_iov *src, size_t count,
-			 struct kfi_rma_iov **out)
-{
-	*out = NULL;
-	if (!src || !count || count > KFI_TCP_IOV_MAX)
-		return -EINVAL;
-	*out = kmemdup_array(src, count, sizeof(*src),
-			     GFP_ATOMIC | __GFP_NOWARN);
-	return *out ? 0 : -EAGAIN;
-}
-
-/**
- * kfi_tcp_glue_rma_free() - Free a copy of kfi_tcp_glue_rma_dup().
- * @rma: The copy, or NULL.
- *
- * Context: Any but hard interrupts.
- */
-void kfi_tcp_glue_rma_free(struct kfi_rma_iov *rma)
-{
-	kfree(rma);
-}
-
-/**
- * kfi_tcp_glue_segs_free() - Free a table of kfi_tcp_glue_segs_dup().
- * @segs: The table, or NULL.
- *
- * Context: Any but hard interrupts.
- */
-void kfi_tcp_glue_segs_free(struct kfi_tcp_seg *segs)
-{
-	kfree(segs);
-}
 
 /**
  * kfi_tcp_glue_mr_segs() - Copy a registration's segments.
  * @attr: The registration; @attr->iov_count descriptors of @attr->type.
  * @out: Room for @attr->iov_count segments.
  *
- * Return: 0, or -EINVAL as kfi_tcp_glue_segs() (also for an empty list).
+ * Return: 0, or -EINVAL as kfi_util_segs() (also for an empty list).
  */
 int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
-			 struct kfi_tcp_seg *out)
+			 struct kfi_util_seg *out)
 {
 	if (!attr->iov_count || !attr->mr_iov)
 		return -EINVAL;
-	return kfi_tcp_glue_segs(attr->type, attr->mr_iov, attr->iov_count,
+	return kfi_util_segs(attr->type, attr->mr_iov, attr->iov_count,
 				 out);
 }
 
@@ -644,7 +474,7 @@ static int kfi_tcp_xfer_segs(struct kfi_tcp_xfer *x, enum kfi_iov_type type,
 {
 	int ret;
 
-	if (count > KFI_TCP_IOV_MAX)
+	if (count > KFI_UTIL_IOV_MAX)
 		return -EINVAL;
 	if (count > KFI_TCP_IOV_LIMIT) {
 		/* read by the provider during the call */
@@ -655,7 +485,7 @@ static int kfi_tcp_xfer_segs(struct kfi_tcp_xfer *x, enum kfi_iov_type type,
 		x->nseg = count;
 		return 0;
 	}
-	ret = kfi_tcp_glue_segs(type, desc, count, x->seg);
+	ret = kfi_util_segs(type, desc, count, x->seg);
 	if (ret)
 		return ret;
 	x->nseg = count;
@@ -719,7 +549,7 @@ int kfi_tcp_xfer_build_rma(struct kfi_tcp_xfer *x,
 {
 	if (!msg || (msg->rma_iov_count && !msg->rma_iov))
 		return -EINVAL;
-	if (msg->rma_iov_count > KFI_TCP_IOV_MAX)
+	if (msg->rma_iov_count > KFI_UTIL_IOV_MAX)
 		return -EINVAL;
 	if (msg->rma_iov_count > KFI_TCP_IOV_LIMIT)
 		x->rma_ext = msg->rma_iov;
@@ -1281,67 +1111,6 @@ bool kfi_tcp_glue_is_cq(const struct kfid *fid)
 	return fid->fclass == KFI_CLASS_CQ && fid->ops == &kfi_tcp_cq_fid_ops;
 }
 
-/**
- * kfi_tcp_glue_cpu_usable() - Check a CPU number given by a consumer.
- * @cpu: The number, e.g. kfi_cq_attr.signaling_vector with KFI_AFFINITY.
- *
- * Return: true if @cpu is an online CPU (work can be queued on it).
- */
-bool kfi_tcp_glue_cpu_usable(int cpu)
-{
-	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
-}
-
-/**
- * kfi_tcp_glue_in_work_on() - Is the caller a connection's work item,
- * running on @cpu and bound to it?
- * @cpu: The CPU.
- * @conn_fn: The function of the connections' work items (Rust's).
- *
- * A work item queued with queue_work_on() on the provider's (per-CPU)
- * workqueue runs in a kworker bound to that CPU alone; a CQ with
- * KFI_AFFINITY calls its completion handler directly only from such a
- * work item of its CPU, and from its own work item otherwise (never from
- * a consumer's call, which may hold locks its handler takes, nor from a
- * handler).
- *
- * Return: true if so.
- */
-bool kfi_tcp_glue_in_work_on(int cpu, const void *conn_fn)
-{
-	struct work_struct *w = current_work();
-
-	if (!w || (const void *)w->func != conn_fn)
-		return false;
-	return current->nr_cpus_allowed == 1 && raw_smp_processor_id() == cpu;
-}
-
-/**
- * kfi_tcp_glue_spin_lock_bh() - spin_lock_bh() for the Rust side (sync.rs).
- * @lock: An initialised spinlock.
- *
- * Used on kernels where spin_lock_bh() is not a call of the exported
- * _raw_spin_lock_bh() (PREEMPT_RT, CONFIG_INLINE_SPIN_LOCK_BH); elsewhere
- * sync.rs calls that directly.
- *
- * Context: Process or softirq context.
- */
-void kfi_tcp_glue_spin_lock_bh(spinlock_t *lock)
-{
-	spin_lock_bh(lock);
-}
-
-/**
- * kfi_tcp_glue_spin_unlock_bh() - spin_unlock_bh() for the Rust side.
- * @lock: A spinlock taken with spin_lock_bh().
- *
- * Used where kfi_tcp_glue_spin_lock_bh() is, or where spin_unlock_bh() is
- * inlined (CONFIG_INLINE_SPIN_UNLOCK_BH).
- */
-void kfi_tcp_glue_spin_unlock_bh(spinlock_t *lock)
-{
-	spin_unlock_bh(lock);
-}
 
 static struct kfi_ops kfi_tcp_cntr_fid_ops = {
 	.size = sizeof(struct kfi_ops),
@@ -1387,212 +1156,6 @@ bool kfi_tcp_glue_is_cntr(const struct kfid *fid)
 	return fid->fclass == KFI_CLASS_CNTR && fid->ops == &kfi_tcp_cntr_fid_ops;
 }
 
-/**
- * struct kfi_tcp_dwork - A delayed work item calling back into Rust.
- * @dw: The kernel's delayed work.
- * @fn: Callback, run in process context on the provider's workqueue.
- * @ctx: Its argument.
- */
-struct kfi_tcp_dwork {
-	struct delayed_work dw;
-	void (*fn)(void *ctx);
-	void *ctx;
-};
-
-static void kfi_tcp_dwork_run(struct work_struct *w)
-{
-	struct kfi_tcp_dwork *d = container_of(to_delayed_work(w),
-					       struct kfi_tcp_dwork, dw);
-
-	d->fn(d->ctx);
-}
-
-/**
- * kfi_tcp_dwork_alloc() - Allocate a delayed work item.
- * @fn: Callback.
- * @ctx: Its argument.
- *
- * Context: Process context; may sleep.
- * Return: The item, or NULL without memory.
- */
-struct kfi_tcp_dwork *kfi_tcp_dwork_alloc(void (*fn)(void *ctx), void *ctx)
-{
-	struct kfi_tcp_dwork *d = kzalloc(sizeof(*d), GFP_KERNEL);
-
-	if (!d)
-		return NULL;
-	INIT_DELAYED_WORK(&d->dw, kfi_tcp_dwork_run);
-	d->fn = fn;
-	d->ctx = ctx;
-	return d;
-}
-
-/**
- * kfi_tcp_glue_jiffies() - The jiffies counter.
- *
- * Return: jiffies.
- */
-unsigned long kfi_tcp_glue_jiffies(void)
-{
-	return jiffies;
-}
-
-/**
- * kfi_tcp_dwork_queue() - Run the item after @delay jiffies (0: now).
- * @d: The item.
- * @delay: Delay; 0 also brings forward a pending delayed run.
- *
- * Context: Any context.
- */
-void kfi_tcp_dwork_queue(struct kfi_tcp_dwork *d, unsigned long delay)
-{
-	if (delay)
-		queue_delayed_work(kfi_tcp_glue_wq(), &d->dw, delay);
-	else
-		mod_delayed_work(kfi_tcp_glue_wq(), &d->dw, 0);
-}
-
-/**
- * kfi_tcp_dwork_queue_on() - Run the item now on @cpu.
- * @d: The item.
- * @cpu: An online CPU (if it goes offline, the item runs elsewhere).
- *
- * Does nothing if the item is pending already.
- *
- * Context: Any context.
- */
-void kfi_tcp_dwork_queue_on(struct kfi_tcp_dwork *d, int cpu)
-{
-	queue_delayed_work_on(cpu, kfi_tcp_glue_wq(), &d->dw, 0);
-}
-
-/**
- * kfi_tcp_dwork_is_current() - Is the caller the item's callback?
- * @d: The item.
- *
- * Return: true when called from the callback of @d.
- */
-bool kfi_tcp_dwork_is_current(struct kfi_tcp_dwork *d)
-{
-	return current_work() == &d->dw.work;
-}
-
-/**
- * kfi_tcp_dwork_cancel() - Cancel the item and wait for a running callback.
- * @d: The item. It may be queued again afterwards.
- *
- * Context: Process context; sleeps.
- */
-void kfi_tcp_dwork_cancel(struct kfi_tcp_dwork *d)
-{
-	cancel_delayed_work_sync(&d->dw);
-}
-
-/**
- * kfi_tcp_dwork_free() - Cancel the item, wait for a running callback, free.
- * @d: The item, or NULL. Nothing may queue it any more.
- *
- * Context: Process context; sleeps.
- */
-void kfi_tcp_dwork_free(struct kfi_tcp_dwork *d)
-{
-	if (!d)
-		return;
-	cancel_delayed_work_sync(&d->dw);
-	kfree(d);
-}
-
-/**
- * struct kfi_tcp_timer - A timer calling back into Rust.
- * @t: The kernel's timer.
- * @fn: Callback, run in softirq context (must not sleep).
- * @ctx: Its argument.
- */
-struct kfi_tcp_timer {
-	struct timer_list t;
-	void (*fn)(void *ctx);
-	void *ctx;
-};
-
-static void kfi_tcp_timer_run(struct timer_list *t)
-{
-	struct kfi_tcp_timer *k = from_timer(k, t, t);
-
-	k->fn(k->ctx);
-}
-
-/**
- * kfi_tcp_timer_alloc() - Allocate a timer.
- * @fn: Callback (softirq context).
- * @ctx: Its argument.
- *
- * Context: Process context; may sleep.
- * Return: The timer, not armed, or NULL without memory.
- */
-struct kfi_tcp_timer *kfi_tcp_timer_alloc(void (*fn)(void *ctx), void *ctx)
-{
-	struct kfi_tcp_timer *k = kzalloc(sizeof(*k), GFP_KERNEL);
-
-	if (!k)
-		return NULL;
-	timer_setup(&k->t, kfi_tcp_timer_run, 0);
-	k->fn = fn;
-	k->ctx = ctx;
-	return k;
-}
-
-/**
- * kfi_tcp_timer_set_ctx() - Set the callback's argument.
- * @k: The timer, not armed yet.
- * @ctx: The argument.
- *
- * Context: Any context.
- */
-void kfi_tcp_timer_set_ctx(struct kfi_tcp_timer *k, void *ctx)
-{
-	k->ctx = ctx;
-}
-
-/**
- * kfi_tcp_timer_arm() - Run the callback in @delay jiffies at the latest.
- * @k: The timer.
- * @delay: Delay from now.
- *
- * Arms the timer if it is not armed; an armed timer keeps its expiry if
- * that is sooner (timer_reduce()), so that repeated calls never push the
- * callback further away.
- *
- * Context: Any context but hard interrupts.
- */
-void kfi_tcp_timer_arm(struct kfi_tcp_timer *k, unsigned long delay)
-{
-	timer_reduce(&k->t, jiffies + delay);
-}
-
-/**
- * kfi_tcp_timer_cancel() - Disarm the timer and wait for a running callback.
- * @k: The timer. It may be armed again afterwards.
- *
- * Context: Process context; do not hold what the callback takes.
- */
-void kfi_tcp_timer_cancel(struct kfi_tcp_timer *k)
-{
-	timer_delete_sync(&k->t);
-}
-
-/**
- * kfi_tcp_timer_free() - Shut the timer down, wait for its callback, free.
- * @k: The timer, or NULL. Nothing may arm it any more.
- *
- * Context: Process context.
- */
-void kfi_tcp_timer_free(struct kfi_tcp_timer *k)
-{
-	if (!k)
-		return;
-	timer_shutdown_sync(&k->t);
-	kfree(k);
-}
 
 /**
  * kfi_tcp_glue_is_ep() - Tell whether an object is an endpoint of this
@@ -1706,15 +1269,3 @@ bool kfi_tcp_glue_net_is_current(const void *net)
 	return net == current->nsproxy->net_ns;
 }
 
-/**
- * kfi_tcp_glue_warn() - Report a broken internal invariant.
- * @what: What broke (a NUL-terminated string).
- *
- * A kernel WARNING with a backtrace, so that the test harness, which fails
- * a run on any WARNING, cannot miss it. The Rust side calls it once per
- * place (ffi.rs, warn_once!).
- */
-void kfi_tcp_glue_warn(const char *what)
-{
-	WARN(1, "kfi_tcp: broken invariant: %s\n", what);
-}

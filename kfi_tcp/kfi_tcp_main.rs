@@ -12,15 +12,17 @@
 //! - `logic/` (+ the core's `host.rs`, `writer.rs`, the trigger engine
 //!   `kfi_trigger/engine.rs`): kernel-independent logic, also built as host
 //!   crates;
-//! - `ffi.rs`: bindings generated from `include/` and `tcp_sys.h`, RAII
-//!   wrappers (the only `unsafe` besides the C entry points);
+//! - `ffi.rs` (and the toolkit's `util::base`): bindings generated from
+//!   `include/` and `tcp_sys.h`, RAII wrappers (the only `unsafe` besides
+//!   the C entry points);
 //! - `prov.rs`: `kgetinfo`/`kfabric`; one file per object: `fabric.rs`,
 //!   `domain.rs`, `eq.rs`, `cq.rs`, `cntr.rs`, `mr.rs`, `pep.rs`, `ep.rs`;
 //! - `sock.rs`, `kfi_tcp_sock.c`: kernel sockets; `conn.rs` (+ `data.rs`):
 //!   a connection's work item; `wire/`: the frame codec;
 //! - `xfer.rs`: an endpoint's transfer queues; `trig.rs`: triggered
 //!   operations and deferred work;
-//! - `sync.rs`: a spinlock taken with bottom halves disabled.
+//! - `util` (`kfi_util/`): the provider toolkit shared with the other
+//!   providers (RAII wrappers, the `spin_lock_bh` lock).
 
 use kernel::prelude::*;
 
@@ -36,9 +38,11 @@ mod mr;
 mod pep;
 mod prov;
 mod sock;
-mod sync;
 mod trig;
 mod xfer;
+// The provider toolkit (shared with the other providers).
+#[path = "../kfi_util/mod.rs"]
+mod util;
 // The frame codec (also the host crate kfi-tcp-wire); the connection layer
 // is its first user.
 #[allow(dead_code, unreachable_pub, unused_imports)]
@@ -78,15 +82,18 @@ module! {
 
 struct KfiTcp {
     // Dropped in this order: deregistration first (it waits until no
-    // fabric is open, so no connection is left), then the workqueue.
-    _provider: ffi::Registration,
-    _wq: ffi::WorkQueue,
+    // fabric is open, so no connection is left), then the workqueue,
+    // then the fault attribute.
+    _provider: util::base::Registration,
+    _wq: util::base::WorkQueue,
+    _faults: ffi::FaultAttr,
 }
 
 impl kernel::Module for KfiTcp {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        let wq = ffi::WorkQueue::new()?;
-        let provider = ffi::Registration::new(prov::provider())?;
-        Ok(KfiTcp { _provider: provider, _wq: wq })
+        let wq = util::base::WorkQueue::new()?;
+        let faults = ffi::FaultAttr::new();
+        let provider = util::base::Registration::new(prov::provider())?;
+        Ok(KfiTcp { _provider: provider, _wq: wq, _faults: faults })
     }
 }

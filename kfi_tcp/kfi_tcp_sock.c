@@ -33,6 +33,7 @@
 
 #include <kfi_enosys.h>
 #include "tcp_sys.h"
+#include "../kfi_util/util_iter.h"
 
 /**
  * struct kfi_tcp_sk - A socket of the provider.
@@ -53,8 +54,6 @@ struct kfi_tcp_sk {
 	void (*saved_write_space)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 };
-
-static struct workqueue_struct *kfi_tcp_wq;
 
 /*
  * Dead-peer detection, applied to every connection when it is made (a
@@ -120,7 +119,10 @@ EXPORT_SYMBOL_NS_GPL(kfi_tcp_fail_alloc, KFI_TCP_FAULTS);
 static struct dentry *kfi_tcp_fail_dir;
 #endif
 
-static void kfi_tcp_fail_init(void)
+/**
+ * kfi_tcp_glue_fail_init() - Set up the kfi_tcp_fail_alloc attribute (module init).
+ */
+void kfi_tcp_glue_fail_init(void)
 {
 	/* an injected failure is expected: no stack dump in the log */
 	kfi_tcp_fail_alloc.verbose = 0;
@@ -132,7 +134,10 @@ static void kfi_tcp_fail_init(void)
 #endif
 }
 
-static void kfi_tcp_fail_exit(void)
+/**
+ * kfi_tcp_glue_fail_exit() - Remove what kfi_tcp_glue_fail_init() set up.
+ */
+void kfi_tcp_glue_fail_exit(void)
 {
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 	debugfs_remove_recursive(kfi_tcp_fail_dir);
@@ -150,11 +155,11 @@ bool kfi_tcp_glue_fail_alloc(void)
 	return should_fail(&kfi_tcp_fail_alloc, 1);
 }
 #else
-static void kfi_tcp_fail_init(void)
+void kfi_tcp_glue_fail_init(void)
 {
 }
 
-static void kfi_tcp_fail_exit(void)
+void kfi_tcp_glue_fail_exit(void)
 {
 }
 
@@ -260,35 +265,6 @@ size_t kfi_tcp_addr_encode(const struct kfi_tcp_addr *a, void *out)
 	}
 }
 
-/**
- * kfi_tcp_glue_wq_init() - Allocate the provider's workqueue.
- *
- * Connection work runs there. WQ_MEM_RECLAIM: storage consumers may need
- * their I/O to progress to free memory.
- *
- * Return: 0 or -ENOMEM.
- */
-int kfi_tcp_glue_wq_init(void)
-{
-	kfi_tcp_wq = alloc_workqueue("kfi_tcp", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
-	if (!kfi_tcp_wq)
-		return -ENOMEM;
-	kfi_tcp_fail_init();
-	return 0;
-}
-
-/** kfi_tcp_glue_wq() - The provider's workqueue (after _wq_init()). */
-struct workqueue_struct *kfi_tcp_glue_wq(void)
-{
-	return kfi_tcp_wq;
-}
-
-/** kfi_tcp_glue_wq_exit() - Flush and free the provider's workqueue. */
-void kfi_tcp_glue_wq_exit(void)
-{
-	destroy_workqueue(kfi_tcp_wq);
-	kfi_tcp_fail_exit();
-}
 
 /* Takes ownership of @sock (released on failure). */
 static int kfi_tcp_sk_wrap(struct socket *sock, struct kfi_tcp_sk **out)
@@ -613,137 +589,6 @@ int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer)
 	return kfi_tcp_addr_decode(&ss, 0, out);
 }
 
-/*
- * Fills @bv with the pieces of @segs after skipping @skip bytes, up to @len
- * bytes. Every segment is page-backed (kvec segments are translated; they
- * are kmalloc or vmalloc memory, or pages of their own).
- */
-static int kfi_tcp_sk_bvecs(struct bio_vec *bv, int max,
-			    const struct kfi_tcp_seg *segs, int n, size_t skip,
-			    size_t len, size_t *total)
-{
-	int i, nb = 0;
-
-	*total = 0;
-	for (i = 0; i < n && len; i++) {
-		size_t l = segs[i].len, off = 0;
-
-		if (skip >= l) {
-			skip -= l;
-			continue;
-		}
-		off = skip;
-		l -= skip;
-		skip = 0;
-		if (l > len)
-			l = len;
-		while (l) {
-			struct page *pg;
-			size_t po, take;
-
-			if (nb == max)
-				return nb;
-			if (segs[i].base) {
-				const char *p = (const char *)segs[i].base + off;
-
-				/* vmalloc, vmap'ed stacks, module data */
-				pg = is_vmalloc_or_module_addr(p) ?
-					     vmalloc_to_page(p) :
-					     virt_to_page(p);
-				po = offset_in_page(p);
-				take = min_t(size_t, l, PAGE_SIZE - po);
-			} else {
-				size_t abs = segs[i].offset + off;
-
-				pg = nth_page(segs[i].page, abs / PAGE_SIZE);
-				po = abs % PAGE_SIZE;
-				take = min_t(size_t, l, PAGE_SIZE - po);
-			}
-			bvec_set_page(&bv[nb++], pg, take, po);
-			off += take;
-			l -= take;
-			len -= take;
-			*total += take;
-		}
-	}
-	return nb;
-}
-
-/*
- * Bvecs per socket call. The on-stack arrays are __uninitialized: only the
- * entries kfi_tcp_sk_bvecs() fills are read, and CONFIG_INIT_STACK_ALL_ZERO
- * would otherwise clear 512 bytes in every send and receive.
- */
-#define KFI_TCP_SK_BVECS 32
-
-/* Kernel virtual ranges per socket call (iovs plus a header, or the
- * segments of an RMA access). */
-#define KFI_TCP_SK_KVECS 8
-
-/* Room for the vectors of one socket call's iov_iter. */
-struct kfi_tcp_sk_vecs {
-	union {
-		struct kvec kv[KFI_TCP_SK_KVECS];
-		struct bio_vec bv[KFI_TCP_SK_BVECS];
-	};
-};
-
-/*
- * Fills @v->kv with the bytes of @segs after @skip, up to @len, if they all
- * lie in at most KFI_TCP_SK_KVECS kernel virtual segments. Returns the
- * number of kvecs, or 0 when they do not (or @len is 0).
- */
-static int kfi_tcp_sk_kvecs(struct kfi_tcp_sk_vecs *v,
-			    const struct kfi_tcp_seg *segs, int n, size_t skip,
-			    size_t len, size_t *total)
-{
-	int i, nk = 0;
-
-	*total = 0;
-	for (i = 0; i < n && *total < len; i++) {
-		size_t l = segs[i].len;
-
-		if (skip >= l) {
-			skip -= l;
-			continue;
-		}
-		if (!segs[i].base || nk == KFI_TCP_SK_KVECS)
-			return 0;
-		l = min(l - skip, len - *total);
-		v->kv[nk].iov_base = (char *)segs[i].base + skip;
-		v->kv[nk++].iov_len = l;
-		*total += l;
-		skip = 0;
-	}
-	return nk;
-}
-
-/*
- * Sets @it over the bytes of @segs after @skip, up to @len: kvecs when they
- * all lie in a few kernel virtual segments (memcpy needs no page of them,
- * and their length has no limit), else bvecs (up to KFI_TCP_SK_BVECS
- * pages). Returns the bytes @it covers (0: none).
- */
-static size_t kfi_tcp_sk_iter(struct iov_iter *it, unsigned int dir,
-			      struct kfi_tcp_sk_vecs *v,
-			      const struct kfi_tcp_seg *segs, int n,
-			      size_t skip, size_t len)
-{
-	size_t total;
-	int nv;
-
-	nv = kfi_tcp_sk_kvecs(v, segs, n, skip, len, &total);
-	if (nv) {
-		iov_iter_kvec(it, dir, v->kv, nv, total);
-		return total;
-	}
-	nv = kfi_tcp_sk_bvecs(v->bv, KFI_TCP_SK_BVECS, segs, n, skip, len,
-			      &total);
-	if (!nv)
-		return 0;
-	iov_iter_bvec(it, dir, v->bv, nv, total);
-	return total;
-}
 
 /* Payload bytes sent by splicing pages (MSG_SPLICE_PAGES) since load. */
 static atomic64_t kfi_tcp_spliced = ATOMIC64_INIT(0);
@@ -896,12 +741,12 @@ EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_last_break, KFI_TCP_STATS);
 /*
  * The vectors and message of a send (see kfi_tcp_sk_send()): with *@splice,
  * one run of bvecs of spliceable pages or of others (*@splice cleared if
- * the run cannot be spliced); without, kvecs or bvecs as kfi_tcp_sk_iter()
+ * the run cannot be spliced); without, kvecs or bvecs as kfi_util_segs_iter()
  * chooses. Returns the bytes the message covers (0: nothing to send).
  */
-static size_t kfi_tcp_sk_send_prep(struct kfi_tcp_sk_vecs *v,
+static size_t kfi_tcp_sk_send_prep(struct kfi_util_vecs *v,
 				   struct msghdr *msg,
-				   const struct kfi_tcp_seg *segs, int n,
+				   const struct kfi_util_seg *segs, int n,
 				   size_t skip, size_t len, bool more,
 				   bool *splice)
 {
@@ -909,8 +754,8 @@ static size_t kfi_tcp_sk_send_prep(struct kfi_tcp_sk_vecs *v,
 	int nb, i;
 
 	if (*splice) {
-		nb = kfi_tcp_sk_bvecs(v->bv, KFI_TCP_SK_BVECS, segs, n, skip,
-				      len, &total);
+		nb = kfi_util_segs_bvecs(v->bv, KFI_UTIL_BVECS, segs, n, skip,
+					 len, &total);
 		if (!nb)
 			return 0;
 		*splice = sendpage_ok(v->bv[0].bv_page);
@@ -920,8 +765,8 @@ static size_t kfi_tcp_sk_send_prep(struct kfi_tcp_sk_vecs *v,
 			total += v->bv[i].bv_len;
 		iov_iter_bvec(&msg->msg_iter, ITER_SOURCE, v->bv, i, total);
 	} else {
-		total = kfi_tcp_sk_iter(&msg->msg_iter, ITER_SOURCE, v, segs,
-					n, skip, len);
+		total = kfi_util_segs_iter(&msg->msg_iter, ITER_SOURCE, v, segs,
+					   n, skip, len);
 		if (!total)
 			return 0;
 	}
@@ -957,10 +802,10 @@ static size_t kfi_tcp_sk_send_prep(struct kfi_tcp_sk_vecs *v,
  * Return: Bytes sent (> 0), -EAGAIN when the socket is full, or a negative
  * errno.
  */
-ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
+ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 			int n, size_t skip, size_t len, bool more, bool splice)
 {
-	struct kfi_tcp_sk_vecs v __uninitialized;
+	struct kfi_util_vecs v __uninitialized;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 	ssize_t ret;
 
@@ -1091,11 +936,11 @@ static void kfi_tcp_sk_let_go(struct sock *sk, const struct kfi_tcp_sk_hold *h)
  * context.
  */
 ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
-			    const struct kfi_tcp_seg *segs, int n, size_t skip,
+			    const struct kfi_util_seg *segs, int n, size_t skip,
 			    size_t len, bool more, bool splice)
 {
 	struct sock *sk = s->sock->sk;
-	struct kfi_tcp_sk_vecs v __uninitialized;
+	struct kfi_util_vecs v __uninitialized;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 	struct kfi_tcp_sk_hold h;
 	size_t total;
@@ -1160,11 +1005,11 @@ static int kfi_tcp_sk_actor(read_descriptor_t *desc, struct sk_buff *skb,
  * the context is a hard interrupt).
  */
 ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
-			    const struct kfi_tcp_seg *segs, int n, size_t skip,
+			    const struct kfi_util_seg *segs, int n, size_t skip,
 			    size_t len)
 {
 	struct sock *sk = s->sock->sk;
-	struct kfi_tcp_sk_vecs v __uninitialized;
+	struct kfi_util_vecs v __uninitialized;
 	struct iov_iter it;
 	read_descriptor_t desc = { .arg.data = &it };
 	struct kfi_tcp_sk_hold h;
@@ -1177,7 +1022,7 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 	    !READ_ONCE(sk->sk_err) &&
 	    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN))
 		return -EAGAIN;
-	desc.count = kfi_tcp_sk_iter(&it, ITER_DEST, &v, segs, n, skip, len);
+	desc.count = kfi_util_segs_iter(&it, ITER_DEST, &v, segs, n, skip, len);
 	if (!desc.count)
 		return -EINVAL;
 	KFI_TCP_TR(RECV_TAKE);
@@ -1211,73 +1056,15 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
  * Return: Bytes received (> 0), 0 at end of stream, -EAGAIN when nothing is
  * available, or a negative errno.
  */
-ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
+ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 			int n, size_t skip, size_t len)
 {
-	struct kfi_tcp_sk_vecs v __uninitialized;
+	struct kfi_util_vecs v __uninitialized;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
 
-	if (!kfi_tcp_sk_iter(&msg.msg_iter, ITER_DEST, &v, segs, n, skip, len))
+	if (!kfi_util_segs_iter(&msg.msg_iter, ITER_DEST, &v, segs, n, skip, len))
 		return -EINVAL;
 	return sock_recvmsg(s->sock, &msg, msg.msg_flags);
 }
 
-/* Copies between @buf and the bytes of @segs after @skip, either way. */
-static size_t kfi_tcp_segs_copy(const struct kfi_tcp_seg *segs, int n,
-				size_t skip, void *buf, size_t len, bool to_segs)
-{
-	struct kfi_tcp_sk_vecs v __uninitialized;
-	struct iov_iter it;
-	size_t done = 0, total, got;
 
-	while (done < len) {
-		total = kfi_tcp_sk_iter(&it, to_segs ? ITER_DEST : ITER_SOURCE,
-					&v, segs, n, skip + done, len - done);
-		if (!total)
-			break;
-		got = to_segs ? copy_to_iter((char *)buf + done, total, &it) :
-				copy_from_iter((char *)buf + done, total, &it);
-		done += got;
-		if (got < total)
-			break;
-	}
-	return done;
-}
-
-/**
- * kfi_tcp_segs_copy_to() - Copy bytes into a list of segments.
- * @segs: Destination segments.
- * @n: Number of @segs.
- * @skip: Bytes of @segs to leave before the copy.
- * @src: Source (kernel virtual memory).
- * @len: Bytes to copy.
- *
- * Used to deliver a message that arrived before its receive was posted.
- *
- * Context: Any context that may map pages (kmap_local).
- * Return: Bytes copied (less than @len only if @segs are shorter).
- */
-size_t kfi_tcp_segs_copy_to(const struct kfi_tcp_seg *segs, int n,
-			    size_t skip, const void *src, size_t len)
-{
-	return kfi_tcp_segs_copy(segs, n, skip, (void *)src, len, true);
-}
-
-/**
- * kfi_tcp_segs_copy_from() - Copy bytes out of a list of segments.
- * @segs: Source segments.
- * @n: Number of @segs.
- * @skip: Bytes of @segs to skip first.
- * @dst: Destination (kernel virtual memory).
- * @len: Bytes to copy.
- *
- * Used for inject calls, whose buffer is copied before the call returns.
- *
- * Context: Any context that may map pages (kmap_local); does not sleep.
- * Return: Bytes copied (less than @len only if @segs are shorter).
- */
-size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
-			      size_t skip, void *dst, size_t len)
-{
-	return kfi_tcp_segs_copy(segs, n, skip, dst, len, false);
-}

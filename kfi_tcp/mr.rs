@@ -20,8 +20,9 @@
 //! call fails with -EAGAIN and registers nothing, so an event is never
 //! lost.
 
+use crate::util::base::{self, einval};
 use crate::domain::Domain;
-use crate::ffi::{self, einval, sys};
+use crate::ffi::sys;
 use crate::logic::mr::{self as rules, MrError, Region};
 use core::ffi::c_int;
 use core::ptr::NonNull;
@@ -34,7 +35,7 @@ pub(crate) struct Mr {
     mr: sys::kfid_mr,
     domain: *const Domain,
     pub(crate) region: Region,
-    pub(crate) segs: KVec<sys::kfi_tcp_seg>,
+    pub(crate) segs: KVec<sys::kfi_util_seg>,
 }
 
 /// A region in its domain's table.
@@ -86,12 +87,12 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_regattr(
     let d = unsafe { Domain::from_fid(fid) };
     let slot = match d.mr_eq().map(|eq| eq.reserve()).transpose() {
         Ok(s) => s,
-        Err(_) => return ffi::neg(bindings::EAGAIN),
+        Err(_) => return base::neg(bindings::EAGAIN),
     };
     // SAFETY: all-zero is a valid segment (NULL pointers, zero lengths).
-    let zero: sys::kfi_tcp_seg = unsafe { core::mem::zeroed() };
+    let zero: sys::kfi_util_seg = unsafe { core::mem::zeroed() };
     let Ok(mut segs) = KVec::from_elem(zero, a.iov_count, GFP_KERNEL) else {
-        return ffi::neg(bindings::ENOMEM);
+        return base::neg(bindings::ENOMEM);
     };
     // SAFETY: `a` describes `iov_count` valid descriptors of its type;
     // `segs` has room for that many.
@@ -115,7 +116,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_regattr(
         GFP_KERNEL,
     ) {
         Ok(m) => KBox::into_raw(m),
-        Err(_) => return ffi::neg(bindings::ENOMEM),
+        Err(_) => return base::neg(bindings::ENOMEM),
     };
     // SAFETY: `m` is our fresh allocation.
     let mptr = MrPtr(unsafe { NonNull::new_unchecked(m) });
@@ -127,7 +128,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_regattr(
         if let Err(e) = ret {
             // SAFETY: never published; freed once.
             drop(unsafe { KBox::from_raw(m) });
-            return if e == EEXIST { err(MrError::KeyInUse) } else { ffi::neg(bindings::ENOMEM) };
+            return if e == EEXIST { err(MrError::KeyInUse) } else { base::neg(bindings::ENOMEM) };
         }
         key
     };
@@ -180,7 +181,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_mr_control(_fid: *mut sys::kfid, command
     if command as u32 == sys::KFI_ENABLE {
         0
     } else {
-        ffi::neg(bindings::ENOSYS)
+        base::neg(bindings::ENOSYS)
     }
 }
 

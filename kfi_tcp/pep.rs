@@ -18,10 +18,11 @@
 //! requests not taken yet. It is never held while posting an event (the
 //! consumer's handler runs from the post).
 
+use crate::util::base::{self, einval};
 use crate::conn::Conn;
 use crate::eq::Eq;
 use crate::fabric::Fabric;
-use crate::ffi::{self, einval, kfi_info, sys};
+use crate::ffi::{self, kfi_info, sys};
 use crate::sock::{self, Sock, SockAddr};
 use core::ffi::{c_int, c_void};
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -91,7 +92,7 @@ pub(crate) struct Listener {
     pep: *const Pep,
     stopping: AtomicBool,
     /// Queues the work item again after a failed accept.
-    retry: ffi::Timer,
+    retry: base::Timer,
 }
 
 impl_has_work! {
@@ -115,7 +116,7 @@ unsafe impl Sync for Listener {}
 unsafe extern "C" fn listener_wake(ctx: *mut c_void) {
     // SAFETY: alive and referenced by its pep (contract above).
     let l: Arc<Listener> = unsafe { ArcBorrow::from_raw(ctx.cast::<Listener>().cast_const()) }.into();
-    let _ = ffi::queue().enqueue(l);
+    let _ = base::queue().enqueue(l);
 }
 
 impl Listener {
@@ -173,7 +174,7 @@ impl WorkItem for Listener {
             c.kick();
         }
         if !this.stopping.load(Ordering::Acquire) {
-            let _ = ffi::queue().enqueue(this);
+            let _ = base::queue().enqueue(this);
         }
     }
 }
@@ -230,7 +231,7 @@ impl Pep {
             }
             return Err(ENOMEM);
         }
-        ffi::kvec_remove(&mut g.pending, i);
+        base::kvec_remove(&mut g.pending, i);
         drop(g);
         let mut buf = [0u8; 16 + crate::wire::cm::MAX_CM_DATA];
         let n = data.len().min(crate::wire::cm::MAX_CM_DATA);
@@ -257,7 +258,7 @@ impl Pep {
     fn take_req(&self, req: *mut ConnReq) -> Option<*mut ConnReq> {
         let mut g = self.inner.lock();
         let i = g.reqs.iter().position(|r| *r == req)?;
-        ffi::kvec_remove(&mut g.reqs, i)
+        base::kvec_remove(&mut g.reqs, i)
     }
 }
 
@@ -337,7 +338,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_passive_ep(
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
-        Err(_) => return ffi::neg(bindings::ENOMEM),
+        Err(_) => return base::neg(bindings::ENOMEM),
     };
     // SAFETY: never moved: freed in place by `kfi_tcp_pep_close`.
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
@@ -390,7 +391,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_pep_listen(pep: *mut sys::kfid_pep) -> c
         // SAFETY: `listener_wake` does not sleep; its argument is set
         // below, before the timer can be armed (only the work item arms
         // it), and the timer is cancelled in `stop`.
-        let retry = unsafe { ffi::Timer::new(listener_wake, core::ptr::null_mut()) }?;
+        let retry = unsafe { base::Timer::new(listener_wake, core::ptr::null_mut()) }?;
         let l = Arc::pin_init(
             pin_init!(Listener {
                 work <- new_work!("kfi_tcp_listener"),
@@ -447,7 +448,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_pep_reject(
     paramlen: usize,
 ) -> c_int {
     // SAFETY: readable for `paramlen` bytes by the API contract.
-    let Some(data) = (unsafe { ffi::param_bytes(param, paramlen) }) else {
+    let Some(data) = (unsafe { base::param_bytes(param, paramlen) }) else {
         return einval();
     };
     // SAFETY: the consumer passes a handle from one of our CONNREQ events.

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The provider's entry points: `kgetinfo` and `kfabric`.
 
+use crate::util::base::{self, einval, InfoList};
 use crate::domain::Domain;
 use crate::fabric;
-use crate::ffi::{self, einval, kfi_info, sys, InfoList};
+use crate::ffi::{self, kfi_info, sys};
 use crate::logic::host;
 use crate::logic::plan::{self, Addr, Family, Plan};
 use crate::logic::writer::BufWriter;
@@ -101,7 +102,7 @@ pub(crate) fn provider() -> sys::kfi_provider {
 fn info_addr(a: Addr) -> Result<(*mut c_void, usize)> {
     let mut buf = [0u8; sys::KFI_TCP_SOCKADDR_MAX as usize];
     let len = crate::sock::encode(&crate::sock::sockaddr(a), &mut buf);
-    Ok((ffi::kmemdup(&buf[..len])?, len))
+    Ok((base::kmemdup(&buf[..len])?, len))
 }
 
 /// The `addr_format` of entries of a family.
@@ -249,7 +250,7 @@ fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u3
     dom.auth_key_size = AUTH_KEY_SIZE;
     dom.caps = DOMAIN_CAPS;
     if let Some(iface) = iface {
-        dom.name = ffi::kstrdup(iface.name)?;
+        dom.name = base::kstrdup(iface.name)?;
         // Fabric name: the address's subnet, "a.b.c.d/prefix" or the
         // RFC 5952 text of an IPv6 one, "fd00::/64".
         let mut buf = [0u8; 64];
@@ -260,9 +261,9 @@ fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, version: u3
             Family::V6 => host::write_ipv6(&mut w, &s),
         };
         let _ = write!(w, "/{}", iface.prefix_len());
-        fab.name = ffi::kstrdup(w.as_bytes())?;
+        fab.name = base::kstrdup(w.as_bytes())?;
     }
-    fab.prov_name = ffi::kstrdup(b"tcp")?;
+    fab.prov_name = base::kstrdup(b"tcp")?;
     fab.prov_version = PROV_VERSION;
     fab.api_version = version;
     Ok(())
@@ -285,7 +286,7 @@ unsafe extern "C" fn tcp_getinfo(
     // SAFETY: the core passes NULL or valid hints.
     if let Some(ep) = unsafe { hints.as_ref().and_then(|h| h.ep_attr.as_ref()) } {
         if ep.type_ != sys::KFI_EP_UNSPEC && ep.type_ != sys::KFI_EP_MSG {
-            return ffi::neg(bindings::ENODATA);
+            return base::neg(bindings::ENODATA);
         }
     }
     // MSG endpoints use no address vector and `kfi_av_open` is not
@@ -294,7 +295,7 @@ unsafe extern "C" fn tcp_getinfo(
     // SAFETY: as above.
     if let Some(d) = unsafe { hints.as_ref().and_then(|h| h.domain_attr.as_ref()) } {
         if d.av_type != sys::KFI_AV_UNSPEC {
-            return ffi::neg(bindings::ENODATA);
+            return base::neg(bindings::ENODATA);
         }
     }
     // The family the consumer asks for: IPv6 entries would match an
@@ -304,10 +305,10 @@ unsafe extern "C" fn tcp_getinfo(
     // SAFETY: as above.
     let format = unsafe { hints.as_ref() }.map_or(sys::KFI_FORMAT_UNSPEC, |h| h.addr_format);
     let Ok(family) = wanted_family(format) else {
-        return ffi::neg(bindings::ENODATA);
+        return base::neg(bindings::ENODATA);
     };
     let Ok(ifaces) = ffi::Ifaces::read() else {
-        return ffi::neg(bindings::ENOMEM);
+        return base::neg(bindings::ENOMEM);
     };
     let views: KVec<plan::Iface<'_>> = match KVec::with_capacity(sys::KFI_TCP_MAX_IFACES as usize, GFP_KERNEL) {
         Ok(mut v) => {
@@ -317,12 +318,12 @@ unsafe extern "C" fn tcp_getinfo(
             }
             v
         }
-        Err(_) => return ffi::neg(bindings::ENOMEM),
+        Err(_) => return base::neg(bindings::ENOMEM),
     };
     // On the heap: 64 plans of two addresses are too much for the stack.
     let mut plans = match KVec::with_capacity(sys::KFI_TCP_MAX_IFACES as usize, GFP_KERNEL) {
         Ok(v) => v,
-        Err(_) => return ffi::neg(bindings::ENOMEM),
+        Err(_) => return base::neg(bindings::ENOMEM),
     };
     for _ in 0..sys::KFI_TCP_MAX_IFACES {
         // Capacity reserved above: cannot fail.
@@ -330,7 +331,7 @@ unsafe extern "C" fn tcp_getinfo(
     }
     let source = flags & sys::KFI_SOURCE as u64 != 0;
     // SAFETY: the core passes NULL or valid strings.
-    let (node, service) = unsafe { (ffi::c_bytes(node), ffi::c_bytes(service)) };
+    let (node, service) = unsafe { (base::c_bytes(node), base::c_bytes(service)) };
     let n = match plan::plan(&views, source, node, service, family, &mut plans) {
         Ok(n) => n,
         Err(e) => return e.errno(),
@@ -338,7 +339,7 @@ unsafe extern "C" fn tcp_getinfo(
     // SAFETY: the core passes NULL or valid hints, whose handles the
     // consumer holds open for the call.
     let Some(reuse) = (unsafe { Reuse::of(hints) }) else {
-        return ffi::neg(bindings::ENODATA);
+        return base::neg(bindings::ENODATA);
     };
     let mut list = InfoList::new();
     for p in &plans[..n] {
@@ -356,11 +357,11 @@ unsafe extern "C" fn tcp_getinfo(
             Ok(())
         });
         if r.is_err() {
-            return ffi::neg(bindings::ENOMEM);
+            return base::neg(bindings::ENOMEM);
         }
     }
     if list.is_empty() {
-        return ffi::neg(bindings::ENODATA);
+        return base::neg(bindings::ENODATA);
     }
     // SAFETY: checked non-NULL above; the list becomes the caller's.
     unsafe { *info = list.into_raw() };

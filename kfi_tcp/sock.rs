@@ -156,7 +156,7 @@ impl Sock {
     /// `splice`: the memory stays unchanged until the peer has received
     /// it, so its pages may be passed by reference (zero copy) rather
     /// than copied (see `kfi_tcp_sk_send`). Process context.
-    pub(crate) fn send(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
+    pub(crate) fn send(&self, segs: &[sys::kfi_util_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
         // With `splice` the caller keeps the memory unchanged until the
         // peer has it; the pages stay alive through the socket's references.
         // SAFETY: our live socket; `segs` describe memory valid for the
@@ -167,7 +167,7 @@ impl Sock {
     /// As [`Sock::send`], from any context but hard interrupts, never
     /// sleeping: `EBUSY` when a process owns the socket (then the caller
     /// leaves the work to process context).
-    pub(crate) fn try_send(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
+    pub(crate) fn try_send(&self, segs: &[sys::kfi_util_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
         // SAFETY: as in `send`.
         bytes(unsafe { sys::kfi_tcp_sk_try_send(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len, more, splice) })
     }
@@ -175,14 +175,14 @@ impl Sock {
     /// Receives up to `len` (> 0) bytes into `segs` after the first
     /// `skip`, without blocking: the bytes received, 0 at end of stream,
     /// or `EAGAIN` when nothing is there. Process context.
-    pub(crate) fn recv(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize) -> Result<usize> {
+    pub(crate) fn recv(&self, segs: &[sys::kfi_util_seg], skip: usize, len: usize) -> Result<usize> {
         // SAFETY: as in `send`; the segments are writable.
         bytes(unsafe { sys::kfi_tcp_sk_recv(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len) })
     }
 
     /// As [`Sock::recv`], from any context but hard interrupts, never
     /// sleeping: `EBUSY` when a process owns the socket.
-    pub(crate) fn try_recv(&self, segs: &[sys::kfi_tcp_seg], skip: usize, len: usize) -> Result<usize> {
+    pub(crate) fn try_recv(&self, segs: &[sys::kfi_util_seg], skip: usize, len: usize) -> Result<usize> {
         // SAFETY: as in `recv`.
         bytes(unsafe { sys::kfi_tcp_sk_try_recv(self.raw(), segs.as_ptr(), segs.len() as c_int, skip, len) })
     }
@@ -205,18 +205,18 @@ impl Drop for Sock {
 }
 
 /// A segment over a kernel virtual range (a header buffer, a kvec).
-pub(crate) fn kseg(buf: &[u8]) -> sys::kfi_tcp_seg {
+pub(crate) fn kseg(buf: &[u8]) -> sys::kfi_util_seg {
     // SAFETY: all-zero is a valid segment.
-    let mut s: sys::kfi_tcp_seg = unsafe { core::mem::zeroed() };
+    let mut s: sys::kfi_util_seg = unsafe { core::mem::zeroed() };
     s.base = buf.as_ptr() as *mut c_void;
     s.len = buf.len();
     s
 }
 
 /// A segment over a writable kernel virtual range (a receive buffer).
-pub(crate) fn kseg_mut(buf: &mut [u8]) -> sys::kfi_tcp_seg {
+pub(crate) fn kseg_mut(buf: &mut [u8]) -> sys::kfi_util_seg {
     // SAFETY: all-zero is a valid segment.
-    let mut s: sys::kfi_tcp_seg = unsafe { core::mem::zeroed() };
+    let mut s: sys::kfi_util_seg = unsafe { core::mem::zeroed() };
     s.base = buf.as_mut_ptr().cast();
     s.len = buf.len();
     s
@@ -285,7 +285,7 @@ pub(crate) unsafe fn read_info_addr(addr: *const c_void, len: usize) -> Result<O
 /// `addr` is writable for `*len` bytes (or NULL with `*len` 0); `len` valid.
 pub(crate) unsafe fn write_addr(a: &SockAddr, addr: *mut c_void, len: *mut usize) -> c_int {
     if len.is_null() {
-        return crate::ffi::einval();
+        return crate::util::base::einval();
     }
     let mut buf = [0u8; sys::KFI_TCP_SOCKADDR_MAX as usize];
     let need = encode(a, &mut buf);

@@ -18,6 +18,7 @@
 #include <kfi_rma.h>
 #include <kfi_trigger.h>
 #include "kfi_tcp_trace.h"
+#include "../kfi_util/util_sys.h"
 
 /* Longest interface name, with its NUL (IFNAMSIZ). */
 #define KFI_TCP_IFNAMSIZ 16
@@ -42,31 +43,10 @@ struct kfi_tcp_iface {
 	bool up;
 };
 
-/**
- * struct kfi_tcp_seg - One segment of a registered memory region.
- * @base: Kernel virtual address (kvec segments), else NULL.
- * @page: First page (bio_vec and scatterlist segments), else NULL.
- * @offset: Offset into @page.
- * @len: Length in bytes.
- */
-struct kfi_tcp_seg {
-	void *base;
-	struct page *page;
-	unsigned int offset;
-	size_t len;
-};
 
 int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max);
-int kfi_tcp_glue_segs(enum kfi_iov_type type, const void *desc, size_t count,
-		      struct kfi_tcp_seg *out);
-int kfi_tcp_glue_segs_dup(int type, const void *desc, size_t count,
-			  struct kfi_tcp_seg **out);
-void kfi_tcp_glue_segs_free(struct kfi_tcp_seg *segs);
-int kfi_tcp_glue_rma_dup(const struct kfi_rma_iov *src, size_t count,
-			 struct kfi_rma_iov **out);
-void kfi_tcp_glue_rma_free(struct kfi_rma_iov *rma);
 int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
-			 struct kfi_tcp_seg *out);
+			 struct kfi_util_seg *out);
 void kfi_tcp_glue_mr_init(struct kfid_mr *mr, void *context);
 void kfi_tcp_glue_fabric_init(struct kfid_fabric *fabric, void *context);
 void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
@@ -87,18 +67,8 @@ bool kfi_tcp_glue_is_alias(const struct kfid *fid);
 bool kfi_tcp_glue_is_fabric(const struct kfid_fabric *fabric);
 bool kfi_tcp_glue_is_domain(const struct kfid_domain *domain);
 bool kfi_tcp_glue_net_is_current(const void *net);
-bool kfi_tcp_glue_cpu_usable(int cpu);
-bool kfi_tcp_glue_in_work_on(int cpu, const void *conn_fn);
-void kfi_tcp_glue_warn(const char *what);
-void kfi_tcp_glue_spin_lock_bh(spinlock_t *lock);
-void kfi_tcp_glue_spin_unlock_bh(spinlock_t *lock);
 void *kfi_tcp_glue_get_net(void);
-unsigned int kfi_tcp_glue_noio_save(void);
-void kfi_tcp_glue_noio_restore(unsigned int flags);
 void kfi_tcp_glue_put_net(void *net);
-struct module *kfi_tcp_glue_this_module(void);
-char *kfi_tcp_glue_strndup(const char *s, size_t len);
-void *kfi_tcp_glue_memdup(const void *p, size_t len);
 
 /**
  * struct kfi_tcp_addr - A socket address of either family, the provider's
@@ -127,7 +97,6 @@ size_t kfi_tcp_addr_len(unsigned int family);
 
 /* kfi_tcp_sock.c: the provider's sockets (see the comment there). */
 struct kfi_tcp_sk;
-struct workqueue_struct;
 
 /* What kfi_tcp_sk_state() reports. */
 #define KFI_TCP_SK_CONNECTING	0
@@ -135,10 +104,9 @@ struct workqueue_struct;
 #define KFI_TCP_SK_LISTEN	2
 #define KFI_TCP_SK_CLOSED	3
 
-int kfi_tcp_glue_wq_init(void);
-struct workqueue_struct *kfi_tcp_glue_wq(void);
-void kfi_tcp_glue_wq_exit(void);
 /* Fault injection of the provider's own allocations (kfi_tcp_sock.c). */
+void kfi_tcp_glue_fail_init(void);
+void kfi_tcp_glue_fail_exit(void);
 bool kfi_tcp_glue_fail_alloc(void);
 int kfi_tcp_sk_create(void *net, int family, struct kfi_tcp_sk **out);
 int kfi_tcp_sk_listen(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *addr,
@@ -154,7 +122,7 @@ void kfi_tcp_sk_shutdown(struct kfi_tcp_sk *s);
 int kfi_tcp_sk_state(struct kfi_tcp_sk *s, int *err);
 bool kfi_tcp_sk_rx_ended(struct kfi_tcp_sk *s);
 int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer);
-ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
+ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 			int n, size_t skip, size_t len, bool more, bool splice);
 u64 kfi_tcp_stat_spliced(void);
 u64 kfi_tcp_stat_call_bytes(void);
@@ -163,30 +131,16 @@ void kfi_tcp_stat_broke(int err);
 u64 kfi_tcp_stat_conn_runs(void);
 int kfi_tcp_stat_last_break(void);
 ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
-			    const struct kfi_tcp_seg *segs, int n, size_t skip,
+			    const struct kfi_util_seg *segs, int n, size_t skip,
 			    size_t len, bool more, bool splice);
 ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
-			    const struct kfi_tcp_seg *segs, int n, size_t skip,
+			    const struct kfi_util_seg *segs, int n, size_t skip,
 			    size_t len);
-ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_tcp_seg *segs,
+ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 			int n, size_t skip, size_t len);
-size_t kfi_tcp_segs_copy_to(const struct kfi_tcp_seg *segs, int n,
-			    size_t skip, const void *src, size_t len);
-size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
-			      size_t skip, void *dst, size_t len);
 
 /* Local iovs of one transfer (the wire protocol's limit). */
 #define KFI_TCP_IOV_LIMIT 4
-/*
- * Most local segments and remote regions of one operation (tx/rx
- * iov_limit, rma_iov_limit): a 1 MiB transfer as 4 KiB pages. Lists longer
- * than KFI_TCP_IOV_LIMIT are not copied into the description; the provider
- * reads them during the call (kfi_tcp_glue_segs_dup()).
- */
-#define KFI_TCP_IOV_MAX 256
-/* A list of struct kfi_tcp_seg (the provider's own copy, for a triggered
- * operation), as a kfi_tcp_glue_segs() type. */
-#define KFI_TCP_SEGS 0x100
 
 /* What struct kfi_tcp_xfer describes. */
 #define KFI_TCP_X_SEND	0
@@ -200,7 +154,7 @@ size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
  * struct kfi_tcp_xfer - One data-transfer call, whatever its variant: what
  *	the C wrappers of the ops tables hand to kfi_tcp_ep_xfer().
  * @kind: KFI_TCP_X_*.
- * @nseg: Number of segments (at most KFI_TCP_IOV_MAX). Up to
+ * @nseg: Number of segments (at most KFI_UTIL_IOV_MAX). Up to
  *	KFI_TCP_IOV_LIMIT they are in @seg; beyond, @ext_desc describes them.
  * @seg: The buffer.
  * @context: Operation context.
@@ -213,10 +167,10 @@ size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
  *	default operation flags instead of adding to them.
  * @no_entry: An inject call: no completion entry, ever.
  * @rma: Remote regions of an RMA read or write.
- * @rma_count: Number of remote regions (at most KFI_TCP_IOV_MAX): in @rma
+ * @rma_count: Number of remote regions (at most KFI_UTIL_IOV_MAX): in @rma
  *	up to KFI_TCP_IOV_LIMIT, else in @rma_ext.
  * @ext_type: The kind of list @ext_desc is (enum kfi_iov_type, or
- *	KFI_TCP_SEGS).
+ *	KFI_UTIL_SEGS).
  * @ext_desc: With more than KFI_TCP_IOV_LIMIT segments, the caller's list
  *	(valid for the call only), else NULL.
  * @rma_ext: With more than KFI_TCP_IOV_LIMIT remote regions, the caller's
@@ -227,7 +181,7 @@ size_t kfi_tcp_segs_copy_from(const struct kfi_tcp_seg *segs, int n,
 struct kfi_tcp_xfer {
 	int kind;
 	unsigned int nseg;
-	struct kfi_tcp_seg seg[KFI_TCP_IOV_LIMIT];
+	struct kfi_util_seg seg[KFI_TCP_IOV_LIMIT];
 	void *context;
 	uint64_t data;
 	uint64_t tag;
@@ -243,22 +197,6 @@ struct kfi_tcp_xfer {
 	const struct kfi_rma_iov *rma_ext;
 };
 
-/* Delayed work on the provider's workqueue (kfi_tcp_glue.c). */
-struct kfi_tcp_dwork;
-struct kfi_tcp_dwork *kfi_tcp_dwork_alloc(void (*fn)(void *ctx), void *ctx);
-unsigned long kfi_tcp_glue_jiffies(void);
-void kfi_tcp_dwork_queue(struct kfi_tcp_dwork *d, unsigned long delay);
-void kfi_tcp_dwork_queue_on(struct kfi_tcp_dwork *d, int cpu);
-bool kfi_tcp_dwork_is_current(struct kfi_tcp_dwork *d);
-void kfi_tcp_dwork_cancel(struct kfi_tcp_dwork *d);
-void kfi_tcp_dwork_free(struct kfi_tcp_dwork *d);
-/* Timers calling back in softirq context (kfi_tcp_glue.c). */
-struct kfi_tcp_timer;
-struct kfi_tcp_timer *kfi_tcp_timer_alloc(void (*fn)(void *ctx), void *ctx);
-void kfi_tcp_timer_set_ctx(struct kfi_tcp_timer *k, void *ctx);
-void kfi_tcp_timer_arm(struct kfi_tcp_timer *k, unsigned long delay);
-void kfi_tcp_timer_cancel(struct kfi_tcp_timer *k);
-void kfi_tcp_timer_free(struct kfi_tcp_timer *k);
 
 int kfi_tcp_xfer_build_msg(struct kfi_tcp_xfer *x, const struct kfi_msg *msg,
 			   uint64_t flags);

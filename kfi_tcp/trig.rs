@@ -28,9 +28,10 @@
 //! issued refuses to close (-EBUSY); so does a counter that deferred work
 //! will still change (as CNTR_ADD/SET target or completion counter).
 
+use crate::util::base::{self, einval};
 use crate::cntr::{self, Cntr, Waits};
 use crate::domain::Domain;
-use crate::ffi::{self, einval, sys};
+use crate::ffi::sys;
 use crate::xfer::EpData;
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
@@ -54,8 +55,8 @@ enum Action {
         x: sys::kfi_tcp_xfer,
         inline: Option<[u8; INJECT_MAX]>,
         /// Owned for `x` (read through its pointers, freed on drop).
-        _segs: ffi::Table<sys::kfi_tcp_seg>,
-        _rma: ffi::Table<sys::kfi_rma_iov>,
+        _segs: base::Table<sys::kfi_util_seg>,
+        _rma: base::Table<sys::kfi_rma_iov>,
     },
     /// `KFI_OP_CNTR_ADD` / `KFI_OP_CNTR_SET` on `target`.
     Cntr { target: *const Cntr, set: bool, value: u64 },
@@ -180,7 +181,7 @@ fn queue(cntr: &Cntr, threshold: u64, p: KBox<Pending>) -> c_int {
                 unsafe { &*c }.unuse();
             }
             release(&p);
-            ffi::neg(bindings::EAGAIN)
+            base::neg(bindings::EAGAIN)
         }
     }
 }
@@ -221,7 +222,7 @@ pub(crate) fn post_triggered(ep: &EpData, x: &sys::kfi_tcp_xfer) -> isize {
         Err(e) => return e as isize,
     };
     let Ok(b) = KBox::<Pending>::new_uninit(GFP_ATOMIC) else {
-        return ffi::neg(bindings::ENOMEM) as isize;
+        return base::neg(bindings::ENOMEM) as isize;
     };
     if let Err(e) = ep.reserve_for(&x) {
         return e;
@@ -240,40 +241,40 @@ fn inject_copy(x: &mut sys::kfi_tcp_xfer) -> core::result::Result<Option<[u8; IN
     }
     let mut bytes = [0u8; INJECT_MAX];
     let table;
-    let segs: &[sys::kfi_tcp_seg] = if x.ext_desc.is_null() {
+    let segs: &[sys::kfi_util_seg] = if x.ext_desc.is_null() {
         &x.seg[..(x.nseg as usize).min(x.seg.len())]
     } else {
         // SAFETY: the C wrappers set `ext_desc` to the consumer's list of
         // `nseg` entries, readable during this call.
-        table = unsafe { ffi::segs_table(x.ext_type, x.ext_desc, x.nseg as usize) }?;
+        table = unsafe { base::segs_table(x.ext_type, x.ext_desc, x.nseg as usize) }?;
         table.as_slice()
     };
     let len: usize = segs.iter().map(|s| s.len as usize).sum();
-    if len > INJECT_MAX || ffi::copy_from_segs(segs, &mut bytes[..len]) != len {
+    if len > INJECT_MAX || base::copy_from_segs(segs, &mut bytes[..len]) != len {
         return Err(einval());
     }
     x.ext_desc = core::ptr::null();
     x.nseg = 1;
-    x.seg[0] = sys::kfi_tcp_seg { base: core::ptr::null_mut(), page: core::ptr::null_mut(), offset: 0, len: len as _ };
+    x.seg[0] = sys::kfi_util_seg { base: core::ptr::null_mut(), page: core::ptr::null_mut(), offset: 0, len: len as _ };
     Ok(Some(bytes))
 }
 
 /// Copies the lists of a transfer that are longer than its description
 /// holds (the consumer's arrays are valid for the call only) and points
 /// the description to the copies, which the pending operation owns.
-fn own_lists(x: &mut sys::kfi_tcp_xfer) -> core::result::Result<(ffi::Table<sys::kfi_tcp_seg>, ffi::Table<sys::kfi_rma_iov>), c_int> {
-    let mut segs = ffi::Table::NONE;
-    let mut rma = ffi::Table::NONE;
+fn own_lists(x: &mut sys::kfi_tcp_xfer) -> core::result::Result<(base::Table<sys::kfi_util_seg>, base::Table<sys::kfi_rma_iov>), c_int> {
+    let mut segs = base::Table::NONE;
+    let mut rma = base::Table::NONE;
     if !x.ext_desc.is_null() {
         // SAFETY: the C wrappers set `ext_desc` to the consumer's list of
         // `nseg` entries, readable during this call.
-        segs = unsafe { ffi::segs_table(x.ext_type, x.ext_desc, x.nseg as usize) }?;
-        x.ext_type = sys::KFI_TCP_SEGS as c_int;
+        segs = unsafe { base::segs_table(x.ext_type, x.ext_desc, x.nseg as usize) }?;
+        x.ext_type = sys::KFI_UTIL_SEGS as c_int;
         x.ext_desc = segs.as_slice().as_ptr().cast();
     }
     if !x.rma_ext.is_null() {
         // SAFETY: as above, `rma_count` regions.
-        rma = unsafe { ffi::rma_table(x.rma_ext, x.rma_count as usize) }?;
+        rma = unsafe { base::rma_table(x.rma_ext, x.rma_count as usize) }?;
         x.rma_ext = rma.as_slice().as_ptr();
     }
     Ok((segs, rma))
@@ -331,7 +332,7 @@ unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Resu
                 return Ok(Pending { action, ctx, done: None, deferred: true });
             }
             sys::KFI_OP_ATOMIC | sys::KFI_OP_FETCH_ATOMIC | sys::KFI_OP_COMPARE_ATOMIC => {
-                return Err(ffi::neg(bindings::ENOSYS));
+                return Err(base::neg(bindings::ENOSYS));
             }
             _ => return Err(einval()),
         };
@@ -385,12 +386,12 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_control(fid: *mut sys::kfid, comm
                         cancelled(p);
                         0
                     }
-                    None => ffi::neg(bindings::ENOENT),
+                    None => base::neg(bindings::ENOENT),
                 };
             }
             // Memory first: building the operation takes references.
             let Ok(b) = KBox::<Pending>::new_uninit(GFP_ATOMIC) else {
-                return ffi::neg(bindings::ENOMEM);
+                return base::neg(bindings::ENOMEM);
             };
             // SAFETY: as above.
             match unsafe { deferred(w, wp as usize) } {
@@ -402,6 +403,6 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_control(fid: *mut sys::kfid, comm
             Ok(()) => 0,
             Err(e) => e.to_errno(),
         },
-        _ => ffi::neg(bindings::ENOSYS),
+        _ => base::neg(bindings::ENOSYS),
     }
 }

@@ -11,7 +11,7 @@
 //! (`logic::xfer::Links`): posting fails with -EAGAIN when no slot (or no
 //! CQ entry, reserved at post time) is free. The one allocation a post
 //! makes is for a list longer than the description holds (more than 4
-//! segments or remote regions): a `GFP_ATOMIC` table (`ffi::Table`),
+//! segments or remote regions): a `GFP_ATOMIC` table (`base::Table`),
 //! -EAGAIN without memory, owned by the slot and `kfree`d with it (under
 //! `q`, which `kfree` allows).
 //!
@@ -35,16 +35,17 @@
 //! or (successful without an entry: inject calls, selective completion)
 //! the return of its CQ reservation.
 
+use crate::util::base;
 use crate::cntr::Cntr;
 use crate::conn::{Conn, Progress};
 use crate::cq::Cq;
 use crate::domain::Domain;
-use crate::ffi::{self, sys};
+use crate::ffi::sys;
 use crate::wire::RmaIov;
 use crate::logic::cq::{Completion, ErrCompletion};
 use crate::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
 use crate::logic::xfer_tcp as wire_rules;
-use crate::sync::{new_spinlock_bh, SpinLockBh};
+use crate::util::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use kernel::bindings;
@@ -52,7 +53,7 @@ use kernel::prelude::*;
 use kernel::sync::Arc;
 
 /// A buffer segment (kernel virtual range or page range).
-pub(crate) type Seg = sys::kfi_tcp_seg;
+pub(crate) type Seg = sys::kfi_util_seg;
 
 /// A segment describing nothing.
 pub(crate) const EMPTY_SEG: Seg = Seg { base: core::ptr::null_mut(), page: core::ptr::null_mut(), offset: 0, len: 0 };
@@ -64,7 +65,7 @@ pub(crate) const MAX_QUEUE: usize = 4096;
 /// [`rules::IOV_MAX`] in a table of their own (`ext`).
 ///
 /// A posted operation's slot owns its `ext` table (from
-/// `ffi::Table::into_parts`) and frees it when the slot is freed
+/// `base::Table::into_parts`) and frees it when the slot is freed
 /// ([`Buf::release`], under the queue lock); copies of the `Buf` (the work
 /// item's `RxWork`, a read's buffer) only use it while the slot is held.
 #[derive(Clone, Copy)]
@@ -101,7 +102,7 @@ impl Buf {
         if !self.ext.is_null() {
             // SAFETY: the slot's own table, given up by `into_parts` when
             // the operation was posted, taken back once (cleared here).
-            drop(unsafe { ffi::Table::from_parts(self.ext, self.nseg) });
+            drop(unsafe { base::Table::from_parts(self.ext, self.nseg) });
             self.ext = core::ptr::null_mut();
         }
     }
@@ -225,7 +226,7 @@ impl TxOp {
         self.buf.release();
         if !self.rma_ext.is_null() {
             // SAFETY: the slot's own table (see `rma_ext`), taken back once.
-            drop(unsafe { ffi::Table::from_parts(self.rma_ext, self.n_rma) });
+            drop(unsafe { base::Table::from_parts(self.rma_ext, self.n_rma) });
             self.rma_ext = core::ptr::null_mut();
         }
     }
@@ -814,7 +815,7 @@ impl EpData {
     /// close, after taking it out of the queues; process context).
     pub(crate) fn wait_calls(&self) {
         while self.calls.load(Ordering::Acquire) != 0 {
-            ffi::sleep_briefly();
+            base::sleep_briefly();
         }
     }
 
@@ -970,12 +971,12 @@ impl EpData {
         // Longer lists are described in tables of their own, owned here
         // until the operation's slot takes them (freed on every early
         // return).
-        let mut seg_table = ffi::Table::NONE;
+        let mut seg_table = base::Table::NONE;
         if nseg > rules::IOV_LIMIT {
             // SAFETY: the C wrappers set `ext_desc` to the consumer's list
             // of `nseg` entries, readable during the call (or the
             // provider's own table for a triggered operation).
-            seg_table = match unsafe { ffi::segs_table(x.ext_type, x.ext_desc, nseg) } {
+            seg_table = match unsafe { base::segs_table(x.ext_type, x.ext_desc, nseg) } {
                 Ok(t) => t,
                 Err(e) => return e as isize,
             };
@@ -989,7 +990,7 @@ impl EpData {
         buf.nseg = nseg;
         buf.len = len;
         let mut rma = [RmaIov::default(); rules::IOV_LIMIT];
-        let mut rma_table = ffi::Table::NONE;
+        let mut rma_table = base::Table::NONE;
         let mut n_rma = 0;
         let mut moved = len;
         if kind.is_rma() {
@@ -998,7 +999,7 @@ impl EpData {
                 // SAFETY: the C wrapper set `rma_ext` to the consumer's
                 // `rma_count` regions (or the provider's own copy),
                 // readable during the call.
-                rma_table = match unsafe { ffi::rma_table(x.rma_ext, n_rma) } {
+                rma_table = match unsafe { base::rma_table(x.rma_ext, n_rma) } {
                     Ok(t) => t,
                     Err(e) => return e as isize,
                 };
@@ -1112,7 +1113,7 @@ impl EpData {
             if op.inject {
                 // Copy now: the caller may reuse its buffer on return.
                 let l = len as usize;
-                let n = ffi::copy_from_segs(buf.segs(), &mut op.inline[..l]);
+                let n = base::copy_from_segs(buf.segs(), &mut op.inline[..l]);
                 buf.release();
                 if n != l {
                     op.inject = false;

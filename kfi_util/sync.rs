@@ -11,7 +11,7 @@
 //! without PREEMPT_RT come down to the exported `_raw_spin_lock_bh` and
 //! `_raw_spin_unlock_bh`, called here directly (one call less per lock
 //! and unlock, on the per-message path); on kernels that have them inline
-//! or are PREEMPT_RT, through wrappers in `kfi_tcp_glue.c`. It works with
+//! or are PREEMPT_RT, through wrappers in `kfi_util_glue.c`. It works with
 //! `CondVar`: waiting releases the lock with `spin_unlock_bh`, so the
 //! waiter sleeps with bottom halves enabled, and relocks with
 //! `spin_lock_bh`.
@@ -19,7 +19,7 @@
 //! Not for hard-interrupt context (nothing in the provider runs there).
 
 #[cfg(any(CONFIG_PREEMPT_RT, CONFIG_INLINE_SPIN_LOCK_BH, CONFIG_INLINE_SPIN_UNLOCK_BH))]
-use crate::ffi::sys;
+use super::sys;
 use kernel::bindings;
 use kernel::sync::lock::{Backend, Lock};
 
@@ -30,7 +30,7 @@ pub(crate) type SpinLockBh<T> = Lock<T, SpinLockBhBackend>;
 /// (one per call site) and the given name.
 macro_rules! new_spinlock_bh {
     ($inner:expr, $name:literal $(,)?) => {
-        $crate::sync::SpinLockBh::new($inner, kernel::c_str!($name), kernel::static_lock_class!())
+        $crate::util::sync::SpinLockBh::new($inner, kernel::c_str!($name), kernel::static_lock_class!())
     };
 }
 pub(crate) use new_spinlock_bh;
@@ -67,7 +67,7 @@ unsafe impl Backend for SpinLockBhBackend {
         // the glue's parameter is the same C type under bindgen's other
         // name.
         unsafe {
-            sys::kfi_tcp_glue_spin_lock_bh(ptr.cast())
+            sys::kfi_util_spin_lock_bh(ptr.cast())
         }
     }
 
@@ -82,7 +82,7 @@ unsafe impl Backend for SpinLockBhBackend {
         #[cfg(any(CONFIG_PREEMPT_RT, CONFIG_INLINE_SPIN_UNLOCK_BH))]
         // SAFETY: the caller owns the lock, taken by `lock` above.
         unsafe {
-            sys::kfi_tcp_glue_spin_unlock_bh(ptr.cast())
+            sys::kfi_util_spin_unlock_bh(ptr.cast())
         }
     }
 }

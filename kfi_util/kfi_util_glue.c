@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The provider toolkit's C side: wrappers of kernel inlines and macros the
+ * shared Rust code (kfi_util/) cannot call, and helpers on consumers'
+ * buffer lists. Compiled into each provider module through a one-line
+ * wrapper in the provider's directory (kfi_tcp/kfi_tcp_util.c), never
+ * exported: every provider has its own copy, its own workqueue
+ * (named after the module) and its own WARN prefix.
+ */
+#include <linux/bvec.h>
+#include <linux/module.h>
+#include <linux/workqueue.h>
+#include <linux/scatterlist.h>
+#include <linux/uio.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/cpumask.h>
+#include <linux/timer.h>
+
+#include "util_sys.h"
+#include "util_iter.h"
+
+static struct workqueue_struct *kfi_util_workqueue;
+
+/**
+ * kfi_util_wq_init() - Allocate the provider's workqueue.
+ *
+ * The provider's work items run there (kfi_tcp: connections and
+ * listeners; counters, CQ handler hops). WQ_MEM_RECLAIM: storage consumers may need
+ * their I/O to progress to free memory.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kfi_util_wq_init(void)
+{
+	kfi_util_workqueue = alloc_workqueue(KBUILD_MODNAME,
+					     WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	return kfi_util_workqueue ? 0 : -ENOMEM;
+}
+
+/** kfi_util_wq() - The provider's workqueue (after _wq_init()). */
+struct workqueue_struct *kfi_util_wq(void)
+{
+	return kfi_util_workqueue;
+}
+
+/** kfi_util_wq_exit() - Flush and free the provider's workqueue. */
+void kfi_util_wq_exit(void)
+{
+	destroy_workqueue(kfi_util_workqueue);
+}
+
+
+/*
+ * memalloc_noio scope of the provider's work items: consumers on the
+ * block-I/O reclaim path (storage clients) must not have their transfers
+ * wait on allocations that recurse into I/O.
+ */
+unsigned int kfi_util_noio_save(void)
+{
+	return memalloc_noio_save();
+}
+
+void kfi_util_noio_restore(unsigned int flags)
+{
+	memalloc_noio_restore(flags);
+}
+
+/* kmalloc'd copies for kfi_info fields (kfi_freeinfo kfree()s them). */
+char *kfi_util_strndup(const char *s, size_t len)
+{
+	return kstrndup(s, len, GFP_KERNEL);
+}
+
+void *kfi_util_memdup(const void *p, size_t len)
+{
+	return kmemdup(p, len, GFP_KERNEL);
+}
+
+struct module *kfi_util_this_module(void)
+{
+	return THIS_MODULE;
+}
+
+/**
+ * kfi_util_segs() - Describe a consumer's buffer list as segments.
+ * @type: Which kind of list @desc is.
+ * @desc: Array of @count kvecs, bio_vecs, or a scatterlist of @count
+ *	entries.
+ * @count: Number of entries.
+ * @out: Room for @count segments.
+ *
+ * Return: 0, or -EINVAL for an unknown type, a NULL list (with @count > 0),
+ * a kvec with a NULL base or a page-less bio_vec/scatterlist entry.
+ */
+int kfi_util_segs(enum kfi_iov_type type, const void *desc, size_t count,
+		  struct kfi_util_seg *out)
+{
+	const struct kvec *iov = desc;
+	const struct bio_vec *biov = desc;
+	struct scatterlist *sg;
+	size_t i;
+
+	if (!count)
+		return 0;
+	if (!desc)
+		return -EINVAL;
+	switch (type) {
+	case KFI_KVEC:
+		for (i = 0; i < count; i++) {
+			if (!iov[i].iov_base)
+				return -EINVAL;
+			out[i] = (struct kfi_util_seg){ .base = iov[i].iov_base,
+						       .len = iov[i].iov_len };
+		}
+		return 0;
+	case KFI_BVEC:
+		for (i = 0; i < count; i++) {
+			if (!biov[i].bv_page)
+				return -EINVAL;
+			out[i] = (struct kfi_util_seg){
+				.page = biov[i].bv_page,
+				.offset = biov[i].bv_offset,
+				.len = biov[i].bv_len };
+		}
+		return 0;
+	case KFI_SGL:
+		for_each_sg((struct scatterlist *)desc, sg, count, i) {
+			if (!sg_page(sg))
+				return -EINVAL;
+			out[i] = (struct kfi_util_seg){ .page = sg_page(sg),
+						       .offset = sg->offset,
+						       .len = sg->length };
+		}
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * kfi_util_segs_dup() - Describe a long buffer list in a new table.
+ * @type: Which kind of list @desc is (enum kfi_iov_type, or KFI_UTIL_SEGS
+ *	for an array of struct kfi_util_seg).
+ * @desc: The list, @count entries.
+ * @count: Number of entries (1 to KFI_UTIL_IOV_MAX).
+ * @out: The table, which belongs to the operation until
+ *	kfi_util_segs_free().
+ *
+ * For operations with more segments than a transfer description holds.
+ *
+ * Context: Any but hard interrupts (GFP_ATOMIC: posts may come from
+ * atomic context).
+ * Return: 0; -EINVAL for a bad list (as kfi_util_segs()) or count;
+ * -EAGAIN when no memory is available now (the caller retries).
+ */
+int kfi_util_segs_dup(int type, const void *desc, size_t count,
+		      struct kfi_util_seg **out)
+{
+	struct kfi_util_seg *t;
+	int ret;
+
+	*out = NULL;
+	if (!count || count > KFI_UTIL_IOV_MAX || !desc)
+		return -EINVAL;
+	t = kmalloc_array(count, sizeof(*t), GFP_ATOMIC | __GFP_NOWARN);
+	if (!t)
+		return -EAGAIN;
+	if (type == KFI_UTIL_SEGS) {
+		memcpy(t, desc, count * sizeof(*t));
+	} else {
+		ret = kfi_util_segs(type, desc, count, t);
+		if (ret) {
+			kfree(t);
+			return ret;
+		}
+	}
+	*out = t;
+	return 0;
+}
+
+/**
+ * kfi_util_rma_dup() - Copy a long list of remote regions.
+ * @src: The caller's regions.
+ * @count: Their number (1 to KFI_UTIL_IOV_MAX).
+ * @out: The copy, which belongs to the operation until
+ *	kfi_util_rma_free().
+ *
+ * Context: Any but hard interrupts.
+ * Return: 0, -EINVAL for a bad list, -EAGAIN when no memory is available
+ * now.
+ */
+int kfi_util_rma_dup(const struct kfi_rma_iov *src, size_t count,
+		     struct kfi_rma_iov **out)
+{
+	*out = NULL;
+	if (!src || !count || count > KFI_UTIL_IOV_MAX)
+		return -EINVAL;
+	*out = kmemdup_array(src, count, sizeof(*src),
+			     GFP_ATOMIC | __GFP_NOWARN);
+	return *out ? 0 : -EAGAIN;
+}
+
+/**
+ * kfi_util_rma_free() - Free a copy of kfi_util_rma_dup().
+ * @rma: The copy, or NULL.
+ *
+ * Context: Any but hard interrupts.
+ */
+void kfi_util_rma_free(struct kfi_rma_iov *rma)
+{
+	kfree(rma);
+}
+
+/**
+ * kfi_util_segs_free() - Free a table of kfi_util_segs_dup().
+ * @segs: The table, or NULL.
+ *
+ * Context: Any but hard interrupts.
+ */
+void kfi_util_segs_free(struct kfi_util_seg *segs)
+{
+	kfree(segs);
+}
+
+/**
+ * kfi_util_cpu_usable() - Check a CPU number given by a consumer.
+ * @cpu: The number, e.g. kfi_cq_attr.signaling_vector with KFI_AFFINITY.
+ *
+ * Return: true if @cpu is an online CPU (work can be queued on it).
+ */
+bool kfi_util_cpu_usable(int cpu)
+{
+	return cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu);
+}
+
+/**
+ * kfi_util_in_work_on() - Is the caller one of the provider's progress work
+ * items (a connection's, in kfi_tcp), running on @cpu and bound to it?
+ * @cpu: The CPU.
+ * @fn: The function of those work items (Rust's).
+ *
+ * A work item queued with queue_work_on() on the provider's (per-CPU)
+ * workqueue runs in a kworker bound to that CPU alone; a CQ with
+ * KFI_AFFINITY calls its completion handler directly only from such a
+ * work item of its CPU, and from its own work item otherwise (never from
+ * a consumer's call, which may hold locks its handler takes, nor from a
+ * handler).
+ *
+ * Return: true if so.
+ */
+bool kfi_util_in_work_on(int cpu, const void *fn)
+{
+	struct work_struct *w = current_work();
+
+	if (!w || (const void *)w->func != fn)
+		return false;
+	return current->nr_cpus_allowed == 1 && raw_smp_processor_id() == cpu;
+}
+
+/**
+ * kfi_util_spin_lock_bh() - spin_lock_bh() for the Rust side (kfi_util/sync.rs).
+ * @lock: An initialised spinlock.
+ *
+ * Used on kernels where spin_lock_bh() is not a call of the exported
+ * _raw_spin_lock_bh() (PREEMPT_RT, CONFIG_INLINE_SPIN_LOCK_BH); elsewhere
+ * sync.rs calls that directly.
+ *
+ * Context: Process or softirq context.
+ */
+void kfi_util_spin_lock_bh(spinlock_t *lock)
+{
+	spin_lock_bh(lock);
+}
+
+/**
+ * kfi_util_spin_unlock_bh() - spin_unlock_bh() for the Rust side.
+ * @lock: A spinlock taken with spin_lock_bh().
+ *
+ * Used where kfi_util_spin_lock_bh() is, or where spin_unlock_bh() is
+ * inlined (CONFIG_INLINE_SPIN_UNLOCK_BH).
+ */
+void kfi_util_spin_unlock_bh(spinlock_t *lock)
+{
+	spin_unlock_bh(lock);
+}
+
+/**
+ * struct kfi_util_dwork - A delayed work item calling back into Rust.
+ * @dw: The kernel's delayed work.
+ * @fn: Callback, run in process context on the provider's workqueue.
+ * @ctx: Its argument.
+ */
+struct kfi_util_dwork {
+	struct delayed_work dw;
+	void (*fn)(void *ctx);
+	void *ctx;
+};
+
+static void kfi_util_dwork_run(struct work_struct *w)
+{
+	struct kfi_util_dwork *d = container_of(to_delayed_work(w),
+					       struct kfi_util_dwork, dw);
+
+	d->fn(d->ctx);
+}
+
+/**
+ * kfi_util_dwork_alloc() - Allocate a delayed work item.
+ * @fn: Callback.
+ * @ctx: Its argument.
+ *
+ * Context: Process context; may sleep.
+ * Return: The item, or NULL without memory.
+ */
+struct kfi_util_dwork *kfi_util_dwork_alloc(void (*fn)(void *ctx), void *ctx)
+{
+	struct kfi_util_dwork *d = kzalloc(sizeof(*d), GFP_KERNEL);
+
+	if (!d)
+		return NULL;
+	INIT_DELAYED_WORK(&d->dw, kfi_util_dwork_run);
+	d->fn = fn;
+	d->ctx = ctx;
+	return d;
+}
+
+/**
+ * kfi_util_jiffies() - The jiffies counter.
+ *
+ * Return: jiffies.
+ */
+unsigned long kfi_util_jiffies(void)
+{
+	return jiffies;
+}
+
+/**
+ * kfi_util_dwork_queue() - Run the item after @delay jiffies (0: now).
+ * @d: The item.
+ * @delay: Delay; 0 also brings forward a pending delayed run.
+ *
+ * Context: Any context.
+ */
+void kfi_util_dwork_queue(struct kfi_util_dwork *d, unsigned long delay)
+{
+	if (delay)
+		queue_delayed_work(kfi_util_wq(), &d->dw, delay);
+	else
+		mod_delayed_work(kfi_util_wq(), &d->dw, 0);
+}
+
+/**
+ * kfi_util_dwork_queue_on() - Run the item now on @cpu.
+ * @d: The item.
+ * @cpu: An online CPU (if it goes offline, the item runs elsewhere).
+ *
+ * Does nothing if the item is pending already.
+ *
+ * Context: Any context.
+ */
+void kfi_util_dwork_queue_on(struct kfi_util_dwork *d, int cpu)
+{
+	queue_delayed_work_on(cpu, kfi_util_wq(), &d->dw, 0);
+}
+
+/**
+ * kfi_util_dwork_is_current() - Is the caller the item's callback?
+ * @d: The item.
+ *
+ * Return: true when called from the callback of @d.
+ */
+bool kfi_util_dwork_is_current(struct kfi_util_dwork *d)
+{
+	return current_work() == &d->dw.work;
+}
+
+/**
+ * kfi_util_dwork_cancel() - Cancel the item and wait for a running callback.
+ * @d: The item. It may be queued again afterwards.
+ *
+ * Context: Process context; sleeps.
+ */
+void kfi_util_dwork_cancel(struct kfi_util_dwork *d)
+{
+	cancel_delayed_work_sync(&d->dw);
+}
+
+/**
+ * kfi_util_dwork_free() - Cancel the item, wait for a running callback, free.
+ * @d: The item, or NULL. Nothing may queue it any more.
+ *
+ * Context: Process context; sleeps.
+ */
+void kfi_util_dwork_free(struct kfi_util_dwork *d)
+{
+	if (!d)
+		return;
+	cancel_delayed_work_sync(&d->dw);
+	kfree(d);
+}
+
+/**
+ * struct kfi_util_timer - A timer calling back into Rust.
+ * @t: The kernel's timer.
+ * @fn: Callback, run in softirq context (must not sleep).
+ * @ctx: Its argument.
+ */
+struct kfi_util_timer {
+	struct timer_list t;
+	void (*fn)(void *ctx);
+	void *ctx;
+};
+
+static void kfi_util_timer_run(struct timer_list *t)
+{
+	struct kfi_util_timer *k = from_timer(k, t, t);
+
+	k->fn(k->ctx);
+}
+
+/**
+ * kfi_util_timer_alloc() - Allocate a timer.
+ * @fn: Callback (softirq context).
+ * @ctx: Its argument.
+ *
+ * Context: Process context; may sleep.
+ * Return: The timer, not armed, or NULL without memory.
+ */
+struct kfi_util_timer *kfi_util_timer_alloc(void (*fn)(void *ctx), void *ctx)
+{
+	struct kfi_util_timer *k = kzalloc(sizeof(*k), GFP_KERNEL);
+
+	if (!k)
+		return NULL;
+	timer_setup(&k->t, kfi_util_timer_run, 0);
+	k->fn = fn;
+	k->ctx = ctx;
+	return k;
+}
+
+/**
+ * kfi_util_timer_set_ctx() - Set the callback's argument.
+ * @k: The timer, not armed yet.
+ * @ctx: The argument.
+ *
+ * Context: Any context.
+ */
+void kfi_util_timer_set_ctx(struct kfi_util_timer *k, void *ctx)
+{
+	k->ctx = ctx;
+}
+
+/**
+ * kfi_util_timer_arm() - Run the callback in @delay jiffies at the latest.
+ * @k: The timer.
+ * @delay: Delay from now.
+ *
+ * Arms the timer if it is not armed; an armed timer keeps its expiry if
+ * that is sooner (timer_reduce()), so that repeated calls never push the
+ * callback further away.
+ *
+ * Context: Any context but hard interrupts.
+ */
+void kfi_util_timer_arm(struct kfi_util_timer *k, unsigned long delay)
+{
+	timer_reduce(&k->t, jiffies + delay);
+}
+
+/**
+ * kfi_util_timer_cancel() - Disarm the timer and wait for a running callback.
+ * @k: The timer. It may be armed again afterwards.
+ *
+ * Context: Process context; do not hold what the callback takes.
+ */
+void kfi_util_timer_cancel(struct kfi_util_timer *k)
+{
+	timer_delete_sync(&k->t);
+}
+
+/**
+ * kfi_util_timer_free() - Shut the timer down, wait for its callback, free.
+ * @k: The timer, or NULL. Nothing may arm it any more.
+ *
+ * Context: Process context.
+ */
+void kfi_util_timer_free(struct kfi_util_timer *k)
+{
+	if (!k)
+		return;
+	timer_shutdown_sync(&k->t);
+	kfree(k);
+}
+
+/**
+ * kfi_util_warn() - Report a broken internal invariant.
+ * @what: What broke (a NUL-terminated string).
+ *
+ * A kernel WARNING with a backtrace, so that the test harness, which fails
+ * a run on any WARNING, cannot miss it. The Rust side calls it once per
+ * place (kfi_util/base.rs, warn_once!).
+ */
+void kfi_util_warn(const char *what)
+{
+	WARN(1, KBUILD_MODNAME ": broken invariant: %s\n", what);
+}
+
+/* Copies between @buf and the bytes of @segs after @skip, either way. */
+static size_t kfi_util_segs_copy(const struct kfi_util_seg *segs, int n,
+				 size_t skip, void *buf, size_t len, bool to_segs)
+{
+	struct kfi_util_vecs v __uninitialized;
+	struct iov_iter it;
+	size_t done = 0, total, got;
+
+	while (done < len) {
+		total = kfi_util_segs_iter(&it, to_segs ? ITER_DEST : ITER_SOURCE,
+					   &v, segs, n, skip + done, len - done);
+		if (!total)
+			break;
+		got = to_segs ? copy_to_iter((char *)buf + done, total, &it) :
+				copy_from_iter((char *)buf + done, total, &it);
+		done += got;
+		if (got < total)
+			break;
+	}
+	return done;
+}
+
+/**
+ * kfi_util_segs_copy_to() - Copy bytes into a list of segments.
+ * @segs: Destination segments.
+ * @n: Number of @segs.
+ * @skip: Bytes of @segs to leave before the copy.
+ * @src: Source (kernel virtual memory).
+ * @len: Bytes to copy.
+ *
+ * Used to deliver a message that arrived before its receive was posted.
+ *
+ * Context: Any context that may map pages (kmap_local).
+ * Return: Bytes copied (less than @len only if @segs are shorter).
+ */
+size_t kfi_util_segs_copy_to(const struct kfi_util_seg *segs, int n,
+			     size_t skip, const void *src, size_t len)
+{
+	return kfi_util_segs_copy(segs, n, skip, (void *)src, len, true);
+}
+
+/**
+ * kfi_util_segs_copy_from() - Copy bytes out of a list of segments.
+ * @segs: Source segments.
+ * @n: Number of @segs.
+ * @skip: Bytes of @segs to skip first.
+ * @dst: Destination (kernel virtual memory).
+ * @len: Bytes to copy.
+ *
+ * Used for inject calls, whose buffer is copied before the call returns.
+ *
+ * Context: Any context that may map pages (kmap_local); does not sleep.
+ * Return: Bytes copied (less than @len only if @segs are shorter).
+ */
+size_t kfi_util_segs_copy_from(const struct kfi_util_seg *segs, int n,
+			       size_t skip, void *dst, size_t len)
+{
+	return kfi_util_segs_copy(segs, n, skip, dst, len, false);
+}

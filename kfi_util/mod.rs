@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The provider toolkit: what every kfabric provider needs besides its
+//! transport, as shared source that each provider crate compiles (see
+//! Documentation/architecture.md, "Provider toolkit"). A provider mounts it
+//! at `crate::util`:
+//!
+//! ```ignore
+//! #[path = "../kfi_util/mod.rs"]
+//! mod util;
+//! ```
+//!
+//! and provides `crate::ffi::sys`, its bindgen module, generated from a
+//! header that includes `kfi_util/util_sys.h` (a name missing there fails
+//! to compile); its C side compiles `kfi_util_glue.c` through a one-line
+//! wrapper. Nothing here names a provider type.
+//!
+//! - `base`: RAII wrappers over kernel objects and small helpers;
+//! - `sync`: the `spin_lock_bh` lock and a try-only lock.
+
+pub(crate) use crate::ffi::sys;
+
+pub(crate) mod base;
+pub(crate) mod sync;
