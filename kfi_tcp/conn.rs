@@ -37,7 +37,7 @@
 //! (`Cq::socket_event`); nothing takes a socket's lock under a CQ's.
 
 use crate::util::base::{self, Timer};
-use crate::eq::Eq;
+use crate::util::eq::{CmEvents, Eq};
 use crate::xfer::EpData;
 use crate::ffi::{self, sys};
 use crate::pep::Pep;
@@ -48,7 +48,7 @@ use core::ffi::{c_int, c_void};
 use kernel::prelude::*;
 use crate::util::sync::{TryGuard, TryLock};
 use crate::cq::Cq;
-use core::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, Ordering};
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::workqueue::{Work, WorkItem};
 use kernel::{impl_has_work, new_mutex, new_spinlock, new_work};
@@ -89,10 +89,10 @@ pub(crate) enum Owner {
     None,
     /// A passive endpoint, until the request is reported.
     Pep(*const Pep),
-    /// An endpoint: its EQ, its fid and the consumer's context (from the
-    /// header), for `KFI_CONNECTED`/`KFI_SHUTDOWN` and errors; its data
-    /// queues; the EQ slots it holds for those events (`Eq::hold`).
-    Ep { eq: *const Eq, fid: *mut sys::kfid, data: *const EpData, held: *const AtomicUsize },
+    /// An endpoint: its EQ and its fid, for `KFI_CONNECTED`/`KFI_SHUTDOWN`
+    /// and errors, posted through its `CmEvents` (which hold EQ slots for
+    /// them); its data queues.
+    Ep { eq: *const Eq, fid: *mut sys::kfid, data: *const EpData, cm: *const CmEvents },
 }
 
 /// A control message on its way out.
@@ -715,24 +715,12 @@ impl Conn {
             self.data_on.store(false, Ordering::SeqCst);
         }
         self.sock.shutdown();
-        if let Owner::Ep { eq, fid, held, .. } = owner {
-            // SAFETY: an endpoint unbinds its EQ only after stopping us.
-            let eq = unsafe { &*eq };
-            // SAFETY: `fid` is the endpoint's header, alive likewise.
-            let context = unsafe { (*fid).context };
-            // SAFETY: all-zero is a valid error entry.
-            let mut e: sys::kfi_eq_err_entry = unsafe { core::mem::zeroed() };
-            e.fid = fid;
-            e.context = context;
-            e.err = -err;
-            e.prov_errno = -err;
-            if !data.is_empty() {
-                e.err_data = data.as_ptr() as *mut c_void;
-                e.err_data_size = data.len();
-            }
-            // SAFETY: the endpoint's counter, alive as its EQ binding.
-            let held = unsafe { &*held };
-            post_cm(eq, held, 0, true, bytes_of(&e));
+        if let Owner::Ep { eq, fid, cm, .. } = owner {
+            // SAFETY: an endpoint unbinds its EQ only after stopping us;
+            // its `CmEvents` and header live as long; `data` is the
+            // connection's copy of the peer's data, kept while the
+            // endpoint is open.
+            unsafe { (*cm).error(&*eq, fid, err, data) };
         }
     }
 
@@ -745,41 +733,12 @@ impl Conn {
     }
 }
 
-/// A value's bytes (for EQ entries, plain C structs).
-fn bytes_of<T>(v: &T) -> &[u8] {
-    // SAFETY: `v` is a live value of `size_of::<T>()` bytes; EQ entry
-    // structs have no padding the reader could misinterpret (it copies
-    // them back whole).
-    unsafe { core::slice::from_raw_parts((v as *const T).cast::<u8>(), core::mem::size_of::<T>()) }
-}
-
-/// Posts a connection event of an endpoint in one of the EQ slots it holds
-/// (taken at connect/accept: a full EQ never loses its `KFI_CONNECTED`,
-/// `KFI_SHUTDOWN` or error entry), or in a free one if it has none left.
-fn post_cm(eq: &Eq, held: &AtomicUsize, event: u32, error: bool, bytes: &[u8]) {
-    let mine = held.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok();
-    let r = if mine { eq.post_held(event, error, bytes) } else { eq.post(event, error, bytes) };
-    if r.is_err() && CM_LOST_WARN.allow() {
-        pr_warn!("kfi_tcp: a connection event was lost: EQ full\n");
-    }
-}
-
-/// Connection events lost (only beyond the slots an endpoint holds, which
-/// cover what one connection reports).
-static CM_LOST_WARN: base::WarnLimit = base::WarnLimit::new();
-
 /// Posts a CM event (`fid`, `info` NULL, `data`) on an endpoint owner's EQ.
 fn report_cm(owner: Owner, event: u32, data: &[u8]) {
-    if let Owner::Ep { eq, fid, held, .. } = owner {
-        let mut buf = [0u8; 16 + MAX_CM_DATA];
-        buf[..8].copy_from_slice(&(fid as usize as u64).to_ne_bytes());
-        let n = data.len().min(MAX_CM_DATA);
-        buf[16..16 + n].copy_from_slice(&data[..n]);
-        // SAFETY: an endpoint unbinds its EQ only after stopping us.
-        let eq = unsafe { &*eq };
-        // SAFETY: the endpoint's counter, alive as its EQ binding.
-        let held = unsafe { &*held };
-        post_cm(eq, held, event, false, &buf[..16 + n]);
+    if let Owner::Ep { eq, fid, cm, .. } = owner {
+        // SAFETY: an endpoint unbinds its EQ only after stopping us; its
+        // `CmEvents` lives as long.
+        unsafe { (*cm).report(&*eq, fid, event, data) };
     }
 }
 

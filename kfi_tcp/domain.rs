@@ -15,14 +15,15 @@
 
 use crate::util::base::{self, einval};
 use crate::fabric::Fabric;
+use crate::util::fid::DomainBase;
 use crate::ffi::{self, kfi_info, sys};
 use crate::logic::mr::KeyChooser;
 use crate::cntr::Cntr;
-use crate::eq::Eq;
+use crate::util::eq::Eq;
 use crate::mr::MrPtr;
 use crate::util::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_int, c_void};
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::bindings;
 use kernel::new_mutex;
 use kernel::prelude::*;
@@ -77,7 +78,9 @@ impl MrTable {
 #[pin_data]
 #[repr(C)]
 pub(crate) struct Domain {
-    dom: sys::kfid_domain,
+    /// Header and open children (memory regions, CQs, counters,
+    /// endpoints); first.
+    base: DomainBase,
     fabric: *mut Fabric,
     /// Keys are chosen by the provider (`KFI_MR_PROV_KEY` in the info the
     /// domain was opened with) rather than requested by the consumer.
@@ -85,8 +88,6 @@ pub(crate) struct Domain {
     /// The interface the domain was opened on (`domain_attr->name`);
     /// length 0: opened without a name, it serves every interface.
     iface: ([u8; IFNAMSIZ], usize),
-    /// Open children (memory regions, completion queues, endpoints).
-    children: AtomicUsize,
     #[pin]
     pub(crate) mrs: Mutex<MrTable>,
     /// Open counters (addresses), for cancelling triggered operations by
@@ -99,6 +100,8 @@ pub(crate) struct Domain {
     /// EQ open until the domain closes.
     mr_eq: AtomicPtr<Eq>,
 }
+
+const _: () = assert!(core::mem::offset_of!(Domain, base) == 0);
 
 /// Longest interface name, with its NUL (`IFNAMSIZ`).
 const IFNAMSIZ: usize = 16;
@@ -161,7 +164,7 @@ impl Domain {
     /// (our domain and MR ops tables only pass those).
     pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Domain {
         // SAFETY: the fid is the first field of the header, itself first.
-        unsafe { &*kernel::container_of!(fid, Domain, dom.fid) }
+        unsafe { &*kernel::container_of!(fid, Domain, base.dom.fid) }
     }
 
     /// The interface the domain was opened on; `None` if it was opened
@@ -187,12 +190,12 @@ impl Domain {
 
     /// Counts a new child.
     pub(crate) fn child_opened(&self) {
-        self.children.fetch_add(1, Ordering::AcqRel);
+        self.base.children.opened();
     }
 
     /// Uncounts a closed child.
     pub(crate) fn child_closed(&self) {
-        self.children.fetch_sub(1, Ordering::AcqRel);
+        self.base.children.closed();
     }
 
     /// Lists a new counter (process context).
@@ -294,12 +297,10 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
     // SAFETY: only our fabric ops table reaches this function.
     let f = unsafe { Fabric::from_header(fabric) };
     let init = pin_init!(Domain {
-        // SAFETY: all-zero is a valid header; filled in below.
-        dom: unsafe { core::mem::zeroed() },
+        base: DomainBase::new(),
         fabric: f,
         prov_key,
         iface,
-        children: AtomicUsize::new(0),
         mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),
         cntrs <- new_spinlock_bh!(KVec::new(), "kfi_tcp_dom_cntrs"),
         mr_eq: AtomicPtr::new(core::ptr::null_mut()),
@@ -314,9 +315,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
     // SAFETY: `f` is live (the consumer holds it open while calling us);
     // `d` is our fresh object.
     unsafe {
-        Fabric::child_opened(f);
-        sys::kfi_tcp_glue_domain_init(&mut (*d).dom, context);
-        *dom = &mut (*d).dom;
+        Fabric::children(f).opened();
+        sys::kfi_tcp_glue_domain_init(&mut (*d).base.dom, context);
+        *dom = &mut (*d).base.dom;
     }
     0
 }
@@ -352,7 +353,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_bind(fid: *mut sys::kfid, bfid: *
 pub(crate) unsafe extern "C" fn kfi_tcp_domain_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: only installed on our domains.
     let d = unsafe { Domain::from_fid(fid) };
-    if d.children.load(Ordering::Acquire) != 0 {
+    if d.base.children.busy() {
         return base::neg(bindings::EBUSY);
     }
     if let Some(eq) = d.mr_eq() {
@@ -363,6 +364,6 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_close(fid: *mut sys::kfid) -> c_i
     // refers to it; the consumer gave up its pointer by closing.
     let d = unsafe { KBox::from_raw(d) };
     // SAFETY: the fabric cannot be freed while this domain is counted.
-    unsafe { Fabric::child_closed(d.fabric) };
+    unsafe { Fabric::children(d.fabric).closed() };
     0
 }

@@ -22,7 +22,7 @@ use crate::cntr::Cntr;
 use crate::conn::{Conn, Owner};
 use crate::cq::Cq;
 use crate::domain::Domain;
-use crate::eq::Eq;
+use crate::util::eq::{CmEvents, Eq};
 use crate::fabric::Fabric;
 use crate::ffi::{self, kfi_info, sys};
 use crate::pep::ConnReq;
@@ -71,10 +71,10 @@ pub(crate) struct Ep {
     data: EpData,
     /// Open aliases (`kfi_ep_alias`); the endpoint cannot close while any is.
     aliases: core::sync::atomic::AtomicUsize,
-    /// Slots of its EQ held for its connection events (`Eq::hold`, taken
-    /// at connect or accept: a `KFI_CONNECTED` or error, then a
+    /// Its connection events, with the EQ slots held for them (taken at
+    /// connect or accept: a `KFI_CONNECTED` or error, then a
     /// `KFI_SHUTDOWN`), given back at close when unused.
-    cm_held: core::sync::atomic::AtomicUsize,
+    cm: CmEvents,
 }
 
 /// EQ slots an endpoint holds for the events of its connection.
@@ -142,29 +142,21 @@ impl Ep {
     }
 
     fn owner(&self, eq: *const Eq) -> Owner {
-        Owner::Ep { eq, fid: &self.ep.fid as *const sys::kfid as *mut sys::kfid, data: &self.data, held: &self.cm_held }
+        Owner::Ep { eq, fid: &self.ep.fid as *const sys::kfid as *mut sys::kfid, data: &self.data, cm: &self.cm }
     }
 
     /// Holds the EQ slots of the connection's events (connect, accept):
-    /// -EAGAIN when the EQ has no room for them (the consumer reads it and
-    /// retries), rather than an event lost later.
+    /// -EAGAIN when the EQ has no room for them.
     fn hold_cm(&self, eq: *const Eq) -> core::result::Result<(), c_int> {
         // SAFETY: bound, hence open.
-        if !unsafe { &*eq }.hold(CM_EVENTS) {
-            return Err(base::neg(bindings::EAGAIN));
-        }
-        self.cm_held.fetch_add(CM_EVENTS, core::sync::atomic::Ordering::AcqRel);
-        Ok(())
+        self.cm.hold(unsafe { &*eq }, CM_EVENTS)
     }
 
     /// Gives back the held slots not used (a failed connect or accept, the
     /// close).
     fn unhold_cm(&self, eq: *const Eq) {
-        let n = self.cm_held.swap(0, core::sync::atomic::Ordering::AcqRel);
-        if n > 0 {
-            // SAFETY: bound, hence open.
-            unsafe { &*eq }.unhold(n);
-        }
+        // SAFETY: bound, hence open.
+        self.cm.unhold(unsafe { &*eq })
     }
 
     /// The connection, if connected (or connecting).
@@ -238,7 +230,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         inner <- new_mutex!(EpInner { eq: None, tx_cq: None, rx_cq: None, cntrs: Cntrs::default(), enabled: false, conn: None }, "kfi_tcp_ep"),
         data <- EpData::new(),
         aliases: core::sync::atomic::AtomicUsize::new(0),
-        cm_held: core::sync::atomic::AtomicUsize::new(0),
+        cm: CmEvents::new(),
     });
     let Ok(b) = KBox::pin_init(init, GFP_KERNEL) else {
         return base::neg(bindings::ENOMEM);

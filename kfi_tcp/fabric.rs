@@ -13,29 +13,28 @@ use crate::util::base;
 use crate::ffi::sys;
 use core::ffi::{c_int, c_void};
 use core::ptr;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use crate::util::fid::{ChildCount, FabricBase};
 use kernel::bindings;
 use kernel::prelude::*;
 
 /// A fabric: the consumer sees `fab`.
 #[repr(C)]
 pub(crate) struct Fabric {
-    fab: sys::kfid_fabric,
+    /// Header and open children (domains, passive endpoints, EQs); first.
+    base: FabricBase,
     /// The network namespace, referenced (`get_net`) for the fabric's life.
     net: *mut c_void,
-    /// Open domains and event queues of this fabric.
-    children: AtomicUsize,
 }
+
+const _: () = assert!(core::mem::offset_of!(Fabric, base) == 0);
 
 impl Fabric {
     /// Allocates a fabric in the caller's namespace; returns its header.
     pub(crate) fn open(context: *mut c_void) -> Result<*mut sys::kfid_fabric> {
         let f = KBox::new(
             Fabric {
-                // SAFETY: all-zero is a valid header; filled in below.
-                fab: unsafe { core::mem::zeroed() },
+                base: FabricBase::new(),
                 net: ptr::null_mut(),
-                children: AtomicUsize::new(0),
             },
             GFP_KERNEL,
         )?;
@@ -44,8 +43,8 @@ impl Fabric {
         // with this provider's ops tables and takes a namespace reference.
         unsafe {
             (*f).net = sys::kfi_tcp_glue_get_net();
-            sys::kfi_tcp_glue_fabric_init(&mut (*f).fab, context);
-            Ok(&mut (*f).fab)
+            sys::kfi_tcp_glue_fabric_init(&mut (*f).base.fab, context);
+            Ok(&mut (*f).base.fab)
         }
     }
 
@@ -55,8 +54,9 @@ impl Fabric {
     /// `fab` is the header of a live fabric made by [`Fabric::open`] (our
     /// fabric ops table only ever passes those).
     pub(crate) unsafe fn from_header(fab: *mut sys::kfid_fabric) -> *mut Fabric {
-        // SAFETY: the header is the first field of `Fabric`.
-        unsafe { kernel::container_of!(fab, Fabric, fab) as *mut Fabric }
+        // SAFETY: the header is the first field of the base, itself the
+        // first field of `Fabric`.
+        unsafe { kernel::container_of!(fab, Fabric, base) as *mut Fabric }
     }
 
     /// The header of a fabric (what the consumer holds).
@@ -65,7 +65,7 @@ impl Fabric {
     /// `f` is a live fabric.
     pub(crate) unsafe fn header(f: *mut Fabric) -> *mut sys::kfid_fabric {
         // SAFETY: live by the caller's contract; no reference is formed.
-        unsafe { core::ptr::addr_of_mut!((*f).fab) }
+        unsafe { core::ptr::addr_of_mut!((*f).base.fab) }
     }
 
     /// The fabric's network namespace (referenced for its life).
@@ -77,22 +77,14 @@ impl Fabric {
         unsafe { (*f).net }
     }
 
-    /// Counts a new domain or EQ of `f`.
+    /// The count of `f`'s open children (domains, passive endpoints,
+    /// EQs), which keeps it from closing.
     ///
     /// # Safety
-    /// `f` is a live fabric.
-    pub(crate) unsafe fn child_opened(f: *mut Fabric) {
+    /// `f` is a live fabric; the count is used while it is.
+    pub(crate) unsafe fn children<'a>(f: *mut Fabric) -> &'a ChildCount {
         // SAFETY: live by the caller's contract.
-        unsafe { (*f).children.fetch_add(1, Ordering::AcqRel) };
-    }
-
-    /// Uncounts a closed domain or EQ of `f`.
-    ///
-    /// # Safety
-    /// `f` is a live fabric with a child counted by `child_opened`.
-    pub(crate) unsafe fn child_closed(f: *mut Fabric) {
-        // SAFETY: live while the child was counted.
-        unsafe { (*f).children.fetch_sub(1, Ordering::AcqRel) };
+        unsafe { &(*f).base.children }
     }
 }
 
@@ -101,9 +93,9 @@ impl Fabric {
 pub(crate) unsafe extern "C" fn kfi_tcp_fabric_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: this close is only installed on fabrics made by
     // `Fabric::open`, whose header starts with this fid.
-    let f = unsafe { kernel::container_of!(fid, Fabric, fab.fid) as *mut Fabric };
+    let f = unsafe { kernel::container_of!(fid, Fabric, base.fab.fid) as *mut Fabric };
     // SAFETY: `f` is live until freed below.
-    if unsafe { (*f).children.load(Ordering::Acquire) } != 0 {
+    if unsafe { (*f).base.children.busy() } {
         return base::neg(bindings::EBUSY);
     }
     // SAFETY: allocated by `open` with KBox; no domain refers to it any

@@ -132,7 +132,7 @@ static struct kfi_ops_fabric kfi_tcp_fabric_ops = {
 	.size = sizeof(struct kfi_ops_fabric),
 	.domain = kfi_tcp_fabric_domain,
 	.passive_ep = kfi_tcp_fabric_passive_ep,
-	.eq_open = kfi_tcp_fabric_eq_open,
+	.eq_open = kfi_util_fabric_eq_open,
 	.wait_open = kfi_no_wait_open,
 };
 
@@ -294,50 +294,6 @@ void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context)
 	domain->fid.ops = &kfi_tcp_domain_fid_ops;
 	domain->ops = &kfi_tcp_domain_ops;
 	domain->mr = &kfi_tcp_mr_ops;
-}
-
-static struct kfi_ops kfi_tcp_eq_fid_ops = {
-	.size = sizeof(struct kfi_ops),
-	.close = kfi_tcp_eq_close,
-	.bind = kfi_no_bind,
-	.control = kfi_no_control,
-	.ops_open = kfi_no_ops_open,
-};
-
-static struct kfi_ops_eq kfi_tcp_eq_ops = {
-	.size = sizeof(struct kfi_ops_eq),
-	.read = kfi_tcp_eq_read,
-	.readerr = kfi_tcp_eq_readerr,
-	.write = kfi_tcp_eq_write,
-	.sread = kfi_tcp_eq_sread,
-	.strerror = kfi_tcp_eq_strerror,
-};
-
-/**
- * kfi_tcp_glue_eq_init() - Fill the kfabric header of a new event queue.
- * @eq: The embedded struct kfid_eq of the provider's EQ object.
- * @context: The consumer's context.
- * @handler: The consumer's event handler, or NULL.
- */
-void kfi_tcp_glue_eq_init(struct kfid_eq *eq, void *context,
-			  kfi_event_handler handler)
-{
-	eq->fid.fclass = KFI_CLASS_EQ;
-	eq->fid.context = context;
-	eq->fid.ops = &kfi_tcp_eq_fid_ops;
-	eq->ops = &kfi_tcp_eq_ops;
-	eq->event_handler = handler;
-}
-
-/**
- * kfi_tcp_glue_is_eq() - Tell whether an object is an EQ of this provider.
- * @fid: A valid object header, e.g. as given to kfi_domain_bind().
- *
- * Return: true if @fid is the header of an EQ made by kfi_tcp_glue_eq_init().
- */
-bool kfi_tcp_glue_is_eq(const struct kfid *fid)
-{
-	return fid->fclass == KFI_CLASS_EQ && fid->ops == &kfi_tcp_eq_fid_ops;
 }
 
 /*

@@ -31,7 +31,6 @@ mod conn;
 mod cq;
 mod domain;
 mod ep;
-mod eq;
 mod fabric;
 mod ffi;
 mod mr;
@@ -58,14 +57,9 @@ mod logic {
     pub mod writer;
     #[path = "../logic/plan.rs"]
     pub mod plan;
-    #[path = "../../kfi_util/logic/eq.rs"]
-    pub mod eq;
-    #[path = "../../kfi_util/logic/cq.rs"]
-    pub mod cq;
+    pub use crate::util::logic::{cq, xfer};
     #[path = "../logic/mr.rs"]
     pub mod mr;
-    #[path = "../../kfi_util/logic/xfer.rs"]
-    pub mod xfer;
     #[path = "../logic/xfer_tcp.rs"]
     pub mod xfer_tcp;
     #[path = "../../kfi_trigger/engine.rs"]

@@ -20,7 +20,7 @@
 
 use crate::util::base::{self, einval};
 use crate::conn::Conn;
-use crate::eq::Eq;
+use crate::util::eq::Eq;
 use crate::fabric::Fabric;
 use crate::ffi::{self, kfi_info, sys};
 use crate::sock::{self, Sock, SockAddr};
@@ -344,7 +344,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_passive_ep(
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
     // SAFETY: `f` is live; `p` is our fresh object.
     unsafe {
-        Fabric::child_opened(f);
+        Fabric::children(f).opened();
         sys::kfi_tcp_glue_pep_init(&mut (*p).pep, context);
         *pep = &mut (*p).pep;
     }
@@ -519,6 +519,6 @@ pub(crate) unsafe extern "C" fn kfi_tcp_pep_close(fid: *mut sys::kfid) -> c_int 
     // it any more; the consumer gave up its pointer.
     drop(unsafe { KBox::from_raw(p as *const Pep as *mut Pep) });
     // SAFETY: the fabric outlives its counted children.
-    unsafe { Fabric::child_closed(f) };
+    unsafe { Fabric::children(f).closed() };
     0
 }

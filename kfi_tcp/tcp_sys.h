@@ -50,15 +50,12 @@ int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
 void kfi_tcp_glue_mr_init(struct kfid_mr *mr, void *context);
 void kfi_tcp_glue_fabric_init(struct kfid_fabric *fabric, void *context);
 void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
-void kfi_tcp_glue_eq_init(struct kfid_eq *eq, void *context,
-			  kfi_event_handler handler);
 void kfi_tcp_glue_pep_init(struct kfid_pep *pep, void *context);
 void kfi_tcp_glue_connreq_init(struct kfid *fid);
 void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context);
 void kfi_tcp_glue_cq_init(struct kfid_cq *cq, void *context,
 			  kfi_comp_handler handler);
 bool kfi_tcp_glue_is_cq(const struct kfid *fid);
-bool kfi_tcp_glue_is_eq(const struct kfid *fid);
 void kfi_tcp_glue_cntr_init(struct kfid_cntr *cntr, void *context);
 bool kfi_tcp_glue_is_cntr(const struct kfid *fid);
 bool kfi_tcp_glue_is_ep(const struct kfid *fid);
@@ -223,20 +220,6 @@ int kfi_tcp_mr_regattr(struct kfid *fid, const struct kfi_mr_attr *attr,
 int kfi_tcp_mr_close(struct kfid *fid);
 int kfi_tcp_mr_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
 int kfi_tcp_mr_control(struct kfid *fid, int command, void *arg);
-int kfi_tcp_fabric_eq_open(struct kfid_fabric *fabric, struct kfi_eq_attr *attr,
-			   struct kfid_eq **eq, kfi_event_handler handler,
-			   void *context);
-int kfi_tcp_eq_close(struct kfid *fid);
-ssize_t kfi_tcp_eq_read(struct kfid_eq *eq, uint32_t *event, void *buf,
-			size_t len, uint64_t flags);
-ssize_t kfi_tcp_eq_readerr(struct kfid_eq *eq, struct kfi_eq_err_entry *buf,
-			   uint64_t flags);
-ssize_t kfi_tcp_eq_write(struct kfid_eq *eq, uint32_t event, const void *buf,
-			 size_t len, uint64_t flags);
-ssize_t kfi_tcp_eq_sread(struct kfid_eq *eq, uint32_t *event, void *buf,
-			 size_t len, int timeout, uint64_t flags);
-const char *kfi_tcp_eq_strerror(struct kfid_eq *eq, int prov_errno,
-				const void *err_data, char *buf, size_t len);
 int kfi_tcp_fabric_passive_ep(struct kfid_fabric *fabric,
 			      struct kfi_info *info, struct kfid_pep **pep,
 			      void *context);

@@ -20,6 +20,7 @@
 #include <linux/cpumask.h>
 #include <linux/timer.h>
 
+#include <kfi_enosys.h>
 #include "util_sys.h"
 #include "util_iter.h"
 
@@ -566,4 +567,49 @@ size_t kfi_util_segs_copy_from(const struct kfi_util_seg *segs, int n,
 			       size_t skip, void *dst, size_t len)
 {
 	return kfi_util_segs_copy(segs, n, skip, dst, len, false);
+}
+
+/* Event queues (kfi_util/eq.rs). */
+static struct kfi_ops kfi_util_eq_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_util_eq_close,
+	.bind = kfi_no_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_eq kfi_util_eq_ops = {
+	.size = sizeof(struct kfi_ops_eq),
+	.read = kfi_util_eq_read,
+	.readerr = kfi_util_eq_readerr,
+	.write = kfi_util_eq_write,
+	.sread = kfi_util_eq_sread,
+	.strerror = kfi_util_eq_strerror,
+};
+
+/**
+ * kfi_util_eq_init() - Fill the kfabric header of a new event queue.
+ * @eq: The embedded struct kfid_eq of the EQ object (kfi_util/eq.rs).
+ * @context: The consumer's context.
+ * @handler: The consumer's event handler, or NULL.
+ */
+void kfi_util_eq_init(struct kfid_eq *eq, void *context,
+		      kfi_event_handler handler)
+{
+	eq->fid.fclass = KFI_CLASS_EQ;
+	eq->fid.context = context;
+	eq->fid.ops = &kfi_util_eq_fid_ops;
+	eq->ops = &kfi_util_eq_ops;
+	eq->event_handler = handler;
+}
+
+/**
+ * kfi_util_is_eq() - Tell whether an object is an EQ of this provider.
+ * @fid: A valid object header, e.g. as given to kfi_domain_bind().
+ *
+ * Return: true if @fid is the header of an EQ made by kfi_util_eq_init().
+ */
+bool kfi_util_is_eq(const struct kfid *fid)
+{
+	return fid->fclass == KFI_CLASS_EQ && fid->ops == &kfi_util_eq_fid_ops;
 }

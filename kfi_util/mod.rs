@@ -15,9 +15,25 @@
 //! wrapper. Nothing here names a provider type.
 //!
 //! - `base`: RAII wrappers over kernel objects and small helpers;
-//! - `sync`: the `spin_lock_bh` lock and a try-only lock.
+//! - `sync`: the `spin_lock_bh` lock and a try-only lock;
+//! - `eq`: the event queue;
+//! - `logic`: kernel-independent rules (also the host crate
+//!   `kfi-util-logic`);
+//! - `fid`: child counting, and the fabric and domain bases a provider's
+//!   fabric and domain embed.
 
 pub(crate) use crate::ffi::sys;
 
 pub(crate) mod base;
+pub(crate) mod eq;
+pub(crate) mod fid;
 pub(crate) mod sync;
+
+// Kernel-independent rules, shared with the host crate kfi-util-logic;
+// some helpers are used only by host tests.
+#[allow(dead_code, unreachable_pub)]
+pub(crate) mod logic {
+    pub mod cq;
+    pub mod eq;
+    pub mod xfer;
+}

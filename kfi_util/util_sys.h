@@ -15,6 +15,7 @@
 #include <kfabric.h>
 #include <kfi_domain.h>
 #include <kfi_rma.h>
+#include <kfi_eq.h>
 
 /**
  * struct kfi_util_seg - One segment of a buffer or a registered memory region.
@@ -87,5 +88,24 @@ void kfi_util_noio_restore(unsigned int flags);
 struct module *kfi_util_this_module(void);
 char *kfi_util_strndup(const char *s, size_t len);
 void *kfi_util_memdup(const void *p, size_t len);
+
+/* Event queues: the ops table and what it calls (kfi_util/eq.rs). */
+void kfi_util_eq_init(struct kfid_eq *eq, void *context,
+		      kfi_event_handler handler);
+bool kfi_util_is_eq(const struct kfid *fid);
+int kfi_util_fabric_eq_open(struct kfid_fabric *fabric,
+			    struct kfi_eq_attr *attr, struct kfid_eq **eq,
+			    kfi_event_handler handler, void *context);
+int kfi_util_eq_close(struct kfid *fid);
+ssize_t kfi_util_eq_read(struct kfid_eq *eq, uint32_t *event, void *buf,
+			 size_t len, uint64_t flags);
+ssize_t kfi_util_eq_readerr(struct kfid_eq *eq, struct kfi_eq_err_entry *buf,
+			    uint64_t flags);
+ssize_t kfi_util_eq_write(struct kfid_eq *eq, uint32_t event,
+			  const void *buf, size_t len, uint64_t flags);
+ssize_t kfi_util_eq_sread(struct kfid_eq *eq, uint32_t *event, void *buf,
+			  size_t len, int timeout, uint64_t flags);
+const char *kfi_util_eq_strerror(struct kfid_eq *eq, int prov_errno,
+				 const void *err_data, char *buf, size_t len);
 
 #endif

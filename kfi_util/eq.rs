@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The event queue (`kfi_eq_open` on a fabric).
+//! The event queue (`kfi_eq_open` on a fabric), the same for every
+//! provider: the provider's fabric ops table points `eq_open` at
+//! `kfi_util_fabric_eq_open`, and its fabric embeds
+//! [`FabricBase`](super::fid::FabricBase), whose child count the EQ holds.
 //!
 //! Entries live in a ring of fixed-size slots allocated at open
 //! (`logic::eq`), so posting an event never allocates. The ring is
@@ -13,15 +16,15 @@
 //! ([`Eq::reserve`]): memory registration reserves its `KFI_MR_COMPLETE`
 //! slot before it registers anything, so that the event is never lost.
 
-use crate::util::base::{self, einval};
-use crate::fabric::Fabric;
-use crate::ffi::sys;
-use crate::logic::eq::{PushError, ReadError, Ring, Slot, SLOT_BYTES};
+use super::base::{self, einval};
+use super::fid::{ChildCount, FabricBase};
+use super::logic::eq::{PushError, ReadError, Ring, Slot, SLOT_BYTES};
+use super::sys;
 use core::ffi::{c_char, c_int, c_void};
 use kernel::bindings;
 use kernel::prelude::*;
 use core::sync::atomic::{AtomicUsize, Ordering};
-use crate::util::sync::{new_spinlock_bh, SpinLockBh};
+use super::sync::{new_spinlock_bh, SpinLockBh};
 use kernel::new_condvar;
 use kernel::sync::CondVar;
 
@@ -30,14 +33,16 @@ const DEFAULT_SIZE: usize = 256;
 const MAX_SIZE: usize = 4096;
 
 /// Slot storage for the ring.
-pub(crate) type Slots = crate::util::base::Storage<Slot>;
+pub(crate) type Slots = base::Storage<Slot>;
 
 /// An event queue: the consumer sees `eq`.
 #[pin_data]
 #[repr(C)]
 pub(crate) struct Eq {
     eq: sys::kfid_eq,
-    fabric: *mut Fabric,
+    /// The fabric's count of open children, which counts this EQ (so the
+    /// fabric, and the count, outlive it).
+    parent: *const ChildCount,
     #[pin]
     ring: SpinLockBh<Ring<Slots>>,
     #[pin]
@@ -82,7 +87,7 @@ impl Eq {
     /// `fid` is NULL or points to a valid `kfid`.
     pub(crate) unsafe fn is_eq(fid: *const sys::kfid) -> bool {
         // SAFETY: non-NULL and valid by the caller's contract.
-        !fid.is_null() && unsafe { sys::kfi_tcp_glue_is_eq(fid) }
+        !fid.is_null() && unsafe { sys::kfi_util_is_eq(fid) }
     }
 
     /// Counts a binding (an endpoint will post to this EQ).
@@ -224,7 +229,7 @@ impl Drop for Reserved<'_> {
 
 /// `eq_open` of a fabric.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
+pub(crate) unsafe extern "C" fn kfi_util_fabric_eq_open(
     fabric: *mut sys::kfid_fabric,
     attr: *mut sys::kfi_eq_attr,
     eq: *mut *mut sys::kfid_eq,
@@ -250,14 +255,15 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
     let Ok(slots) = KVVec::from_elem(Slot::default(), size, GFP_KERNEL | __GFP_NOWARN) else {
         return base::neg(bindings::ENOMEM);
     };
-    // SAFETY: `fabric` is one of our fabrics (our ops table called us).
-    let f = unsafe { Fabric::from_header(fabric) };
+    // SAFETY: `fabric` is one of the provider's fabrics (only its ops
+    // table calls us), which embed the base first.
+    let children = unsafe { &FabricBase::from_header(fabric).children };
     let init = pin_init!(Eq {
         // SAFETY: all-zero is a valid header; filled in below.
         eq: unsafe { core::mem::zeroed() },
-        fabric: f,
-        ring <- new_spinlock_bh!(Ring::new(crate::util::base::Storage(slots)), "kfi_tcp_eq"),
-        wait <- new_condvar!("kfi_tcp_eq_wait"),
+        parent: children,
+        ring <- new_spinlock_bh!(Ring::new(base::Storage(slots)), "kfi_util_eq"),
+        wait <- new_condvar!("kfi_util_eq_wait"),
         binds: AtomicUsize::new(0),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
@@ -265,12 +271,12 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
         Err(_) => return base::neg(bindings::ENOMEM),
     };
     // SAFETY: the object stays pinned: it is only ever freed in place by
-    // `kfi_tcp_eq_close`, never moved.
+    // `kfi_util_eq_close`, never moved.
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
-    // SAFETY: `p` is our fresh object and `f` a live fabric.
+    children.opened();
+    // SAFETY: `p` is our fresh object.
     unsafe {
-        Fabric::child_opened(f);
-        sys::kfi_tcp_glue_eq_init(&mut (*p).eq, context, handler);
+        sys::kfi_util_eq_init(&mut (*p).eq, context, handler);
         *eq = &mut (*p).eq;
     }
     0
@@ -278,22 +284,24 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_eq_open(
 
 /// `close` of an event queue: -EBUSY while an endpoint is bound to it.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_eq_close(fid: *mut sys::kfid) -> c_int {
+pub(crate) unsafe extern "C" fn kfi_util_eq_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: only installed on our EQs.
     if unsafe { Eq::from_fid(fid) }.binds.load(Ordering::Acquire) != 0 {
         return base::neg(bindings::EBUSY);
     }
-    // SAFETY: only installed on EQs made by `kfi_tcp_fabric_eq_open`; the
-    // header starts with this fid. The consumer gave up its pointer.
+    // SAFETY: only installed on EQs made by `kfi_util_fabric_eq_open`;
+    // the header starts with this fid. The consumer gave up its pointer.
     let e = unsafe { KBox::from_raw(kernel::container_of!(fid, Eq, eq.fid) as *mut Eq) };
+    let parent = e.parent;
+    drop(e);
     // SAFETY: the fabric outlives its counted children.
-    unsafe { Fabric::child_closed(e.fabric) };
+    unsafe { (*parent).closed() };
     0
 }
 
 /// `read` of an event queue.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_eq_read(
+pub(crate) unsafe extern "C" fn kfi_util_eq_read(
     eq: *mut sys::kfid_eq,
     event: *mut u32,
     buf: *mut c_void,
@@ -304,13 +312,13 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_read(
         Ok(p) => p,
         Err(e) => return e as isize,
     };
-    // SAFETY: our ops table calls us with our EQ.
+    // SAFETY: the EQ ops table calls us with one of its EQs.
     unsafe { Eq::from_header(eq) }.read(event, buf, len, peek)
 }
 
 /// `readerr` of an event queue: the head error entry, if any.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_eq_readerr(
+pub(crate) unsafe extern "C" fn kfi_util_eq_readerr(
     eq: *mut sys::kfid_eq,
     buf: *mut sys::kfi_eq_err_entry,
     flags: u64,
@@ -325,7 +333,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_readerr(
     let len = core::mem::size_of::<sys::kfi_eq_err_entry>();
     // SAFETY: the consumer passes a writable error entry.
     let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
-    // SAFETY: our ops table calls us with our EQ.
+    // SAFETY: the EQ ops table calls us with one of its EQs.
     match unsafe { Eq::from_header(eq) }.ring.lock().read_err(out, peek) {
         Ok(n) => n as isize,
         Err(e) => e.errno(),
@@ -334,7 +342,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_readerr(
 
 /// `write` of an event queue: the consumer queues its own event.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_eq_write(
+pub(crate) unsafe extern "C" fn kfi_util_eq_write(
     eq: *mut sys::kfid_eq,
     event: u32,
     buf: *const c_void,
@@ -350,7 +358,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_write(
         // SAFETY: readable for `len` bytes by the API contract.
         unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), len) }
     };
-    // SAFETY: our ops table calls us with our EQ.
+    // SAFETY: the EQ ops table calls us with one of its EQs.
     match unsafe { Eq::from_header(eq) }.post(event, false, bytes) {
         Ok(()) => len as isize,
         Err(PushError::Full) => base::neg(bindings::EAGAIN) as isize,
@@ -361,7 +369,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_write(
 /// `sread` of an event queue: waits up to `timeout` ms (negative: for
 /// ever) for an entry. -EAGAIN on timeout, -EINTR on a signal.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_eq_sread(
+pub(crate) unsafe extern "C" fn kfi_util_eq_sread(
     eq: *mut sys::kfid_eq,
     event: *mut u32,
     buf: *mut c_void,
@@ -373,7 +381,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_sread(
         Ok(p) => p,
         Err(e) => return e as isize,
     };
-    // SAFETY: our ops table calls us with our EQ.
+    // SAFETY: the EQ ops table calls us with one of its EQs.
     let e = unsafe { Eq::from_header(eq) };
     let mut left = if timeout < 0 {
         kernel::time::Jiffies::MAX
@@ -405,7 +413,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_sread(
 /// `strerror` of an event queue: the text of a provider error number,
 /// copied into `buf` when one is given.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_eq_strerror(
+pub(crate) unsafe extern "C" fn kfi_util_eq_strerror(
     _eq: *mut sys::kfid_eq,
     prov_errno: c_int,
     _err_data: *const c_void,
@@ -415,3 +423,94 @@ pub(crate) unsafe extern "C" fn kfi_tcp_eq_strerror(
     // SAFETY: `buf` is NULL or writable for `len` bytes (API contract).
     unsafe { base::strerror_into(prov_errno, buf, len) }
 }
+
+/// The connection-management events of one endpoint (`KFI_CONNECTED`,
+/// `KFI_SHUTDOWN` and error entries), posted by the provider's connection
+/// code (kfi_tcp: a connection's work item) on the endpoint's EQ.
+///
+/// An endpoint holds the EQ slots of the events one connection reports
+/// from its connect or accept on ([`CmEvents::hold`]), so that a full EQ
+/// refuses the call with `-EAGAIN` instead of losing an event later; the
+/// events use those slots first, and free ones only beyond them.
+pub(crate) struct CmEvents {
+    /// Slots of the EQ held and not used yet.
+    held: AtomicUsize,
+}
+
+/// Connection events lost (only beyond the slots an endpoint holds, which
+/// cover what one connection reports).
+static CM_LOST_WARN: base::WarnLimit = base::WarnLimit::new();
+
+impl CmEvents {
+    /// Nothing held.
+    pub(crate) const fn new() -> Self {
+        CmEvents { held: AtomicUsize::new(0) }
+    }
+
+    /// Holds `n` slots of `eq` (all or none): `-EAGAIN` when it has not
+    /// that many free (the consumer reads the EQ and retries).
+    pub(crate) fn hold(&self, eq: &Eq, n: usize) -> core::result::Result<(), c_int> {
+        if !eq.hold(n) {
+            return Err(base::neg(bindings::EAGAIN));
+        }
+        self.held.fetch_add(n, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Gives back the held slots not used (a failed connect or accept,
+    /// the endpoint's close).
+    pub(crate) fn unhold(&self, eq: &Eq) {
+        let n = self.held.swap(0, Ordering::AcqRel);
+        if n > 0 {
+            eq.unhold(n);
+        }
+    }
+
+    /// Posts `event` (`KFI_CONNECTED`, `KFI_SHUTDOWN`) as a CM entry:
+    /// `fid`, no info, and the peer's CM `data` (cut to what an entry
+    /// holds).
+    pub(crate) fn report(&self, eq: &Eq, fid: *mut sys::kfid, event: u32, data: &[u8]) {
+        let mut buf = [0u8; SLOT_BYTES];
+        buf[..8].copy_from_slice(&(fid as usize as u64).to_ne_bytes());
+        let n = data.len().min(SLOT_BYTES - 16);
+        buf[16..16 + n].copy_from_slice(&data[..n]);
+        self.post(eq, event, false, &buf[..16 + n]);
+    }
+
+    /// Posts the error entry of a connection that failed (`err`, a
+    /// negative errno) for endpoint `fid`, with the peer's reject data
+    /// as `err_data`.
+    ///
+    /// # Safety
+    /// `fid` is the live endpoint's header; `data` stays valid while the
+    /// endpoint is open (the consumer may read `err_data` after reading
+    /// the entry).
+    pub(crate) unsafe fn error(&self, eq: &Eq, fid: *mut sys::kfid, err: c_int, data: &[u8]) {
+        // SAFETY: all-zero is a valid error entry.
+        let mut e: sys::kfi_eq_err_entry = unsafe { core::mem::zeroed() };
+        e.fid = fid;
+        // SAFETY: `fid` is live (caller's contract).
+        e.context = unsafe { (*fid).context };
+        e.err = -err;
+        e.prov_errno = -err;
+        if !data.is_empty() {
+            e.err_data = data.as_ptr() as *mut c_void;
+            e.err_data_size = data.len();
+        }
+        let len = core::mem::size_of::<sys::kfi_eq_err_entry>();
+        // SAFETY: `e` is a live entry of `len` bytes; the reader copies
+        // the bytes back into the same struct.
+        let bytes = unsafe { core::slice::from_raw_parts((&e as *const sys::kfi_eq_err_entry).cast::<u8>(), len) };
+        self.post(eq, 0, true, bytes);
+    }
+
+    /// Posts in a held slot, or in a free one if none is left.
+    fn post(&self, eq: &Eq, event: u32, error: bool, bytes: &[u8]) {
+        let mine = self.held.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok();
+        let r = if mine { eq.post_held(event, error, bytes) } else { eq.post(event, error, bytes) };
+        if r.is_err() && CM_LOST_WARN.allow() {
+            pr_warn!("a connection event was lost: EQ full\n");
+        }
+    }
+}
+

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+//! What every provider's fabric and domain share: the kfabric header the
+//! consumer holds and the count of open children that keeps the parent
+//! from closing under them. A provider's `Fabric` and `Domain` embed
+//! [`FabricBase`] and [`DomainBase`] as their first field, so that the
+//! toolkit's objects opened on them (event queues on a fabric; completion
+//! queues and counters on a domain) find their parent's count from the
+//! header alone, without naming the provider's types.
+
+use super::sys;
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+/// Open children of an object. The object's close refuses (`-EBUSY`)
+/// while [`ChildCount::busy`]; a child therefore may keep a pointer to
+/// the count (and to its parent) for as long as it is counted.
+pub(crate) struct ChildCount(AtomicUsize);
+
+impl ChildCount {
+    /// No child.
+    pub(crate) const fn new() -> Self {
+        ChildCount(AtomicUsize::new(0))
+    }
+
+    /// Counts a child that was just opened.
+    pub(crate) fn opened(&self) {
+        self.0.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Uncounts a child that closed (one counted by [`ChildCount::opened`]).
+    pub(crate) fn closed(&self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Whether any child is open.
+    pub(crate) fn busy(&self) -> bool {
+        self.0.load(Ordering::Acquire) != 0
+    }
+}
+
+/// The toolkit's part of a provider's fabric: first field of it.
+///
+/// # Invariants
+/// Embedded at offset 0 of a provider's fabric object; `fab` is the
+/// header its fabric ops table is installed on.
+#[repr(C)]
+pub(crate) struct FabricBase {
+    pub(crate) fab: sys::kfid_fabric,
+    /// Open domains, passive endpoints and event queues.
+    pub(crate) children: ChildCount,
+}
+
+impl FabricBase {
+    /// A base whose header is filled in later by the provider's glue.
+    pub(crate) fn new() -> Self {
+        // SAFETY: all-zero is a valid header (NULL pointers, zero class).
+        FabricBase { fab: unsafe { core::mem::zeroed() }, children: ChildCount::new() }
+    }
+
+    /// Recovers the base from a fabric header.
+    ///
+    /// # Safety
+    /// `fab` is the header of a live fabric of this provider (only its
+    /// fabric ops table calls the entries that use this).
+    pub(crate) unsafe fn from_header<'a>(fab: *mut sys::kfid_fabric) -> &'a FabricBase {
+        // SAFETY: the header is the first field (caller's contract).
+        unsafe { &*kernel::container_of!(fab, FabricBase, fab) }
+    }
+}
+
+/// The toolkit's part of a provider's domain: first field of it.
+///
+/// # Invariants
+/// As [`FabricBase`], for domains.
+#[repr(C)]
+pub(crate) struct DomainBase {
+    pub(crate) dom: sys::kfid_domain,
+    /// Open memory regions, completion queues, counters and endpoints.
+    pub(crate) children: ChildCount,
+}
+
+impl DomainBase {
+    /// A base whose header is filled in later by the provider's glue.
+    pub(crate) fn new() -> Self {
+        // SAFETY: all-zero is a valid header (NULL pointers, zero class).
+        DomainBase { dom: unsafe { core::mem::zeroed() }, children: ChildCount::new() }
+    }
+}
