@@ -23,6 +23,7 @@ core=$ko/kfabric.ko
 tcp=$ko/kfi_tcp.ko
 kunit=$ko/kfabric_kunit.ko
 tcp_kunit=$ko/kfi_tcp_kunit.ko
+prov_kunit=$ko/kfi_prov_kunit.ko
 kfilnd_kunit=$ko/kfi_kfilnd_kunit.ko
 consumer=$ko/kfi_consumer.ko
 
@@ -204,6 +205,9 @@ check)
 	kunit_module "$kunit"
 	result tcp_provider_loads insmod "$tcp"
 	kunit_module "$tcp_kunit"
+	# the suites every provider runs (kfi_<set>_<provider>), for each
+	# provider in the test's table (tcp)
+	kunit_module "$prov_kunit"
 	# a consumer of the public headers making Lustre kfilnd's calls
 	kunit_module "$kfilnd_kunit"
 	# injected allocation failures along every allocating path

@@ -1,0 +1,1718 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites of the objects every provider offers, run against each
+ * provider of kfi_provs[] (kfi_kunit_fix.h) through the public API only:
+ * no symbol of a provider module, which is reached by its prov_name hint.
+ * Suite kfi_<set>_<provider>: cq (completion queues), eq (event queues),
+ * cntr (counters), trigger (triggered operations and deferred work). A
+ * provider that is not registered (no entry for its node) skips every
+ * case of its suites; a case needing a capability the provider lacks, or
+ * an IPv6 node it has not got, skips. Needs lo up (tests/guest/run.sh).
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/sched/task.h>
+#include <linux/ktime.h>
+#include <linux/cpumask.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/string.h>
+
+#include <kfabric.h>
+#include <kfi_domain.h>
+#include <kfi_endpoint.h>
+#include <kfi_eq.h>
+#include <kfi_errno.h>
+#include <kfi_cm.h>
+#include <kfi_rma.h>
+#include <kfi_tagged.h>
+#include <kfi_trigger.h>
+#include "kfi_kunit_fix.h"
+
+/* Skips the case unless the provider under test has all of @caps. */
+static void prov_needs(struct kunit *test, uint64_t caps)
+{
+	if ((cur_prov->caps & caps) != caps)
+		kunit_skip(test, "%s lacks caps %#llx", cur_prov->name,
+			   caps & ~cur_prov->caps);
+}
+
+/* ---------------------------------------------------------------- EQ */
+
+struct eq_fixture {
+	struct kfi_info *hints, *list;
+	struct kfid_fabric *fab;
+	struct kfid_eq *eq;
+	atomic_t handler_calls;
+};
+
+static void eq_handler(struct kfid_eq *eq, void *context)
+{
+	struct eq_fixture *f = context;
+
+	atomic_inc(&f->handler_calls);
+}
+
+static void eq_setup(struct kunit *test, struct eq_fixture *f, size_t size)
+{
+	struct kfi_eq_attr attr = { .size = size, .wait_obj = KFI_WAIT_NONE };
+
+	memset(f, 0, sizeof(*f));
+	f->hints = prov_hints(test, cur_prov);
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, f->hints,
+					  &f->list), 0);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(f->list->fabric_attr, &f->fab, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(f->fab, &attr, &f->eq, eq_handler,
+					  f), 0);
+	KUNIT_EXPECT_EQ(test, f->eq->fid.fclass, (size_t)KFI_CLASS_EQ);
+}
+
+static void eq_teardown(struct kunit *test, struct eq_fixture *f)
+{
+	/* the fabric is busy while its EQ is open */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->eq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), 0);
+	kfi_freeinfo(f->list);
+	kfi_freeinfo(f->hints);
+}
+
+static void tcp_eq_write_read_in_order(struct kunit *test)
+{
+	struct eq_fixture f;
+	struct kfi_eq_entry in = { .data = 42 }, out;
+	struct kfi_eq_err_entry err;
+	char small[4];
+	uint32_t ev = 0;
+
+	eq_setup(test, &f, 8);
+	in.context = &f;
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, &out, sizeof(out), 0),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_NOTIFY, &in, sizeof(in), 0),
+			(ssize_t)sizeof(in));
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_MR_COMPLETE, "xyz", 3, 0),
+			(ssize_t)3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.handler_calls), 2);
+	/* too small a buffer loses nothing */
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, small, sizeof(small), 0),
+			(ssize_t)-KFI_ETOOSMALL);
+	/* peek leaves the entry */
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, &out, sizeof(out),
+					  KFI_PEEK), (ssize_t)sizeof(out));
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, &out, sizeof(out), 0),
+			(ssize_t)sizeof(out));
+	KUNIT_EXPECT_EQ(test, ev, (uint32_t)KFI_NOTIFY);
+	KUNIT_EXPECT_EQ(test, out.data, 42ULL);
+	KUNIT_EXPECT_PTR_EQ(test, out.context, (void *)&f);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, small, sizeof(small), 0),
+			(ssize_t)3);
+	KUNIT_EXPECT_EQ(test, ev, (uint32_t)KFI_MR_COMPLETE);
+	KUNIT_EXPECT_EQ(test, memcmp(small, "xyz", 3), 0);
+	/* no error entry queued */
+	KUNIT_EXPECT_EQ(test, kfi_eq_readerr(f.eq, &err, 0), (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_STREQ(test, kfi_eq_strerror(f.eq, -KFI_ETRUNC, NULL, NULL,
+						 0), "Truncation error");
+	eq_teardown(test, &f);
+}
+
+static void tcp_eq_full_and_bad_input(struct kunit *test)
+{
+	struct kfi_eq_attr attr = { .size = 100000 };
+	struct eq_fixture f;
+	struct kfid_eq *eq2;
+	char big[512] = {};
+	uint32_t ev;
+	int i;
+
+	eq_setup(test, &f, 4);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_NOTIFY, &i,
+						   sizeof(i), 0),
+				(ssize_t)sizeof(i));
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_NOTIFY, &i, sizeof(i), 0),
+			(ssize_t)-EAGAIN);
+	for (i = 0; i < 4; i++) {
+		int v = -1;
+
+		KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, &v, sizeof(v), 0),
+				(ssize_t)sizeof(v));
+		KUNIT_EXPECT_EQ(test, v, i);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_NOTIFY, big, sizeof(big),
+					   0), (ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_eq_write(f.eq, KFI_NOTIFY, &i, sizeof(i),
+					   1ULL << 3), (ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.eq, &ev, big, sizeof(big),
+					  1ULL << 3), (ssize_t)-EINVAL);
+	/* bad attributes */
+	KUNIT_EXPECT_EQ(test, kfi_eq_open(f.fab, &attr, &eq2, NULL, NULL),
+			-EINVAL);
+	attr.size = 8;
+	attr.wait_obj = KFI_WAIT_SET;
+	KUNIT_EXPECT_EQ(test, kfi_eq_open(f.fab, &attr, &eq2, NULL, NULL),
+			-ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_eq_open(f.fab, NULL, &eq2, NULL, NULL),
+			-EINVAL);
+	eq_teardown(test, &f);
+}
+
+struct eq_writer {
+	struct kfid_eq *eq;
+	struct completion done;
+};
+
+static int eq_writer_fn(void *arg)
+{
+	struct eq_writer *w = arg;
+	u64 v = 7;
+
+	msleep(100);
+	kfi_eq_write(w->eq, KFI_NOTIFY, &v, sizeof(v), 0);
+	complete(&w->done);
+	return 0;
+}
+
+static void tcp_eq_sread_waits(struct kunit *test)
+{
+	struct eq_fixture f;
+	struct eq_writer w;
+	struct task_struct *t;
+	u64 v = 0;
+	uint32_t ev;
+	ktime_t start;
+
+	eq_setup(test, &f, 8);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_eq_sread(f.eq, &ev, &v, sizeof(v), 50, 0),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_GE(test, ktime_ms_delta(ktime_get(), start), 40LL);
+	/* woken by a writer on another thread */
+	w.eq = f.eq;
+	init_completion(&w.done);
+	t = kthread_run(eq_writer_fn, &w, "kfi_eqw");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_EQ(test, kfi_eq_sread(f.eq, &ev, &v, sizeof(v), 10000, 0),
+			(ssize_t)sizeof(v));
+	KUNIT_EXPECT_EQ(test, v, 7ULL);
+	wait_for_completion(&w.done);
+	eq_teardown(test, &f);
+}
+
+/* ---------------------------------------------------------------- CQ */
+
+/*
+ * Completion queues. Entries cannot be produced without the data path yet:
+ * the ring (formats, order, error at the head, credits, wrap-around,
+ * arming) is covered by the host tests of kfi_util/logic/cq.rs; these
+ * cases cover the object, its checks and its blocking reads.
+ */
+
+struct cq_fixture {
+	struct kfi_info *hints, *list;
+	struct kfid_fabric *fab;
+	struct kfid_domain *dom;
+	atomic_t handler_calls;
+};
+
+static void cq_handler(struct kfid_cq *cq, void *context)
+{
+	struct cq_fixture *f = context;
+
+	atomic_inc(&f->handler_calls);
+}
+
+static void cq_setup(struct kunit *test, struct cq_fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->hints = prov_hints(test, cur_prov);
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, f->hints,
+					  &f->list), 0);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(f->list->fabric_attr, &f->fab, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, f->list, &f->dom, NULL), 0);
+}
+
+static void cq_teardown(struct kunit *test, struct cq_fixture *f)
+{
+	/* the domain closes: no CQ is left counted */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), 0);
+	kfi_freeinfo(f->list);
+	kfi_freeinfo(f->hints);
+}
+
+static struct kfid_cq *cq_open(struct kunit *test, struct cq_fixture *f,
+			       struct kfi_cq_attr *attr)
+{
+	struct kfid_cq *cq = NULL;
+
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->dom, attr, &cq, cq_handler, f), 0);
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	return cq;
+}
+
+static void tcp_cq_open_each_format(struct kunit *test)
+{
+	static const enum kfi_cq_format formats[] = {
+		KFI_CQ_FORMAT_UNSPEC, KFI_CQ_FORMAT_CONTEXT, KFI_CQ_FORMAT_MSG,
+		KFI_CQ_FORMAT_DATA, KFI_CQ_FORMAT_TAGGED,
+	};
+	struct kfi_cq_tagged_entry buf[2];
+	kfi_addr_t src[2] = { 7, 7 };
+	struct kfi_cq_attr attr;
+	struct cq_fixture f;
+	struct kfid_cq *cq;
+	int i;
+
+	cq_setup(test, &f);
+	for (i = 0; i < ARRAY_SIZE(formats); i++) {
+		attr = (struct kfi_cq_attr){
+			.size = i ? 16 * i : 0,
+			.format = formats[i],
+			.wait_obj = i % 2 ? KFI_WAIT_UNSPEC : KFI_WAIT_NONE,
+			.wait_cond = i % 2 ? KFI_CQ_COND_THRESHOLD :
+					     KFI_CQ_COND_NONE,
+		};
+		cq = cq_open(test, &f, &attr);
+		KUNIT_EXPECT_EQ(test, cq->fid.fclass, (size_t)KFI_CLASS_CQ);
+		KUNIT_EXPECT_PTR_EQ(test, cq->fid.context, (void *)&f);
+		KUNIT_EXPECT_TRUE(test, cq->comp_handler == cq_handler);
+		KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, buf, 2),
+				(ssize_t)-KFI_EAGAIN);
+		KUNIT_EXPECT_EQ(test, kfi_cq_readfrom(cq, buf, 2, src),
+				(ssize_t)-EAGAIN);
+		/* nothing read, no address written */
+		KUNIT_EXPECT_EQ(test, src[0], 7ULL);
+		KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	}
+	/* what kfilnd asks for: CPU affinity, DATA format, no wait object */
+	attr = (struct kfi_cq_attr){ .size = 65536, .flags = KFI_AFFINITY,
+				     .signaling_vector = 0,
+				     .format = KFI_CQ_FORMAT_DATA,
+				     .wait_obj = KFI_WAIT_NONE };
+	cq = cq_open(test, &f, &attr);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	/* without KFI_AFFINITY the vector is only a hint */
+	attr.flags = 0;
+	attr.signaling_vector = -5;
+	cq = cq_open(test, &f, &attr);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	/* no entry was ever queued: the handler was not called */
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.handler_calls), 0);
+	cq_teardown(test, &f);
+}
+
+static void tcp_cq_bad_attributes(struct kunit *test)
+{
+	const struct kfi_cq_attr good = { .size = 8,
+					  .format = KFI_CQ_FORMAT_MSG };
+	struct kfi_cq_attr attr;
+	struct cq_fixture f;
+	struct kfid_cq *cq = NULL;
+	int cpu;
+
+	cq_setup(test, &f);
+	attr = good;
+	attr.size = 65537;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	attr = good;
+	attr.format = (enum kfi_cq_format)5;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	attr = good;
+	attr.flags = KFI_SEND;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	/* KFI_AFFINITY needs a CPU number in range ... */
+	attr.flags = KFI_AFFINITY;
+	attr.signaling_vector = -1;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	attr.signaling_vector = nr_cpu_ids;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	/* ... and online: no work could be queued on an offline one */
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		attr.signaling_vector = cpu;
+		KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL,
+						  NULL), -EINVAL);
+	}
+	attr = good;
+	attr.wait_cond = (enum kfi_cq_wait_cond)2;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-EINVAL);
+	/* wait sets and wait queues are not supported */
+	attr = good;
+	attr.wait_obj = KFI_WAIT_SET;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-ENOSYS);
+	attr.wait_obj = KFI_WAIT_QUEUE;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, &cq, NULL, NULL),
+			-ENOSYS);
+	attr = good;
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, NULL, &cq, NULL, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_open(f.dom, &attr, NULL, NULL, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_NULL(test, cq);
+	cq_teardown(test, &f);
+}
+
+static void tcp_cq_empty_and_bad_reads(struct kunit *test)
+{
+	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_TAGGED };
+	struct kfi_cq_tagged_entry buf[4];
+	struct kfi_cq_err_entry err;
+	kfi_addr_t src[4];
+	struct cq_fixture f;
+	struct kfid_cq *cq;
+	char text[6];
+
+	cq_setup(test, &f);
+	cq = cq_open(test, &f, &attr);
+	/* NULL buffer or no room */
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, NULL, 1), (ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, buf, 0), (ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_readfrom(cq, NULL, 4, src),
+			(ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(cq, NULL, 1, NULL, 0),
+			(ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_sreadfrom(cq, buf, 0, src, NULL, 0),
+			(ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_readerr(cq, NULL, 0), (ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_cq_readerr(cq, &err, KFI_PEEK),
+			(ssize_t)-EINVAL);
+	/* empty */
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, buf, 4), (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_cq_readfrom(cq, buf, 4, NULL),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_cq_readerr(cq, &err, 0), (ssize_t)-EAGAIN);
+	/* a zero timeout does not wait */
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(cq, buf, 4, NULL, 0),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_STREQ(test, kfi_cq_strerror(cq, KFI_ETRUNC, NULL, NULL, 0),
+			   "Truncation error");
+	KUNIT_EXPECT_PTR_EQ(test, kfi_cq_strerror(cq, KFI_ETRUNC, NULL, text,
+						  sizeof(text)),
+			    (const char *)text);
+	KUNIT_EXPECT_STREQ(test, text, "Trunc");
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.handler_calls), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	cq_teardown(test, &f);
+}
+
+static void tcp_cq_sread_times_out(struct kunit *test)
+{
+	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_DATA };
+	struct kfi_cq_data_entry buf[4];
+	kfi_addr_t src[4];
+	struct cq_fixture f;
+	struct kfid_cq *cq;
+	ktime_t start;
+	s64 ms;
+
+	cq_setup(test, &f);
+	cq = cq_open(test, &f, &attr);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(cq, buf, 4, NULL, 50),
+			(ssize_t)-EAGAIN);
+	ms = ktime_ms_delta(ktime_get(), start);
+	KUNIT_EXPECT_GE(test, ms, 40LL);
+	KUNIT_EXPECT_LT(test, ms, 5000LL);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cq_sreadfrom(cq, buf, 4, src, NULL, 50),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_GE(test, ktime_ms_delta(ktime_get(), start), 40LL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	/* a threshold CQ: the threshold is the value of cond */
+	attr.wait_cond = KFI_CQ_COND_THRESHOLD;
+	cq = cq_open(test, &f, &attr);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(cq, buf, 4, (void *)3, 30),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_GE(test, ktime_ms_delta(ktime_get(), start), 20LL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	cq_teardown(test, &f);
+}
+
+struct cq_signaller {
+	struct kfid_cq *cq;
+	struct completion done;
+};
+
+static int cq_signaller_fn(void *arg)
+{
+	struct cq_signaller *s = arg;
+
+	msleep(100);
+	kfi_cq_signal(s->cq);
+	complete(&s->done);
+	return 0;
+}
+
+static void tcp_cq_signal_wakes_sread(struct kunit *test)
+{
+	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_CONTEXT };
+	struct kfi_cq_entry buf[1];
+	struct cq_signaller s;
+	struct task_struct *t;
+	struct cq_fixture f;
+	ktime_t start;
+	s64 ms;
+
+	cq_setup(test, &f);
+	s.cq = cq_open(test, &f, &attr);
+	init_completion(&s.done);
+	start = ktime_get();
+	t = kthread_run(cq_signaller_fn, &s, "kfi_cqsig");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* woken by the signal long before the timeout; nothing to read */
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(s.cq, buf, 1, NULL, 10000),
+			(ssize_t)-EAGAIN);
+	ms = ktime_ms_delta(ktime_get(), start);
+	wait_for_completion(&s.done);
+	KUNIT_EXPECT_GE(test, ms, 90LL);
+	KUNIT_EXPECT_LT(test, ms, 5000LL);
+	/* a signal with nobody waiting is kept for the next blocking read */
+	KUNIT_EXPECT_EQ(test, kfi_cq_signal(s.cq), 0);
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(s.cq, buf, 1, NULL, 10000),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_LT(test, ktime_ms_delta(ktime_get(), start), 5000LL);
+	/* ... which consumed it: the next one waits for its timeout */
+	start = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cq_sread(s.cq, buf, 1, NULL, 50),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_GE(test, ktime_ms_delta(ktime_get(), start), 40LL);
+	/* signals are not completions */
+	KUNIT_EXPECT_EQ(test, atomic_read(&f.handler_calls), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&s.cq->fid), 0);
+	cq_teardown(test, &f);
+}
+
+static void tcp_cq_domain_busy(struct kunit *test)
+{
+	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_MSG };
+	struct cq_fixture f;
+	struct kfid_cq *a, *b;
+
+	cq_setup(test, &f);
+	a = cq_open(test, &f, &attr);
+	b = cq_open(test, &f, &attr);
+	/* a domain with open CQs cannot close, nor can its fabric */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.fab->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&a->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&b->fid), 0);
+	cq_teardown(test, &f);
+}
+
+/* ------------------------------------------------------------ counters */
+
+static void tcp_cntr_values(struct kunit *test)
+{
+	struct kfi_cntr_attr attr = { .events = KFI_CNTR_EVENTS_COMP };
+	struct dom_fixture d;
+	struct kfid_cntr *c;
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, &attr, &c, &d), 0);
+	KUNIT_EXPECT_EQ(test, c->fid.fclass, (size_t)KFI_CLASS_CNTR);
+	KUNIT_EXPECT_PTR_EQ(test, c->fid.context, (void *)&d);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(c), 0ULL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_readerr(c), 0ULL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_add(c, 5), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_add(c, U64_MAX), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(c), 4ULL); /* 64-bit wrap */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_set(c, 1ULL << 40), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(c), 1ULL << 40);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_adderr(c, 3), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_seterr(c, 9), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_adderr(c, 1), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_readerr(c), 10ULL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(c), 1ULL << 40);
+	/* a counter keeps its domain busy */
+	KUNIT_EXPECT_EQ(test, kfi_close(&d.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&c->fid), 0);
+	/* bad attributes */
+	attr.events = 1;
+	KUNIT_EXPECT_EQ(test, kfi_cntr_open(d.dom, &attr, &c, NULL), -EINVAL);
+	attr.events = KFI_CNTR_EVENTS_COMP;
+	attr.flags = 1;
+	KUNIT_EXPECT_EQ(test, kfi_cntr_open(d.dom, &attr, &c, NULL), -EINVAL);
+	attr.flags = 0;
+	attr.wait_obj = KFI_WAIT_SET;
+	KUNIT_EXPECT_EQ(test, kfi_cntr_open(d.dom, &attr, &c, NULL), -ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_open(d.dom, NULL, NULL, NULL), -EINVAL);
+	dom_teardown(test, &d);
+}
+
+struct cntr_bumper {
+	struct kfid_cntr *c;
+	bool err;
+};
+
+static int cntr_bumper_fn(void *arg)
+{
+	struct cntr_bumper *b = arg;
+
+	msleep(50);
+	if (b->err)
+		kfi_cntr_adderr(b->c, 1);
+	else
+		kfi_cntr_add(b->c, 3);
+	return 0;
+}
+
+static void tcp_cntr_wait(struct kunit *test)
+{
+	struct dom_fixture d;
+	struct kfid_cntr *c;
+	struct cntr_bumper b;
+	struct task_struct *t;
+	ktime_t t0;
+	s64 ms;
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &c, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(c, 0, 0), 0);
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(c, 1, 100), -ETIMEDOUT);
+	ms = ktime_ms_delta(ktime_get(), t0);
+	KUNIT_EXPECT_GE(test, ms, (s64)90);
+	/* woken by an add from another thread */
+	b = (struct cntr_bumper){ .c = c };
+	t = kthread_run(cntr_bumper_fn, &b, "kfi_cntr_add");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(c, 3, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(c), 3ULL);
+	msleep(10);
+	/* an error while waiting ends the wait */
+	b.err = true;
+	t = kthread_run(cntr_bumper_fn, &b, "kfi_cntr_adderr");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(c, 100, 5000), -KFI_EAVAIL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_readerr(c), 1ULL);
+	msleep(10);
+	KUNIT_EXPECT_EQ(test, kfi_close(&c->fid), 0);
+	dom_teardown(test, &d);
+}
+
+/* Counters bound to endpoint events count completions, also errors. */
+static void tcp_cntr_endpoint_events(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct kfid_cntr *extra;
+	struct kfid_mr *mr;
+	char buf[4][8], rbuf[16] = "", mem[64] = "";
+	int i;
+
+	prov_needs(test, KFI_MSG | KFI_RMA | KFI_RMA_EVENT);
+	xf_open_ex(test, &f, 0, 0, true);
+	/* no binding after enable */
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(f.c.cep, &f.cn[0]->fid, KFI_SEND),
+			-KFI_EOPBADSTATE);
+	xf_connect(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, sizeof(mem),
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
+					 5, 0, &mr, NULL), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[i], 8, NULL, 0,
+					       NULL), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "cnt", 4, NULL, 0,
+					       NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(f.cn[0], 3, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(f.cn[2], 3, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.cn[0]), 3ULL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.cn[2]), 3ULL);
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	}
+	/* RMA: each side counts its own event */
+	KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, "written", 8, NULL, 0, 8, 5,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, rbuf, 8, NULL, 0, 8, 5, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(f.cn[1], 2, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(f.cn[3], 2, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.cn[3]), 2ULL);
+	KUNIT_EXPECT_STREQ(test, rbuf, "written");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	/* a cancelled receive is an error completion: counted as one */
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[3], 8, NULL, 0, buf[3]),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.sep->fid, buf[3]), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_readerr(f.cn[2]), 1ULL);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.cn[2]), 3ULL);
+	/* bound counters cannot close */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.cn[0]->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	xf_teardown(test, &f);
+
+	/* bind errors */
+	dom_setup(test, &f.c.d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f.c.d.dom, NULL, &extra, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f.c.d.dom, f.c.d.list, &f.c.cep,
+					   NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(f.c.cep, &extra->fid, 0),
+			-KFI_EBADFLAGS);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(f.c.cep, &extra->fid,
+					  KFI_SEND | KFI_TAGGED),
+			-KFI_EBADFLAGS);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(f.c.cep, &extra->fid, KFI_SEND), 0);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(f.c.cep, &extra->fid,
+					  KFI_SEND | KFI_RECV), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.c.cep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&extra->fid), 0);
+	dom_teardown(test, &f.c.d);
+}
+
+/*
+ * kfi_cntr_read/readerr work in any context, with interrupts disabled
+ * too (kfi_eq.h): no BH lock on that path (a local_bh_enable() with
+ * interrupts off would warn, which fails the run).
+ */
+static void tcp_cntr_read_irqs_off(struct kunit *test)
+{
+	struct dom_fixture d;
+	struct kfid_cntr *c;
+	unsigned long flags;
+	u64 v, err;
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &c, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(c, 3), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_adderr(c, 2), 0);
+	local_irq_save(flags);
+	v = kfi_cntr_read(c);
+	err = kfi_cntr_readerr(c);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, v, 3ULL);
+	KUNIT_EXPECT_EQ(test, err, 2ULL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&c->fid), 0);
+	dom_teardown(test, &d);
+}
+
+static struct kunit_case cntr_cases[] = {
+	KUNIT_CASE(tcp_cntr_values),
+	KUNIT_CASE(tcp_cntr_wait),
+	KUNIT_CASE(tcp_cntr_endpoint_events),
+	KUNIT_CASE(tcp_cntr_read_irqs_off),
+	{}
+};
+
+/* ------------------------------------------------------ triggered ops */
+
+/*
+ * Triggered sends over a connected pair: each carries its 4-byte id; the
+ * server's receives (posted in order) tell the order they fired in.
+ */
+/* What trig_setup() asks for: skipped without it. */
+#define TRIG_CAPS (KFI_MSG | KFI_TAGGED | KFI_RMA | KFI_TRIGGER | KFI_RMA_EVENT)
+
+struct trig_fixture {
+	struct xf_fixture x;
+	struct kfid_cntr *t;			/* the triggering counter */
+	struct kfi_triggered_context *tctx;	/* one per operation */
+	u32 *ids, *got;
+	int n;
+};
+
+static void trig_setup(struct kunit *test, struct trig_fixture *f, int n)
+{
+	int i;
+
+	prov_needs(test, TRIG_CAPS);
+	memset(f, 0, sizeof(*f));
+	f->n = n;
+	f->tctx = kunit_kcalloc(test, n, sizeof(*f->tctx), GFP_KERNEL);
+	f->ids = kunit_kcalloc(test, n, sizeof(u32), GFP_KERNEL);
+	f->got = kunit_kcalloc(test, n, sizeof(u32), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->tctx);
+	KUNIT_ASSERT_NOT_NULL(test, f->ids);
+	KUNIT_ASSERT_NOT_NULL(test, f->got);
+	/* triggered operations are found by asking for them */
+	dom_hint_caps = TRIG_CAPS;
+	xf_open_ex(test, &f->x, 0, 0, true);
+	dom_hint_caps = 0;
+	xf_connect(test, &f->x);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f->x.c.d.dom, NULL, &f->t, NULL),
+			0);
+	for (i = 0; i < n; i++) {
+		f->ids[i] = i;
+		KUNIT_ASSERT_EQ(test, kfi_recv(f->x.c.sep, &f->got[i], 4, NULL,
+					       0, &f->got[i]), 0);
+	}
+}
+
+static void trig_teardown(struct kunit *test, struct trig_fixture *f)
+{
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->t->fid), 0);
+	xf_teardown(test, &f->x);
+}
+
+/* Posts send @i, fired when f->t reaches @threshold. */
+static ssize_t trig_send(struct trig_fixture *f, int i, u64 threshold)
+{
+	struct kvec iov = { &f->ids[i], 4 };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1, .context = &f->tctx[i] };
+
+	f->tctx[i].event_type = KFI_TRIGGER_THRESHOLD;
+	f->tctx[i].trigger.threshold.cntr = f->t;
+	f->tctx[i].trigger.threshold.threshold = threshold;
+	return kfi_sendmsg(f->x.c.cep, &m, KFI_TRIGGER);
+}
+
+/* Expects the next @k messages to carry these ids, in this order. */
+static void trig_expect(struct kunit *test, struct trig_fixture *f,
+			const int *want, int k)
+{
+	struct kfi_cq_tagged_entry e;
+	u32 *where;
+	int i;
+
+	for (i = 0; i < k; i++) {
+		KUNIT_ASSERT_EQ(test, xf_wait(f->x.srx, &e), 1);
+		where = e.op_context;
+		KUNIT_EXPECT_EQ(test, *where, (u32)want[i]);
+	}
+}
+
+/* Nothing more arrives for a while. */
+static void trig_expect_quiet(struct kunit *test, struct trig_fixture *f)
+{
+	msleep(50);
+	xf_expect_none(test, f->x.srx);
+}
+
+static void trig_drain_tx(struct kunit *test, struct trig_fixture *f, int k)
+{
+	struct kfi_cq_tagged_entry e;
+	int i;
+
+	for (i = 0; i < k; i++)
+		KUNIT_ASSERT_EQ(test, xf_wait(f->x.ctx, &e), 1);
+}
+
+/* 5,3,9,3,7 then +10 fires 3,3,5,7,9 (the two 3s in post order). */
+static void tcp_trig_threshold_order_on_jump(struct kunit *test)
+{
+	static const u64 th[] = { 5, 3, 9, 3, 7 };
+	static const int want[] = { 1, 3, 0, 4, 2 };
+	struct trig_fixture f;
+	int i;
+
+	trig_setup(test, &f, 5);
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_EQ(test, trig_send(&f, i, th[i]), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 10), 0);
+	trig_expect(test, &f, want, 5);
+	trig_drain_tx(test, &f, 5);
+	/* completions carry the triggered context */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.x.cn[0]), 5ULL);
+	trig_teardown(test, &f);
+}
+
+/* Single increments fire one threshold at a time; equal ones in FIFO. */
+static void tcp_trig_single_increments_fifo(struct kunit *test)
+{
+	static const u64 th[] = { 3, 1, 2, 2, 1 };
+	static const int w1[] = { 1, 4 }, w2[] = { 2, 3 }, w3[] = { 0 };
+	struct trig_fixture f;
+	int i;
+
+	trig_setup(test, &f, 5);
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_EQ(test, trig_send(&f, i, th[i]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w1, 2);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w2, 2);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w3, 1);
+	trig_drain_tx(test, &f, 5);
+	trig_teardown(test, &f);
+}
+
+/* At, below and above the counter; a set to a lower value fires nothing. */
+static void tcp_trig_immediate_and_set_lower(struct kunit *test)
+{
+	static const int w1[] = { 0, 1 }, w2[] = { 2 };
+	struct trig_fixture f;
+
+	trig_setup(test, &f, 3);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_set(f.t, 5), 0);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, 5), 0);	/* at: fires */
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 1, 4), 0);	/* below: fires */
+	trig_expect(test, &f, w1, 2);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 2, 6), 0);	/* above: waits */
+	KUNIT_ASSERT_EQ(test, kfi_cntr_set(f.t, 2), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 3), 0);	/* 5: still not */
+	trig_expect_quiet(test, &f);
+	/* the error count does not count (kfi_trigger.h: success count) */
+	KUNIT_ASSERT_EQ(test, kfi_cntr_adderr(f.t, 1), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w2, 1);
+	trig_drain_tx(test, &f, 3);
+	trig_teardown(test, &f);
+}
+
+/* Cancel one pending operation among several. */
+static void tcp_trig_cancel_one(struct kunit *test)
+{
+	static const int want[] = { 0, 2, 3 };
+	struct trig_fixture f;
+	struct kfi_cq_err_entry err;
+	int i;
+
+	trig_setup(test, &f, 4);
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, trig_send(&f, i, i + 1), 0);
+	/* pending operations keep their endpoint open */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.x.c.cep->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.x.c.cep->fid, &f.tctx[1]), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.x.c.cep->fid, &f.tctx[1]), -ENOENT);
+	xf_wait_err(test, f.x.ctx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&f.tctx[1]);
+	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+	KUNIT_EXPECT_EQ(test, err.flags, KFI_SEND | KFI_MSG);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 4), 0);
+	trig_expect(test, &f, want, 3);
+	trig_drain_tx(test, &f, 3);
+	trig_teardown(test, &f);
+}
+
+/* 64-bit thresholds near the top of the range. */
+static void tcp_trig_near_overflow(struct kunit *test)
+{
+	static const int w1[] = { 1 }, w2[] = { 0 };
+	struct trig_fixture f;
+
+	trig_setup(test, &f, 2);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_set(f.t, U64_MAX - 2), 0);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, U64_MAX), 0);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 1, U64_MAX - 1), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w1, 1);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, w2, 1);
+	trig_drain_tx(test, &f, 2);
+	trig_teardown(test, &f);
+}
+
+/* Deferred work: n CNTR_ADD(1) on @target, triggered by @t at thresholds
+ * 1..spread; posts retry while the engine grows. */
+static struct kfi_deferred_work *queue_adds(struct kunit *test,
+					    struct kfid_domain *dom,
+					    struct kfid_cntr *t,
+					    struct kfid_cntr *target, int n,
+					    int spread)
+{
+	struct kfi_deferred_work *w = vzalloc(n * sizeof(*w));
+	struct kfi_op_cntr *op = vzalloc(n * sizeof(*op));
+	int i, r;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, op);
+	for (i = 0; i < n; i++) {
+		op[i] = (struct kfi_op_cntr){ .cntr = target, .value = 1 };
+		w[i].threshold = (i * 7919) % spread + 1;
+		w[i].triggering_cntr = t;
+		w[i].op_type = KFI_OP_CNTR_ADD;
+		w[i].op.cntr = &op[i];
+		while ((r = kfi_control(&dom->fid, KFI_QUEUE_WORK, &w[i])) ==
+		       -EAGAIN)
+			cond_resched();
+		KUNIT_ASSERT_EQ(test, r, 0);
+	}
+	return w;
+}
+
+static void free_adds(struct kfi_deferred_work *w)
+{
+	vfree(w[0].op.cntr);
+	vfree(w);
+}
+
+/* 100 000 pending operations fired by one add. */
+static void tcp_trig_100k_one_add(struct kunit *test)
+{
+	struct dom_fixture d;
+	struct kfid_cntr *t, *target;
+	struct kfi_deferred_work *w;
+	const int n = 100000;
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &t, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &target, NULL), 0);
+	w = queue_adds(test, d.dom, t, target, n, 1000);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), 0ULL);
+	/* a target with work pending on it cannot close */
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), -EBUSY);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(t, 1000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(target, n, 30000), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), (u64)n);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&t->fid), 0);
+	free_adds(w);
+	dom_teardown(test, &d);
+}
+
+struct adder {
+	struct kfid_cntr *t;
+	int times;
+};
+
+static int adder_fn(void *arg)
+{
+	struct adder *a = arg;
+	int i;
+
+	for (i = 0; i < a->times; i++) {
+		kfi_cntr_add(a->t, 1);
+		if (!(i % 64))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Increments from every CPU while work is posted: each fires once. */
+static void tcp_trig_concurrent_adds(struct kunit *test)
+{
+	struct dom_fixture d;
+	struct kfid_cntr *t, *target;
+	struct kfi_deferred_work *w;
+	struct task_struct *tasks[8];
+	struct adder a;
+	int cpu, k = 0, i;
+	const int n = 20000;
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &t, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &target, NULL), 0);
+	a = (struct adder){ .t = t, .times = 5000 };
+	for_each_online_cpu(cpu) {
+		if (k == ARRAY_SIZE(tasks))
+			break;
+		tasks[k] = kthread_create(adder_fn, &a, "kfi_adder/%d", cpu);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(tasks[k]));
+		kthread_bind(tasks[k], cpu);
+		get_task_struct(tasks[k]);
+		wake_up_process(tasks[k]);
+		k++;
+	}
+	/* thresholds up to 10000, below the final value k * 5000 */
+	w = queue_adds(test, d.dom, t, target, n, 10000);
+	for (i = 0; i < k; i++) {
+		kthread_stop(tasks[i]);
+		put_task_struct(tasks[i]);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(t), (u64)k * 5000);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(target, n, 30000), 0);
+	msleep(50);
+	/* no firing lost, none duplicated */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), (u64)n);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&t->fid), 0);
+	free_adds(w);
+	dom_teardown(test, &d);
+}
+
+/* CNTR_SET(5) then CNTR_ADD(5) gives 10; cancel and flush of work. */
+static void tcp_trig_deferred_cntr_ops(struct kunit *test)
+{
+	struct dom_fixture d;
+	struct kfid_cntr *t, *target;
+	struct kfi_op_cntr set = { .value = 5 }, add = { .value = 5 };
+	struct kfi_deferred_work ws = {}, wa = {}, wx = {};
+
+	dom_setup(test, &d, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &t, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &target, NULL), 0);
+	set.cntr = target;
+	add.cntr = target;
+	ws = (struct kfi_deferred_work){ .threshold = 1, .triggering_cntr = t,
+					 .op_type = KFI_OP_CNTR_SET,
+					 .op.cntr = &set };
+	wa = ws;
+	wa.op_type = KFI_OP_CNTR_ADD;
+	wa.op.cntr = &add;
+	wx = wa;
+	wx.threshold = 2;
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(target, 100), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &ws), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wa), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wx), 0);
+	/* withdraw wx before it fires */
+	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_CANCEL_WORK, &wx),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_CANCEL_WORK, &wx),
+			-ENOENT);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(t, 2), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(target, 10, 5000), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), 10ULL);
+	/* flush withdraws what is queued */
+	wx.threshold = 50;
+	KUNIT_ASSERT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wx), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_FLUSH_WORK, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(t, 100), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), 10ULL);
+	/* bad work */
+	wx.op_type = KFI_OP_ATOMIC;
+	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wx),
+			-ENOSYS);
+	wx.op_type = KFI_OP_CNTR_ADD;
+	wx.triggering_cntr = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wx),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&t->fid), 0);
+	dom_teardown(test, &d);
+}
+
+/*
+ * A triggered write with threshold tx+1 posted before a plain write to the
+ * same target lands after it; the write counter advances by 2. Then a
+ * WRITE and a READ chained through a completion counter, and RECV->SEND
+ * and TRECV->TSEND chains.
+ */
+/* The deferred work of tcp_trig_end_to_end (off the stack). */
+struct e2e_work {
+	struct kfi_deferred_work ww, rw, sw, tsw;
+	struct kfi_op_rma wop, rop;
+	struct kfi_op_msg sop;
+	struct kfi_op_tagged top;
+};
+
+/*
+ * Over IPv6 (::1): a triggered send fires when its counter reaches the
+ * threshold.
+ */
+static void tcp_trig_ipv6_threshold(struct kunit *test)
+{
+	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
+	static const int want[] = { 1, 0 };
+
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	if (!cur_prov->node6)
+		kunit_skip(test, "%s: no IPv6 node", cur_prov->name);
+	xf_next_node = cur_prov->node6;
+	trig_setup(test, fp, 2);
+	KUNIT_ASSERT_EQ(test, trig_send(fp, 0, 3), 0);
+	KUNIT_ASSERT_EQ(test, trig_send(fp, 1, 2), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	trig_expect_quiet(test, fp);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	trig_expect(test, fp, want, 1);
+	trig_expect_quiet(test, fp);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	trig_expect(test, fp, want + 1, 1);
+	trig_drain_tx(test, fp, 2);
+	trig_teardown(test, fp);
+}
+
+static void tcp_trig_end_to_end(struct kunit *test)
+{
+	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
+	struct kfi_cq_tagged_entry e;
+	struct kfid_cntr *done;
+	struct kfid_mr *mr;
+	char mem[16] = "", back[8] = "", reply[8] = "", treply[8] = "";
+	struct kvec tw = { "TRIG", 5 }, wv = { "WRT2", 5 }, rv = { back, 5 };
+	struct kvec sv = { "pong", 5 }, tsv = { "tpong", 6 };
+	struct kfi_rma_iov ri = { .addr = 0, .len = 5, .key = 9 };
+	struct kfi_msg_rma tm = { .type = KFI_KVEC, .msg_iov = &tw,
+				  .iov_count = 1, .rma_iov = &ri,
+				  .rma_iov_count = 1 };
+	struct e2e_work *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	trig_setup(test, fp, 1);
+	tm.context = &fp->tctx[0];
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	/* deferred work writes endpoint completions only when asked */
+	w->wop = (struct kfi_op_rma){ .msg = { .type = KFI_KVEC, .msg_iov = &wv,
+					       .iov_count = 1, .rma_iov = &ri,
+					       .rma_iov_count = 1 },
+				      .flags = KFI_COMPLETION };
+	w->rop = (struct kfi_op_rma){ .msg = { .type = KFI_KVEC, .msg_iov = &rv,
+					       .iov_count = 1, .rma_iov = &ri,
+					       .rma_iov_count = 1,
+					       .context = back },
+				      .flags = KFI_COMPLETION };
+	w->sop = (struct kfi_op_msg){ .msg = { .type = KFI_KVEC, .msg_iov = &sv,
+					       .iov_count = 1 },
+				      .flags = KFI_COMPLETION };
+	w->top = (struct kfi_op_tagged){ .msg = { .type = KFI_KVEC,
+						  .msg_iov = &tsv,
+						  .iov_count = 1, .tag = 42 },
+					 .flags = KFI_COMPLETION };
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(fp->x.c.d.dom, mem, sizeof(mem),
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
+					 9, 0, &mr, NULL), 0);
+	/* client's READ|WRITE counter is fp->x.cn[1]: at 0 now */
+	fp->tctx[0].event_type = KFI_TRIGGER_THRESHOLD;
+	fp->tctx[0].trigger.threshold.cntr = fp->x.cn[1];
+	fp->tctx[0].trigger.threshold.threshold = 1;
+	KUNIT_ASSERT_EQ(test, kfi_writemsg(fp->x.c.cep, &tm, KFI_TRIGGER), 0);
+	KUNIT_ASSERT_EQ(test, kfi_write(fp->x.c.cep, "PLAIN", 5, NULL, 0, 0, 9,
+					NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(fp->x.cn[1], 2, 5000), 0);
+	/* the target counted both writes */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(fp->x.cn[3], 2, 5000), 0);
+	KUNIT_ASSERT_EQ(test, kfi_read(fp->x.c.cep, back, 5, NULL, 0, 0, 9,
+				       NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(fp->x.cn[1], 3, 5000), 0);
+	KUNIT_EXPECT_STREQ(test, back, "TRIG");
+	KUNIT_EXPECT_STREQ(test, mem, "TRIG");
+	trig_drain_tx(test, fp, 3);
+
+	/* WRITE then READ chained through the completion counter */
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(fp->x.c.d.dom, NULL, &done, NULL), 0);
+	w->wop.ep = fp->x.c.cep;
+	w->rop.ep = fp->x.c.cep;
+	memset(back, 0, sizeof(back));
+	w->ww = (struct kfi_deferred_work){ .threshold = 1,
+					 .triggering_cntr = fp->t,
+					 .completion_cntr = done,
+					 .op_type = KFI_OP_WRITE,
+					 .op.rma = &w->wop };
+	w->rw = (struct kfi_deferred_work){ .threshold = 1,
+					 .triggering_cntr = done,
+					 .op_type = KFI_OP_READ,
+					 .op.rma = &w->rop };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->rw), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->ww), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the write */
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the read */
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)back);
+	KUNIT_EXPECT_STREQ(test, back, "WRT2");
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(done), 1ULL);
+
+	/* RECV -> SEND: the server answers when its receive completes
+	 * (its RECV counter fp->x.cn[2] is at 0: the one preposted receive) */
+	w->sop.ep = fp->x.c.sep;
+	w->sw = (struct kfi_deferred_work){ .threshold = 1,
+					 .triggering_cntr = fp->x.cn[2],
+					 .op_type = KFI_OP_SEND, .op.msg = &w->sop };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->sw), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(fp->x.c.cep, reply, 8, NULL, 0, reply),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_inject(fp->x.c.cep, &fp->ids[0], 4, 0), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.crx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)reply);
+	KUNIT_EXPECT_STREQ(test, reply, "pong");
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.srx, &e), 1);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.stx, &e), 1);
+
+	/* TRECV -> TSEND */
+	KUNIT_ASSERT_EQ(test, kfi_trecv(fp->x.c.sep, reply, 8, NULL, 0, 7, 0,
+					NULL), 0);
+	w->top.ep = fp->x.c.sep;
+	w->tsw = (struct kfi_deferred_work){ .threshold = 2,
+					  .triggering_cntr = fp->x.cn[2],
+					  .op_type = KFI_OP_TSEND,
+					  .op.tagged = &w->top };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->tsw), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(fp->x.c.cep, treply, 8, NULL, 0, 42, 0,
+					treply), 0);
+	KUNIT_ASSERT_EQ(test, kfi_tinject(fp->x.c.cep, "t", 2, 0, 7), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.crx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)treply);
+	KUNIT_EXPECT_EQ(test, e.tag, 42ULL);
+	KUNIT_EXPECT_STREQ(test, treply, "tpong");
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.srx, &e), 1);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.stx, &e), 1);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&done->fid), 0);
+	trig_teardown(test, fp);
+}
+
+
+/* An alias created with KFI_TRIGGER defers every transfer posted on it. */
+static void tcp_trig_alias(struct kunit *test)
+{
+	static const int want[] = { 1, 0 };
+	struct trig_fixture f;
+	struct kfid_ep *alias;
+	struct sockaddr_in sin;
+	size_t l = sizeof(sin);
+	int i;
+
+	trig_setup(test, &f, 2);
+	KUNIT_ASSERT_EQ(test, kfi_ep_alias(f.x.c.cep, &alias,
+					   KFI_TRANSMIT | KFI_TRIGGER), 0);
+	KUNIT_EXPECT_EQ(test, alias->fid.fclass, (size_t)KFI_CLASS_EP);
+	for (i = 0; i < 2; i++) {
+		f.tctx[i].event_type = KFI_TRIGGER_THRESHOLD;
+		f.tctx[i].trigger.threshold.cntr = f.t;
+		f.tctx[i].trigger.threshold.threshold = 2 - i;
+		KUNIT_ASSERT_EQ(test, kfi_send(alias, &f.ids[i], 4, NULL, 0,
+					       &f.tctx[i]), 0);
+	}
+	trig_expect_quiet(test, &f);
+	/* connection management is not offered on an alias */
+	KUNIT_EXPECT_EQ(test, kfi_getname(&alias->fid, &sin, &l), -KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_ep_alias(f.x.c.cep, &alias, KFI_MULTI_RECV),
+			-KFI_EBADFLAGS);
+	/* the endpoint stays while the alias (or its operations) does */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f.x.c.cep->fid), -EBUSY);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 2), 0);
+	trig_expect(test, &f, want, 2);
+	trig_drain_tx(test, &f, 2);
+	KUNIT_EXPECT_EQ(test, kfi_close(&alias->fid), 0);
+	trig_teardown(test, &f);
+}
+
+/*
+ * A KFI_TRIGGER transfer fires on the counter's success count: an error
+ * completion does not release it. Deferred work counts success plus error
+ * (fi_trigger(3)).
+ */
+static void tcp_trig_success_count_only(struct kunit *test)
+{
+	static const int want[] = { 0 };
+	struct trig_fixture f;
+	struct kfid_cntr *target;
+	struct kfi_op_cntr add = { .value = 7 };
+	struct kfi_deferred_work w = {};
+
+	trig_setup(test, &f, 1);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f.x.c.d.dom, NULL, &target, NULL),
+			0);
+	add.cntr = target;
+	w = (struct kfi_deferred_work){ .threshold = 2, .triggering_cntr = f.t,
+					.op_type = KFI_OP_CNTR_ADD,
+					.op.cntr = &add };
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, 2), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&f.x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_adderr(f.t, 1), 0);
+	/* success 1 + error 1: the deferred work fires, the send does not */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(target, 7, 5000), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, want, 1);
+	trig_drain_tx(test, &f, 1);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), 0);
+	trig_teardown(test, &f);
+}
+
+/*
+ * KFI_INJECT|KFI_TRIGGER (and KFI_INJECT on a KFI_TRIGGER alias): the
+ * payload is the one in the buffer when the call returned, whatever the
+ * buffer holds when the operation fires.
+ */
+static void tcp_trig_inject_copied_at_post(struct kunit *test)
+{
+	static const int want[] = { 0, 1 };
+	struct trig_fixture f;
+	struct kfid_ep *alias;
+	struct kvec iov;
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1 };
+	int i;
+
+	trig_setup(test, &f, 2);
+	KUNIT_ASSERT_EQ(test, kfi_ep_alias(f.x.c.cep, &alias,
+					   KFI_TRANSMIT | KFI_TRIGGER), 0);
+	for (i = 0; i < 2; i++) {
+		iov = (struct kvec){ &f.ids[i], 4 };
+		m.context = &f.tctx[i];
+		f.tctx[i].event_type = KFI_TRIGGER_THRESHOLD;
+		f.tctx[i].trigger.threshold.cntr = f.t;
+		f.tctx[i].trigger.threshold.threshold = 1;
+		if (i == 0)
+			KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.x.c.cep, &m,
+					KFI_INJECT | KFI_TRIGGER), 0);
+		else
+			KUNIT_ASSERT_EQ(test, kfi_sendmsg(alias, &m,
+							  KFI_INJECT), 0);
+		/* the buffer is the caller's again */
+		f.ids[i] = 0xdead0000 + i;
+	}
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, want, 2);
+	trig_drain_tx(test, &f, 2);
+	KUNIT_EXPECT_EQ(test, kfi_close(&alias->fid), 0);
+	trig_teardown(test, &f);
+}
+
+/*
+ * A triggered operation holds its CQ slot from its post: a full CQ refuses
+ * the post (-EAGAIN) rather than losing its completion, and a pending one's
+ * cancellation entry always finds room.
+ */
+static void tcp_trig_cq_slot_reserved(struct kunit *test)
+{
+	struct trig_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	int sent = 0, tries = 0, i;
+	ssize_t r;
+
+	trig_setup(test, &f, 2);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, 1), 0);
+	/* fill the client's 256-entry transmit CQ with plain sends */
+	while (tries < 100) {
+		r = kfi_send(f.x.c.cep, "", 0, NULL, 0, NULL);
+		if (r == -EAGAIN) {
+			tries++;
+			msleep(10);
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, r, (ssize_t)0);
+		sent++;
+		tries = 0;
+	}
+	KUNIT_EXPECT_EQ(test, sent, 255);
+	/* no room for another triggered operation either */
+	KUNIT_EXPECT_EQ(test, trig_send(&f, 1, 1), (ssize_t)-EAGAIN);
+	KUNIT_ASSERT_EQ(test, kfi_cancel(&f.x.c.cep->fid, &f.tctx[0]), 0);
+	for (i = 0; i < sent; i++)
+		KUNIT_ASSERT_EQ(test, xf_wait(f.x.ctx, &e), 1);
+	xf_wait_err(test, f.x.ctx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&f.tctx[0]);
+	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+	xf_expect_none(test, f.x.ctx);
+	/* the messages arrived; drain them so that the receives match */
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, xf_wait(f.x.srx, &e), 1);
+	trig_teardown(test, &f);
+}
+
+/*
+ * KFI_FLUSH_WORK withdraws deferred work only: the triggered transfers keep
+ * their thresholds and their order. Deferred work writes no endpoint
+ * completion and counts on no endpoint counter unless it asks
+ * (KFI_COMPLETION); its completion counter counts it.
+ */
+static void tcp_trig_flush_and_deferred_completions(struct kunit *test)
+{
+	static const int want[] = { 2, 0, 1 };
+	static const u64 th[] = { 2, 2, 1 };
+	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
+	struct kfid_cntr *target, *done;
+	struct kfi_op_cntr add = { .value = 1 };
+	struct kfi_deferred_work w = {}, ws = {};
+	struct kfi_op_msg sop = {};
+	struct kfi_cq_tagged_entry e;
+	struct kvec sv;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	trig_setup(test, fp, 5);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(fp->x.c.d.dom, NULL, &target,
+					    NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(fp->x.c.d.dom, NULL, &done, NULL),
+			0);
+	add.cntr = target;
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, trig_send(fp, i, th[i]), 0);
+	w = (struct kfi_deferred_work){ .threshold = 1, .triggering_cntr = fp->t,
+					.op_type = KFI_OP_CNTR_ADD,
+					.op.cntr = &add };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_FLUSH_WORK,
+					  NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 2), 0);
+	trig_expect(test, fp, want, 3);
+	trig_drain_tx(test, fp, 3);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), 0ULL);
+
+	/* a deferred send without KFI_COMPLETION: no entry, no EP count */
+	sv = (struct kvec){ &fp->ids[3], 4 };
+	sop = (struct kfi_op_msg){ .ep = fp->x.c.cep,
+				   .msg = { .type = KFI_KVEC, .msg_iov = &sv,
+					    .iov_count = 1, .context = &sv } };
+	ws = (struct kfi_deferred_work){ .threshold = 3,
+					 .triggering_cntr = fp->t,
+					 .completion_cntr = done,
+					 .op_type = KFI_OP_SEND, .op.msg = &sop };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &ws), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(done, 1, 5000), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, *(u32 *)e.op_context, 3U);
+	msleep(20);
+	xf_expect_none(test, fp->x.ctx);
+	/* the client's SEND counter counted the three triggered sends only */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(fp->x.cn[0]), 3ULL);
+
+	/* with KFI_COMPLETION: an entry, still no EP count */
+	sv.iov_base = &fp->ids[4];
+	sop.flags = KFI_COMPLETION;
+	ws.threshold = 4;
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &ws), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&sv);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_MSG);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(done, 2, 5000), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(fp->x.cn[0]), 3ULL);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, *(u32 *)e.op_context, 4U);
+	KUNIT_EXPECT_EQ(test, kfi_close(&done->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&target->fid), 0);
+	trig_teardown(test, fp);
+}
+
+/*
+ * Deferred work needs a CQ only when it asks for an entry (fi_trigger(3)):
+ * a deferred send on an endpoint with no transmit CQ and no counter is
+ * queued when it has a completion counter (or nothing to report to);
+ * with KFI_COMPLETION it is -KFI_ENOCQ. An ordinary send there is
+ * -KFI_ENOCQ.
+ */
+static void tcp_trig_deferred_needs_no_cq(struct kunit *test)
+{
+	struct cm_fixture c;
+	struct kfid_cq *rcq;
+	struct kfid_ep *ep;
+	struct kfid_cntr *t, *done;
+	struct kfi_cq_attr attr = { .size = 16, .format = KFI_CQ_FORMAT_DATA };
+	struct kvec v = { "x", 2 };
+	struct kfi_op_msg op = {};
+	struct kfi_deferred_work w = {};
+
+	memset(&c, 0, sizeof(c));
+	dom_setup_at(test, &c.d, 0, cur_prov->node, KFI_SOURCE);
+	cm_open_eq(test, &c, &c.ceq);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(c.d.dom, &attr, &rcq, NULL, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(c.d.dom, c.d.list, &ep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(ep, &c.ceq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(ep, &rcq->fid, KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(ep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(c.d.dom, NULL, &t, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(c.d.dom, NULL, &done, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_send(ep, "x", 2, NULL, 0, NULL),
+			(ssize_t)-KFI_ENOCQ);
+	op = (struct kfi_op_msg){ .ep = ep, .msg = { .type = KFI_KVEC,
+						    .msg_iov = &v,
+						    .iov_count = 1 } };
+	w = (struct kfi_deferred_work){ .threshold = 100, .triggering_cntr = t,
+					.completion_cntr = done,
+					.op_type = KFI_OP_SEND, .op.msg = &op };
+	KUNIT_EXPECT_EQ(test, kfi_control(&c.d.dom->fid, KFI_QUEUE_WORK, &w),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_control(&c.d.dom->fid, KFI_CANCEL_WORK, &w),
+			0);
+	op.flags = KFI_COMPLETION;
+	KUNIT_EXPECT_EQ(test, kfi_control(&c.d.dom->fid, KFI_QUEUE_WORK, &w),
+			-KFI_ENOCQ);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&done->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&t->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&rcq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&c.ceq->fid), 0);
+	dom_teardown(test, &c.d);
+}
+
+/* kfi_cancel looks only at the endpoint's own operations. */
+static void tcp_trig_cancel_scope(struct kunit *test)
+{
+	static const int want[] = { 0 };
+	struct trig_fixture f;
+
+	trig_setup(test, &f, 1);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, 1), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.x.c.sep->fid, &f.tctx[0]),
+			(ssize_t)-ENOENT);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	trig_expect(test, &f, want, 1);
+	trig_drain_tx(test, &f, 1);
+	trig_teardown(test, &f);
+}
+
+/*
+ * An alias's flags apply to its direction only: a KFI_TRANSMIT alias with
+ * KFI_TRIGGER or KFI_DELIVERY_COMPLETE posts receives as they are.
+ */
+static void tcp_trig_alias_direction(struct kunit *test)
+{
+	struct trig_fixture f;
+	struct kfid_ep *ta, *da;
+	struct kfi_cq_tagged_entry e;
+	u32 in[2] = {};
+	int i;
+
+	trig_setup(test, &f, 2);
+	KUNIT_ASSERT_EQ(test, kfi_ep_alias(f.x.c.cep, &ta,
+					   KFI_TRANSMIT | KFI_TRIGGER), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_alias(f.x.c.cep, &da,
+					   KFI_TRANSMIT |
+					   KFI_DELIVERY_COMPLETE), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(ta, &in[0], 4, NULL, 0, &in[0]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(da, &in[1], 4, NULL, 0, &in[1]), 0);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, kfi_send(f.x.c.sep, &f.ids[i], 4, NULL, 0,
+					       NULL), 0);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, xf_wait(f.x.crx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&in[i]);
+		KUNIT_EXPECT_EQ(test, in[i], (u32)i);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.x.stx, &e), 1);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_close(&da->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ta->fid), 0);
+	trig_teardown(test, &f);
+}
+
+static struct kunit_case trigger_cases[] = {
+	KUNIT_CASE(tcp_trig_threshold_order_on_jump),
+	KUNIT_CASE(tcp_trig_success_count_only),
+	KUNIT_CASE(tcp_trig_inject_copied_at_post),
+	KUNIT_CASE(tcp_trig_cq_slot_reserved),
+	KUNIT_CASE(tcp_trig_flush_and_deferred_completions),
+	KUNIT_CASE(tcp_trig_cancel_scope),
+	KUNIT_CASE(tcp_trig_deferred_needs_no_cq),
+	KUNIT_CASE(tcp_trig_alias_direction),
+	KUNIT_CASE(tcp_trig_single_increments_fifo),
+	KUNIT_CASE(tcp_trig_immediate_and_set_lower),
+	KUNIT_CASE(tcp_trig_cancel_one),
+	KUNIT_CASE(tcp_trig_near_overflow),
+	KUNIT_CASE(tcp_trig_100k_one_add),
+	KUNIT_CASE(tcp_trig_concurrent_adds),
+	KUNIT_CASE(tcp_trig_deferred_cntr_ops),
+	KUNIT_CASE(tcp_trig_end_to_end),
+	KUNIT_CASE(tcp_trig_ipv6_threshold),
+	KUNIT_CASE(tcp_trig_alias),
+	{}
+};
+
+static struct kunit_case cq_cases[] = {
+	KUNIT_CASE(tcp_cq_open_each_format),
+	KUNIT_CASE(tcp_cq_bad_attributes),
+	KUNIT_CASE(tcp_cq_empty_and_bad_reads),
+	KUNIT_CASE(tcp_cq_sread_times_out),
+	KUNIT_CASE(tcp_cq_signal_wakes_sread),
+	KUNIT_CASE(tcp_cq_domain_busy),
+	{}
+};
+
+static struct kunit_case eq_cases[] = {
+	KUNIT_CASE(tcp_eq_write_read_in_order),
+	KUNIT_CASE(tcp_eq_full_and_bad_input),
+	KUNIT_CASE(tcp_eq_sread_waits),
+	{}
+};
+
+/* ------------------------------------------------- suites per provider */
+
+/*
+ * .init of every suite: @p is the provider of the case's fixtures; the
+ * case skips when @p has no entry for its node (not registered, or no
+ * device there).
+ */
+static int prov_use(struct kunit *test, const struct kfi_kunit_prov *p)
+{
+	struct kfi_info *h, *list = NULL;
+	int ret;
+
+	cur_prov = p;
+	h = prov_hints(test, p);
+	ret = kfi_getinfo(V17, p->node, NULL, p->node ? KFI_SOURCE : 0, h,
+			  &list);
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
+	if (ret == -ENODATA)
+		kunit_skip(test, "provider %s not registered (no entry for %s)",
+			   p->name, p->node ?: "any node");
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return 0;
+}
+
+/*
+ * The counter suite opens its endpoints from an entry found by asking for
+ * every capability the provider has (as kfi_tcp_msg does, from walk_rows):
+ * what it shows working is what a consumer asking for it gets.
+ */
+static int prov_use_all_caps(struct kunit *test,
+			     const struct kfi_kunit_prov *p)
+{
+	prov_use(test, p);
+	dom_hint_caps = p->caps;
+	return 0;
+}
+
+static int prov_use_trigger(struct kunit *test, const struct kfi_kunit_prov *p)
+{
+	prov_use(test, p);
+	prov_needs(test, KFI_TRIGGER);
+	return 0;
+}
+
+static void prov_done(struct kunit *test)
+{
+	dom_hint_caps = 0;
+}
+
+/* Suite kfi_<set>_<p>: <set>_cases against provider @p, set up by @use. */
+#define KFI_PROV_SUITE(set, p, use)					\
+	static int set##_init_##p(struct kunit *test)			\
+	{								\
+		return use(test, &kfi_provs[KFI_PROV_##p]);		\
+	}								\
+	static struct kunit_suite set##_suite_##p = {			\
+		.name = "kfi_" #set "_" #p,				\
+		.init = set##_init_##p,					\
+		.exit = prov_done,					\
+		.test_cases = set##_cases,				\
+	}
+
+/* All the suites of provider @p, and the list of them. */
+#define KFI_PROV_SUITES(p)						\
+	KFI_PROV_SUITE(cq, p, prov_use);				\
+	KFI_PROV_SUITE(eq, p, prov_use);				\
+	KFI_PROV_SUITE(cntr, p, prov_use_all_caps);			\
+	KFI_PROV_SUITE(trigger, p, prov_use_trigger)
+#define KFI_PROV_SUITE_LIST(p)						\
+	&cq_suite_##p, &eq_suite_##p, &cntr_suite_##p, &trigger_suite_##p
+
+/*
+ * Another provider: its KFI_PROV_<name> row of kfi_provs[]
+ * (kfi_kunit_fix.h), KFI_PROV_SUITES(name) and its list here, and its
+ * suites in tests/guest/expected.
+ */
+KFI_PROV_SUITES(tcp);
+kunit_test_suites(KFI_PROV_SUITE_LIST(tcp));
+
+MODULE_DESCRIPTION("KUnit suites of the objects every kfabric provider offers");
+MODULE_LICENSE("GPL");
