@@ -649,7 +649,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
 /// is full, -KFI_EOPBADSTATE before `kfi_enable`, -ENOTCONN once the
 /// connection is gone.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_tcp_xfer) -> isize {
+pub(crate) unsafe extern "C" fn kfi_util_ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_util_xfer) -> isize {
     ffi::tr(sys::KFI_TCP_TR_POST);
     // SAFETY: the caller's contract, passed on.
     let r = unsafe { ep_xfer(ep, x) };
@@ -657,12 +657,12 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_xfer(ep: *mut sys::kfid_ep, x: *const
     r
 }
 
-/// [`kfi_tcp_ep_xfer`] between its trace points.
+/// [`kfi_util_ep_xfer`] between its trace points.
 ///
 /// # Safety
-/// As `kfi_tcp_ep_xfer`: `ep` is one of our endpoints or aliases, `x` is
+/// As `kfi_util_ep_xfer`: `ep` is one of our endpoints or aliases, `x` is
 /// NULL or a transfer built by the C wrappers.
-unsafe fn ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_tcp_xfer) -> isize {
+unsafe fn ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_util_xfer) -> isize {
     // SAFETY: built by the C wrappers on their stack.
     let Some(x) = (unsafe { x.as_ref() }) else {
         return einval() as isize;
@@ -673,7 +673,7 @@ unsafe fn ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_tcp_xfer) -> isize {
         let a = unsafe { alias_of(&(*ep).fid) };
         let e = unsafe { &*a.target };
         let mut x = *x;
-        let tx = !matches!(x.kind as u32, sys::KFI_TCP_X_RECV | sys::KFI_TCP_X_TRECV);
+        let tx = !matches!(x.kind as u32, sys::KFI_UTIL_X_RECV | sys::KFI_UTIL_X_TRECV);
         let dir = if tx { sys::KFI_TRANSMIT as u64 } else { sys::KFI_RECV as u64 };
         if a.dirs & dir != 0 {
             x.flags |= a.flags;
@@ -805,4 +805,4 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_setopt(
     }
 }
 
-const _: () = assert!(rules::IOV_LIMIT == sys::KFI_TCP_IOV_LIMIT as usize);
+const _: () = assert!(rules::IOV_LIMIT == sys::KFI_UTIL_IOV_LIMIT as usize);

@@ -136,75 +136,8 @@ ssize_t kfi_tcp_sk_try_recv(struct kfi_tcp_sk *s,
 ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 			int n, size_t skip, size_t len);
 
-/* Local iovs of one transfer (the wire protocol's limit). */
-#define KFI_TCP_IOV_LIMIT 4
-
-/* What struct kfi_tcp_xfer describes. */
-#define KFI_TCP_X_SEND	0
-#define KFI_TCP_X_RECV	1
-#define KFI_TCP_X_TSEND	2
-#define KFI_TCP_X_TRECV	3
-#define KFI_TCP_X_READ	4
-#define KFI_TCP_X_WRITE	5
-
-/**
- * struct kfi_tcp_xfer - One data-transfer call, whatever its variant: what
- *	the C wrappers of the ops tables hand to kfi_tcp_ep_xfer().
- * @kind: KFI_TCP_X_*.
- * @nseg: Number of segments (at most KFI_UTIL_IOV_MAX). Up to
- *	KFI_TCP_IOV_LIMIT they are in @seg; beyond, @ext_desc describes them.
- * @seg: The buffer.
- * @context: Operation context.
- * @data: Remote CQ data (with KFI_REMOTE_CQ_DATA in @flags).
- * @tag: Tag of a tagged send or receive.
- * @ignore: Ignore mask of a tagged receive.
- * @flags: Operation flags: those of a *msg call, else the implied ones
- *	(KFI_INJECT, KFI_REMOTE_CQ_DATA).
- * @msg_call: The call was a *msg variant: @flags replace the endpoint's
- *	default operation flags instead of adding to them.
- * @no_entry: An inject call: no completion entry, ever.
- * @rma: Remote regions of an RMA read or write.
- * @rma_count: Number of remote regions (at most KFI_UTIL_IOV_MAX): in @rma
- *	up to KFI_TCP_IOV_LIMIT, else in @rma_ext.
- * @ext_type: The kind of list @ext_desc is (enum kfi_iov_type, or
- *	KFI_UTIL_SEGS).
- * @ext_desc: With more than KFI_TCP_IOV_LIMIT segments, the caller's list
- *	(valid for the call only), else NULL.
- * @rma_ext: With more than KFI_TCP_IOV_LIMIT remote regions, the caller's
- *	array (valid for the call only), else NULL.
- * @rma_whole: A single-region call (kfi_read(), kfi_write()...): @rma[0]
- *	covers the whole local buffer; its len is set by the provider.
- */
-struct kfi_tcp_xfer {
-	int kind;
-	unsigned int nseg;
-	struct kfi_util_seg seg[KFI_TCP_IOV_LIMIT];
-	void *context;
-	uint64_t data;
-	uint64_t tag;
-	uint64_t ignore;
-	uint64_t flags;
-	bool msg_call;
-	bool no_entry;
-	struct kfi_rma_iov rma[KFI_TCP_IOV_LIMIT];
-	unsigned int rma_count;
-	bool rma_whole;
-	int ext_type;
-	const void *ext_desc;
-	const struct kfi_rma_iov *rma_ext;
-};
-
-
-int kfi_tcp_xfer_build_msg(struct kfi_tcp_xfer *x, const struct kfi_msg *msg,
-			   uint64_t flags);
-int kfi_tcp_xfer_build_tagged(struct kfi_tcp_xfer *x,
-			      const struct kfi_msg_tagged *msg, uint64_t flags);
-int kfi_tcp_xfer_build_rma(struct kfi_tcp_xfer *x,
-			   const struct kfi_msg_rma *msg, uint64_t flags);
-
 /* Implemented in Rust. */
 int kfi_tcp_domain_control(struct kfid *fid, int command, void *arg);
-ssize_t kfi_tcp_ep_xfer(struct kfid_ep *ep, const struct kfi_tcp_xfer *x);
 ssize_t kfi_tcp_ep_cancel(struct kfid *fid, void *context);
 int kfi_tcp_ep_getopt(struct kfid *fid, int level, int optname, void *optval,
 		      size_t *optlen);

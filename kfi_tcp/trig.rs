@@ -48,15 +48,17 @@ enum Action {
     /// soon as the call returns); `x` then describes that copy when it
     /// fires.
     /// Lists longer than `x` holds (more than 4 local segments or remote
-    /// regions) were copied into `segs`/`rma` at post time, and `x` points
-    /// to the copies (the consumer's arrays are valid for the call only).
+    /// regions), and the memory descriptor array of a list call, were
+    /// copied into `segs`/`rma`/`desc` at post time, and `x` points to the
+    /// copies (the consumer's arrays are valid for the call only).
     Xfer {
         ep: *const EpData,
-        x: sys::kfi_tcp_xfer,
+        x: sys::kfi_util_xfer,
         inline: Option<[u8; INJECT_MAX]>,
         /// Owned for `x` (read through its pointers, freed on drop).
         _segs: base::Table<sys::kfi_util_seg>,
         _rma: base::Table<sys::kfi_rma_iov>,
+        _desc: base::Table<*mut c_void>,
     },
     /// `KFI_OP_CNTR_ADD` / `KFI_OP_CNTR_SET` on `target`.
     Cntr { target: *const Cntr, set: bool, value: u64 },
@@ -187,7 +189,7 @@ fn queue(cntr: &Cntr, threshold: u64, p: KBox<Pending>) -> c_int {
 }
 
 /// A transfer posted with `KFI_TRIGGER` on `ep` (any context).
-pub(crate) fn post_triggered(ep: &EpData, x: &sys::kfi_tcp_xfer) -> isize {
+pub(crate) fn post_triggered(ep: &EpData, x: &sys::kfi_util_xfer) -> isize {
     let tctx = x.context.cast::<sys::kfi_triggered_context>();
     if tctx.is_null() {
         return einval() as isize;
@@ -217,7 +219,7 @@ pub(crate) fn post_triggered(ep: &EpData, x: &sys::kfi_tcp_xfer) -> isize {
         Ok(i) => i,
         Err(e) => return e as isize,
     };
-    let (segs, rma) = match own_lists(&mut x) {
+    let (segs, rma, desc) = match own_lists(&mut x) {
         Ok(t) => t,
         Err(e) => return e as isize,
     };
@@ -228,14 +230,14 @@ pub(crate) fn post_triggered(ep: &EpData, x: &sys::kfi_tcp_xfer) -> isize {
         return e;
     }
     ep.trig_inc();
-    let p = KBox::write(b, Pending { action: Action::Xfer { ep, x, inline, _segs: segs, _rma: rma }, ctx: tctx as usize, done: None, deferred: false });
+    let p = KBox::write(b, Pending { action: Action::Xfer { ep, x, inline, _segs: segs, _rma: rma, _desc: desc }, ctx: tctx as usize, done: None, deferred: false });
     queue(c, threshold as u64, p) as isize
 }
 
 /// An inject's payload, copied now (its length was checked): the
 /// triggered operation sends these bytes whatever the consumer does with
 /// its buffer after the call. `None` for other transfers.
-fn inject_copy(x: &mut sys::kfi_tcp_xfer) -> core::result::Result<Option<[u8; INJECT_MAX]>, c_int> {
+fn inject_copy(x: &mut sys::kfi_util_xfer) -> core::result::Result<Option<[u8; INJECT_MAX]>, c_int> {
     if x.flags & sys::KFI_INJECT as u64 == 0 {
         return Ok(None);
     }
@@ -262,9 +264,10 @@ fn inject_copy(x: &mut sys::kfi_tcp_xfer) -> core::result::Result<Option<[u8; IN
 /// Copies the lists of a transfer that are longer than its description
 /// holds (the consumer's arrays are valid for the call only) and points
 /// the description to the copies, which the pending operation owns.
-fn own_lists(x: &mut sys::kfi_tcp_xfer) -> core::result::Result<(base::Table<sys::kfi_util_seg>, base::Table<sys::kfi_rma_iov>), c_int> {
+fn own_lists(x: &mut sys::kfi_util_xfer) -> core::result::Result<Lists, c_int> {
     let mut segs = base::Table::NONE;
     let mut rma = base::Table::NONE;
+    let mut desc = base::Table::NONE;
     if !x.ext_desc.is_null() {
         // SAFETY: the C wrappers set `ext_desc` to the consumer's list of
         // `nseg` entries, readable during this call.
@@ -277,8 +280,16 @@ fn own_lists(x: &mut sys::kfi_tcp_xfer) -> core::result::Result<(base::Table<sys
         rma = unsafe { base::rma_table(x.rma_ext, x.rma_count as usize) }?;
         x.rma_ext = rma.as_slice().as_ptr();
     }
-    Ok((segs, rma))
+    if !x.descv.is_null() && x.nseg != 0 {
+        // SAFETY: as above, `nseg` descriptors.
+        desc = unsafe { base::desc_table(x.descv, x.nseg as usize) }?;
+        x.descv = desc.as_slice().as_ptr().cast_mut();
+    }
+    Ok((segs, rma, desc))
 }
+
+/// The copies [`own_lists`] makes: segments, remote regions, descriptors.
+type Lists = (base::Table<sys::kfi_util_seg>, base::Table<sys::kfi_rma_iov>, base::Table<*mut c_void>);
 
 /// Withdraws the triggered transfer of `ep` whose context is `ctx`, if
 /// one is pending on any counter of `dom` (any context). Another
@@ -307,22 +318,22 @@ unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Resu
     // SAFETY: by the caller's contract the op member matching `op_type`
     // points to a valid descriptor.
     unsafe {
-        let mut x: sys::kfi_tcp_xfer = core::mem::zeroed();
+        let mut x: sys::kfi_util_xfer = core::mem::zeroed();
         let (kind, ep, built) = match w.op_type {
             sys::KFI_OP_SEND | sys::KFI_OP_RECV => {
                 let m = w.op.msg.as_ref().ok_or(einval())?;
-                let k = if w.op_type == sys::KFI_OP_SEND { sys::KFI_TCP_X_SEND } else { sys::KFI_TCP_X_RECV };
-                (k, m.ep, sys::kfi_tcp_xfer_build_msg(&mut x, &m.msg, m.flags))
+                let k = if w.op_type == sys::KFI_OP_SEND { sys::KFI_UTIL_X_SEND } else { sys::KFI_UTIL_X_RECV };
+                (k, m.ep, sys::kfi_util_xfer_build_msg(&mut x, &m.msg, m.flags))
             }
             sys::KFI_OP_TSEND | sys::KFI_OP_TRECV => {
                 let m = w.op.tagged.as_ref().ok_or(einval())?;
-                let k = if w.op_type == sys::KFI_OP_TSEND { sys::KFI_TCP_X_TSEND } else { sys::KFI_TCP_X_TRECV };
-                (k, m.ep, sys::kfi_tcp_xfer_build_tagged(&mut x, &m.msg, m.flags))
+                let k = if w.op_type == sys::KFI_OP_TSEND { sys::KFI_UTIL_X_TSEND } else { sys::KFI_UTIL_X_TRECV };
+                (k, m.ep, sys::kfi_util_xfer_build_tagged(&mut x, &m.msg, m.flags))
             }
             sys::KFI_OP_READ | sys::KFI_OP_WRITE => {
                 let m = w.op.rma.as_ref().ok_or(einval())?;
-                let k = if w.op_type == sys::KFI_OP_READ { sys::KFI_TCP_X_READ } else { sys::KFI_TCP_X_WRITE };
-                (k, m.ep, sys::kfi_tcp_xfer_build_rma(&mut x, &m.msg, m.flags))
+                let k = if w.op_type == sys::KFI_OP_READ { sys::KFI_UTIL_X_READ } else { sys::KFI_UTIL_X_WRITE };
+                (k, m.ep, sys::kfi_util_xfer_build_rma(&mut x, &m.msg, m.flags))
             }
             sys::KFI_OP_CNTR_SET | sys::KFI_OP_CNTR_ADD => {
                 let m = w.op.cntr.as_ref().ok_or(einval())?;
@@ -353,13 +364,13 @@ unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Resu
             return Err(r as c_int);
         }
         let inline = inject_copy(&mut x)?;
-        let (segs, rma) = own_lists(&mut x)?;
+        let (segs, rma, desc) = own_lists(&mut x)?;
         e.reserve_for(&x).map_err(|e| e as c_int)?;
         if let Some(c) = done {
             (*c).use_();
         }
         e.trig_inc();
-        Ok(Pending { action: Action::Xfer { ep: e, x, inline, _segs: segs, _rma: rma }, ctx, done, deferred: true })
+        Ok(Pending { action: Action::Xfer { ep: e, x, inline, _segs: segs, _rma: rma, _desc: desc }, ctx, done, deferred: true })
     }
 }
 

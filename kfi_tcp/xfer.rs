@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The data-transfer queues of an endpoint: posting (`kfi_send`,
-//! `kfi_recv`, `kfi_tsend`, ... all arrive as one [`sys::kfi_tcp_xfer`]),
+//! `kfi_recv`, `kfi_tsend`, ... all arrive as one [`sys::kfi_util_xfer`]),
 //! cancel, and the hand-over of operations to the connection's work item,
 //! which moves the bytes (`data.rs`) and reports completions through the
 //! functions here.
@@ -663,14 +663,14 @@ pub(crate) enum Room {
 }
 
 /// The kind of transfer the C wrapper built (`None` for an unknown one).
-fn kind_of(x: &sys::kfi_tcp_xfer) -> Option<Kind> {
+fn kind_of(x: &sys::kfi_util_xfer) -> Option<Kind> {
     Some(match x.kind as u32 {
-        sys::KFI_TCP_X_SEND => Kind::Send,
-        sys::KFI_TCP_X_RECV => Kind::Recv,
-        sys::KFI_TCP_X_TSEND => Kind::TSend,
-        sys::KFI_TCP_X_TRECV => Kind::TRecv,
-        sys::KFI_TCP_X_READ => Kind::Read,
-        sys::KFI_TCP_X_WRITE => Kind::Write,
+        sys::KFI_UTIL_X_SEND => Kind::Send,
+        sys::KFI_UTIL_X_RECV => Kind::Recv,
+        sys::KFI_UTIL_X_TSEND => Kind::TSend,
+        sys::KFI_UTIL_X_TRECV => Kind::TRecv,
+        sys::KFI_UTIL_X_READ => Kind::Read,
+        sys::KFI_UTIL_X_WRITE => Kind::Write,
         _ => return None,
     })
 }
@@ -856,7 +856,7 @@ impl EpData {
     /// always has room when it fires or is withdrawn). `Ok(true)`: taken;
     /// `Ok(false)`: no CQ is bound for its direction; `Err`: the CQ is
     /// full (-EAGAIN: the consumer reads it and retries).
-    pub(crate) fn reserve_for(&self, x: &sys::kfi_tcp_xfer) -> core::result::Result<bool, isize> {
+    pub(crate) fn reserve_for(&self, x: &sys::kfi_util_xfer) -> core::result::Result<bool, isize> {
         let Some(kind) = kind_of(x) else {
             return Err(neg(bindings::EINVAL));
         };
@@ -875,7 +875,7 @@ impl EpData {
 
     /// Returns a slot taken by [`EpData::reserve_for`] whose entry will
     /// not be written (withdrawn deferred work, a post that failed).
-    pub(crate) fn unreserve_for(&self, x: &sys::kfi_tcp_xfer) {
+    pub(crate) fn unreserve_for(&self, x: &sys::kfi_util_xfer) {
         let Some(kind) = kind_of(x) else {
             return;
         };
@@ -889,7 +889,7 @@ impl EpData {
     /// before it fired, or refused when it fired): an error entry with
     /// `err` in the CQ slot `reserve_for` took when it was posted, counted
     /// on the bound counter (not for deferred work) and on `extra`.
-    pub(crate) fn report_lost(&self, x: &sys::kfi_tcp_xfer, err: u32, extra: Option<*const Cntr>, deferred: bool) {
+    pub(crate) fn report_lost(&self, x: &sys::kfi_util_xfer, err: u32, extra: Option<*const Cntr>, deferred: bool) {
         let kind = kind_of(x).unwrap_or(Kind::Write);
         let (cq, cntr) = {
             let g = self.q.lock();
@@ -910,7 +910,7 @@ impl EpData {
     }
 
     /// Posts one transfer. Any context but hard interrupts; never sleeps.
-    pub(crate) fn post(&self, x: &sys::kfi_tcp_xfer) -> isize {
+    pub(crate) fn post(&self, x: &sys::kfi_util_xfer) -> isize {
         self.post_as(x, Post::Now, &mut 0)
     }
 
@@ -920,18 +920,18 @@ impl EpData {
     /// On success `x` is rewritten to fire as posted now: its flags become
     /// the ones the post has (the endpoint's default op flags included) and
     /// it counts as a `*msg` call (the defaults are not applied again).
-    pub(crate) fn check(&self, x: &mut sys::kfi_tcp_xfer) -> isize {
+    pub(crate) fn check(&self, x: &mut sys::kfi_util_xfer) -> isize {
         self.check_as(x, Post::Check { deferred: false })
     }
 
     /// [`EpData::check`] for deferred work: it needs a CQ only if it asks
     /// for a completion entry (`KFI_COMPLETION`); a `completion_cntr`, or
     /// nothing, is enough otherwise (fi_trigger(3)).
-    pub(crate) fn check_deferred(&self, x: &mut sys::kfi_tcp_xfer) -> isize {
+    pub(crate) fn check_deferred(&self, x: &mut sys::kfi_util_xfer) -> isize {
         self.check_as(x, Post::Check { deferred: true })
     }
 
-    fn check_as(&self, x: &mut sys::kfi_tcp_xfer, mode: Post) -> isize {
+    fn check_as(&self, x: &mut sys::kfi_util_xfer, mode: Post) -> isize {
         let mut flags = 0;
         let r = self.post_as(x, mode, &mut flags);
         if r == 0 {
@@ -944,12 +944,12 @@ impl EpData {
     /// Posts a transfer released by a trigger; `extra` is a deferred
     /// work's completion counter (its use count travels with the
     /// operation, released when it is reported, or here on failure).
-    pub(crate) fn post_fired(&self, x: &sys::kfi_tcp_xfer, extra: Option<*const Cntr>, deferred: bool) -> isize {
+    pub(crate) fn post_fired(&self, x: &sys::kfi_util_xfer, extra: Option<*const Cntr>, deferred: bool) -> isize {
         self.post_as(x, Post::Fired { extra, deferred }, &mut 0)
     }
 
     /// `eff`: set to the operation's flags once they are known.
-    fn post_as(&self, x: &sys::kfi_tcp_xfer, mode: Post, eff: &mut u64) -> isize {
+    fn post_as(&self, x: &sys::kfi_util_xfer, mode: Post, eff: &mut u64) -> isize {
         let Some(kind) = kind_of(x) else {
             return neg(bindings::EINVAL);
         };

@@ -329,8 +329,9 @@ pub(crate) unsafe fn strerror_into(errno: c_int, buf: *mut c_char, len: usize) -
 /// `GFP_ATOMIC`), freed on drop.
 ///
 /// Invariant: `ptr` is NULL (no table) or a live allocation of `n`
-/// elements of `T` made by `kfi_util_segs_dup` (for `kfi_util_seg`) or
-/// `kfi_util_rma_dup` (for `kfi_rma_iov`), owned by this value.
+/// elements of `T` made by `kfi_util_segs_dup` (for `kfi_util_seg`),
+/// `kfi_util_rma_dup` (for `kfi_rma_iov`) or `kfi_util_descs_dup` (for
+/// memory descriptors), owned by this value.
 pub(crate) struct Table<T: TableElem> {
     ptr: *mut T,
     n: usize,
@@ -356,6 +357,13 @@ impl TableElem for sys::kfi_rma_iov {
     unsafe fn free(p: *mut Self) {
         // SAFETY: by the trait's contract.
         unsafe { sys::kfi_util_rma_free(p) }
+    }
+}
+
+impl TableElem for *mut c_void {
+    unsafe fn free(p: *mut Self) {
+        // SAFETY: by the trait's contract.
+        unsafe { sys::kfi_util_descs_free(p) }
     }
 }
 
@@ -430,6 +438,20 @@ pub(crate) unsafe fn rma_table(src: *const sys::kfi_rma_iov, count: usize) -> co
     let mut p = core::ptr::null_mut();
     // SAFETY: by the caller's contract; `p` is written by the glue.
     let r = unsafe { sys::kfi_util_rma_dup(src, count, &mut p) };
+    if r != 0 {
+        return Err(r);
+    }
+    Ok(Table { ptr: p, n: count })
+}
+
+/// A copy of `count` memory descriptors at `src` (as [`segs_table`]).
+///
+/// # Safety
+/// `src` is NULL or `count` pointers readable during the call.
+pub(crate) unsafe fn desc_table(src: *const *mut c_void, count: usize) -> core::result::Result<Table<*mut c_void>, c_int> {
+    let mut p = core::ptr::null_mut();
+    // SAFETY: by the caller's contract; `p` is written by the glue.
+    let r = unsafe { sys::kfi_util_descs_dup(src, count, &mut p) };
     if r != 0 {
         return Err(r);
     }

@@ -217,6 +217,38 @@ void kfi_util_rma_free(struct kfi_rma_iov *rma)
 }
 
 /**
+ * kfi_util_descs_dup() - Copy a memory descriptor array.
+ * @src: The caller's array (an *msg call's desc).
+ * @count: Its entries (1 to KFI_UTIL_IOV_MAX).
+ * @out: The copy, which belongs to the operation until
+ *	kfi_util_descs_free().
+ *
+ * Context: Any but hard interrupts.
+ * Return: 0, -EINVAL for a bad array, -EAGAIN when no memory is available
+ * now.
+ */
+int kfi_util_descs_dup(void *const *src, size_t count, void ***out)
+{
+	*out = NULL;
+	if (!src || !count || count > KFI_UTIL_IOV_MAX)
+		return -EINVAL;
+	*out = kmemdup_array(src, count, sizeof(*src),
+			     GFP_ATOMIC | __GFP_NOWARN);
+	return *out ? 0 : -EAGAIN;
+}
+
+/**
+ * kfi_util_descs_free() - Free a copy of kfi_util_descs_dup().
+ * @descs: The copy, or NULL.
+ *
+ * Context: Any but hard interrupts.
+ */
+void kfi_util_descs_free(void **descs)
+{
+	kfree(descs);
+}
+
+/**
  * kfi_util_segs_free() - Free a table of kfi_util_segs_dup().
  * @segs: The table, or NULL.
  *

@@ -16,6 +16,9 @@
 #include <kfi_domain.h>
 #include <kfi_rma.h>
 #include <kfi_eq.h>
+#include <kfi_endpoint.h>
+#include <kfi_tagged.h>
+#include <kfi_atomic.h>
 
 /**
  * struct kfi_util_seg - One segment of a buffer or a registered memory region.
@@ -54,6 +57,102 @@ size_t kfi_util_segs_copy_to(const struct kfi_util_seg *segs, int n,
 			     size_t skip, const void *src, size_t len);
 size_t kfi_util_segs_copy_from(const struct kfi_util_seg *segs, int n,
 			       size_t skip, void *dst, size_t len);
+
+/* Local segments and remote regions a struct kfi_util_xfer holds in place. */
+#define KFI_UTIL_IOV_LIMIT 4
+
+/* What struct kfi_util_xfer describes. */
+#define KFI_UTIL_X_SEND		0
+#define KFI_UTIL_X_RECV		1
+#define KFI_UTIL_X_TSEND	2
+#define KFI_UTIL_X_TRECV	3
+#define KFI_UTIL_X_READ		4
+#define KFI_UTIL_X_WRITE	5
+
+/**
+ * struct kfi_util_xfer - One data-transfer call, whatever its variant: what
+ *	the toolkit's ops tables (kfi_util_xfer.c) hand to kfi_util_ep_xfer().
+ * @kind: KFI_UTIL_X_*.
+ * @nseg: Number of segments (at most KFI_UTIL_IOV_MAX). Up to
+ *	KFI_UTIL_IOV_LIMIT they are in @seg; beyond, @ext_desc describes them.
+ * @seg: The buffer.
+ * @context: Operation context.
+ * @data: Remote CQ data (with KFI_REMOTE_CQ_DATA in @flags).
+ * @tag: Tag of a tagged send or receive.
+ * @ignore: Ignore mask of a tagged receive.
+ * @flags: Operation flags: those of a *msg call, else the implied ones
+ *	(KFI_INJECT, KFI_REMOTE_CQ_DATA).
+ * @msg_call: The call was a *msg variant: @flags replace the endpoint's
+ *	default operation flags instead of adding to them.
+ * @no_entry: An inject call: no completion entry, ever.
+ * @rma_whole: A single-region call (kfi_read(), kfi_write()...): @rma[0]
+ *	covers the whole local buffer; its len is set by the provider.
+ * @rma_count: Number of remote regions (at most KFI_UTIL_IOV_MAX): in @rma
+ *	up to KFI_UTIL_IOV_LIMIT, else in @rma_ext.
+ * @ext_type: The kind of list @ext_desc is (enum kfi_iov_type, or
+ *	KFI_UTIL_SEGS).
+ * @rma: Remote regions of an RMA read or write.
+ * @ext_desc: With more than KFI_UTIL_IOV_LIMIT segments, the caller's list
+ *	(valid for the call only), else NULL.
+ * @rma_ext: With more than KFI_UTIL_IOV_LIMIT remote regions, the caller's
+ *	array (valid for the call only), else NULL.
+ * @addr: The call's address: destination of a send, read or write, source
+ *	of a receive (KFI_DIRECTED_RECV); connected endpoints ignore it.
+ * @desc: The memory descriptor of a single-buffer call (kfi_send(),
+ *	kfi_read()...: its @desc argument, e.g. kfi_mr_desc()), else NULL.
+ * @descv: The descriptor array of a list or *msg call (@nseg entries, or
+ *	NULL; valid for the call only: a provider that keeps it copies it).
+ */
+struct kfi_util_xfer {
+	int kind;
+	unsigned int nseg;
+	struct kfi_util_seg seg[KFI_UTIL_IOV_LIMIT];
+	void *context;
+	uint64_t data;
+	uint64_t tag;
+	uint64_t ignore;
+	uint64_t flags;
+	bool msg_call;
+	bool no_entry;
+	bool rma_whole;
+	unsigned int rma_count;
+	int ext_type;
+	struct kfi_rma_iov rma[KFI_UTIL_IOV_LIMIT];
+	const void *ext_desc;
+	const struct kfi_rma_iov *rma_ext;
+	kfi_addr_t addr;
+	void *desc;
+	void **descv;
+};
+
+int kfi_util_xfer_build_msg(struct kfi_util_xfer *x, const struct kfi_msg *msg,
+			    uint64_t flags);
+int kfi_util_xfer_build_tagged(struct kfi_util_xfer *x,
+			       const struct kfi_msg_tagged *msg,
+			       uint64_t flags);
+int kfi_util_xfer_build_rma(struct kfi_util_xfer *x,
+			    const struct kfi_msg_rma *msg, uint64_t flags);
+
+/* The ops tables of the toolkit's data transfers (kfi_util_xfer.c). */
+extern struct kfi_ops_msg kfi_util_ep_msg_ops;
+extern struct kfi_ops_rma kfi_util_ep_rma_ops;
+extern struct kfi_ops_tagged kfi_util_ep_tagged_ops;
+extern struct kfi_ops_atomic kfi_util_ep_atomic_ops;
+
+/**
+ * kfi_util_ep_xfer() - Validate and queue one data transfer; implemented
+ *	by the provider (kfi_tcp: ep.rs).
+ * @ep: The endpoint (or alias) the consumer called.
+ * @x: The call, valid for the call only.
+ *
+ * Context: Any but hard interrupts; must not sleep.
+ * Return: 0, or a negative errno (-EAGAIN: no room now, retry).
+ */
+ssize_t kfi_util_ep_xfer(struct kfid_ep *ep, const struct kfi_util_xfer *x);
+
+/* Memory descriptor arrays copied for operations that outlive the call. */
+int kfi_util_descs_dup(void *const *src, size_t count, void ***out);
+void kfi_util_descs_free(void **descs);
 
 /* The provider's workqueue (one per module). */
 struct workqueue_struct;
