@@ -18,10 +18,9 @@ use crate::fabric::Fabric;
 use crate::util::fid::DomainBase;
 use crate::ffi::{self, kfi_info, sys};
 use crate::logic::mr::KeyChooser;
-use crate::cntr::Cntr;
+use crate::trigger::cntr::CntrList;
 use crate::util::eq::Eq;
 use crate::mr::MrPtr;
-use crate::util::sync::{new_spinlock_bh, SpinLockBh};
 use core::ffi::{c_int, c_void};
 use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::bindings;
@@ -78,8 +77,9 @@ impl MrTable {
 #[pin_data]
 #[repr(C)]
 pub(crate) struct Domain {
-    /// Header and open children (memory regions, CQs, counters,
-    /// endpoints); first.
+    /// Header, open children (memory regions, CQs, counters, endpoints)
+    /// and the counter list; first.
+    #[pin]
     base: DomainBase,
     fabric: *mut Fabric,
     /// Keys are chosen by the provider (`KFI_MR_PROV_KEY` in the info the
@@ -90,11 +90,6 @@ pub(crate) struct Domain {
     iface: ([u8; IFNAMSIZ], usize),
     #[pin]
     pub(crate) mrs: Mutex<MrTable>,
-    /// Open counters (addresses), for cancelling triggered operations by
-    /// context and flushing deferred work: a BH spinlock, as `kfi_cancel`
-    /// may come from softirq context.
-    #[pin]
-    cntrs: SpinLockBh<KVec<usize>>,
     /// The EQ bound with `KFI_REG_MR` (NULL: none): registrations report
     /// `KFI_MR_COMPLETE` there. Set once; the binding it counts keeps the
     /// EQ open until the domain closes.
@@ -198,66 +193,9 @@ impl Domain {
         self.base.children.closed();
     }
 
-    /// Lists a new counter (process context).
-    pub(crate) fn add_cntr(&self, c: *const Cntr) -> Result {
-        // Room is made outside the lock; the push under it cannot fail.
-        loop {
-            let need = {
-                let mut g = self.cntrs.lock();
-                if g.len() < g.capacity() {
-                    return g.push(c as usize, GFP_ATOMIC).map_err(|_| ENOMEM);
-                }
-                g.len() + 1
-            };
-            let mut v = KVec::with_capacity(need * 2, GFP_KERNEL)?;
-            let old = {
-                let mut g = self.cntrs.lock();
-                for &x in g.iter() {
-                    v.push(x, GFP_ATOMIC).map_err(|_| ENOMEM)?;
-                }
-                core::mem::replace(&mut *g, v)
-            };
-            drop(old);
-        }
-    }
-
-    /// Unlists a counter being closed.
-    pub(crate) fn remove_cntr(&self, c: *const Cntr) {
-        let mut g = self.cntrs.lock();
-        if let Some(i) = g.iter().position(|&x| x == c as usize) {
-            let _ = base::kvec_remove(&mut g, i);
-        }
-    }
-
-    /// `KFI_FLUSH_WORK`: withdraws every deferred work queued on the
-    /// domain's counters (process context).
-    pub(crate) fn flush_deferred(&self) -> Result {
-        // A snapshot of the list (allocated outside the lock, before
-        // anything is withdrawn); counters stay open during the call (API
-        // contract).
-        let n = self.cntrs.lock().len();
-        let mut snap = KVec::<usize>::with_capacity(n, GFP_KERNEL)?;
-        {
-            let g = self.cntrs.lock();
-            for &c in g.iter().take(n) {
-                let _ = snap.push(c, GFP_ATOMIC);
-            }
-        }
-        for &c in snap.iter() {
-            // SAFETY: listed, hence open (see above).
-            unsafe { &*(c as *const Cntr) }.flush(crate::cntr::Waits::Completions, crate::trig::cancelled);
-        }
-        Ok(())
-    }
-
-    /// Calls `f` on each open counter until it returns true; whether one
-    /// did. Any context; `f` runs under the list's lock (it may take a
-    /// counter's lock: order domain list, then counter).
-    pub(crate) fn any_cntr(&self, mut f: impl FnMut(&Cntr) -> bool) -> bool {
-        let g = self.cntrs.lock();
-        // SAFETY: listed counters are open: a counter unlists itself
-        // (under this lock) before it is freed.
-        g.iter().any(|&c| f(unsafe { &*(c as *const Cntr) }))
+    /// The domain's open counters.
+    pub(crate) fn cntrs(&self) -> &CntrList {
+        &self.base.cntrs
     }
 }
 
@@ -297,12 +235,11 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
     // SAFETY: only our fabric ops table reaches this function.
     let f = unsafe { Fabric::from_header(fabric) };
     let init = pin_init!(Domain {
-        base: DomainBase::new(),
+        base <- DomainBase::new(),
         fabric: f,
         prov_key,
         iface,
         mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),
-        cntrs <- new_spinlock_bh!(KVec::new(), "kfi_tcp_dom_cntrs"),
         mr_eq: AtomicPtr::new(core::ptr::null_mut()),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {

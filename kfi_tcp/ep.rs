@@ -18,7 +18,7 @@
 //! reports.
 
 use crate::util::base::{self, einval};
-use crate::cntr::Cntr;
+use crate::trigger::cntr::Cntr;
 use crate::conn::{Conn, Owner};
 use crate::cq::Cq;
 use crate::domain::Domain;
@@ -679,14 +679,14 @@ unsafe fn ep_xfer(ep: *mut sys::kfid_ep, x: *const sys::kfi_util_xfer) -> isize 
             x.flags |= a.flags;
         }
         if x.flags & sys::KFI_TRIGGER as u64 != 0 {
-            return crate::trig::post_triggered(&e.data, &x);
+            return crate::trigger::trig::post_triggered(&e.data, &x);
         }
         return e.data.post(&x);
     }
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_ep(ep) };
     if x.msg_call && x.flags & sys::KFI_TRIGGER as u64 != 0 {
-        return crate::trig::post_triggered(&e.data, x);
+        return crate::trigger::trig::post_triggered(&e.data, x);
     }
     e.data.post(x)
 }
@@ -739,7 +739,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_cancel(fid: *mut sys::kfid, context: 
     }
     // A triggered operation of this endpoint not fired yet?
     // SAFETY: the domain outlives its endpoints.
-    if crate::trig::cancel_triggered(unsafe { &*e.domain }, &e.data, context) {
+    if crate::trigger::trig::cancel_triggered(unsafe { &*e.domain }.cntrs(), &e.data, context) {
         return 0;
     }
     r

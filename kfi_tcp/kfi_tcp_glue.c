@@ -154,7 +154,7 @@ static struct kfi_ops kfi_tcp_domain_fid_ops = {
 	.size = sizeof(struct kfi_ops),
 	.close = kfi_tcp_domain_close,
 	.bind = kfi_tcp_domain_bind,
-	.control = kfi_tcp_domain_control,
+	.control = kfi_util_domain_control,
 	.ops_open = kfi_no_ops_open,
 };
 
@@ -164,7 +164,7 @@ static struct kfi_ops_domain kfi_tcp_domain_ops = {
 	.cq_open = kfi_tcp_domain_cq_open,
 	.endpoint = kfi_tcp_domain_endpoint,
 	.scalable_ep = kfi_no_scalable_ep,
-	.cntr_open = kfi_tcp_domain_cntr_open,
+	.cntr_open = kfi_util_domain_cntr_open,
 	.poll_open = kfi_no_poll_open,
 	.stx_ctx = kfi_no_stx_ctx,
 	.srx_ctx = kfi_no_srx_ctx,
@@ -457,51 +457,6 @@ void kfi_tcp_glue_cq_init(struct kfid_cq *cq, void *context,
 bool kfi_tcp_glue_is_cq(const struct kfid *fid)
 {
 	return fid->fclass == KFI_CLASS_CQ && fid->ops == &kfi_tcp_cq_fid_ops;
-}
-
-
-static struct kfi_ops kfi_tcp_cntr_fid_ops = {
-	.size = sizeof(struct kfi_ops),
-	.close = kfi_tcp_cntr_close,
-	.bind = kfi_no_bind,
-	.control = kfi_no_control,
-	.ops_open = kfi_no_ops_open,
-};
-
-static struct kfi_ops_cntr kfi_tcp_cntr_ops = {
-	.size = sizeof(struct kfi_ops_cntr),
-	.read = kfi_tcp_cntr_read,
-	.readerr = kfi_tcp_cntr_readerr,
-	.add = kfi_tcp_cntr_add,
-	.set = kfi_tcp_cntr_set,
-	.wait = kfi_tcp_cntr_wait,
-	.adderr = kfi_tcp_cntr_adderr,
-	.seterr = kfi_tcp_cntr_seterr,
-};
-
-/**
- * kfi_tcp_glue_cntr_init() - Fill the kfabric header of a new counter.
- * @cntr: The embedded struct kfid_cntr of the provider's counter object.
- * @context: The consumer's context.
- */
-void kfi_tcp_glue_cntr_init(struct kfid_cntr *cntr, void *context)
-{
-	cntr->fid.fclass = KFI_CLASS_CNTR;
-	cntr->fid.context = context;
-	cntr->fid.ops = &kfi_tcp_cntr_fid_ops;
-	cntr->ops = &kfi_tcp_cntr_ops;
-}
-
-/**
- * kfi_tcp_glue_is_cntr() - Tell whether an object is a counter of this
- * provider.
- * @fid: A valid object header, e.g. as given to kfi_ep_bind().
- *
- * Return: true if @fid was made by kfi_tcp_glue_cntr_init().
- */
-bool kfi_tcp_glue_is_cntr(const struct kfid *fid)
-{
-	return fid->fclass == KFI_CLASS_CNTR && fid->ops == &kfi_tcp_cntr_fid_ops;
 }
 
 

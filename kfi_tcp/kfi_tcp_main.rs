@@ -9,24 +9,24 @@
 //! scalable endpoints...) return -KFI_ENOSYS.
 //!
 //! Layout:
-//! - `logic/` (+ the core's `host.rs`, `writer.rs`, the trigger engine
-//!   `kfi_trigger/engine.rs`): kernel-independent logic, also built as host
-//!   crates;
+//! - `logic/` (+ the core's `host.rs`, `writer.rs`): kernel-independent
+//!   logic, also built as host crates;
 //! - `ffi.rs` (and the toolkit's `util::base`): bindings generated from
 //!   `include/` and `tcp_sys.h`, RAII wrappers (the only `unsafe` besides
 //!   the C entry points);
 //! - `prov.rs`: `kgetinfo`/`kfabric`; one file per object: `fabric.rs`,
-//!   `domain.rs`, `eq.rs`, `cq.rs`, `cntr.rs`, `mr.rs`, `pep.rs`, `ep.rs`;
+//!   `domain.rs`, `cq.rs`, `mr.rs`, `pep.rs`, `ep.rs` (EQs and counters are
+//!   the toolkit's);
 //! - `sock.rs`, `kfi_tcp_sock.c`: kernel sockets; `conn.rs` (+ `data.rs`):
 //!   a connection's work item; `wire/`: the frame codec;
-//! - `xfer.rs`: an endpoint's transfer queues; `trig.rs`: triggered
-//!   operations and deferred work;
+//! - `xfer.rs`: an endpoint's transfer queues;
+//! - `trigger` (`kfi_trigger/`): counters, triggered operations and
+//!   deferred work, shared with the other providers;
 //! - `util` (`kfi_util/`): the provider toolkit shared with the other
 //!   providers (RAII wrappers, the `spin_lock_bh` lock).
 
 use kernel::prelude::*;
 
-mod cntr;
 mod conn;
 mod cq;
 mod domain;
@@ -37,11 +37,23 @@ mod mr;
 mod pep;
 mod prov;
 mod sock;
-mod trig;
 mod xfer;
-// The provider toolkit (shared with the other providers).
+// The provider toolkit and the KFI_TRIGGER machinery (shared with the
+// other providers).
+#[path = "../kfi_trigger/mod.rs"]
+mod trigger;
 #[path = "../kfi_util/mod.rs"]
 mod util;
+
+/// The provider, as the toolkit sees it.
+pub(crate) struct Prov;
+
+impl util::Provider for Prov {
+    unsafe fn fire_target<'a>(ep: *mut ffi::sys::kfid_ep) -> Option<&'a (dyn trigger::target::FireTarget + 'static)> {
+        // SAFETY: by the trait's contract.
+        unsafe { ep::data_of(ep) }.map(|d| d as &dyn trigger::target::FireTarget)
+    }
+}
 // The frame codec (also the host crate kfi-tcp-wire); the connection layer
 // is its first user.
 #[allow(dead_code, unreachable_pub, unused_imports)]
@@ -62,8 +74,6 @@ mod logic {
     pub mod mr;
     #[path = "../logic/xfer_tcp.rs"]
     pub mod xfer_tcp;
-    #[path = "../../kfi_trigger/engine.rs"]
-    pub mod trigger;
 }
 
 module! {

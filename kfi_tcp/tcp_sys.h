@@ -19,6 +19,7 @@
 #include <kfi_trigger.h>
 #include "kfi_tcp_trace.h"
 #include "../kfi_util/util_sys.h"
+#include "../kfi_trigger/trigger_sys.h"
 
 /* Longest interface name, with its NUL (IFNAMSIZ). */
 #define KFI_TCP_IFNAMSIZ 16
@@ -56,8 +57,6 @@ void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context);
 void kfi_tcp_glue_cq_init(struct kfid_cq *cq, void *context,
 			  kfi_comp_handler handler);
 bool kfi_tcp_glue_is_cq(const struct kfid *fid);
-void kfi_tcp_glue_cntr_init(struct kfid_cntr *cntr, void *context);
-bool kfi_tcp_glue_is_cntr(const struct kfid *fid);
 bool kfi_tcp_glue_is_ep(const struct kfid *fid);
 void kfi_tcp_glue_alias_init(struct kfid_ep *ep, void *context);
 bool kfi_tcp_glue_is_alias(const struct kfid *fid);
@@ -137,7 +136,6 @@ ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 			int n, size_t skip, size_t len);
 
 /* Implemented in Rust. */
-int kfi_tcp_domain_control(struct kfid *fid, int command, void *arg);
 ssize_t kfi_tcp_ep_cancel(struct kfid *fid, void *context);
 int kfi_tcp_ep_getopt(struct kfid *fid, int level, int optname, void *optval,
 		      size_t *optlen);
@@ -191,17 +189,6 @@ ssize_t kfi_tcp_cq_sreadfrom(struct kfid_cq *cq, void *buf, size_t count,
 			     kfi_addr_t *src_addr, const void *cond,
 			     int timeout);
 int kfi_tcp_cq_signal(struct kfid_cq *cq);
-int kfi_tcp_domain_cntr_open(struct kfid_domain *domain,
-			     struct kfi_cntr_attr *attr, struct kfid_cntr **cntr,
-			     void *context);
-int kfi_tcp_cntr_close(struct kfid *fid);
-uint64_t kfi_tcp_cntr_read(struct kfid_cntr *cntr);
-uint64_t kfi_tcp_cntr_readerr(struct kfid_cntr *cntr);
-int kfi_tcp_cntr_add(struct kfid_cntr *cntr, uint64_t value);
-int kfi_tcp_cntr_set(struct kfid_cntr *cntr, uint64_t value);
-int kfi_tcp_cntr_wait(struct kfid_cntr *cntr, uint64_t threshold, int timeout);
-int kfi_tcp_cntr_adderr(struct kfid_cntr *cntr, uint64_t value);
-int kfi_tcp_cntr_seterr(struct kfid_cntr *cntr, uint64_t value);
 const char *kfi_tcp_cq_strerror(struct kfid_cq *cq, int prov_errno,
 				const void *err_data, char *buf, size_t len);
 

@@ -36,7 +36,8 @@
 //! the return of its CQ reservation.
 
 use crate::util::base;
-use crate::cntr::Cntr;
+use crate::trigger::cntr::Cntr;
+use crate::trigger::target::FireTarget;
 use crate::conn::{Conn, Progress};
 use crate::cq::Cq;
 use crate::domain::Domain;
@@ -831,16 +832,6 @@ impl EpData {
         core::mem::replace(&mut g.conn, c)
     }
 
-    /// A triggered operation on this endpoint is queued.
-    pub(crate) fn trig_inc(&self) {
-        self.trig.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// It was issued or dropped.
-    pub(crate) fn trig_dec(&self) {
-        self.trig.fetch_sub(1, Ordering::AcqRel);
-    }
-
     /// Tagged receives posted so far.
     pub(crate) fn tag_posts(&self) -> u64 {
         self.tag_posts.load(Ordering::Acquire)
@@ -849,54 +840,6 @@ impl EpData {
     /// Triggered operations not issued yet.
     pub(crate) fn trig_pending(&self) -> usize {
         self.trig.load(Ordering::Acquire)
-    }
-
-    /// Takes the CQ slot of a triggered operation's completion when it is
-    /// posted, as ordinary posts do (so that its entry, or error entry,
-    /// always has room when it fires or is withdrawn). `Ok(true)`: taken;
-    /// `Ok(false)`: no CQ is bound for its direction; `Err`: the CQ is
-    /// full (-EAGAIN: the consumer reads it and retries).
-    pub(crate) fn reserve_for(&self, x: &sys::kfi_util_xfer) -> core::result::Result<bool, isize> {
-        let Some(kind) = kind_of(x) else {
-            return Err(neg(bindings::EINVAL));
-        };
-        let cq = self.q.lock().cq(kind.is_tx());
-        let Some(cq) = cq else {
-            return Ok(false);
-        };
-        // SAFETY: bound CQ, valid while bound (the endpoint cannot close
-        // while a triggered operation of it is pending).
-        if unsafe { &*cq }.try_reserve(1) {
-            Ok(true)
-        } else {
-            Err(neg(bindings::EAGAIN))
-        }
-    }
-
-    /// Returns a slot taken by [`EpData::reserve_for`] whose entry will
-    /// not be written (withdrawn deferred work, a post that failed).
-    pub(crate) fn unreserve_for(&self, x: &sys::kfi_util_xfer) {
-        let Some(kind) = kind_of(x) else {
-            return;
-        };
-        if let Some(cq) = self.q.lock().cq(kind.is_tx()) {
-            // SAFETY: as in `reserve_for`.
-            unsafe { &*cq }.unreserve(1);
-        }
-    }
-
-    /// A triggered operation that will not be queued after all (cancelled
-    /// before it fired, or refused when it fired): an error entry with
-    /// `err` in the CQ slot `reserve_for` took when it was posted, counted
-    /// on the bound counter (not for deferred work) and on `extra`.
-    pub(crate) fn report_lost(&self, x: &sys::kfi_util_xfer, err: u32, extra: Option<*const Cntr>, deferred: bool) {
-        let kind = kind_of(x).unwrap_or(Kind::Write);
-        let (cq, cntr) = {
-            let g = self.q.lock();
-            (g.cq(kind.is_tx()), g.cfg.cntrs.for_op(kind, !deferred))
-        };
-        let e = errc(kind, x.flags, x.context as usize, err, true);
-        Report { cq, what: What::Failed(e), cntr, extra }.deliver();
     }
 
     /// `KFI_OPT_MIN_MULTI_RECV`.
@@ -914,23 +857,6 @@ impl EpData {
         self.post_as(x, Post::Now, &mut 0)
     }
 
-    /// Checks a transfer as [`EpData::post`] would, queuing nothing (a
-    /// triggered post: mistakes are reported at once, not when it fires).
-    ///
-    /// On success `x` is rewritten to fire as posted now: its flags become
-    /// the ones the post has (the endpoint's default op flags included) and
-    /// it counts as a `*msg` call (the defaults are not applied again).
-    pub(crate) fn check(&self, x: &mut sys::kfi_util_xfer) -> isize {
-        self.check_as(x, Post::Check { deferred: false })
-    }
-
-    /// [`EpData::check`] for deferred work: it needs a CQ only if it asks
-    /// for a completion entry (`KFI_COMPLETION`); a `completion_cntr`, or
-    /// nothing, is enough otherwise (fi_trigger(3)).
-    pub(crate) fn check_deferred(&self, x: &mut sys::kfi_util_xfer) -> isize {
-        self.check_as(x, Post::Check { deferred: true })
-    }
-
     fn check_as(&self, x: &mut sys::kfi_util_xfer, mode: Post) -> isize {
         let mut flags = 0;
         let r = self.post_as(x, mode, &mut flags);
@@ -939,13 +865,6 @@ impl EpData {
             x.msg_call = true;
         }
         r
-    }
-
-    /// Posts a transfer released by a trigger; `extra` is a deferred
-    /// work's completion counter (its use count travels with the
-    /// operation, released when it is reported, or here on failure).
-    pub(crate) fn post_fired(&self, x: &sys::kfi_util_xfer, extra: Option<*const Cntr>, deferred: bool) -> isize {
-        self.post_as(x, Post::Fired { extra, deferred }, &mut 0)
     }
 
     /// `eff`: set to the operation's flags once they are known.
@@ -1693,3 +1612,91 @@ impl EpData {
         conn
     }
 }
+
+/// The endpoint as the trigger machinery sees it (`crate::trigger`): what
+/// triggered operations and deferred work are checked against, reserve
+/// their CQ slot on, and are posted on when they fire.
+impl FireTarget for EpData {
+    /// A triggered operation on this endpoint is queued.
+    fn trig_inc(&self) {
+        self.trig.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// It was issued or dropped.
+    fn trig_dec(&self) {
+        self.trig.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Takes the CQ slot of a triggered operation's completion when it is
+    /// posted, as ordinary posts do (so that its entry, or error entry,
+    /// always has room when it fires or is withdrawn). `Ok(true)`: taken;
+    /// `Ok(false)`: no CQ is bound for its direction; `Err`: the CQ is
+    /// full (-EAGAIN: the consumer reads it and retries).
+    fn reserve_for(&self, x: &sys::kfi_util_xfer) -> core::result::Result<bool, isize> {
+        let Some(kind) = kind_of(x) else {
+            return Err(neg(bindings::EINVAL));
+        };
+        let cq = self.q.lock().cq(kind.is_tx());
+        let Some(cq) = cq else {
+            return Ok(false);
+        };
+        // SAFETY: bound CQ, valid while bound (the endpoint cannot close
+        // while a triggered operation of it is pending).
+        if unsafe { &*cq }.try_reserve(1) {
+            Ok(true)
+        } else {
+            Err(neg(bindings::EAGAIN))
+        }
+    }
+
+    /// Returns a slot taken by [`FireTarget::reserve_for`] whose entry will
+    /// not be written (withdrawn deferred work, a post that failed).
+    fn unreserve_for(&self, x: &sys::kfi_util_xfer) {
+        let Some(kind) = kind_of(x) else {
+            return;
+        };
+        if let Some(cq) = self.q.lock().cq(kind.is_tx()) {
+            // SAFETY: as in `reserve_for`.
+            unsafe { &*cq }.unreserve(1);
+        }
+    }
+
+    /// A triggered operation that will not be queued after all (cancelled
+    /// before it fired, or refused when it fired): an error entry with
+    /// `err` in the CQ slot `reserve_for` took when it was posted, counted
+    /// on the bound counter (not for deferred work) and on `extra`.
+    fn report_lost(&self, x: &sys::kfi_util_xfer, err: u32, extra: Option<*const Cntr>, deferred: bool) {
+        let kind = kind_of(x).unwrap_or(Kind::Write);
+        let (cq, cntr) = {
+            let g = self.q.lock();
+            (g.cq(kind.is_tx()), g.cfg.cntrs.for_op(kind, !deferred))
+        };
+        let e = errc(kind, x.flags, x.context as usize, err, true);
+        Report { cq, what: What::Failed(e), cntr, extra }.deliver();
+    }
+
+    /// Checks a transfer as [`EpData::post`] would, queuing nothing (a
+    /// triggered post: mistakes are reported at once, not when it fires).
+    ///
+    /// On success `x` is rewritten to fire as posted now: its flags become
+    /// the ones the post has (the endpoint's default op flags included) and
+    /// it counts as a `*msg` call (the defaults are not applied again).
+    fn check(&self, x: &mut sys::kfi_util_xfer) -> isize {
+        self.check_as(x, Post::Check { deferred: false })
+    }
+
+    /// [`FireTarget::check`] for deferred work: it needs a CQ only if it asks
+    /// for a completion entry (`KFI_COMPLETION`); a `completion_cntr`, or
+    /// nothing, is enough otherwise (fi_trigger(3)).
+    fn check_deferred(&self, x: &mut sys::kfi_util_xfer) -> isize {
+        self.check_as(x, Post::Check { deferred: true })
+    }
+
+    /// Posts a transfer released by a trigger; `extra` is a deferred
+    /// work's completion counter (its use count travels with the
+    /// operation, released when it is reported, or here on failure).
+    fn post_fired(&self, x: &sys::kfi_util_xfer, extra: Option<*const Cntr>, deferred: bool) -> isize {
+        self.post_as(x, Post::Fired { extra, deferred }, &mut 0)
+    }
+}
+

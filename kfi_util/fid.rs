@@ -8,7 +8,9 @@
 //! header alone, without naming the provider's types.
 
 use super::sys;
+use crate::trigger::cntr::CntrList;
 use core::sync::atomic::{AtomicUsize, Ordering};
+use kernel::prelude::*;
 
 /// Open children of an object. The object's close refuses (`-EBUSY`)
 /// while [`ChildCount::busy`]; a child therefore may keep a pointer to
@@ -71,17 +73,45 @@ impl FabricBase {
 ///
 /// # Invariants
 /// As [`FabricBase`], for domains.
+#[pin_data]
 #[repr(C)]
 pub(crate) struct DomainBase {
     pub(crate) dom: sys::kfid_domain,
     /// Open memory regions, completion queues, counters and endpoints.
     pub(crate) children: ChildCount,
+    /// Open counters (triggered operations are looked up there by
+    /// context; deferred work is flushed there).
+    #[pin]
+    pub(crate) cntrs: CntrList,
 }
 
 impl DomainBase {
     /// A base whose header is filled in later by the provider's glue.
-    pub(crate) fn new() -> Self {
-        // SAFETY: all-zero is a valid header (NULL pointers, zero class).
-        DomainBase { dom: unsafe { core::mem::zeroed() }, children: ChildCount::new() }
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(DomainBase {
+            // SAFETY: all-zero is a valid header (NULL pointers, zero class).
+            dom: unsafe { core::mem::zeroed() },
+            children: ChildCount::new(),
+            cntrs <- CntrList::new(),
+        })
+    }
+
+    /// Recovers the base from a domain header.
+    ///
+    /// # Safety
+    /// `dom` is the header of a live domain of this provider (only its
+    /// domain ops table calls the entries that use this).
+    pub(crate) unsafe fn from_header<'a>(dom: *mut sys::kfid_domain) -> &'a DomainBase {
+        // SAFETY: the header is the first field (caller's contract).
+        unsafe { &*kernel::container_of!(dom, DomainBase, dom) }
+    }
+
+    /// Recovers the base from a domain's fid.
+    ///
+    /// # Safety
+    /// As [`DomainBase::from_header`], for the fid of the header.
+    pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a DomainBase {
+        // SAFETY: the fid is the first field of the header, itself first.
+        unsafe { &*kernel::container_of!(fid, DomainBase, dom.fid) }
     }
 }

@@ -24,6 +24,19 @@
 
 pub(crate) use crate::ffi::sys;
 
+/// What the toolkit asks of the provider compiled with it, implemented by
+/// the provider crate's `crate::Prov`.
+pub(crate) trait Provider {
+    /// The fire target of one of the provider's endpoints (deferred work
+    /// names its endpoint by the consumer's pointer); `None` for NULL or
+    /// an object that is not one of its endpoints.
+    ///
+    /// # Safety
+    /// `ep` is NULL or a valid `kfid_ep`; the endpoint stays open while the
+    /// reference is used.
+    unsafe fn fire_target<'a>(ep: *mut sys::kfid_ep) -> Option<&'a (dyn crate::trigger::target::FireTarget + 'static)>;
+}
+
 pub(crate) mod base;
 pub(crate) mod eq;
 pub(crate) mod fid;

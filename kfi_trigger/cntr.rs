@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Completion counters (`kfi_cntr_open` on a domain).
+//! Completion counters (`kfi_cntr_open` on a domain), the same for every
+//! provider: the provider's domain ops table points `cntr_open` at
+//! `kfi_util_domain_cntr_open`, and its domain embeds
+//! [`DomainBase`](crate::util::fid::DomainBase), whose child count and
+//! counter list ([`CntrList`]) a counter is kept in.
 //!
 //! A counter holds a success and an error count (`u64`, wrapping on add,
-//! as `logic::trigger::Counter` — the trigger engine's view of a counter,
+//! as `engine::Counter` — the trigger engine's view of a counter,
 //! which will queue triggered operations beside it under the same lock).
 //! Endpoints bound with `KFI_SEND`, `KFI_RECV`, `KFI_READ`, `KFI_WRITE`,
 //! `KFI_REMOTE_READ` or `KFI_REMOTE_WRITE` count each such completion —
@@ -10,7 +14,7 @@
 //!
 //! # Triggered operations
 //! Beside the values, under the same lock, each counter has two trigger
-//! engines (`logic::trigger::Engine`: ordered by (threshold, submission
+//! engines (`engine::Engine`: ordered by (threshold, submission
 //! sequence), O(log n)) and a FIFO of operations already due
 //! (`TokenRing`). They differ in the value they compare thresholds with:
 //! - transfers posted with `KFI_TRIGGER` fire on the **success** count
@@ -47,12 +51,12 @@
 //! sleeps and never allocates. `wait` sleeps on a condition variable
 //! (process context only).
 
+use super::engine::{Counter, Engine, Full, PostOutcome, Slot, TokenRing};
+use super::trig::{self, Pending};
 use crate::util::base::{self, einval};
-use crate::domain::Domain;
-use crate::ffi::sys;
-use crate::logic::trigger::{Counter, Engine, Full, PostOutcome, Slot, TokenRing};
-use crate::trig::{self, Pending};
+use crate::util::fid::DomainBase;
 use crate::util::sync::{new_spinlock_bh, SpinLockBh};
+use crate::util::sys;
 use core::ffi::{c_int, c_void};
 use core::ptr;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -151,7 +155,9 @@ impl State {
 #[repr(C)]
 pub(crate) struct Cntr {
     cntr: sys::kfid_cntr,
-    domain: *const Domain,
+    /// The domain's base: its child count and counter list hold this
+    /// counter, so it outlives it.
+    domain: *const DomainBase,
     /// Endpoint events bound to this counter; it cannot close while any is.
     bound: AtomicUsize,
     /// Pending or in-flight operations that will change this counter
@@ -178,7 +184,7 @@ impl Cntr {
     /// `fid` is NULL or points to a valid `kfid`.
     pub(crate) unsafe fn is_cntr(fid: *const sys::kfid) -> bool {
         // SAFETY: non-NULL and valid by the caller's contract.
-        !fid.is_null() && unsafe { sys::kfi_tcp_glue_is_cntr(fid) }
+        !fid.is_null() && unsafe { sys::kfi_util_is_cntr(fid) }
     }
 
     /// Recovers a counter from its fid.
@@ -331,7 +337,7 @@ impl Cntr {
             KVVec::from_elem(Slot::EMPTY, caps[1], GFP_KERNEL | __GFP_NOWARN),
             KVVec::from_elem(0u64, (caps[0] + caps[1] + 1).max(ring), GFP_KERNEL | __GFP_NOWARN),
         ) else {
-            pr_warn!("kfi_tcp: no memory to grow a counter's trigger storage\n");
+            pr_warn!("no memory to grow a counter's trigger storage\n");
             return;
         };
         let old = {
@@ -391,7 +397,7 @@ impl Cntr {
         self.seen[1].load(Ordering::Acquire)
     }
 
-    /// `kfi_cntr_wait`: see [`kfi_tcp_cntr_wait`].
+    /// `kfi_cntr_wait`: see [`kfi_util_cntr_wait`].
     fn wait_for(&self, threshold: u64, timeout: c_int) -> c_int {
         let mut left = if timeout < 0 {
             kernel::time::Jiffies::MAX
@@ -426,7 +432,7 @@ impl Cntr {
 /// be `KFI_CNTR_EVENTS_COMP`, `flags` 0; `wait_obj` NONE or UNSPEC
 /// (`kfi_cntr_wait` works with both), WAIT_SET/WAIT_QUEUE -ENOSYS.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
+pub(crate) unsafe extern "C" fn kfi_util_domain_cntr_open(
     domain: *mut sys::kfid_domain,
     attr: *mut sys::kfi_cntr_attr,
     cntr: *mut *mut sys::kfid_cntr,
@@ -444,8 +450,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
             return base::neg(bindings::ENOSYS);
         }
     }
-    // SAFETY: one of our domains (our domain ops table called us).
-    let d = unsafe { Domain::from_fid(ptr::addr_of_mut!((*domain).fid)) };
+    // SAFETY: one of the provider's domains (only its domain ops table
+    // calls us), which embed the base first.
+    let d = unsafe { DomainBase::from_header(domain) };
     let (Ok(slots), Ok(slots_d), Ok(tokens)) = (
         KVVec::from_elem(Slot::EMPTY, INITIAL_SLOTS, GFP_KERNEL | __GFP_NOWARN),
         KVVec::from_elem(Slot::EMPTY, INITIAL_SLOTS, GFP_KERNEL | __GFP_NOWARN),
@@ -465,18 +472,18 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
         domain: d,
         bound: AtomicUsize::new(0),
         users: AtomicUsize::new(0),
-        state <- new_spinlock_bh!(state, "kfi_tcp_cntr"),
+        state <- new_spinlock_bh!(state, "kfi_util_cntr"),
         seen: [AtomicU64::new(0), AtomicU64::new(0)],
-        wait <- new_condvar!("kfi_tcp_cntr_wait"),
+        wait <- new_condvar!("kfi_util_cntr_wait"),
         work: None,
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
         Err(_) => return base::neg(bindings::ENOMEM),
     };
-    // SAFETY: never moved: freed in place by `kfi_tcp_cntr_close`.
+    // SAFETY: never moved: freed in place by `kfi_util_cntr_close`.
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
-    // SAFETY: `p` lives until `kfi_tcp_cntr_close`, which drops the work
+    // SAFETY: `p` lives until `kfi_util_cntr_close`, which drops the work
     // item (cancelling it and waiting) before freeing it.
     match unsafe { base::DWork::new(cntr_issue, p.cast()) } {
         // SAFETY: not published yet: we are the only user.
@@ -487,15 +494,15 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cntr_open(
             return base::neg(bindings::ENOMEM);
         }
     }
-    if d.add_cntr(p).is_err() {
+    if d.cntrs.add(p).is_err() {
         // SAFETY: as above.
         drop(unsafe { KBox::from_raw(p) });
         return base::neg(bindings::ENOMEM);
     }
-    d.child_opened();
+    d.children.opened();
     // SAFETY: `p` is our fresh object.
     unsafe {
-        sys::kfi_tcp_glue_cntr_init(&mut (*p).cntr, context);
+        sys::kfi_util_cntr_init(&mut (*p).cntr, context);
         *cntr = &mut (*p).cntr;
     }
     0
@@ -515,8 +522,8 @@ unsafe extern "C" fn cntr_issue(ctx: *mut c_void) {
 /// operation it is the completion counter of). Triggered operations still
 /// pending on it are cancelled (reported with -KFI_ECANCELED).
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cntr_close(fid: *mut sys::kfid) -> c_int {
-    // SAFETY: only installed on our counters.
+pub(crate) unsafe extern "C" fn kfi_util_cntr_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on counters made here.
     let p = unsafe { kernel::container_of!(fid, Cntr, cntr.fid) as *mut Cntr };
     // SAFETY: live until freed below.
     let c = unsafe { &*p };
@@ -525,7 +532,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_close(fid: *mut sys::kfid) -> c_int
         return base::neg(bindings::EBUSY);
     }
     // SAFETY: the domain outlives its counted children.
-    unsafe { (*d).remove_cntr(p) };
+    unsafe { (*d).cntrs.remove(p) };
     for w in Waits::ALL {
         c.flush(w, trig::cancelled);
     }
@@ -541,32 +548,32 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_close(fid: *mut sys::kfid) -> c_int
         // SAFETY: popped from the FIFO: ours.
         trig::cancelled(unsafe { KBox::from_raw(t as usize as *mut Pending) });
     }
-    // SAFETY: allocated by `kfi_tcp_domain_cntr_open`; nothing refers to
+    // SAFETY: allocated by `kfi_util_domain_cntr_open`; nothing refers to
     // it; the consumer gave up its pointer.
     drop(unsafe { KBox::from_raw(p) });
     // SAFETY: the domain outlives its counted children.
-    unsafe { (*d).child_closed() };
+    unsafe { (*d).children.closed() };
     0
 }
 
 
 /// `read`: the success count.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cntr_read(c: *mut sys::kfid_cntr) -> u64 {
-    // SAFETY: our ops table passes our counters.
+pub(crate) unsafe extern "C" fn kfi_util_cntr_read(c: *mut sys::kfid_cntr) -> u64 {
+    // SAFETY: the counter ops table passes its counters.
     unsafe { Cntr::from_header(c) }.success()
 }
 
 /// `readerr`: the error count.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cntr_readerr(c: *mut sys::kfid_cntr) -> u64 {
+pub(crate) unsafe extern "C" fn kfi_util_cntr_readerr(c: *mut sys::kfid_cntr) -> u64 {
     // SAFETY: as above.
     unsafe { Cntr::from_header(c) }.error()
 }
 
 /// `add` to the success count (wraps modulo 2^64).
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cntr_add(c: *mut sys::kfid_cntr, v: u64) -> c_int {
+pub(crate) unsafe extern "C" fn kfi_util_cntr_add(c: *mut sys::kfid_cntr, v: u64) -> c_int {
     // SAFETY: as above.
     unsafe { Cntr::from_header(c) }.update(|c| {
         c.add(v);
@@ -595,7 +602,7 @@ pub(crate) unsafe fn from_consumer<'a>(c: *mut sys::kfid_cntr) -> Option<&'a Cnt
 
 /// `set` the success count.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cntr_set(c: *mut sys::kfid_cntr, v: u64) -> c_int {
+pub(crate) unsafe extern "C" fn kfi_util_cntr_set(c: *mut sys::kfid_cntr, v: u64) -> c_int {
     // SAFETY: as above.
     unsafe { Cntr::from_header(c) }.update(|c| {
         c.set(v);
@@ -605,7 +612,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_set(c: *mut sys::kfid_cntr, v: u64)
 
 /// `adderr` to the error count.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cntr_adderr(c: *mut sys::kfid_cntr, v: u64) -> c_int {
+pub(crate) unsafe extern "C" fn kfi_util_cntr_adderr(c: *mut sys::kfid_cntr, v: u64) -> c_int {
     // SAFETY: as above.
     unsafe { Cntr::from_header(c) }.update(|c| {
         c.add_err(v);
@@ -615,7 +622,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_adderr(c: *mut sys::kfid_cntr, v: u
 
 /// `seterr` the error count.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cntr_seterr(c: *mut sys::kfid_cntr, v: u64) -> c_int {
+pub(crate) unsafe extern "C" fn kfi_util_cntr_seterr(c: *mut sys::kfid_cntr, v: u64) -> c_int {
     // SAFETY: as above.
     unsafe { Cntr::from_header(c) }.update(|c| {
         c.set_err(v);
@@ -627,7 +634,87 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cntr_seterr(c: *mut sys::kfid_cntr, v: u
 /// count changed meanwhile: -KFI_EAVAIL; `timeout` ms passed (negative:
 /// no limit): -ETIMEDOUT; a signal: -EINTR. Process context.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cntr_wait(c: *mut sys::kfid_cntr, threshold: u64, timeout: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn kfi_util_cntr_wait(c: *mut sys::kfid_cntr, threshold: u64, timeout: c_int) -> c_int {
     // SAFETY: as above.
     unsafe { Cntr::from_header(c) }.wait_for(threshold, timeout)
+}
+
+/// A domain's open counters (for cancelling triggered operations by
+/// context, and flushing deferred work): a BH spinlock, as `kfi_cancel`
+/// may come from softirq context. Part of every provider's domain
+/// ([`DomainBase`]).
+#[pin_data]
+pub(crate) struct CntrList {
+    /// Counter addresses.
+    #[pin]
+    list: SpinLockBh<KVec<usize>>,
+}
+
+impl CntrList {
+    /// An empty list.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(CntrList { list <- new_spinlock_bh!(KVec::new(), "kfi_util_dom_cntrs") })
+    }
+
+    /// Lists a new counter (process context).
+    fn add(&self, c: *const Cntr) -> Result {
+        // Room is made outside the lock; the push under it cannot fail.
+        loop {
+            let need = {
+                let mut g = self.list.lock();
+                if g.len() < g.capacity() {
+                    return g.push(c as usize, GFP_ATOMIC).map_err(|_| ENOMEM);
+                }
+                g.len() + 1
+            };
+            let mut v = KVec::with_capacity(need * 2, GFP_KERNEL)?;
+            let old = {
+                let mut g = self.list.lock();
+                for &x in g.iter() {
+                    v.push(x, GFP_ATOMIC).map_err(|_| ENOMEM)?;
+                }
+                core::mem::replace(&mut *g, v)
+            };
+            drop(old);
+        }
+    }
+
+    /// Unlists a counter being closed.
+    fn remove(&self, c: *const Cntr) {
+        let mut g = self.list.lock();
+        if let Some(i) = g.iter().position(|&x| x == c as usize) {
+            let _ = base::kvec_remove(&mut g, i);
+        }
+    }
+
+    /// `KFI_FLUSH_WORK`: withdraws every deferred work queued on the
+    /// domain's counters (process context).
+    pub(crate) fn flush_deferred(&self) -> Result {
+        // A snapshot of the list (allocated outside the lock, before
+        // anything is withdrawn); counters stay open during the call (API
+        // contract).
+        let n = self.list.lock().len();
+        let mut snap = KVec::<usize>::with_capacity(n, GFP_KERNEL)?;
+        {
+            let g = self.list.lock();
+            for &c in g.iter().take(n) {
+                let _ = snap.push(c, GFP_ATOMIC);
+            }
+        }
+        for &c in snap.iter() {
+            // SAFETY: listed, hence open (see above).
+            unsafe { &*(c as *const Cntr) }.flush(Waits::Completions, trig::cancelled);
+        }
+        Ok(())
+    }
+
+    /// Calls `f` on each open counter until it returns true; whether one
+    /// did. Any context; `f` runs under the list's lock (it may take a
+    /// counter's lock: order domain list, then counter).
+    pub(crate) fn any(&self, mut f: impl FnMut(&Cntr) -> bool) -> bool {
+        let g = self.list.lock();
+        // SAFETY: listed counters are open: a counter unlists itself
+        // (under this lock) before it is freed.
+        g.iter().any(|&c| f(unsafe { &*(c as *const Cntr) }))
+    }
 }

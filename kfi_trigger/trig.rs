@@ -28,22 +28,23 @@
 //! issued refuses to close (-EBUSY); so does a counter that deferred work
 //! will still change (as CNTR_ADD/SET target or completion counter).
 
+use super::cntr::{self, Cntr, CntrList, Waits};
+use super::target::FireTarget;
 use crate::util::base::{self, einval};
-use crate::cntr::{self, Cntr, Waits};
-use crate::domain::Domain;
-use crate::ffi::sys;
-use crate::xfer::EpData;
+use crate::util::fid::DomainBase;
+use crate::util::sys;
+use crate::util::Provider;
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
 use kernel::prelude::*;
 
 /// Largest inject payload, copied into the pending operation at post
 /// time.
-const INJECT_MAX: usize = crate::logic::xfer::INJECT_LIMIT;
+const INJECT_MAX: usize = crate::util::logic::xfer::INJECT_LIMIT;
 
 /// What a pending operation does when it fires.
 enum Action {
-    /// A data transfer on an endpoint. An inject's payload was copied into
+    /// A data transfer on an endpoint (the provider's [`FireTarget`]). An inject's payload was copied into
     /// `inline` when it was posted (the consumer may reuse its buffer as
     /// soon as the call returns); `x` then describes that copy when it
     /// fires.
@@ -52,7 +53,7 @@ enum Action {
     /// copied into `segs`/`rma`/`desc` at post time, and `x` points to the
     /// copies (the consumer's arrays are valid for the call only).
     Xfer {
-        ep: *const EpData,
+        ep: *const dyn FireTarget,
         x: sys::kfi_util_xfer,
         inline: Option<[u8; INJECT_MAX]>,
         /// Owned for `x` (read through its pointers, freed on drop).
@@ -87,8 +88,8 @@ impl Pending {
     }
 
     /// Whether it is a transfer of the endpoint `ep`.
-    pub(crate) fn is_on(&self, ep: *const EpData) -> bool {
-        matches!(self.action, Action::Xfer { ep: e, .. } if e == ep)
+    pub(crate) fn is_on(&self, ep: &dyn FireTarget) -> bool {
+        matches!(self.action, Action::Xfer { ep: e, .. } if core::ptr::addr_eq(e, ep))
     }
 }
 
@@ -189,7 +190,7 @@ fn queue(cntr: &Cntr, threshold: u64, p: KBox<Pending>) -> c_int {
 }
 
 /// A transfer posted with `KFI_TRIGGER` on `ep` (any context).
-pub(crate) fn post_triggered(ep: &EpData, x: &sys::kfi_util_xfer) -> isize {
+pub(crate) fn post_triggered(ep: &(dyn FireTarget + 'static), x: &sys::kfi_util_xfer) -> isize {
     let tctx = x.context.cast::<sys::kfi_triggered_context>();
     if tctx.is_null() {
         return einval() as isize;
@@ -295,9 +296,9 @@ type Lists = (base::Table<sys::kfi_util_seg>, base::Table<sys::kfi_rma_iov>, bas
 /// one is pending on any counter of `dom` (any context). Another
 /// endpoint's operation with the same context is not touched, nor is
 /// deferred work (`KFI_CANCEL_WORK` withdraws that).
-pub(crate) fn cancel_triggered(dom: &Domain, ep: &EpData, ctx: *mut c_void) -> bool {
+pub(crate) fn cancel_triggered(cntrs: &CntrList, ep: &dyn FireTarget, ctx: *mut c_void) -> bool {
     let mut found = None;
-    dom.any_cntr(|c| {
+    cntrs.any(|c| {
         found = c.cancel(Waits::Success, |p| p.ctx() == ctx as usize && p.is_on(ep));
         found.is_some()
     });
@@ -354,7 +355,7 @@ unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Resu
         if x.flags & sys::KFI_TRIGGER as u64 != 0 {
             return Err(-(sys::KFI_EBADFLAGS as c_int));
         }
-        let e = crate::ep::data_of(ep).ok_or(einval())?;
+        let e = crate::Prov::fire_target(ep).ok_or(einval())?;
         let done = match w.completion_cntr.is_null() {
             true => None,
             false => Some(cntr::from_consumer(w.completion_cntr).ok_or(einval())? as *const Cntr),
@@ -377,9 +378,10 @@ unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Resu
 /// `control` of a domain: `KFI_QUEUE_WORK`, `KFI_CANCEL_WORK` (never
 /// sleep), `KFI_FLUSH_WORK` (process context). Others: -ENOSYS.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_domain_control(fid: *mut sys::kfid, command: c_int, arg: *mut c_void) -> c_int {
-    // SAFETY: only installed on our domains.
-    let d = unsafe { Domain::from_fid(fid) };
+pub(crate) unsafe extern "C" fn kfi_util_domain_control(fid: *mut sys::kfid, command: c_int, arg: *mut c_void) -> c_int {
+    // SAFETY: only installed on the provider's domains, which embed the
+    // base first.
+    let d = unsafe { DomainBase::from_fid(fid) };
     match command as u32 {
         sys::KFI_QUEUE_WORK | sys::KFI_CANCEL_WORK => {
             let wp = arg.cast::<sys::kfi_deferred_work>();
@@ -410,7 +412,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_control(fid: *mut sys::kfid, comm
                 Err(e) => e,
             }
         }
-        sys::KFI_FLUSH_WORK => match d.flush_deferred() {
+        sys::KFI_FLUSH_WORK => match d.cntrs.flush_deferred() {
             Ok(()) => 0,
             Err(e) => e.to_errno(),
         },
