@@ -34,7 +34,7 @@
 //! the holder: a consumer's call kicks the work item instead, the work
 //! item sets `retry` and the holder requeues it on release. Socket
 //! callbacks (softirq, holding the socket's spinlock) take a CQ's lock
-//! (`Cq::socket_event`); nothing takes a socket's lock under a CQ's.
+//! (`Cq::progress_event`); nothing takes a socket's lock under a CQ's.
 
 use crate::util::base::{self, Timer};
 use crate::util::eq::{CmEvents, Eq};
@@ -47,7 +47,7 @@ use crate::wire::cm::{CM_HDR_SIZE, MAX_CM_DATA};
 use core::ffi::{c_int, c_void};
 use kernel::prelude::*;
 use crate::util::sync::{TryGuard, TryLock};
-use crate::cq::Cq;
+use crate::util::cq::Cq;
 use core::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU32, Ordering};
 use kernel::sync::{Arc, ArcBorrow, Mutex, SpinLock};
 use kernel::workqueue::{Work, WorkItem};
@@ -167,7 +167,7 @@ pub(crate) struct Conn {
     late: Timer,
     /// The CQs of the endpoint whose data moves here, when none of them
     /// has a completion handler (null otherwise, and before the data
-    /// phase). A socket event tells them (`Cq::socket_event`): their reads
+    /// phase). A socket event tells them (`Cq::progress_event`): their reads
     /// make progress only after one, and their blocking readers are woken
     /// to move the data in their own calls, instead of the work item.
     /// Valid while the socket callbacks are installed: an endpoint stops
@@ -604,7 +604,7 @@ impl Conn {
             slot.store(cq.cast_mut(), Ordering::SeqCst);
             if !cq.is_null() {
                 // SAFETY: a bound CQ of the endpoint (see `event_cqs`).
-                unsafe { &*cq }.socket_event();
+                unsafe { &*cq }.progress_event();
             }
         }
     }
@@ -620,7 +620,7 @@ impl Conn {
                 // SAFETY: valid while the callbacks are installed (see
                 // `event_cqs`), and this is called from one of them.
                 let cq = unsafe { &*cq };
-                woke |= cq.socket_event();
+                woke |= cq.progress_event();
                 polled |= cq.polled_recently();
             }
         }

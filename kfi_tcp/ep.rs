@@ -20,7 +20,7 @@
 use crate::util::base::{self, einval};
 use crate::trigger::cntr::Cntr;
 use crate::conn::{Conn, Owner};
-use crate::cq::Cq;
+use crate::util::cq::Cq;
 use crate::domain::Domain;
 use crate::util::eq::{CmEvents, Eq};
 use crate::fabric::Fabric;

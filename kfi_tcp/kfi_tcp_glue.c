@@ -161,7 +161,7 @@ static struct kfi_ops kfi_tcp_domain_fid_ops = {
 static struct kfi_ops_domain kfi_tcp_domain_ops = {
 	.size = sizeof(struct kfi_ops_domain),
 	.av_open = kfi_no_av_open,
-	.cq_open = kfi_tcp_domain_cq_open,
+	.cq_open = kfi_util_domain_cq_open,
 	.endpoint = kfi_tcp_domain_endpoint,
 	.scalable_ep = kfi_no_scalable_ep,
 	.cntr_open = kfi_util_domain_cntr_open,
@@ -412,53 +412,6 @@ void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context)
 	ep->tagged = &kfi_util_ep_tagged_ops;
 	ep->atomic = &kfi_util_ep_atomic_ops;
 }
-
-static struct kfi_ops kfi_tcp_cq_fid_ops = {
-	.size = sizeof(struct kfi_ops),
-	.close = kfi_tcp_cq_close,
-	.bind = kfi_no_bind,
-	.control = kfi_no_control,
-	.ops_open = kfi_no_ops_open,
-};
-
-static struct kfi_ops_cq kfi_tcp_cq_ops = {
-	.size = sizeof(struct kfi_ops_cq),
-	.read = kfi_tcp_cq_read,
-	.readfrom = kfi_tcp_cq_readfrom,
-	.readerr = kfi_tcp_cq_readerr,
-	.sread = kfi_tcp_cq_sread,
-	.sreadfrom = kfi_tcp_cq_sreadfrom,
-	.signal = kfi_tcp_cq_signal,
-	.strerror = kfi_tcp_cq_strerror,
-};
-
-/**
- * kfi_tcp_glue_cq_init() - Fill the kfabric header of a new completion queue.
- * @cq: The embedded struct kfid_cq of the provider's CQ object.
- * @context: The consumer's context.
- * @handler: The consumer's completion handler, or NULL.
- */
-void kfi_tcp_glue_cq_init(struct kfid_cq *cq, void *context,
-			  kfi_comp_handler handler)
-{
-	cq->fid.fclass = KFI_CLASS_CQ;
-	cq->fid.context = context;
-	cq->fid.ops = &kfi_tcp_cq_fid_ops;
-	cq->ops = &kfi_tcp_cq_ops;
-	cq->comp_handler = handler;
-}
-
-/**
- * kfi_tcp_glue_is_cq() - Tell whether an object is a CQ of this provider.
- * @fid: A valid object header, e.g. as given to kfi_ep_bind().
- *
- * Return: true if @fid is the header of a CQ made by kfi_tcp_glue_cq_init().
- */
-bool kfi_tcp_glue_is_cq(const struct kfid *fid)
-{
-	return fid->fclass == KFI_CLASS_CQ && fid->ops == &kfi_tcp_cq_fid_ops;
-}
-
 
 /**
  * kfi_tcp_glue_is_ep() - Tell whether an object is an endpoint of this

@@ -15,8 +15,8 @@
 //!   `include/` and `tcp_sys.h`, RAII wrappers (the only `unsafe` besides
 //!   the C entry points);
 //! - `prov.rs`: `kgetinfo`/`kfabric`; one file per object: `fabric.rs`,
-//!   `domain.rs`, `cq.rs`, `mr.rs`, `pep.rs`, `ep.rs` (EQs and counters are
-//!   the toolkit's);
+//!   `domain.rs`, `mr.rs`, `pep.rs`, `ep.rs` (EQs, CQs and counters are the
+//!   toolkit's);
 //! - `sock.rs`, `kfi_tcp_sock.c`: kernel sockets; `conn.rs` (+ `data.rs`):
 //!   a connection's work item; `wire/`: the frame codec;
 //! - `xfer.rs`: an endpoint's transfer queues;
@@ -28,7 +28,6 @@
 use kernel::prelude::*;
 
 mod conn;
-mod cq;
 mod domain;
 mod ep;
 mod fabric;
@@ -49,6 +48,23 @@ mod util;
 pub(crate) struct Prov;
 
 impl util::Provider for Prov {
+    type Ep = xfer::EpData;
+
+    fn in_progress_work_on(cpu: u32) -> bool {
+        let f = conn::Conn::work_fn();
+        // SAFETY: reads the current task's work and CPU; `f` is compared
+        // only.
+        unsafe { ffi::sys::kfi_util_in_work_on(cpu as core::ffi::c_int, f) }
+    }
+
+    #[inline(always)]
+    fn trace(point: util::Trace) {
+        ffi::tr(match point {
+            util::Trace::CqPush => ffi::sys::KFI_TCP_TR_CQ_PUSH,
+            util::Trace::CqGot => ffi::sys::KFI_TCP_TR_CQ_GOT,
+        });
+    }
+
     unsafe fn fire_target<'a>(ep: *mut ffi::sys::kfid_ep) -> Option<&'a (dyn trigger::target::FireTarget + 'static)> {
         // SAFETY: by the trait's contract.
         unsafe { ep::data_of(ep) }.map(|d| d as &dyn trigger::target::FireTarget)

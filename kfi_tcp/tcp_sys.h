@@ -54,9 +54,6 @@ void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
 void kfi_tcp_glue_pep_init(struct kfid_pep *pep, void *context);
 void kfi_tcp_glue_connreq_init(struct kfid *fid);
 void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context);
-void kfi_tcp_glue_cq_init(struct kfid_cq *cq, void *context,
-			  kfi_comp_handler handler);
-bool kfi_tcp_glue_is_cq(const struct kfid *fid);
 bool kfi_tcp_glue_is_ep(const struct kfid *fid);
 void kfi_tcp_glue_alias_init(struct kfid_ep *ep, void *context);
 bool kfi_tcp_glue_is_alias(const struct kfid *fid);
@@ -174,22 +171,5 @@ int kfi_tcp_ep_accept(struct kfid_ep *ep, const void *param, size_t paramlen);
 int kfi_tcp_ep_shutdown(struct kfid_ep *ep, uint64_t flags);
 int kfi_tcp_ep_getname(struct kfid *fid, void *addr, size_t *addrlen);
 int kfi_tcp_ep_getpeer(struct kfid_ep *ep, void *addr, size_t *addrlen);
-int kfi_tcp_domain_cq_open(struct kfid_domain *domain, struct kfi_cq_attr *attr,
-			   struct kfid_cq **cq, kfi_comp_handler handler,
-			   void *context);
-int kfi_tcp_cq_close(struct kfid *fid);
-ssize_t kfi_tcp_cq_read(struct kfid_cq *cq, void *buf, size_t count);
-ssize_t kfi_tcp_cq_readfrom(struct kfid_cq *cq, void *buf, size_t count,
-			    kfi_addr_t *src_addr);
-ssize_t kfi_tcp_cq_readerr(struct kfid_cq *cq, struct kfi_cq_err_entry *buf,
-			   uint64_t flags);
-ssize_t kfi_tcp_cq_sread(struct kfid_cq *cq, void *buf, size_t count,
-			 const void *cond, int timeout);
-ssize_t kfi_tcp_cq_sreadfrom(struct kfid_cq *cq, void *buf, size_t count,
-			     kfi_addr_t *src_addr, const void *cond,
-			     int timeout);
-int kfi_tcp_cq_signal(struct kfid_cq *cq);
-const char *kfi_tcp_cq_strerror(struct kfid_cq *cq, int prov_errno,
-				const void *err_data, char *buf, size_t len);
 
 #endif

@@ -39,7 +39,7 @@ use crate::util::base;
 use crate::trigger::cntr::Cntr;
 use crate::trigger::target::FireTarget;
 use crate::conn::{Conn, Progress};
-use crate::cq::Cq;
+use crate::util::cq::{Cq, ProgressRef, ProgressSource};
 use crate::domain::Domain;
 use crate::ffi::sys;
 use crate::wire::RmaIov;
@@ -1700,3 +1700,23 @@ impl FireTarget for EpData {
     }
 }
 
+/// A CQ makes progress on an endpoint through its connection.
+impl ProgressSource for EpData {
+    type Ref<'a> = ConnRef<'a>;
+
+    #[inline]
+    fn progress_ref(&self) -> Option<ConnRef<'_>> {
+        self.conn_ref()
+    }
+}
+
+impl ProgressRef for ConnRef<'_> {
+    #[inline]
+    fn poll(&self, polling: bool) -> bool {
+        ConnRef::poll(self, polling)
+    }
+
+    fn room_freed(&self) {
+        self.kick();
+    }
+}

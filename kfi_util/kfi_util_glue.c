@@ -645,3 +645,50 @@ bool kfi_util_is_eq(const struct kfid *fid)
 {
 	return fid->fclass == KFI_CLASS_EQ && fid->ops == &kfi_util_eq_fid_ops;
 }
+
+/* Completion queues (kfi_util/cq.rs). */
+static struct kfi_ops kfi_util_cq_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_util_cq_close,
+	.bind = kfi_no_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_cq kfi_util_cq_ops = {
+	.size = sizeof(struct kfi_ops_cq),
+	.read = kfi_util_cq_read,
+	.readfrom = kfi_util_cq_readfrom,
+	.readerr = kfi_util_cq_readerr,
+	.sread = kfi_util_cq_sread,
+	.sreadfrom = kfi_util_cq_sreadfrom,
+	.signal = kfi_util_cq_signal,
+	.strerror = kfi_util_cq_strerror,
+};
+
+/**
+ * kfi_util_cq_init() - Fill the kfabric header of a new completion queue.
+ * @cq: The embedded struct kfid_cq of the CQ (kfi_util/cq.rs).
+ * @context: The consumer's context.
+ * @handler: The consumer's completion handler, or NULL.
+ */
+void kfi_util_cq_init(struct kfid_cq *cq, void *context,
+		      kfi_comp_handler handler)
+{
+	cq->fid.fclass = KFI_CLASS_CQ;
+	cq->fid.context = context;
+	cq->fid.ops = &kfi_util_cq_fid_ops;
+	cq->ops = &kfi_util_cq_ops;
+	cq->comp_handler = handler;
+}
+
+/**
+ * kfi_util_is_cq() - Tell whether an object is a CQ of this provider.
+ * @fid: A valid object header, e.g. as given to kfi_ep_bind().
+ *
+ * Return: true if @fid is the header of a CQ made by kfi_util_cq_init().
+ */
+bool kfi_util_is_cq(const struct kfid *fid)
+{
+	return fid->fclass == KFI_CLASS_CQ && fid->ops == &kfi_util_cq_fid_ops;
+}

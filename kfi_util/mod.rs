@@ -16,6 +16,7 @@
 //!
 //! - `base`: RAII wrappers over kernel objects and small helpers;
 //! - `sync`: the `spin_lock_bh` lock and a try-only lock;
+//! - `cq`: the completion queue, with its progress hook (`ProgressSource`);
 //! - `eq`: the event queue;
 //! - `logic`: kernel-independent rules (also the host crate
 //!   `kfi-util-logic`);
@@ -25,8 +26,22 @@
 pub(crate) use crate::ffi::sys;
 
 /// What the toolkit asks of the provider compiled with it, implemented by
-/// the provider crate's `crate::Prov`.
+/// the provider crate's `crate::Prov`. Static dispatch: the toolkit names
+/// `crate::Prov` (and its endpoint type) directly, so nothing here is
+/// generic and nothing on the data path is a `dyn` call.
 pub(crate) trait Provider {
+    /// What a CQ makes progress on (kfi_tcp: an endpoint's data, through
+    /// its connection).
+    type Ep: cq::ProgressSource;
+
+    /// Whether the caller is one of the provider's progress work items
+    /// (kfi_tcp: a connection's), running on `cpu` and bound to it: a CQ
+    /// with `KFI_AFFINITY` on `cpu` may call its handler from there.
+    fn in_progress_work_on(cpu: u32) -> bool;
+
+    /// Records a trace point (`KFI_TRACE` builds; nothing otherwise).
+    fn trace(point: Trace);
+
     /// The fire target of one of the provider's endpoints (deferred work
     /// names its endpoint by the consumer's pointer); `None` for NULL or
     /// an object that is not one of its endpoints.
@@ -37,7 +52,17 @@ pub(crate) trait Provider {
     unsafe fn fire_target<'a>(ep: *mut sys::kfid_ep) -> Option<&'a (dyn crate::trigger::target::FireTarget + 'static)>;
 }
 
+/// Trace points of the toolkit's data path (see [`Provider::trace`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Trace {
+    /// A completion is queued on a CQ.
+    CqPush,
+    /// A CQ read returned entries.
+    CqGot,
+}
+
 pub(crate) mod base;
+pub(crate) mod cq;
 pub(crate) mod eq;
 pub(crate) mod fid;
 pub(crate) mod sync;

@@ -207,4 +207,26 @@ ssize_t kfi_util_eq_sread(struct kfid_eq *eq, uint32_t *event, void *buf,
 const char *kfi_util_eq_strerror(struct kfid_eq *eq, int prov_errno,
 				 const void *err_data, char *buf, size_t len);
 
+/* Completion queues: the ops table and what it calls (kfi_util/cq.rs). */
+void kfi_util_cq_init(struct kfid_cq *cq, void *context,
+		      kfi_comp_handler handler);
+bool kfi_util_is_cq(const struct kfid *fid);
+int kfi_util_domain_cq_open(struct kfid_domain *domain,
+			    struct kfi_cq_attr *attr, struct kfid_cq **cq,
+			    kfi_comp_handler handler, void *context);
+int kfi_util_cq_close(struct kfid *fid);
+ssize_t kfi_util_cq_read(struct kfid_cq *cq, void *buf, size_t count);
+ssize_t kfi_util_cq_readfrom(struct kfid_cq *cq, void *buf, size_t count,
+			     kfi_addr_t *src_addr);
+ssize_t kfi_util_cq_readerr(struct kfid_cq *cq, struct kfi_cq_err_entry *buf,
+			    uint64_t flags);
+ssize_t kfi_util_cq_sread(struct kfid_cq *cq, void *buf, size_t count,
+			  const void *cond, int timeout);
+ssize_t kfi_util_cq_sreadfrom(struct kfid_cq *cq, void *buf, size_t count,
+			      kfi_addr_t *src_addr, const void *cond,
+			      int timeout);
+int kfi_util_cq_signal(struct kfid_cq *cq);
+const char *kfi_util_cq_strerror(struct kfid_cq *cq, int prov_errno,
+				 const void *err_data, char *buf, size_t len);
+
 #endif

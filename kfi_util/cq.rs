@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The completion queue (`kfi_cq_open` on a domain).
+//! The completion queue (`kfi_cq_open` on a domain), the same for every
+//! provider: the provider's domain ops table points `cq_open` at
+//! `kfi_util_domain_cq_open`. A CQ makes progress on the endpoints bound
+//! to it through the provider's [`ProgressSource`] (kfi_tcp: an endpoint's
+//! connection), statically dispatched: the endpoint type is the
+//! provider's `<crate::Prov as Provider>::Ep`.
 //!
 //! Entries live in a ring allocated at open (`logic::cq`), so completing an
 //! operation never allocates. The endpoint code reserves one slot per
@@ -53,12 +58,11 @@
 //! libfabric's `ofi_cq_signal`), so a signal sent just before the reader
 //! blocks is not lost. -EINTR on a pending signal of the task.
 
-use crate::util::base::{self, einval};
-use crate::domain::Domain;
-use crate::xfer::{ConnRef, EpData};
-use crate::ffi::{self, sys};
-use crate::logic::cq::{self as rules, Completion, Entry, ErrCompletion, Format, Notify, Ring, Slot, WaitCond};
-use crate::util::sync::{new_spinlock_bh, SpinLockBh};
+use super::base::{self, einval};
+use super::fid::DomainBase;
+use super::logic::cq::{self as rules, Completion, Entry, ErrCompletion, Format, Notify, Ring, Slot, WaitCond};
+use super::sync::{new_spinlock_bh, SpinLockBh};
+use super::{sys, Provider, Trace};
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -122,15 +126,47 @@ struct State {
     signaled: bool,
     /// Threads sleeping in a blocking read (pushes wake them only if any).
     sleepers: usize,
-    /// Socket events that woke sleepers ([`Cq::socket_event`]): a reader
+    /// Transport events that woke sleepers ([`Cq::progress_event`]): a reader
     /// that sees it move while it made progress goes round again instead
     /// of sleeping.
     events: u64,
 }
 
+/// The provider's endpoint type, what a CQ makes progress on.
+type Ep = <crate::Prov as Provider>::Ep;
+
+/// What a CQ makes progress on: an endpoint bound to it (kfi_tcp: its
+/// connection's socket, moved in the reader's context).
+pub(crate) trait ProgressSource: Sync + 'static {
+    /// What keeps the endpoint's progress state alive once the CQ's
+    /// endpoint lock is dropped (kfi_tcp: `ConnRef`, a reference to the
+    /// connection).
+    type Ref<'a>: ProgressRef
+    where
+        Self: 'a;
+
+    /// Called under the CQ's endpoint lock (a BH spinlock): must not
+    /// sleep; may take the endpoint's queue lock (order: CQ endpoints,
+    /// then endpoint queue, then CQ ring). `None`: nothing to move (no
+    /// connection).
+    fn progress_ref(&self) -> Option<Self::Ref<'_>>;
+}
+
+/// Progress on one endpoint, without the CQ's locks.
+pub(crate) trait ProgressRef {
+    /// Moves what can move now, in the reader's context; never sleeps.
+    /// `polling`: a non-blocking read. True: work was left behind (the CQ
+    /// stays dirty).
+    fn poll(&self, polling: bool) -> bool;
+
+    /// A read freed room the endpoint waits for ([`Cq::reserve_or_wait`]):
+    /// let its progress (kfi_tcp: the connection's work item) go on.
+    fn room_freed(&self);
+}
+
 /// Endpoints a CQ makes progress on.
 struct Eps {
-    list: KVec<*const EpData>,
+    list: KVec<*const Ep>,
     /// Where the next read starts (round robin).
     next: usize,
 }
@@ -147,7 +183,8 @@ const PROGRESS_EPS: usize = 4;
 #[repr(C)]
 pub(crate) struct Cq {
     cq: sys::kfid_cq,
-    domain: *const Domain,
+    /// The domain's base: its child count holds this CQ, so it outlives it.
+    domain: *const DomainBase,
     format: Format,
     wait_cond: WaitCond,
     /// Endpoints bound to this CQ; it cannot close while any is.
@@ -170,7 +207,7 @@ pub(crate) struct Cq {
     /// `polled_recently`.
     polled: AtomicU64,
     /// A socket event of a bound endpoint's connection may have left
-    /// something for reads to move (`socket_event`), or a read left work
+    /// something for reads to move (`progress_event`), or a read left work
     /// behind: reads look at the endpoints only when set, so that an idle
     /// poll takes no lock.
     dirty: AtomicBool,
@@ -208,14 +245,14 @@ impl Cq {
     /// `fid` is NULL or points to a valid `kfid`.
     pub(crate) unsafe fn is_cq(fid: *const sys::kfid) -> bool {
         // SAFETY: non-NULL and valid by the caller's contract.
-        !fid.is_null() && unsafe { sys::kfi_tcp_glue_is_cq(fid) }
+        !fid.is_null() && unsafe { sys::kfi_util_is_cq(fid) }
     }
 
     /// Recovers the object from its header.
     ///
     /// # Safety
-    /// `cq` is the header of a live `Cq` (only our ops table, installed by
-    /// `kfi_tcp_domain_cq_open`, calls the functions that use this).
+    /// `cq` is the header of a live `Cq` (only its ops table, installed by
+    /// `kfi_util_domain_cq_open`, calls the functions that use this).
     unsafe fn from_header<'a>(cq: *mut sys::kfid_cq) -> &'a Cq {
         // SAFETY: by the caller's contract.
         unsafe { &*kernel::container_of!(cq, Cq, cq) }
@@ -223,7 +260,7 @@ impl Cq {
 
     /// Counts an endpoint bound to this CQ (from `kfi_ep_bind`) and lists
     /// it for progress: `ep` stays valid until [`Cq::unbind_ep`].
-    pub(crate) fn bind_ep(&self, ep: *const EpData) -> Result {
+    pub(crate) fn bind_ep(&self, ep: *const Ep) -> Result {
         loop {
             let need = {
                 let mut g = self.eps.lock();
@@ -268,7 +305,7 @@ impl Cq {
     /// polling consumer waits for moves in its own call, not only when a
     /// work item gets the CPU. Only after a socket event or a read that
     /// left work behind (`dirty`): an idle poll looks at no endpoint.
-    /// `polling`: a non-blocking read (see `ConnRef::poll`). Never sleeps.
+    /// `polling`: a non-blocking read (see `ProgressRef::poll`). Never sleeps.
     fn progress(&self, polling: bool) {
         // Taken before the connections' marks are: an event after this
         // sets it again (see `Conn::tell_cqs`).
@@ -276,7 +313,7 @@ impl Cq {
         if !self.dirty.load(Ordering::Relaxed) || !self.dirty.swap(false, Ordering::SeqCst) {
             return;
         }
-        let mut refs: [Option<ConnRef<'_>>; PROGRESS_EPS] = Default::default();
+        let mut refs: [Option<<Ep as ProgressSource>::Ref<'_>>; PROGRESS_EPS] = Default::default();
         let mut again = {
             let mut g = self.eps.lock();
             let n = g.list.len();
@@ -287,15 +324,15 @@ impl Cq {
             for (k, r) in refs.iter_mut().enumerate().take(n) {
                 let ep = g.list[(start + k) % n];
                 // SAFETY: a bound endpoint unbinds (under this lock) before
-                // it goes, and waits for its `ConnRef`s before that.
-                *r = unsafe { &*ep }.conn_ref();
+                // it goes, and waits for its progress refs before that.
+                *r = unsafe { &*ep }.progress_ref();
             }
             g.next = (start + PROGRESS_EPS) % n;
             // More endpoints than one read looks at: the next read goes on.
             n > PROGRESS_EPS
         };
         for r in refs.iter().flatten() {
-            again |= r.poll(polling);
+            again |= ProgressRef::poll(r, polling);
         }
         if again {
             self.dirty.store(true, Ordering::SeqCst);
@@ -339,8 +376,8 @@ impl Cq {
         p != 0 && base::jiffies().wrapping_sub(p) <= 1
     }
 
-    /// After a read took entries, with no lock held: kicks the work items
-    /// of the bound endpoints' connections if one waits for room.
+    /// After a read took entries, with no lock held: tells the bound
+    /// endpoints if one waits for room.
     fn room_freed(&self) {
         if !self.room_wanted.load(Ordering::SeqCst) || !self.room_wanted.swap(false, Ordering::SeqCst) {
             return;
@@ -348,15 +385,15 @@ impl Cq {
         let g = self.eps.lock();
         for &ep in g.list.iter() {
             // SAFETY: a bound endpoint unbinds (under this lock) before
-            // it goes, and waits for its `ConnRef`s before that.
-            if let Some(r) = unsafe { &*ep }.conn_ref() {
-                r.kick();
+            // it goes, and waits for its progress refs before that.
+            if let Some(r) = unsafe { &*ep }.progress_ref() {
+                r.room_freed();
             }
         }
     }
 
     /// Uncounts an endpoint (when it is closed).
-    pub(crate) fn unbind_ep(&self, ep: *const EpData) {
+    pub(crate) fn unbind_ep(&self, ep: *const Ep) {
         {
             let mut g = self.eps.lock();
             if let Some(i) = g.list.iter().position(|&p| p == ep) {
@@ -397,7 +434,7 @@ impl Cq {
     }
 
     fn push_reserved(&self, e: Entry) {
-        ffi::tr(sys::KFI_TCP_TR_CQ_PUSH);
+        crate::Prov::trace(Trace::CqPush);
         let mut g = self.state.lock();
         let (pushed, unreserved) = match g.ring.push_reserved(e) {
             Ok(n) => (Some(n), false),
@@ -429,7 +466,7 @@ impl Cq {
             return;
         }
         if let (Some(hop), Some(cpu)) = (&self.hop, self.cpu) {
-            if !in_work_on(cpu) {
+            if !crate::Prov::in_progress_work_on(cpu) {
                 hop.queue_on(cpu);
                 return;
             }
@@ -495,7 +532,7 @@ impl Cq {
         self.progress(true);
         if self.idle.load(Ordering::Acquire) {
             // Nothing queued and armed already: no lock (see `idle`).
-            return crate::logic::cq::ReadError::Empty.errno();
+            return rules::ReadError::Empty.errno();
         }
         // SAFETY: `src` holds `count` addresses (caller's contract).
         let n = unsafe { self.read_locked(&mut self.state.lock(), out, src) };
@@ -530,7 +567,7 @@ impl Cq {
         let mut seen = self.state.lock().events;
         loop {
             // Socket events of bound endpoints without handlers wake us
-            // (`socket_event`) rather than their work items: the data
+            // (`progress_event`) rather than their work items: the data
             // moves here, in the reader's context.
             self.progress(false);
             let mut g = self.state.lock();
@@ -568,12 +605,12 @@ impl Cq {
         }
     }
 
-    /// From a socket callback of a bound endpoint's connection (softirq
-    /// or process context), after it marked the connection: the next read
-    /// makes progress, and threads sleeping in a blocking read are woken to
-    /// make it themselves. True if one was woken (else the caller kicks
-    /// the work item as usual).
-    pub(crate) fn socket_event(&self) -> bool {
+    /// From an event of a bound endpoint's transport (kfi_tcp: a socket
+    /// callback of its connection, softirq or process context), after it
+    /// marked what has work: the next read makes progress, and threads
+    /// sleeping in a blocking read are woken to make it themselves. True if
+    /// one was woken (else the caller kicks its work item as usual).
+    pub(crate) fn progress_event(&self) -> bool {
         self.dirty.store(true, Ordering::SeqCst);
         if self.sleeping.load(Ordering::SeqCst) == 0 {
             return false;
@@ -590,16 +627,6 @@ impl Cq {
         self.wait.notify_all();
         true
     }
-}
-
-/// Whether the caller is a connection's work item running on `cpu` and
-/// bound to it: a handler of that CPU may be called from here. (Not the
-/// hop item: a completion produced by a call of the handler it runs must
-/// not call the handler again inside it.)
-fn in_work_on(cpu: u32) -> bool {
-    let f = crate::conn::Conn::work_fn();
-    // SAFETY: reads the current task's work and CPU; `f` is compared only.
-    unsafe { sys::kfi_util_in_work_on(cpu as c_int, f) }
 }
 
 /// The hop work item (`Cq::hop`): the handler, on the CQ's CPU.
@@ -625,7 +652,7 @@ unsafe extern "C" fn cq_hop(ctx: *mut c_void) {
 /// NONE or THRESHOLD; `wait_obj` NONE or UNSPEC (blocking reads work with
 /// either), WAIT_SET and WAIT_QUEUE: -ENOSYS. Anything else: -EINVAL.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
+pub(crate) unsafe extern "C" fn kfi_util_domain_cq_open(
     domain: *mut sys::kfid_domain,
     attr: *mut sys::kfi_cq_attr,
     cq: *mut *mut sys::kfid_cq,
@@ -663,9 +690,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
     let Ok(slots) = KVVec::from_elem(Slot::default(), size, GFP_KERNEL | __GFP_NOWARN) else {
         return base::neg(bindings::ENOMEM);
     };
-    // SAFETY: `domain` is one of our domains (our domain ops table called
-    // us); its fid is the first field of its header.
-    let d = unsafe { Domain::from_fid(ptr::addr_of_mut!((*domain).fid)) };
+    // SAFETY: `domain` is one of the provider's domains (only its domain
+    // ops table calls us), which embed the base first.
+    let d = unsafe { DomainBase::from_header(domain) };
     let state = State { ring: Ring::new(base::Storage(slots)), signaled: false, sleepers: 0, events: 0 };
     let init = pin_init!(Cq {
         // SAFETY: all-zero is a valid header; filled in below.
@@ -674,9 +701,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
         format,
         wait_cond,
         bound: AtomicUsize::new(0),
-        eps <- new_spinlock_bh!(Eps { list: KVec::new(), next: 0 }, "kfi_tcp_cq_eps"),
-        state <- new_spinlock_bh!(state, "kfi_tcp_cq"),
-        wait <- new_condvar!("kfi_tcp_cq_wait"),
+        eps <- new_spinlock_bh!(Eps { list: KVec::new(), next: 0 }, "kfi_util_cq_eps"),
+        state <- new_spinlock_bh!(state, "kfi_util_cq"),
+        wait <- new_condvar!("kfi_util_cq_wait"),
         sleeping: AtomicUsize::new(0),
         dirty: AtomicBool::new(true),
         idle: AtomicBool::new(true),
@@ -691,10 +718,10 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
         Err(_) => return base::neg(bindings::ENOMEM),
     };
     // SAFETY: the object stays pinned: it is only ever freed in place by
-    // `kfi_tcp_cq_close`, never moved.
+    // `kfi_util_cq_close`, never moved.
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
     if cpu.is_some() && handler.is_some() {
-        // SAFETY: the CQ is freed only by `kfi_tcp_cq_close`, which drops
+        // SAFETY: the CQ is freed only by `kfi_util_cq_close`, which drops
         // the item (cancelling it) first.
         match unsafe { base::DWork::new(cq_hop, p.cast()) } {
             // SAFETY: not published yet: nobody else sees the object.
@@ -706,10 +733,10 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
             }
         }
     }
-    d.child_opened();
+    d.children.opened();
     // SAFETY: `p` is our fresh object; the glue fills the header.
     unsafe {
-        sys::kfi_tcp_glue_cq_init(&mut (*p).cq, context, handler);
+        sys::kfi_util_cq_init(&mut (*p).cq, context, handler);
         *cq = &mut (*p).cq;
     }
     0
@@ -717,8 +744,8 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_cq_open(
 
 /// `close` of a completion queue: -EBUSY while endpoints are bound.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cq_close(fid: *mut sys::kfid) -> c_int {
-    // SAFETY: only installed on CQs made by `kfi_tcp_domain_cq_open`,
+pub(crate) unsafe extern "C" fn kfi_util_cq_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on CQs made by `kfi_util_domain_cq_open`,
     // whose header starts with this fid.
     let p = unsafe { kernel::container_of!(fid, Cq, cq.fid) as *mut Cq };
     // SAFETY: live until freed below.
@@ -736,22 +763,22 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_close(fid: *mut sys::kfid) -> c_int {
         // endpoint is bound, so nothing completes here).
         hop.cancel_sync();
     }
-    // SAFETY: allocated with KBox by `kfi_tcp_domain_cq_open`; no endpoint
+    // SAFETY: allocated with KBox by `kfi_util_domain_cq_open`; no endpoint
     // refers to it; the consumer gave up its pointer by closing.
     drop(unsafe { KBox::from_raw(p) });
     // SAFETY: the domain cannot be freed while this CQ was counted.
-    unsafe { (*d).child_closed() };
+    unsafe { (*d).children.closed() };
     0
 }
 
 /// `read` of a completion queue.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cq_read(cq: *mut sys::kfid_cq, buf: *mut c_void, count: usize) -> isize {
-    // SAFETY: our ops table calls us with our CQ; `buf` holds `count`
+pub(crate) unsafe extern "C" fn kfi_util_cq_read(cq: *mut sys::kfid_cq, buf: *mut c_void, count: usize) -> isize {
+    // SAFETY: the CQ ops table calls us with its CQ; `buf` holds `count`
     // entries by the API contract.
     let n = unsafe { Cq::from_header(cq).read(buf, count, ptr::null_mut()) };
     if n > 0 {
-        ffi::tr(sys::KFI_TCP_TR_CQ_GOT);
+        crate::Prov::trace(Trace::CqGot);
     }
     n
 }
@@ -759,13 +786,13 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_read(cq: *mut sys::kfid_cq, buf: *mut
 /// `readfrom` of a completion queue: as `read`, with `KFI_ADDR_NOTAVAIL`
 /// as the source of each entry (`src_addr` may be NULL).
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cq_readfrom(
+pub(crate) unsafe extern "C" fn kfi_util_cq_readfrom(
     cq: *mut sys::kfid_cq,
     buf: *mut c_void,
     count: usize,
     src_addr: *mut sys::kfi_addr_t,
 ) -> isize {
-    // SAFETY: our ops table calls us with our CQ; `buf` and `src_addr`
+    // SAFETY: the CQ ops table calls us with its CQ; `buf` and `src_addr`
     // hold `count` entries by the API contract.
     unsafe { Cq::from_header(cq).read(buf, count, src_addr) }
 }
@@ -773,7 +800,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_readfrom(
 /// `readerr` of a completion queue: pops the head error entry (1), or
 /// -EAGAIN when the head is not one. `err_data` is always NULL.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cq_readerr(
+pub(crate) unsafe extern "C" fn kfi_util_cq_readerr(
     cq: *mut sys::kfid_cq,
     buf: *mut sys::kfi_cq_err_entry,
     flags: u64,
@@ -781,7 +808,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_readerr(
     if flags != 0 || buf.is_null() {
         return einval() as isize;
     }
-    // SAFETY: our ops table calls us with our CQ.
+    // SAFETY: the CQ ops table calls us with its CQ.
     let c = unsafe { Cq::from_header(cq) };
     let e = {
         let mut g = c.state.lock();
@@ -803,21 +830,21 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_readerr(
 
 /// `sread` of a completion queue.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cq_sread(
+pub(crate) unsafe extern "C" fn kfi_util_cq_sread(
     cq: *mut sys::kfid_cq,
     buf: *mut c_void,
     count: usize,
     cond: *const c_void,
     timeout: c_int,
 ) -> isize {
-    // SAFETY: our ops table calls us with our CQ; `buf` holds `count`
+    // SAFETY: the CQ ops table calls us with its CQ; `buf` holds `count`
     // entries by the API contract.
     unsafe { Cq::from_header(cq).sread(buf, count, ptr::null_mut(), cond, timeout) }
 }
 
 /// `sreadfrom` of a completion queue.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cq_sreadfrom(
+pub(crate) unsafe extern "C" fn kfi_util_cq_sreadfrom(
     cq: *mut sys::kfid_cq,
     buf: *mut c_void,
     count: usize,
@@ -825,7 +852,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_sreadfrom(
     cond: *const c_void,
     timeout: c_int,
 ) -> isize {
-    // SAFETY: our ops table calls us with our CQ; `buf` and `src_addr`
+    // SAFETY: the CQ ops table calls us with its CQ; `buf` and `src_addr`
     // hold `count` entries by the API contract.
     unsafe { Cq::from_header(cq).sread(buf, count, src_addr, cond, timeout) }
 }
@@ -833,8 +860,8 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_sreadfrom(
 /// `signal` of a completion queue: makes one unsatisfied blocking read
 /// (one blocked now, or the next) return early.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cq_signal(cq: *mut sys::kfid_cq) -> c_int {
-    // SAFETY: our ops table calls us with our CQ.
+pub(crate) unsafe extern "C" fn kfi_util_cq_signal(cq: *mut sys::kfid_cq) -> c_int {
+    // SAFETY: the CQ ops table calls us with its CQ.
     let c = unsafe { Cq::from_header(cq) };
     c.state.lock().signaled = true;
     c.wait.notify_all();
@@ -844,7 +871,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_cq_signal(cq: *mut sys::kfid_cq) -> c_in
 /// `strerror` of a completion queue: the text of a provider error number,
 /// copied into `buf` when one is given.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_cq_strerror(
+pub(crate) unsafe extern "C" fn kfi_util_cq_strerror(
     _cq: *mut sys::kfid_cq,
     prov_errno: c_int,
     _err_data: *const c_void,
