@@ -36,6 +36,7 @@
 //! the return of its CQ reservation.
 
 use crate::util::base;
+use crate::util::xfer::{errc, kind_of, Buf, Cntrs, Report, RxOp, Seg, What, RX_INIT};
 use crate::trigger::cntr::Cntr;
 use crate::trigger::target::FireTarget;
 use crate::conn::{Conn, Progress};
@@ -43,7 +44,7 @@ use crate::util::cq::{Cq, ProgressRef, ProgressSource};
 use crate::domain::Domain;
 use crate::ffi::sys;
 use crate::wire::RmaIov;
-use crate::logic::cq::{Completion, ErrCompletion};
+use crate::logic::cq::Completion;
 use crate::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
 use crate::logic::xfer_tcp as wire_rules;
 use crate::util::sync::{new_spinlock_bh, SpinLockBh};
@@ -53,71 +54,8 @@ use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::Arc;
 
-/// A buffer segment (kernel virtual range or page range).
-pub(crate) type Seg = sys::kfi_util_seg;
-
-/// A segment describing nothing.
-pub(crate) const EMPTY_SEG: Seg = Seg { base: core::ptr::null_mut(), page: core::ptr::null_mut(), offset: 0, len: 0 };
-
 /// Largest queue an endpoint accepts (slots are preallocated).
 pub(crate) const MAX_QUEUE: usize = 4096;
-
-/// A buffer: up to [`rules::IOV_LIMIT`] segments in place, or up to
-/// [`rules::IOV_MAX`] in a table of their own (`ext`).
-///
-/// A posted operation's slot owns its `ext` table (from
-/// `base::Table::into_parts`) and frees it when the slot is freed
-/// ([`Buf::release`], under the queue lock); copies of the `Buf` (the work
-/// item's `RxWork`, a read's buffer) only use it while the slot is held.
-#[derive(Clone, Copy)]
-pub(crate) struct Buf {
-    pub(crate) segs: [Seg; rules::IOV_LIMIT],
-    /// NULL, or the table of `nseg` segments.
-    pub(crate) ext: *mut Seg,
-    pub(crate) nseg: usize,
-    pub(crate) len: u64,
-}
-
-// SAFETY: the segments describe the consumer's memory, which it keeps
-// valid until the operation completes (API contract); they are plain
-// descriptions moved between the poster and the work item.
-unsafe impl Send for Buf {}
-
-impl Buf {
-    /// No segments.
-    pub(crate) const EMPTY: Buf = Buf { segs: [EMPTY_SEG; rules::IOV_LIMIT], ext: core::ptr::null_mut(), nseg: 0, len: 0 };
-
-    /// The segments in use.
-    #[inline]
-    pub(crate) fn segs(&self) -> &[Seg] {
-        if self.ext.is_null() {
-            return &self.segs[..self.nseg];
-        }
-        // SAFETY: a table of `nseg` segments owned by the operation's slot,
-        // which is held (not freed) while this `Buf` is used (see above).
-        unsafe { core::slice::from_raw_parts(self.ext, self.nseg) }
-    }
-
-    /// Frees the `ext` table of a slot's buffer (the slot is being freed).
-    fn release(&mut self) {
-        if !self.ext.is_null() {
-            // SAFETY: the slot's own table, given up by `into_parts` when
-            // the operation was posted, taken back once (cleared here).
-            drop(unsafe { base::Table::from_parts(self.ext, self.nseg) });
-            self.ext = core::ptr::null_mut();
-        }
-    }
-
-    /// Address of the first byte, for the `buf` field of entries (kernel
-    /// virtual buffers only; 0 for page lists).
-    #[inline]
-    fn addr(&self, offset: u64) -> usize {
-        match self.segs().first() {
-            Some(s) if !s.base.is_null() => (s.base as usize).wrapping_add(offset as usize),
-            _ => 0,
-        }
-    }
-}
 
 /// A transmit operation.
 #[derive(Clone, Copy)]
@@ -154,9 +92,6 @@ pub(crate) struct TxOp {
 // SAFETY: the buffer is `Send` (see `Buf`); `extra` names a counter kept
 // open by its use count until the operation is reported.
 unsafe impl Send for TxOp {}
-
-// SAFETY: as for `TxOp`.
-unsafe impl Send for RxOp {}
 
 /// One frame's share of an RMA (see [`TxOp::chunk`]).
 pub(crate) struct Chunk {
@@ -233,24 +168,6 @@ impl TxOp {
     }
 }
 
-/// A receive operation.
-#[derive(Clone, Copy)]
-pub(crate) struct RxOp {
-    pub(crate) kind: Kind,
-    pub(crate) flags: u64,
-    pub(crate) context: usize,
-    pub(crate) buf: Buf,
-    pub(crate) tag: u64,
-    pub(crate) ignore: u64,
-    pub(crate) entry: bool,
-    /// A multi-receive buffer's consumption.
-    pub(crate) multi: Option<MultiRecv>,
-    /// As [`TxOp::extra`].
-    pub(crate) extra: Option<*const Cntr>,
-    /// As [`TxOp::ep_cntr`].
-    pub(crate) ep_cntr: bool,
-}
-
 const TX_INIT: TxOp = TxOp {
     kind: Kind::Send,
     flags: 0,
@@ -270,54 +187,6 @@ const TX_INIT: TxOp = TxOp {
     extra: None,
     ep_cntr: true,
 };
-
-const RX_INIT: RxOp = RxOp {
-    kind: Kind::Recv,
-    flags: 0,
-    context: 0,
-    buf: Buf::EMPTY,
-    tag: 0,
-    ignore: 0,
-    entry: false,
-    multi: None,
-    extra: None,
-    ep_cntr: true,
-};
-
-/// Counters bound to an endpoint, per event.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Cntrs {
-    pub(crate) send: Option<*const Cntr>,
-    pub(crate) recv: Option<*const Cntr>,
-    pub(crate) read: Option<*const Cntr>,
-    pub(crate) write: Option<*const Cntr>,
-    pub(crate) remote_read: Option<*const Cntr>,
-    pub(crate) remote_write: Option<*const Cntr>,
-}
-
-impl Cntrs {
-    /// The counter of an operation's completions, if it counts there
-    /// (`ep_cntr`: see [`TxOp::ep_cntr`]).
-    #[inline]
-    fn for_op(&self, kind: Kind, ep_cntr: bool) -> Option<*const Cntr> {
-        if ep_cntr {
-            self.of(kind)
-        } else {
-            None
-        }
-    }
-
-    /// The counter of an operation's completions.
-    #[inline]
-    fn of(&self, kind: Kind) -> Option<*const Cntr> {
-        match kind {
-            Kind::Send | Kind::TSend => self.send,
-            Kind::Recv | Kind::TRecv => self.recv,
-            Kind::Read => self.read,
-            Kind::Write => self.write,
-        }
-    }
-}
 
 /// How [`EpData::post_as`] treats a transfer.
 #[derive(Clone, Copy)]
@@ -433,77 +302,6 @@ impl Queues {
             self.cfg.tx_cq
         } else {
             self.cfg.rx_cq
-        }
-    }
-}
-
-/// What happened to an operation.
-enum What {
-    Nothing,
-    Done(Completion),
-    Failed(ErrCompletion),
-    /// Succeeded without an entry: return its CQ reservation.
-    Quiet,
-}
-
-/// Something to report once `q` is dropped: on a CQ, on a counter.
-pub(crate) struct Report {
-    cq: Option<*const Cq>,
-    what: What,
-    cntr: Option<*const Cntr>,
-    /// A deferred work's completion counter: counted, then released.
-    extra: Option<*const Cntr>,
-}
-
-impl Report {
-    const NONE: Report = Report { cq: None, what: What::Nothing, cntr: None, extra: None };
-
-    #[inline]
-    fn done(cq: Option<*const Cq>, c: Completion, cntr: Option<*const Cntr>) -> Report {
-        Report { cq, what: What::Done(c), cntr, extra: None }
-    }
-
-    fn failed(cq: Option<*const Cq>, e: ErrCompletion, cntr: Option<*const Cntr>) -> Report {
-        Report { cq, what: What::Failed(e), cntr, extra: None }
-    }
-
-    #[inline]
-    fn quiet(cq: Option<*const Cq>, cntr: Option<*const Cntr>) -> Report {
-        Report { cq, what: What::Quiet, cntr, extra: None }
-    }
-
-    /// Adds the completion counter of a released deferred work.
-    #[inline]
-    fn with_extra(mut self, extra: Option<*const Cntr>) -> Report {
-        self.extra = extra;
-        self
-    }
-
-    /// Delivers the report (no lock held): the CQ entry first, then the
-    /// counter, so that a consumer woken by the counter finds the entry.
-    pub(crate) fn deliver(self) {
-        if let Some(cq) = self.cq {
-            // SAFETY: CQ pointers come from the endpoint's bindings, valid
-            // while it is bound (see `Queues`).
-            let cq = unsafe { &*cq };
-            match &self.what {
-                What::Nothing => {}
-                What::Done(c) => cq.complete(c),
-                What::Failed(e) => cq.complete_err(e),
-                What::Quiet => cq.unreserve(1),
-            }
-        }
-        let err = matches!(self.what, What::Failed(_));
-        if let (Some(c), false) = (self.cntr, matches!(self.what, What::Nothing)) {
-            // SAFETY: as for CQs.
-            unsafe { &*c }.hit(err);
-        }
-        if let Some(c) = self.extra {
-            // SAFETY: counted as a user by the deferred work, so still
-            // open; released here, once.
-            let c = unsafe { &*c };
-            c.hit(err);
-            c.unuse();
         }
     }
 }
@@ -664,34 +462,8 @@ pub(crate) enum Room {
 }
 
 /// The kind of transfer the C wrapper built (`None` for an unknown one).
-fn kind_of(x: &sys::kfi_util_xfer) -> Option<Kind> {
-    Some(match x.kind as u32 {
-        sys::KFI_UTIL_X_SEND => Kind::Send,
-        sys::KFI_UTIL_X_RECV => Kind::Recv,
-        sys::KFI_UTIL_X_TSEND => Kind::TSend,
-        sys::KFI_UTIL_X_TRECV => Kind::TRecv,
-        sys::KFI_UTIL_X_READ => Kind::Read,
-        sys::KFI_UTIL_X_WRITE => Kind::Write,
-        _ => return None,
-    })
-}
-
 fn neg(e: u32) -> isize {
     -(e as isize)
-}
-
-/// The error entry of an operation. `released`: the entry hands a
-/// multi-receive buffer back (its last one: `KFI_MULTI_RECV` is set on
-/// exactly one entry per buffer).
-fn errc(kind: Kind, flags: u64, context: usize, err: u32, released: bool) -> ErrCompletion {
-    let multi = if released { flags & rules::F_MULTI_RECV } else { 0 };
-    ErrCompletion {
-        op_context: context,
-        flags: kind.cq_flags() | multi,
-        err: err as i32,
-        prov_errno: err as i32,
-        ..ErrCompletion::default()
-    }
 }
 
 impl EpData {

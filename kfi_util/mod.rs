@@ -16,6 +16,8 @@
 //!
 //! - `base`: RAII wrappers over kernel objects and small helpers;
 //! - `sync`: the `spin_lock_bh` lock and a try-only lock;
+//! - `xfer`: transfer records (buffers, receives, bound counters,
+//!   reports);
 //! - `cq`: the completion queue, with its progress hook (`ProgressSource`);
 //! - `eq`: the event queue;
 //! - `logic`: kernel-independent rules (also the host crate
@@ -66,6 +68,7 @@ pub(crate) mod cq;
 pub(crate) mod eq;
 pub(crate) mod fid;
 pub(crate) mod sync;
+pub(crate) mod xfer;
 
 // Kernel-independent rules, shared with the host crate kfi-util-logic;
 // some helpers are used only by host tests.
