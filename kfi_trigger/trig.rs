@@ -259,6 +259,10 @@ fn inject_copy(x: &mut sys::kfi_util_xfer) -> core::result::Result<Option<[u8; I
     x.ext_desc = core::ptr::null();
     x.nseg = 1;
     x.seg[0] = sys::kfi_util_seg { base: core::ptr::null_mut(), page: core::ptr::null_mut(), offset: 0, len: len as _ };
+    // The copy is provider memory: the consumer's descriptors do not
+    // describe it (and its array may hold fewer entries than `nseg` now).
+    x.desc = core::ptr::null_mut();
+    x.descv = core::ptr::null_mut();
     Ok(Some(bytes))
 }
 
@@ -285,6 +289,9 @@ fn own_lists(x: &mut sys::kfi_util_xfer) -> core::result::Result<Lists, c_int> {
         // SAFETY: as above, `nseg` descriptors.
         desc = unsafe { base::desc_table(x.descv, x.nseg as usize) }?;
         x.descv = desc.as_slice().as_ptr().cast_mut();
+    } else {
+        // Valid for the call only: never kept.
+        x.descv = core::ptr::null_mut();
     }
     Ok((segs, rma, desc))
 }

@@ -476,7 +476,7 @@ pub(crate) fn copy_to_segs(segs: &[sys::kfi_util_seg], skip: usize, src: &[u8]) 
 }
 
 /// A delayed work item on the provider's workqueue calling `f(ctx)` in
-/// process context (`kfi_util_dwork_*` in kfi_tcp_glue.c).
+/// process context (`kfi_util_dwork_*` in kfi_util_glue.c).
 ///
 /// # Invariants
 /// Points to a live item until dropped; dropping cancels it and waits for
@@ -538,7 +538,7 @@ impl Drop for DWork {
 }
 
 /// A kernel timer calling `f(ctx)` in softirq context
-/// (`kfi_util_timer_*` in kfi_tcp_glue.c).
+/// (`kfi_util_timer_*` in kfi_util_glue.c).
 ///
 /// # Invariants
 /// Points to a live timer until dropped; dropping shuts it down and waits

@@ -65,7 +65,7 @@ impl Eq {
     ///
     /// # Safety
     /// `eq` is the header of a live `Eq` (only our ops table, installed by
-    /// `open`, calls the functions that use this).
+    /// `kfi_util_fabric_eq_open`, calls the functions that use this).
     unsafe fn from_header<'a>(eq: *mut sys::kfid_eq) -> &'a Eq {
         // SAFETY: by the caller's contract.
         unsafe { &*kernel::container_of!(eq, Eq, eq) }

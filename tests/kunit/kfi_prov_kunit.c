@@ -1371,6 +1371,40 @@ static void tcp_trig_inject_copied_at_post(struct kunit *test)
 }
 
 /*
+ * A triggered inject is sent from the provider's copy of its payload, so
+ * the consumer's memory descriptors are neither kept nor read for it: a
+ * zero-length KFI_INJECT|KFI_TRIGGER message whose desc array has no
+ * entry (a 1-byte allocation: on a KASAN kernel any read of a descriptor
+ * from it is reported) arrives empty when the counter reaches its
+ * threshold.
+ */
+static void tcp_trig_inject_keeps_no_desc(struct kunit *test)
+{
+	struct trig_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_msg m = { .type = KFI_KVEC, .iov_count = 0 };
+	void **desc = kmalloc(1, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, desc);
+	trig_setup(test, &f, 1);
+	m.desc = desc;
+	m.context = &f.tctx[0];
+	f.tctx[0].event_type = KFI_TRIGGER_THRESHOLD;
+	f.tctx[0].trigger.threshold.cntr = f.t;
+	f.tctx[0].trigger.threshold.threshold = 1;
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.x.c.cep, &m,
+					  KFI_INJECT | KFI_TRIGGER), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.x.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&f.got[0]);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)0);
+	trig_drain_tx(test, &f, 1);
+	kfree(desc);
+	trig_teardown(test, &f);
+}
+
+/*
  * A triggered operation holds its CQ slot from its post: a full CQ refuses
  * the post (-EAGAIN) rather than losing its completion, and a pending one's
  * cancellation entry always finds room.
@@ -1599,6 +1633,7 @@ static struct kunit_case trigger_cases[] = {
 	KUNIT_CASE(tcp_trig_threshold_order_on_jump),
 	KUNIT_CASE(tcp_trig_success_count_only),
 	KUNIT_CASE(tcp_trig_inject_copied_at_post),
+	KUNIT_CASE(tcp_trig_inject_keeps_no_desc),
 	KUNIT_CASE(tcp_trig_cq_slot_reserved),
 	KUNIT_CASE(tcp_trig_flush_and_deferred_completions),
 	KUNIT_CASE(tcp_trig_cancel_scope),
