@@ -1127,19 +1127,20 @@ impl EpData {
                     None => {
                         // Release the used buffer, try the next.
                         q.rx_links.pop_front(&mut q.rx_msg);
+                        let buf = op.buf.addr(used);
                         q.rx[i].extra = None;
                         q.free_rx(i);
                         q.unres(false);
-                        Some((q.cfg.rx_cq, op))
+                        Some((q.cfg.rx_cq, op, buf))
                     }
                 }
             };
-            if let Some((cq, op)) = released {
+            if let Some((cq, op, buf)) = released {
                 let c = Completion {
                     op_context: op.context,
                     flags: op.kind.cq_flags() | rules::F_MULTI_RECV,
                     len: 0,
-                    buf: op.buf.addr(op.multi.map_or(0, |m| m.used)),
+                    buf,
                     data: 0,
                     tag: 0,
                 };
@@ -1195,6 +1196,9 @@ impl EpData {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
+            // Read through the buffer's segment table before the last
+            // message frees it with the slot.
+            let buf = w.op.buf.addr(w.offset);
             if w.last {
                 q.rx[w.idx].extra = None;
                 q.free_rx(w.idx);
@@ -1214,7 +1218,7 @@ impl EpData {
                 op_context: w.op.context,
                 flags,
                 len: len as usize,
-                buf: w.op.buf.addr(w.offset),
+                buf,
                 data: data.unwrap_or(0),
                 tag: if w.op.kind.is_tagged() { tag } else { 0 },
             };
@@ -1244,6 +1248,7 @@ impl EpData {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
+            let buf = w.op.buf.addr(w.offset);
             // A message that does not release its multi-receive buffer
             // fails alone, on its own reservation; the buffer stays posted
             // (and listed) until its last message or the flush.
@@ -1258,7 +1263,7 @@ impl EpData {
             let mut e = errc(w.op.kind, w.op.flags, w.op.context, err, w.last);
             e.len = len as usize;
             e.olen = olen as usize;
-            e.buf = w.op.buf.addr(w.offset);
+            e.buf = buf;
             Report::failed(q.cfg.rx_cq, e, q.cfg.cntrs.for_op(w.op.kind, w.op.ep_cntr)).with_extra(extra)
         };
         rep.deliver();

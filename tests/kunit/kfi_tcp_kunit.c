@@ -2106,6 +2106,9 @@ static void tcp_msg_zero_copy(struct kunit *test)
 			     .iov_count = 1 };
 	struct kfid_mr *mr;
 	u8 *src, *dst, *reg, *small;
+	struct kfi_rma_iov rma = { .addr = 0, .len = 1 << 20, .key = 22 };
+	struct kfi_msg_rma wm;
+	void *ctx[2];
 	u64 before;
 	size_t j;
 	int i;
@@ -2183,6 +2186,10 @@ static void tcp_msg_zero_copy(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, reg, n,
 					 KFI_REMOTE_READ | KFI_REMOTE_WRITE,
 					 0, 22, 0, &mr, NULL), 0);
+	iov = (struct kvec){ src, n };
+	wm = (struct kfi_msg_rma){ .type = KFI_KVEC, .msg_iov = &iov,
+				   .iov_count = 1, .rma_iov = &rma,
+				   .rma_iov_count = 1, .context = src };
 	for (i = 0; i < 5; i++) {
 		fill(reg, n, 7 + i);
 		fill(src, n, 50 + i);
@@ -2190,17 +2197,33 @@ static void tcp_msg_zero_copy(struct kunit *test)
 		before = kfi_tcp_stat_spliced();
 		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, n, NULL, 0, 0, 22,
 					       dst), 0);
-		KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, src, n, NULL, 0, 0, 22,
-						src), 0);
+		/*
+		 * Delivery complete: the write has landed when its entry comes,
+		 * so the next round's fill of the region cannot race with it
+		 * (completing when the socket took it, a write held behind the
+		 * response landed after the next fill on a slow kernel).
+		 */
+		KUNIT_ASSERT_EQ(test, kfi_writemsg(f.c.cep, &wm,
+						   KFI_COMPLETION |
+						   KFI_DELIVERY_COMPLETE), 0);
+		/* one entry each, the read's once its response is in */
 		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		ctx[0] = e.op_context;
 		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
-		/* the read's entry comes once its response is in */
+		ctx[1] = e.op_context;
+		KUNIT_EXPECT_TRUE_MSG(test, (ctx[0] == dst && ctx[1] == src) ||
+					    (ctx[0] == src && ctx[1] == dst),
+				      "round %d: entries %p %p", i, ctx[0],
+				      ctx[1]);
 		for (j = 0; j < n; j++)
 			if (dst[j] != (u8)(7 + i + j * 7 + (j >> 8)))
 				break;
 		KUNIT_EXPECT_EQ_MSG(test, j, n,
 				    "round %d: the read saw the later write", i);
-		KUNIT_EXPECT_EQ(test, kfi_tcp_stat_spliced() - before, 0ULL);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(reg, src, n), 0,
+				    "round %d: the write did not land", i);
+		/* the write's payload only (delivery complete, vmalloc) */
+		KUNIT_EXPECT_EQ(test, kfi_tcp_stat_spliced() - before, (u64)n);
 	}
 	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
 	xf_teardown(test, &f);

@@ -791,7 +791,7 @@ static void st_handle_err(struct st_thread *t, const struct kfi_cq_err_entry *e)
 
 static int st_drain(struct st_thread *t, struct kfid_cq *cq, bool rx)
 {
-	struct kfi_cq_tagged_entry e[16];
+	struct kfi_cq_tagged_entry e[8];	/* KASAN: frame under 1024 B */
 	struct kfi_cq_err_entry err;
 	int got = 0;
 	ssize_t n, i;
