@@ -229,6 +229,14 @@ check)
 	# namespaces (KFI-RESULT lines of its own, net_*)
 	step net
 	"$(dirname "$0")/../faults/net.sh" "$ko"
+	# the software RDMA devices (rxe, siw) and the real fi_pingpong over
+	# the libfabric verbs provider: what kfi_verbs is tested with
+	# (KFI-RESULT lines of its own, rdma_*). Userspace only, none of our
+	# code: on the base kernel only (KASAN would add ~5 minutes).
+	if [ ! -e /sys/kernel/debug/failslab ]; then
+		step rdma
+		"$(dirname "$0")/rdma.sh"
+	fi
 	result tcp_listing_shows_lo tcp_listing_shows_lo
 	result unload_tcp rmmod kfi_tcp
 	result unload_after_kunit rmmod kfabric
