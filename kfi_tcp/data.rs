@@ -51,7 +51,8 @@ use crate::sock::{self, SkState};
 use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
 use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
 use crate::util::xfer::{Buf, Seg, EMPTY_SEG};
-use crate::xfer::{Chunk, EpData, NoRoom, Room, RxWork, TxItem, TxOp, TxTaken};
+use crate::util::xfer::TxOp;
+use crate::xfer::{Chunk, EpData, NoRoom, Room, RxWork, TxItem, TxTaken};
 use core::ffi::c_int;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -468,7 +469,7 @@ fn header(op: &TxOp, c: &Chunk) -> core::result::Result<MsgHeader, wire::WireErr
     if op.flags & rules::F_REMOTE_CQ_DATA != 0 && c.last {
         h = h.with_cq_data(op.data)?;
     }
-    if op.ack && c.last {
+    if op.ext.ack && c.last {
         h = h.with_delivery_complete()?;
     }
     Ok(h)
@@ -629,7 +630,7 @@ impl Conn {
                         // peer has it: an operation that completes on the
                         // peer's ACK. Others complete when the socket has
                         // taken the bytes, so they are copied.
-                        t.splice = op.ack && !op.inject;
+                        t.splice = op.ext.ack && !op.inject;
                         t.fill_op(i, op, &op.chunk(0), order)
                     }
                 });

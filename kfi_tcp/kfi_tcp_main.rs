@@ -49,6 +49,8 @@ pub(crate) struct Prov;
 
 impl util::Provider for Prov {
     type Ep = xfer::EpData;
+    type TxExt = xfer::TxTcp;
+    const TX_EXT_INIT: xfer::TxTcp = xfer::TxTcp::INIT;
 
     fn in_progress_work_on(cpu: u32) -> bool {
         let f = conn::Conn::work_fn();

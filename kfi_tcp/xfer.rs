@@ -36,7 +36,7 @@
 //! the return of its CQ reservation.
 
 use crate::util::base;
-use crate::util::xfer::{errc, kind_of, Buf, Cntrs, Report, RxOp, Seg, What, RX_INIT};
+use crate::util::xfer::{self as records, errc, kind_of, Buf, Cntrs, Report, RxOp, Seg, TxOp, What, RX_INIT, TX_INIT};
 use crate::trigger::cntr::Cntr;
 use crate::trigger::target::FireTarget;
 use crate::conn::{Conn, Progress};
@@ -57,41 +57,19 @@ use kernel::sync::Arc;
 /// Largest queue an endpoint accepts (slots are preallocated).
 pub(crate) const MAX_QUEUE: usize = 4096;
 
-/// A transmit operation.
+/// What kfi_tcp keeps in a transmit operation (its `ext`).
 #[derive(Clone, Copy)]
-pub(crate) struct TxOp {
-    pub(crate) kind: Kind,
-    pub(crate) flags: u64,
-    pub(crate) context: usize,
-    /// The payload: the consumer's buffer, or `inline` for injects.
-    pub(crate) buf: Buf,
-    pub(crate) inline: [u8; rules::INJECT_LIMIT],
-    pub(crate) inject: bool,
-    pub(crate) data: u64,
-    pub(crate) tag: u64,
-    /// Write an entry on success.
-    pub(crate) entry: bool,
+pub(crate) struct TxTcp {
     /// Ask the peer for an ACK and complete on it.
     pub(crate) ack: bool,
-    /// Remote regions of an RMA: up to [`rules::IOV_LIMIT`] here, more in
-    /// `rma_ext` (owned by the slot like `Buf::ext`).
-    pub(crate) rma: [RmaIov; rules::IOV_LIMIT],
-    pub(crate) rma_ext: *mut sys::kfi_rma_iov,
-    pub(crate) n_rma: usize,
     /// Responses received so far of a read sent as several requests.
     pub(crate) rsp_got: usize,
-    /// Bytes the operation moves (its entry's `len`).
-    pub(crate) len: u64,
-    /// Completion counter of released deferred work (counted as a user).
-    pub(crate) extra: Option<*const Cntr>,
-    /// Counted on the endpoint's bound counter (not for deferred work:
-    /// fi_trigger(3), only its `completion_cntr` counts it).
-    pub(crate) ep_cntr: bool,
 }
 
-// SAFETY: the buffer is `Send` (see `Buf`); `extra` names a counter kept
-// open by its use count until the operation is reported.
-unsafe impl Send for TxOp {}
+impl TxTcp {
+    /// A free slot's.
+    pub(crate) const INIT: TxTcp = TxTcp { ack: false, rsp_got: 0 };
+}
 
 /// One frame's share of an RMA (see [`TxOp::chunk`]).
 pub(crate) struct Chunk {
@@ -112,17 +90,6 @@ impl Chunk {
 }
 
 impl TxOp {
-    /// Remote region `i`.
-    fn region(&self, i: usize) -> RmaIov {
-        if self.rma_ext.is_null() {
-            return self.rma[i];
-        }
-        // SAFETY: a table of `n_rma` regions owned by the slot (see
-        // `rma_ext`), held while the operation is; `i < n_rma`.
-        let r = unsafe { &*self.rma_ext.add(i) };
-        RmaIov { addr: r.addr, len: r.len as u64, key: r.key }
-    }
-
     /// Frames the operation is sent as (an RMA over more regions than a
     /// frame carries is several).
     pub(crate) fn chunks(&self) -> usize {
@@ -146,8 +113,9 @@ impl TxOp {
         let offset = (0..first.min(self.n_rma)).map(|i| self.region(i).len).sum();
         let mut c = Chunk { regs: [RmaIov::default(); wire_rules::WIRE_RMA_IOVS], n, offset, len: 0, last: j + 1 >= self.chunks() };
         for k in 0..n {
-            c.regs[k] = self.region(first + k);
-            c.len += c.regs[k].len;
+            let r = self.region(first + k);
+            c.regs[k] = RmaIov { addr: r.addr, len: r.len, key: r.key };
+            c.len += r.len;
         }
         if self.kind == Kind::Write && c.last {
             // A write may send less than its regions hold: the last frame
@@ -156,37 +124,7 @@ impl TxOp {
         }
         c
     }
-
-    /// Frees the slot's tables (the slot is being freed).
-    fn release(&mut self) {
-        self.buf.release();
-        if !self.rma_ext.is_null() {
-            // SAFETY: the slot's own table (see `rma_ext`), taken back once.
-            drop(unsafe { base::Table::from_parts(self.rma_ext, self.n_rma) });
-            self.rma_ext = core::ptr::null_mut();
-        }
-    }
 }
-
-const TX_INIT: TxOp = TxOp {
-    kind: Kind::Send,
-    flags: 0,
-    context: 0,
-    buf: Buf::EMPTY,
-    inline: [0; rules::INJECT_LIMIT],
-    inject: false,
-    data: 0,
-    tag: 0,
-    entry: false,
-    ack: false,
-    rma: [RmaIov { addr: 0, len: 0, key: 0 }; rules::IOV_LIMIT],
-    rma_ext: core::ptr::null_mut(),
-    n_rma: 0,
-    rsp_got: 0,
-    len: 0,
-    extra: None,
-    ep_cntr: true,
-};
 
 /// How [`EpData::post_as`] treats a transfer.
 #[derive(Clone, Copy)]
@@ -680,7 +618,7 @@ impl EpData {
         let len = segs.iter().fold(0u64, |a, s| a.saturating_add(s.len as u64));
         buf.nseg = nseg;
         buf.len = len;
-        let mut rma = [RmaIov::default(); rules::IOV_LIMIT];
+        let mut rma = [records::RmaIov::default(); rules::IOV_LIMIT];
         let mut rma_table = base::Table::NONE;
         let mut n_rma = 0;
         let mut moved = len;
@@ -699,7 +637,7 @@ impl EpData {
                 let mut total = Some(0u64);
                 for (i, r) in x.rma[..n_rma.min(rules::IOV_LIMIT)].iter().enumerate() {
                     let l = if x.rma_whole && i == 0 { len } else { r.len as u64 };
-                    rma[i] = RmaIov { addr: r.addr, len: l, key: r.key };
+                    rma[i] = records::RmaIov { addr: r.addr, len: l, key: r.key };
                     total = total.and_then(|t| t.checked_add(l));
                 }
                 total
@@ -786,14 +724,14 @@ impl EpData {
             op.data = x.data;
             op.tag = x.tag;
             op.entry = entry;
-            op.ack = wire_rules::wants_ack(flags);
+            op.ext.ack = wire_rules::wants_ack(flags);
             op.inject = flags & rules::F_INJECT != 0;
             // More regions than fit here are in `rma_ext` (below).
-            for (d, r) in op.rma.iter_mut().zip(&rma[..n_rma.min(rules::IOV_LIMIT)]) {
-                *d = *r;
+            for k in 0..n_rma.min(rules::IOV_LIMIT) {
+                op.rma[k] = rma[k];
             }
             op.n_rma = n_rma;
-            op.rsp_got = 0;
+            op.ext.rsp_got = 0;
             op.len = moved;
             op.extra = extra;
             op.ep_cntr = !deferred;
@@ -936,7 +874,7 @@ impl EpData {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
-            if q.tx[idx].ack {
+            if q.tx[idx].ext.ack {
                 q.tx_links.push_back(&mut q.tx_await, idx);
                 Report::NONE
             } else {
@@ -971,8 +909,8 @@ impl EpData {
         let q = &mut *g;
         let i = q.tx_read.front()?;
         let op = &mut q.tx[i];
-        let c = op.chunk(op.rsp_got);
-        op.rsp_got += 1;
+        let c = op.chunk(op.ext.rsp_got);
+        op.ext.rsp_got += 1;
         let buf = op.buf;
         if c.last {
             q.tx_links.pop_front(&mut q.tx_read);

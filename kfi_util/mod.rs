@@ -16,8 +16,8 @@
 //!
 //! - `base`: RAII wrappers over kernel objects and small helpers;
 //! - `sync`: the `spin_lock_bh` lock and a try-only lock;
-//! - `xfer`: transfer records (buffers, receives, bound counters,
-//!   reports);
+//! - `xfer`: transfer records (buffers, transmits, receives, bound
+//!   counters, reports);
 //! - `cq`: the completion queue, with its progress hook (`ProgressSource`);
 //! - `eq`: the event queue;
 //! - `logic`: kernel-independent rules (also the host crate
@@ -35,6 +35,14 @@ pub(crate) trait Provider {
     /// What a CQ makes progress on (kfi_tcp: an endpoint's data, through
     /// its connection).
     type Ep: cq::ProgressSource;
+
+    /// What a transmit operation ([`xfer::TxOp`]) carries for the
+    /// provider alone (kfi_tcp: the ACK it asks for, the read responses
+    /// received so far).
+    type TxExt: Copy;
+
+    /// The `TxExt` of a free slot.
+    const TX_EXT_INIT: Self::TxExt;
 
     /// Whether the caller is one of the provider's progress work items
     /// (kfi_tcp: a connection's), running on `cpu` and bound to it: a CQ

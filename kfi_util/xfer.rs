@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The records of a transfer every provider keeps the same way: a buffer
 //! as segments ([`Buf`], in place or in a table the operation's slot
-//! owns), a posted receive ([`RxOp`]), the counters bound to an endpoint
+//! owns), a posted transmit ([`TxOp`], with the provider's own part) and
+//! receive ([`RxOp`]), the counters bound to an endpoint
 //! ([`Cntrs`]), and what a finished operation reports ([`Report`]: a CQ
 //! entry or error entry, or its CQ reservation returned, then its
 //! counters), built under the endpoint's queue lock and delivered after it
@@ -12,6 +13,7 @@ use super::cq::Cq;
 use super::logic::cq::{Completion, ErrCompletion};
 use super::logic::xfer::{self as rules, Kind, MultiRecv};
 use super::sys;
+use super::Provider;
 use crate::trigger::cntr::Cntr;
 
 /// A buffer segment (kernel virtual range or page range).
@@ -73,6 +75,95 @@ impl Buf {
         match self.segs().first() {
             Some(s) if !s.base.is_null() => (s.base as usize).wrapping_add(offset as usize),
             _ => 0,
+        }
+    }
+}
+
+/// A remote region of an RMA: address (or offset, for offset-addressed
+/// regions), length, key.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct RmaIov {
+    pub(crate) addr: u64,
+    pub(crate) len: u64,
+    pub(crate) key: u64,
+}
+
+/// A transmit operation.
+#[derive(Clone, Copy)]
+pub(crate) struct TxOp {
+    pub(crate) kind: Kind,
+    pub(crate) flags: u64,
+    pub(crate) context: usize,
+    /// The payload: the consumer's buffer, or `inline` for injects.
+    pub(crate) buf: Buf,
+    pub(crate) inline: [u8; rules::INJECT_LIMIT],
+    pub(crate) inject: bool,
+    pub(crate) data: u64,
+    pub(crate) tag: u64,
+    /// Write an entry on success.
+    pub(crate) entry: bool,
+    /// Remote regions of an RMA: up to [`rules::IOV_LIMIT`] here, more in
+    /// `rma_ext` (owned by the slot like `Buf::ext`).
+    pub(crate) rma: [RmaIov; rules::IOV_LIMIT],
+    pub(crate) rma_ext: *mut sys::kfi_rma_iov,
+    pub(crate) n_rma: usize,
+    /// Bytes the operation moves (its entry's `len`).
+    pub(crate) len: u64,
+    /// Completion counter of released deferred work (counted as a user).
+    pub(crate) extra: Option<*const Cntr>,
+    /// Counted on the endpoint's bound counter (not for deferred work:
+    /// fi_trigger(3), only its `completion_cntr` counts it).
+    pub(crate) ep_cntr: bool,
+    /// The provider's own part.
+    pub(crate) ext: <crate::Prov as Provider>::TxExt,
+}
+
+// SAFETY: the buffer is `Send` (see `Buf`); the `rma_ext` table is owned
+// by the slot like `Buf::ext`; `extra` names a counter kept open by its use
+// count until the operation is reported.
+unsafe impl Send for TxOp {}
+
+/// A free transmit slot.
+pub(crate) const TX_INIT: TxOp = TxOp {
+    kind: Kind::Send,
+    flags: 0,
+    context: 0,
+    buf: Buf::EMPTY,
+    inline: [0; rules::INJECT_LIMIT],
+    inject: false,
+    data: 0,
+    tag: 0,
+    entry: false,
+    rma: [RmaIov { addr: 0, len: 0, key: 0 }; rules::IOV_LIMIT],
+    rma_ext: core::ptr::null_mut(),
+    n_rma: 0,
+    len: 0,
+    extra: None,
+    ep_cntr: true,
+    ext: <crate::Prov as Provider>::TX_EXT_INIT,
+};
+
+impl TxOp {
+    /// Remote region `i` (`i < n_rma`).
+    #[inline]
+    pub(crate) fn region(&self, i: usize) -> RmaIov {
+        if self.rma_ext.is_null() {
+            return self.rma[i];
+        }
+        // SAFETY: a table of `n_rma` regions owned by the slot (see
+        // `rma_ext`), held while the operation is; `i < n_rma`.
+        let r = unsafe { &*self.rma_ext.add(i) };
+        RmaIov { addr: r.addr, len: r.len as u64, key: r.key }
+    }
+
+    /// Frees the slot's tables (the slot is being freed, under the queue
+    /// lock).
+    pub(crate) fn release(&mut self) {
+        self.buf.release();
+        if !self.rma_ext.is_null() {
+            // SAFETY: the slot's own table (see `rma_ext`), taken back once.
+            drop(unsafe { base::Table::from_parts(self.rma_ext, self.n_rma) });
+            self.rma_ext = core::ptr::null_mut();
         }
     }
 }
