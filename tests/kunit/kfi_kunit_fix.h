@@ -16,6 +16,7 @@
 #include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/inet.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/ipv6.h>
@@ -119,7 +120,7 @@ static __maybe_unused void dom_teardown(struct kunit *test,
 #define CM_WAIT_MS 5000
 
 /*
- * Two sides over loopback in one fabric and domain: a pep with its EQ,
+ * Two sides on one address in one fabric and domain: a pep with its EQ,
  * a client endpoint with its own, and (once accepted) a server endpoint
  * sharing the pep's EQ.
  */
@@ -128,7 +129,7 @@ struct cm_fixture {
 	struct kfid_eq *peq, *ceq;
 	struct kfid_pep *pep;
 	struct kfid_ep *cep, *sep;
-	/* the pep's address: sockaddr_in6 over ::1 (cm_setup_at()) */
+	/* the pep's address: sockaddr_in or sockaddr_in6 (cm_setup_at()) */
 	union {
 		struct sockaddr_in paddr;
 		struct sockaddr_in6 paddr6;
@@ -149,12 +150,25 @@ static __maybe_unused void cm_open_eq(struct kunit *test, struct cm_fixture *f,
 	KUNIT_ASSERT_EQ(test, kfi_eq_open(f->d.fab, &attr, eq, NULL, NULL), 0);
 }
 
-/* Everything on @node (KFI_SOURCE, port 0): 127.0.0.1 or ::1. */
+/*
+ * Everything on @node (KFI_SOURCE, port 0), a numeric address (the
+ * provider's node or node6: 127.0.0.1 or ::1 for tcp); the pep listens on
+ * it.
+ */
 static __maybe_unused void cm_setup_at(struct kunit *test, struct cm_fixture *f,
 				       const char *node)
 {
 	size_t len = sizeof(f->paddr6);
 	bool v6 = strchr(node, ':');
+	struct in6_addr want6;
+	__be32 want4;
+
+	if (v6)
+		KUNIT_ASSERT_EQ(test, in6_pton(node, -1, want6.s6_addr, -1,
+					       NULL), 1);
+	else
+		KUNIT_ASSERT_EQ(test, in4_pton(node, -1, (u8 *)&want4, -1,
+					       NULL), 1);
 
 	memset(f, 0, sizeof(*f));
 	dom_setup_at(test, &f->d, 0, node, KFI_SOURCE);
@@ -171,13 +185,13 @@ static __maybe_unused void cm_setup_at(struct kunit *test, struct cm_fixture *f,
 		KUNIT_EXPECT_EQ(test, f->paddr6.sin6_family,
 				(sa_family_t)AF_INET6);
 		KUNIT_EXPECT_NE(test, f->paddr6.sin6_port, 0);
-		KUNIT_EXPECT_TRUE(test, ipv6_addr_loopback(&f->paddr6.sin6_addr));
+		KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&f->paddr6.sin6_addr,
+							&want6));
 	} else {
 		KUNIT_EXPECT_EQ(test, len, sizeof(f->paddr));
 		KUNIT_EXPECT_EQ(test, f->paddr.sin_family, (sa_family_t)AF_INET);
 		KUNIT_EXPECT_NE(test, f->paddr.sin_port, 0);
-		KUNIT_EXPECT_EQ(test, f->paddr.sin_addr.s_addr,
-				htonl(INADDR_LOOPBACK));
+		KUNIT_EXPECT_EQ(test, f->paddr.sin_addr.s_addr, want4);
 	}
 	KUNIT_ASSERT_EQ(test, kfi_endpoint(f->d.dom, f->d.list, &f->cep, f), 0);
 	KUNIT_ASSERT_EQ(test, kfi_ep_bind(f->cep, &f->ceq->fid, 0), 0);

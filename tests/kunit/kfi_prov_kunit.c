@@ -79,7 +79,7 @@ static void eq_teardown(struct kunit *test, struct eq_fixture *f)
 	kfi_freeinfo(f->hints);
 }
 
-static void tcp_eq_write_read_in_order(struct kunit *test)
+static void eq_write_read_in_order(struct kunit *test)
 {
 	struct eq_fixture f;
 	struct kfi_eq_entry in = { .data = 42 }, out;
@@ -118,7 +118,7 @@ static void tcp_eq_write_read_in_order(struct kunit *test)
 	eq_teardown(test, &f);
 }
 
-static void tcp_eq_full_and_bad_input(struct kunit *test)
+static void eq_full_and_bad_input(struct kunit *test)
 {
 	struct kfi_eq_attr attr = { .size = 100000 };
 	struct eq_fixture f;
@@ -175,7 +175,7 @@ static int eq_writer_fn(void *arg)
 	return 0;
 }
 
-static void tcp_eq_sread_waits(struct kunit *test)
+static void eq_sread_waits(struct kunit *test)
 {
 	struct eq_fixture f;
 	struct eq_writer w;
@@ -254,7 +254,7 @@ static struct kfid_cq *cq_open(struct kunit *test, struct cq_fixture *f,
 	return cq;
 }
 
-static void tcp_cq_open_each_format(struct kunit *test)
+static void cq_open_each_format(struct kunit *test)
 {
 	static const enum kfi_cq_format formats[] = {
 		KFI_CQ_FORMAT_UNSPEC, KFI_CQ_FORMAT_CONTEXT, KFI_CQ_FORMAT_MSG,
@@ -305,7 +305,7 @@ static void tcp_cq_open_each_format(struct kunit *test)
 	cq_teardown(test, &f);
 }
 
-static void tcp_cq_bad_attributes(struct kunit *test)
+static void cq_bad_attributes(struct kunit *test)
 {
 	const struct kfi_cq_attr good = { .size = 8,
 					  .format = KFI_CQ_FORMAT_MSG };
@@ -364,7 +364,7 @@ static void tcp_cq_bad_attributes(struct kunit *test)
 	cq_teardown(test, &f);
 }
 
-static void tcp_cq_empty_and_bad_reads(struct kunit *test)
+static void cq_empty_and_bad_reads(struct kunit *test)
 {
 	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_TAGGED };
 	struct kfi_cq_tagged_entry buf[4];
@@ -407,7 +407,7 @@ static void tcp_cq_empty_and_bad_reads(struct kunit *test)
 	cq_teardown(test, &f);
 }
 
-static void tcp_cq_sread_times_out(struct kunit *test)
+static void cq_sread_times_out(struct kunit *test)
 {
 	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_DATA };
 	struct kfi_cq_data_entry buf[4];
@@ -456,7 +456,7 @@ static int cq_signaller_fn(void *arg)
 	return 0;
 }
 
-static void tcp_cq_signal_wakes_sread(struct kunit *test)
+static void cq_signal_wakes_sread(struct kunit *test)
 {
 	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_CONTEXT };
 	struct kfi_cq_entry buf[1];
@@ -496,7 +496,7 @@ static void tcp_cq_signal_wakes_sread(struct kunit *test)
 	cq_teardown(test, &f);
 }
 
-static void tcp_cq_domain_busy(struct kunit *test)
+static void cq_domain_busy(struct kunit *test)
 {
 	struct kfi_cq_attr attr = { .format = KFI_CQ_FORMAT_MSG };
 	struct cq_fixture f;
@@ -516,7 +516,7 @@ static void tcp_cq_domain_busy(struct kunit *test)
 
 /* ------------------------------------------------------------ counters */
 
-static void tcp_cntr_values(struct kunit *test)
+static void cntr_values(struct kunit *test)
 {
 	struct kfi_cntr_attr attr = { .events = KFI_CNTR_EVENTS_COMP };
 	struct dom_fixture d;
@@ -571,7 +571,7 @@ static int cntr_bumper_fn(void *arg)
 	return 0;
 }
 
-static void tcp_cntr_wait(struct kunit *test)
+static void cntr_wait(struct kunit *test)
 {
 	struct dom_fixture d;
 	struct kfid_cntr *c;
@@ -606,7 +606,7 @@ static void tcp_cntr_wait(struct kunit *test)
 }
 
 /* Counters bound to endpoint events count completions, also errors. */
-static void tcp_cntr_endpoint_events(struct kunit *test)
+static void cntr_endpoint_events(struct kunit *test)
 {
 	struct xf_fixture f;
 	struct kfi_cq_tagged_entry e;
@@ -685,7 +685,7 @@ static void tcp_cntr_endpoint_events(struct kunit *test)
  * too (kfi_eq.h): no BH lock on that path (a local_bh_enable() with
  * interrupts off would warn, which fails the run).
  */
-static void tcp_cntr_read_irqs_off(struct kunit *test)
+static void cntr_read_irqs_off(struct kunit *test)
 {
 	struct dom_fixture d;
 	struct kfid_cntr *c;
@@ -707,10 +707,10 @@ static void tcp_cntr_read_irqs_off(struct kunit *test)
 }
 
 static struct kunit_case cntr_cases[] = {
-	KUNIT_CASE(tcp_cntr_values),
-	KUNIT_CASE(tcp_cntr_wait),
-	KUNIT_CASE(tcp_cntr_endpoint_events),
-	KUNIT_CASE(tcp_cntr_read_irqs_off),
+	KUNIT_CASE(cntr_values),
+	KUNIT_CASE(cntr_wait),
+	KUNIT_CASE(cntr_endpoint_events),
+	KUNIT_CASE(cntr_read_irqs_off),
 	{}
 };
 
@@ -809,7 +809,7 @@ static void trig_drain_tx(struct kunit *test, struct trig_fixture *f, int k)
 }
 
 /* 5,3,9,3,7 then +10 fires 3,3,5,7,9 (the two 3s in post order). */
-static void tcp_trig_threshold_order_on_jump(struct kunit *test)
+static void trig_threshold_order_on_jump(struct kunit *test)
 {
 	static const u64 th[] = { 5, 3, 9, 3, 7 };
 	static const int want[] = { 1, 3, 0, 4, 2 };
@@ -829,7 +829,7 @@ static void tcp_trig_threshold_order_on_jump(struct kunit *test)
 }
 
 /* Single increments fire one threshold at a time; equal ones in FIFO. */
-static void tcp_trig_single_increments_fifo(struct kunit *test)
+static void trig_single_increments_fifo(struct kunit *test)
 {
 	static const u64 th[] = { 3, 1, 2, 2, 1 };
 	static const int w1[] = { 1, 4 }, w2[] = { 2, 3 }, w3[] = { 0 };
@@ -852,7 +852,7 @@ static void tcp_trig_single_increments_fifo(struct kunit *test)
 }
 
 /* At, below and above the counter; a set to a lower value fires nothing. */
-static void tcp_trig_immediate_and_set_lower(struct kunit *test)
+static void trig_immediate_and_set_lower(struct kunit *test)
 {
 	static const int w1[] = { 0, 1 }, w2[] = { 2 };
 	struct trig_fixture f;
@@ -877,7 +877,7 @@ static void tcp_trig_immediate_and_set_lower(struct kunit *test)
 }
 
 /* Cancel one pending operation among several. */
-static void tcp_trig_cancel_one(struct kunit *test)
+static void trig_cancel_one(struct kunit *test)
 {
 	static const int want[] = { 0, 2, 3 };
 	struct trig_fixture f;
@@ -902,7 +902,7 @@ static void tcp_trig_cancel_one(struct kunit *test)
 }
 
 /* 64-bit thresholds near the top of the range. */
-static void tcp_trig_near_overflow(struct kunit *test)
+static void trig_near_overflow(struct kunit *test)
 {
 	static const int w1[] = { 1 }, w2[] = { 0 };
 	struct trig_fixture f;
@@ -956,7 +956,7 @@ static void free_adds(struct kfi_deferred_work *w)
 }
 
 /* 100 000 pending operations fired by one add. */
-static void tcp_trig_100k_one_add(struct kunit *test)
+static void trig_100k_one_add(struct kunit *test)
 {
 	struct dom_fixture d;
 	struct kfid_cntr *t, *target;
@@ -1000,7 +1000,7 @@ static int adder_fn(void *arg)
 }
 
 /* Increments from every CPU while work is posted: each fires once. */
-static void tcp_trig_concurrent_adds(struct kunit *test)
+static void trig_concurrent_adds(struct kunit *test)
 {
 	struct dom_fixture d;
 	struct kfid_cntr *t, *target;
@@ -1042,7 +1042,7 @@ static void tcp_trig_concurrent_adds(struct kunit *test)
 }
 
 /* CNTR_SET(5) then CNTR_ADD(5) gives 10; cancel and flush of work. */
-static void tcp_trig_deferred_cntr_ops(struct kunit *test)
+static void trig_deferred_cntr_ops(struct kunit *test)
 {
 	struct dom_fixture d;
 	struct kfid_cntr *t, *target;
@@ -1102,7 +1102,7 @@ static void tcp_trig_deferred_cntr_ops(struct kunit *test)
  * WRITE and a READ chained through a completion counter, and RECV->SEND
  * and TRECV->TSEND chains.
  */
-/* The deferred work of tcp_trig_end_to_end (off the stack). */
+/* The deferred work of trig_end_to_end (off the stack). */
 struct e2e_work {
 	struct kfi_deferred_work ww, rw, sw, tsw;
 	struct kfi_op_rma wop, rop;
@@ -1114,7 +1114,7 @@ struct e2e_work {
  * Over IPv6 (::1): a triggered send fires when its counter reaches the
  * threshold.
  */
-static void tcp_trig_ipv6_threshold(struct kunit *test)
+static void trig_ipv6_threshold(struct kunit *test)
 {
 	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
 	static const int want[] = { 1, 0 };
@@ -1137,7 +1137,7 @@ static void tcp_trig_ipv6_threshold(struct kunit *test)
 	trig_teardown(test, fp);
 }
 
-static void tcp_trig_end_to_end(struct kunit *test)
+static void trig_end_to_end(struct kunit *test)
 {
 	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
 	struct kfi_cq_tagged_entry e;
@@ -1261,7 +1261,7 @@ static void tcp_trig_end_to_end(struct kunit *test)
 
 
 /* An alias created with KFI_TRIGGER defers every transfer posted on it. */
-static void tcp_trig_alias(struct kunit *test)
+static void trig_alias(struct kunit *test)
 {
 	static const int want[] = { 1, 0 };
 	struct trig_fixture f;
@@ -1300,7 +1300,7 @@ static void tcp_trig_alias(struct kunit *test)
  * completion does not release it. Deferred work counts success plus error
  * (fi_trigger(3)).
  */
-static void tcp_trig_success_count_only(struct kunit *test)
+static void trig_success_count_only(struct kunit *test)
 {
 	static const int want[] = { 0 };
 	struct trig_fixture f;
@@ -1335,7 +1335,7 @@ static void tcp_trig_success_count_only(struct kunit *test)
  * payload is the one in the buffer when the call returned, whatever the
  * buffer holds when the operation fires.
  */
-static void tcp_trig_inject_copied_at_post(struct kunit *test)
+static void trig_inject_copied_at_post(struct kunit *test)
 {
 	static const int want[] = { 0, 1 };
 	struct trig_fixture f;
@@ -1378,7 +1378,7 @@ static void tcp_trig_inject_copied_at_post(struct kunit *test)
  * from it is reported) arrives empty when the counter reaches its
  * threshold.
  */
-static void tcp_trig_inject_keeps_no_desc(struct kunit *test)
+static void trig_inject_keeps_no_desc(struct kunit *test)
 {
 	struct trig_fixture f;
 	struct kfi_cq_tagged_entry e;
@@ -1409,7 +1409,7 @@ static void tcp_trig_inject_keeps_no_desc(struct kunit *test)
  * the post (-EAGAIN) rather than losing its completion, and a pending one's
  * cancellation entry always finds room.
  */
-static void tcp_trig_cq_slot_reserved(struct kunit *test)
+static void trig_cq_slot_reserved(struct kunit *test)
 {
 	struct trig_fixture f;
 	struct kfi_cq_tagged_entry e;
@@ -1453,7 +1453,7 @@ static void tcp_trig_cq_slot_reserved(struct kunit *test)
  * completion and counts on no endpoint counter unless it asks
  * (KFI_COMPLETION); its completion counter counts it.
  */
-static void tcp_trig_flush_and_deferred_completions(struct kunit *test)
+static void trig_flush_and_deferred_completions(struct kunit *test)
 {
 	static const int want[] = { 2, 0, 1 };
 	static const u64 th[] = { 2, 2, 1 };
@@ -1534,7 +1534,7 @@ static void tcp_trig_flush_and_deferred_completions(struct kunit *test)
  * with KFI_COMPLETION it is -KFI_ENOCQ. An ordinary send there is
  * -KFI_ENOCQ.
  */
-static void tcp_trig_deferred_needs_no_cq(struct kunit *test)
+static void trig_deferred_needs_no_cq(struct kunit *test)
 {
 	struct cm_fixture c;
 	struct kfid_cq *rcq;
@@ -1580,7 +1580,7 @@ static void tcp_trig_deferred_needs_no_cq(struct kunit *test)
 }
 
 /* kfi_cancel looks only at the endpoint's own operations. */
-static void tcp_trig_cancel_scope(struct kunit *test)
+static void trig_cancel_scope(struct kunit *test)
 {
 	static const int want[] = { 0 };
 	struct trig_fixture f;
@@ -1599,7 +1599,7 @@ static void tcp_trig_cancel_scope(struct kunit *test)
  * An alias's flags apply to its direction only: a KFI_TRANSMIT alias with
  * KFI_TRIGGER or KFI_DELIVERY_COMPLETE posts receives as they are.
  */
-static void tcp_trig_alias_direction(struct kunit *test)
+static void trig_alias_direction(struct kunit *test)
 {
 	struct trig_fixture f;
 	struct kfid_ep *ta, *da;
@@ -1630,42 +1630,42 @@ static void tcp_trig_alias_direction(struct kunit *test)
 }
 
 static struct kunit_case trigger_cases[] = {
-	KUNIT_CASE(tcp_trig_threshold_order_on_jump),
-	KUNIT_CASE(tcp_trig_success_count_only),
-	KUNIT_CASE(tcp_trig_inject_copied_at_post),
-	KUNIT_CASE(tcp_trig_inject_keeps_no_desc),
-	KUNIT_CASE(tcp_trig_cq_slot_reserved),
-	KUNIT_CASE(tcp_trig_flush_and_deferred_completions),
-	KUNIT_CASE(tcp_trig_cancel_scope),
-	KUNIT_CASE(tcp_trig_deferred_needs_no_cq),
-	KUNIT_CASE(tcp_trig_alias_direction),
-	KUNIT_CASE(tcp_trig_single_increments_fifo),
-	KUNIT_CASE(tcp_trig_immediate_and_set_lower),
-	KUNIT_CASE(tcp_trig_cancel_one),
-	KUNIT_CASE(tcp_trig_near_overflow),
-	KUNIT_CASE(tcp_trig_100k_one_add),
-	KUNIT_CASE(tcp_trig_concurrent_adds),
-	KUNIT_CASE(tcp_trig_deferred_cntr_ops),
-	KUNIT_CASE(tcp_trig_end_to_end),
-	KUNIT_CASE(tcp_trig_ipv6_threshold),
-	KUNIT_CASE(tcp_trig_alias),
+	KUNIT_CASE(trig_threshold_order_on_jump),
+	KUNIT_CASE(trig_success_count_only),
+	KUNIT_CASE(trig_inject_copied_at_post),
+	KUNIT_CASE(trig_inject_keeps_no_desc),
+	KUNIT_CASE(trig_cq_slot_reserved),
+	KUNIT_CASE(trig_flush_and_deferred_completions),
+	KUNIT_CASE(trig_cancel_scope),
+	KUNIT_CASE(trig_deferred_needs_no_cq),
+	KUNIT_CASE(trig_alias_direction),
+	KUNIT_CASE(trig_single_increments_fifo),
+	KUNIT_CASE(trig_immediate_and_set_lower),
+	KUNIT_CASE(trig_cancel_one),
+	KUNIT_CASE(trig_near_overflow),
+	KUNIT_CASE(trig_100k_one_add),
+	KUNIT_CASE(trig_concurrent_adds),
+	KUNIT_CASE(trig_deferred_cntr_ops),
+	KUNIT_CASE(trig_end_to_end),
+	KUNIT_CASE(trig_ipv6_threshold),
+	KUNIT_CASE(trig_alias),
 	{}
 };
 
 static struct kunit_case cq_cases[] = {
-	KUNIT_CASE(tcp_cq_open_each_format),
-	KUNIT_CASE(tcp_cq_bad_attributes),
-	KUNIT_CASE(tcp_cq_empty_and_bad_reads),
-	KUNIT_CASE(tcp_cq_sread_times_out),
-	KUNIT_CASE(tcp_cq_signal_wakes_sread),
-	KUNIT_CASE(tcp_cq_domain_busy),
+	KUNIT_CASE(cq_open_each_format),
+	KUNIT_CASE(cq_bad_attributes),
+	KUNIT_CASE(cq_empty_and_bad_reads),
+	KUNIT_CASE(cq_sread_times_out),
+	KUNIT_CASE(cq_signal_wakes_sread),
+	KUNIT_CASE(cq_domain_busy),
 	{}
 };
 
 static struct kunit_case eq_cases[] = {
-	KUNIT_CASE(tcp_eq_write_read_in_order),
-	KUNIT_CASE(tcp_eq_full_and_bad_input),
-	KUNIT_CASE(tcp_eq_sread_waits),
+	KUNIT_CASE(eq_write_read_in_order),
+	KUNIT_CASE(eq_full_and_bad_input),
+	KUNIT_CASE(eq_sread_waits),
 	{}
 };
 
