@@ -38,6 +38,10 @@ echo "kernel: building the $variant test kernel (6-7 min on 2 cores; log: $log)"
 tmp=$dir.tmp
 rm -rf "$tmp"
 mkdir -p "$tmp"
+# The build runs in a subshell with its own set -e. It must not be the
+# left side of || (bash ignores set -e inside such a list, even where the
+# subshell sets it again), so its status is taken afterwards.
+set +e
 (
 	set -e
 	tar -C "$tmp" --strip-components=1 -xf /usr/src/linux-source-6.12.tar.xz
@@ -49,8 +53,8 @@ mkdir -p "$tmp"
 	make $KMAKE_FLAGS olddefconfig
 	# Every =y option of the fragments must survive olddefconfig (one
 	# whose dependencies are unmet is dropped silently: KASAN under
-	# tinyconfig's SLUB_TINY was). The subshell ignores set -e for
-	# commands inside a compound, so the result is checked explicitly.
+	# tinyconfig's SLUB_TINY was).
+	[ -s .config ]
 	dropped=$(grep -hE '^CONFIG_[A-Z0-9_]+=y' "${frags[@]}" | grep -vxF -f .config || true)
 	if [ -n "$dropped" ]; then
 		echo "kernel.sh: options dropped by olddefconfig (unmet dependencies):" $dropped >&2
@@ -60,11 +64,14 @@ mkdir -p "$tmp"
 	make $KMAKE_FLAGS -j"$(($(nproc) + 1))" bzImage modules
 	# shellcheck disable=SC2086
 	make $KMAKE_FLAGS rustavailable
-) >"$log" 2>&1 || {
+) >"$log" 2>&1
+rc=$?
+set -e
+if [ $rc -ne 0 ]; then
 	tail -40 "$log" >&2
 	echo "kernel: build failed, see $log" >&2
 	exit 1
-}
+fi
 touch "$tmp/.kfabric-built"
 rm -rf "$dir"
 mv "$tmp" "$dir"

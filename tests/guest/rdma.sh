@@ -80,7 +80,7 @@ listing() {
 		done
 	done
 	# the fabric names of MSG endpoints (kfi_verbs matches them)
-	out=$(fi_info -p verbs -t FI_EP_MSG -v 2>&1)
+	out=$(fi_info -p verbs -t FI_EP_MSG -d rxe_a -v 2>&1)
 	echo "KFI-FIGURE rdma_fabric_rxe $(echo "$out" |
 		awk '/fabric_attr:/ { f = 1 } f && /^ *name:/ { print $2; exit }')" >&3
 	out=$(in_peer fi_info -p verbs -t FI_EP_MSG -d siw_b -v 2>&1)
@@ -98,13 +98,21 @@ pingpong() {
 	local ns=$1 dom=$2 srv=$3 spid rc
 	local args=(-p verbs -e msg -I 4 -S all -c)
 	if [ "$ns" = here ]; then
-		timeout 120 fi_pingpong "${args[@]}" -d "$dom" &
+		timeout -k 5 120 fi_pingpong "${args[@]}" -d "$dom" &
 	else
-		timeout 120 nsenter --net=/run/netns/$peer_ns \
+		timeout -k 5 120 nsenter --net=/run/netns/$peer_ns \
 			fi_pingpong "${args[@]}" -d "$dom" &
 	fi
 	spid=$!
-	sleep 2
+	# until the server listens on its control port
+	for _ in $(seq 50); do
+		if [ "$ns" = here ]; then
+			ss -ltn | grep -q ':47592 ' && break
+		else
+			in_peer ss -ltn | grep -q ':47592 ' && break
+		fi
+		sleep 0.2
+	done
 	timeout 100 fi_pingpong "${args[@]}" "$srv"
 	rc=$?
 	wait $spid || rc=1
@@ -112,13 +120,15 @@ pingpong() {
 }
 
 teardown() {
-	rdma link delete rxe_a
-	in_peer rdma link delete rxe_b
-	rdma link delete siw_a
-	in_peer rdma link delete siw_b
-	ip link del kra
-	ip link del ksa
-	ip netns del $peer_ns
+	local rc=0
+	rdma link delete rxe_a || rc=1
+	in_peer rdma link delete rxe_b || rc=1
+	rdma link delete siw_a || rc=1
+	in_peer rdma link delete siw_b || rc=1
+	ip link del kra || rc=1
+	ip link del ksa || rc=1
+	ip netns del $peer_ns || rc=1
+	return $rc
 }
 
 exec 3>&1
