@@ -51,8 +51,9 @@ use crate::sock::{self, SkState};
 use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
 use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
 use crate::util::xfer::{Buf, Seg, EMPTY_SEG};
-use crate::util::xfer::TxOp;
-use crate::xfer::{Chunk, EpData, NoRoom, Room, RxWork, TxItem, TxTaken};
+use crate::util::tagmatch::{Unexp, UnexpList};
+use crate::util::xfer::{RxWork, TxOp};
+use crate::xfer::{Chunk, EpData, NoRoom, Room, TxItem, TxTaken};
 use core::ffi::c_int;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -243,18 +244,6 @@ impl TxCur {
     }
 }
 
-/// A tagged message that arrived before its receive.
-struct Unexp {
-    tag: u64,
-    data: Option<u64>,
-    /// The sender asked for an ACK.
-    ack: bool,
-    buf: KVVec<u8>,
-    /// Claimed by a `KFI_PEEK | KFI_CLAIM` with this context: only the
-    /// `KFI_CLAIM` receive with the same context takes it.
-    claimed: Option<usize>,
-}
-
 /// Where the payload being received goes. Kept small: the state is
 /// matched in place, and what is large (the regions of a remote access, a
 /// read's buffer, the header) lives in [`DataIo`].
@@ -300,21 +289,10 @@ pub(super) struct DataIo {
     stage: [u8; STAGE],
     lo: usize,
     hi: usize,
-    unexp: KVVec<Unexp>,
-    unexp_bytes: usize,
+    /// Unexpected tagged messages.
+    unexp: UnexpList,
     /// Read responses to send, in request order.
     rsp: KVec<RmaSegs>,
-    /// `EpData::tag_posts` when the unexpected messages were last matched:
-    /// all of them are looked at again only after new tagged receives.
-    unexp_seen: u64,
-    /// The first `unexp_checked` unexpected messages were matched against
-    /// the receives posted up to `unexp_seen`; the ones after them joined
-    /// since, and are matched (alone: a flood of unexpected messages must
-    /// not cost a pass over all of them each) at the next look. A receive
-    /// posted while a message's payload was still arriving (after the
-    /// last look, before the message was in the list) is found that way.
-    /// (Found by the stress under netem: such a receive waited forever.)
-    unexp_checked: usize,
     /// Held operations were failed and the queues flushed (once).
     cleaned: bool,
     /// The endpoint whose data moves here, and the frames' byte order:
@@ -368,11 +346,8 @@ impl DataIo {
             stage: [0; STAGE],
             lo: 0,
             hi: 0,
-            unexp: KVVec::new(),
-            unexp_bytes: 0,
+            unexp: UnexpList::new(),
             rsp: KVec::new(),
-            unexp_seen: 0,
-            unexp_checked: 0,
             cleaned: false,
             ep: core::ptr::null(),
             order: ByteOrder::NATIVE,
@@ -675,6 +650,10 @@ impl Conn {
             Ok(k) => {
                 cur.sent += k;
                 if cur.sent == cur.total {
+                    if let (TxWhat::Op(i), true) = (cur.what, cur.read) {
+                        // Its responses may come now (`read_take`).
+                        ep.read_req_sent(i);
+                    }
                     if let (TxWhat::Op(i), true) = (cur.what, cur.chunk + 1 < cur.chunks) {
                         // The next frame of an RMA sent as several: the
                         // operation stays held, nothing is reported yet.
@@ -714,7 +693,7 @@ impl Conn {
             // may sleep), and new tagged messages must queue behind them.
             return Err(Halt::Defer);
         }
-        let mut moved = self.deliver_unexpected(d, ep);
+        let mut moved = d.unexp.deliver(ep);
         // The state is matched in place: a step that does not change it
         // (most do not) moves nothing.
         loop {
@@ -846,12 +825,9 @@ impl Conn {
                         let tag = d.hdr.tag().unwrap_or(0);
                         let mut w = None;
                         for _ in 0..4 {
-                            self.deliver_unexpected(d, ep);
+                            d.unexp.deliver(ep);
                             let unexp = &d.unexp;
-                            let older = |want: u64, ignore: u64| {
-                                unexp.iter().any(|u| u.claimed.is_none() && rules::tag_match(want, ignore, u.tag))
-                            };
-                            match ep.rx_take_tagged(tag, older) {
+                            match ep.rx_take_tagged(tag, |want, ignore| unexp.any_match(want, ignore)) {
                                 Ok(x) => {
                                     w = x;
                                     break;
@@ -871,7 +847,7 @@ impl Conn {
                     let dest = match w {
                         Some(w) if len > w.room => Dest::Trunc(w),
                         Some(w) => Dest::Op(w),
-                        None if tagged && d.unexp.len() < UNEXP_MAX && d.unexp_bytes.saturating_add(len as usize) <= UNEXP_LIMIT => {
+                        None if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => {
                             if mode == Mode::Call {
                                 // Buffering it allocates.
                                 return Err(Halt::Defer);
@@ -882,10 +858,9 @@ impl Conn {
                             // connection breaks, which its ends see).
                             let oom = |_| Halt::from(Broken { err: bindings::ENOMEM });
                             ffi::fail_alloc().map_err(oom)?;
-                            d.unexp.reserve(1, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                            d.unexp.reserve(GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
                             ffi::fail_alloc().map_err(oom)?;
                             let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
-                            d.unexp_bytes += len as usize;
                             Dest::Unexp(b)
                         }
                         None => {
@@ -1033,13 +1008,12 @@ impl Conn {
                 let u = Unexp { tag: hdr.tag().unwrap_or(0), data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
                 // Within the capacity reserved when its payload was
                 // buffered: allocates nothing.
-                if d.unexp.push(u, GFP_NOWAIT).is_err() {
+                if d.unexp.push(u).is_err() {
                     // Not reached (see above); were it, the message is
                     // lost: say so rather than pretend.
                     if OOM_WARN.allow() {
                         pr_warn!("kfi_tcp: dropped an unexpected tagged message (no memory)\n");
                     }
-                    d.unexp_bytes = d.unexp_bytes.saturating_sub(hdr.payload_len() as usize);
                 }
             }
             Rx::Hdr | Rx::Await => {}
@@ -1047,124 +1021,16 @@ impl Conn {
         d.rx = Rx::Hdr;
     }
 
-    /// Delivers unexpected messages to receives posted since they came
-    /// (only looked at again once new tagged receives were posted).
-    fn deliver_unexpected(&self, d: &mut DataIo, ep: &EpData) -> bool {
-        let gen = ep.tag_posts();
-        let mut i = if gen != d.unexp_seen {
-            0
-        } else if d.unexp_checked < d.unexp.len() {
-            d.unexp_checked
-        } else {
-            return false;
-        };
-        d.unexp_seen = gen;
-        // Probes are answered when they are posted (a new post: `i` is 0).
-        let mut moved = i == 0 && self.answer_probes(d, ep);
-        while i < d.unexp.len() {
-            if d.unexp[i].claimed.is_some() {
-                // Its claim fetches it.
-                i += 1;
-                continue;
-            }
-            let tag = d.unexp[i].tag;
-            // Earlier unexpected messages matching the receive come first.
-            let earlier = &d.unexp[..i];
-            let older = |want: u64, ignore: u64| {
-                earlier.iter().any(|u| u.claimed.is_none() && rules::tag_match(want, ignore, u.tag))
-            };
-            let Ok(Some(w)) = ep.rx_take_tagged(tag, older) else {
-                i += 1;
-                continue;
-            };
-            let Some(u) = base::kvec_remove(&mut d.unexp, i) else {
-                break;
-            };
-            let len = u.buf.len() as u64;
-            d.unexp_bytes = d.unexp_bytes.saturating_sub(u.buf.len());
-            if u.ack {
-                ep.owe_ack();
-            }
-            if len > w.room {
-                // Only this receive fails: the stream is intact.
-                base::copy_to_segs(w.op.buf.segs(), 0, &u.buf[..w.room as usize]);
-                ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
-            } else {
-                base::copy_to_segs(w.op.buf.segs(), 0, &u.buf);
-                ep.rx_done(&w, len, u.data, tag);
-            }
-            moved = true;
-        }
-        d.unexp_checked = d.unexp.len();
-        moved
-    }
-
-    /// Answers the posted probes, oldest first, from the unexpected
-    /// messages (fi_tagged(3)):
-    /// - `KFI_PEEK`: the oldest unclaimed match completes the probe with
-    ///   its length, tag and CQ data (no data is copied); with
-    ///   `KFI_CLAIM` it is kept for the claim with the same context, with
-    ///   `KFI_DISCARD` it is dropped; no match: `KFI_ENOMSG`.
-    /// - `KFI_CLAIM` alone: the message claimed with that context is
-    ///   received into the buffer (with `KFI_DISCARD`: dropped, length 0);
-    ///   none: `KFI_ENOMSG`.
-    ///
-    /// A message still in the socket, or that has not arrived, is not
-    /// seen: its peek fails.
-    fn answer_probes(&self, d: &mut DataIo, ep: &EpData) -> bool {
-        let mut moved = false;
-        while let Some(w) = ep.take_probe() {
-            moved = true;
-            let f = w.op.flags;
-            let ctx = w.op.context;
-            let at = if f & rules::F_PEEK != 0 {
-                d.unexp.iter().position(|u| u.claimed.is_none() && rules::tag_match(w.op.tag, w.op.ignore, u.tag))
-            } else {
-                d.unexp.iter().position(|u| u.claimed == Some(ctx))
-            };
-            let Some(at) = at else {
-                ep.rx_failed(&w, bindings::ENOMSG, 0, 0);
-                continue;
-            };
-            let (tag, data, len) = {
-                let u = &d.unexp[at];
-                (u.tag, u.data, u.buf.len() as u64)
-            };
-            let keep = f & rules::F_PEEK != 0 && f & rules::F_DISCARD == 0;
-            if keep {
-                if f & rules::F_CLAIM != 0 {
-                    d.unexp[at].claimed = Some(ctx);
-                }
-                ep.rx_done(&w, len, data, tag);
-                continue;
-            }
-            // Taken off the list: received (a claim) or dropped.
-            let Some(u) = base::kvec_remove(&mut d.unexp, at) else {
-                break;
-            };
-            d.unexp_bytes = d.unexp_bytes.saturating_sub(u.buf.len());
-            if u.ack {
-                ep.owe_ack();
-            }
-            if f & rules::F_DISCARD != 0 {
-                ep.rx_done(&w, if f & rules::F_PEEK != 0 { len } else { 0 }, data, tag);
-            } else if len > w.room {
-                base::copy_to_segs(w.op.buf.segs(), 0, &u.buf[..w.room as usize]);
-                ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
-            } else {
-                base::copy_to_segs(w.op.buf.segs(), 0, &u.buf);
-                ep.rx_done(&w, len, data, tag);
-            }
-        }
-        moved
-    }
-
     /// The connection ends: an established one reports `KFI_SHUTDOWN` on
     /// the EQ, whatever ended it (a clean end of stream, a reset, a
     /// protocol error: libfabric's tcp provider does the same; the cause is
     /// in the error entries of the operations it fails); one still being
-    /// set up gets an EQ error entry. Then close, fail everything.
+    /// set up gets an EQ error entry. Every operation is failed (or
+    /// flushed) first, so a consumer that sees `KFI_SHUTDOWN` finds all of
+    /// their entries in its CQs (reading them right after the event raced
+    /// with the flush: `tcp_msg_multi_recv_broken_once`).
     fn broken(&self, d: &mut DataIo, ep: &EpData, owner: Owner, b: Broken) {
+        let err = if b.err == 0 { bindings::ECONNRESET } else { b.err };
         if self.set_phase(Phase::Established, Phase::Closed) {
             if b.err != 0 {
                 // KFI_SHUTDOWN carries no cause: the log and the stat do.
@@ -1174,11 +1040,14 @@ impl Conn {
                 }
             }
             self.sock.shutdown();
+            self.cleanup(d, ep, err);
             super::report_cm(owner, sys::KFI_SHUTDOWN, &[]);
-        } else if b.err != 0 {
+            return;
+        }
+        if b.err != 0 {
             self.fail(owner, -(b.err as c_int), &[]);
         }
-        self.cleanup(d, ep, if b.err == 0 { bindings::ECONNRESET } else { b.err });
+        self.cleanup(d, ep, err);
     }
 
     /// Fails the operations the work item holds with `err` and every
@@ -1204,9 +1073,7 @@ impl Conn {
             ep.give_back_room();
         }
         d.rsp = KVec::new();
-        d.unexp = KVVec::new();
-        d.unexp_checked = 0;
-        d.unexp_bytes = 0;
+        d.unexp.clear();
         ep.fail_all(bindings::ECANCELED);
     }
 }

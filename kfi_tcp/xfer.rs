@@ -36,7 +36,7 @@
 //! the return of its CQ reservation.
 
 use crate::util::base;
-use crate::util::xfer::{self as records, errc, kind_of, Buf, Cntrs, Report, RxOp, Seg, TxOp, What, RX_INIT, TX_INIT};
+use crate::util::xfer::{self as records, errc, kind_of, Buf, Cntrs, Report, RxOp, RxWork, Seg, TxOp, What, RX_INIT, TX_INIT};
 use crate::trigger::cntr::Cntr;
 use crate::trigger::target::FireTarget;
 use crate::conn::{Conn, Progress};
@@ -48,6 +48,7 @@ use crate::logic::cq::Completion;
 use crate::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
 use crate::logic::xfer_tcp as wire_rules;
 use crate::util::sync::{new_spinlock_bh, SpinLockBh};
+use crate::util::tagmatch::TagQueues;
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use kernel::bindings;
@@ -64,11 +65,15 @@ pub(crate) struct TxTcp {
     pub(crate) ack: bool,
     /// Responses received so far of a read sent as several requests.
     pub(crate) rsp_got: usize,
+    /// Requests of a read sent whole so far: a response beyond them is
+    /// the peer's protocol error (it answered what it cannot have read),
+    /// not the end of a read whose requests are still going out.
+    pub(crate) req_sent: usize,
 }
 
 impl TxTcp {
     /// A free slot's.
-    pub(crate) const INIT: TxTcp = TxTcp { ack: false, rsp_got: 0 };
+    pub(crate) const INIT: TxTcp = TxTcp { ack: false, rsp_got: 0, req_sent: 0 };
 }
 
 /// One frame's share of an RMA (see [`TxOp::chunk`]).
@@ -235,6 +240,27 @@ impl Queues {
         }
     }
 
+    /// Frees receive slot `i`, cancelled, and builds its -KFI_ECANCELED
+    /// error entry (on the reservation it took when posted).
+    fn cancelled_rx(&mut self, i: usize) -> Report {
+        let op = self.rx[i];
+        self.rx[i].extra = None;
+        self.free_rx(i);
+        self.unres(false);
+        Report::failed(self.cfg.rx_cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED, true), self.cfg.cntrs.for_op(op.kind, op.ep_cntr)).with_extra(op.extra)
+    }
+
+    /// A message into multi-receive buffer `i` that did not release it is
+    /// done: a buffer cancelled meanwhile is released now (its report,
+    /// delivered after the message's own).
+    fn piece_done(&mut self, i: usize) -> Report {
+        self.rx[i].filling = false;
+        if self.rx[i].cancelled {
+            return self.cancelled_rx(i);
+        }
+        Report::NONE
+    }
+
     fn cq(&self, tx: bool) -> Option<*const Cq> {
         if tx {
             self.cfg.tx_cq
@@ -264,18 +290,6 @@ pub(crate) struct TxTaken {
     pub(crate) ok: bool,
 }
 
-/// Where an incoming message goes.
-pub(crate) struct RxWork {
-    pub(crate) idx: usize,
-    pub(crate) op: RxOp,
-    /// Offset into the buffer (multi-receive).
-    pub(crate) offset: u64,
-    /// Room from `offset`.
-    pub(crate) room: u64,
-    /// The buffer is released after this message (multi-receive).
-    pub(crate) last: bool,
-}
-
 /// The data-transfer side of an endpoint.
 #[pin_data]
 pub(crate) struct EpData {
@@ -296,6 +310,33 @@ pub(crate) struct EpData {
     /// a frame queued meanwhile is moved by its poster's own progress, or
     /// by the work item that poster kicks when the connection is busy.
     tx_hint: AtomicBool,
+}
+
+impl TagQueues for EpData {
+    #[inline]
+    fn tag_posts(&self) -> u64 {
+        EpData::tag_posts(self)
+    }
+    #[inline]
+    fn rx_take_tagged(&self, tag: u64, older: impl Fn(u64, u64) -> bool) -> core::result::Result<Option<RxWork>, ()> {
+        EpData::rx_take_tagged(self, tag, older)
+    }
+    #[inline]
+    fn take_probe(&self) -> Option<RxWork> {
+        EpData::take_probe(self)
+    }
+    #[inline]
+    fn rx_done(&self, w: &RxWork, len: u64, data: Option<u64>, tag: u64) {
+        EpData::rx_done(self, w, len, data, tag)
+    }
+    #[inline]
+    fn rx_failed(&self, w: &RxWork, err: u32, len: u64, olen: u64) {
+        EpData::rx_failed(self, w, err, len, olen)
+    }
+    #[inline]
+    fn owe_ack(&self) {
+        EpData::owe_ack(self)
+    }
 }
 
 /// The connection of an endpoint, taken by a consumer's call to make
@@ -724,14 +765,13 @@ impl EpData {
             op.data = x.data;
             op.tag = x.tag;
             op.entry = entry;
-            op.ext.ack = wire_rules::wants_ack(flags);
+            op.ext = TxTcp { ack: wire_rules::wants_ack(flags), rsp_got: 0, req_sent: 0 };
             op.inject = flags & rules::F_INJECT != 0;
             // More regions than fit here are in `rma_ext` (below).
             for k in 0..n_rma.min(rules::IOV_LIMIT) {
                 op.rma[k] = rma[k];
             }
             op.n_rma = n_rma;
-            op.ext.rsp_got = 0;
             op.len = moved;
             op.extra = extra;
             op.ep_cntr = !deferred;
@@ -770,7 +810,20 @@ impl EpData {
                 buf.ext = seg_table.into_parts().0;
             }
             let multi = (flags & rules::F_MULTI_RECV != 0).then(|| MultiRecv::new(len, q.min_multi));
-            q.rx[i] = RxOp { kind, flags, context: x.context as usize, buf, tag: x.tag, ignore: x.ignore, entry, multi, extra, ep_cntr: !deferred };
+            q.rx[i] = RxOp {
+                kind,
+                flags,
+                context: x.context as usize,
+                buf,
+                tag: x.tag,
+                ignore: x.ignore,
+                entry,
+                multi,
+                filling: false,
+                cancelled: false,
+                extra,
+                ep_cntr: !deferred,
+            };
             if kind.is_tagged() {
                 q.rx_links.push_back(&mut q.rx_tag, i);
                 self.tag_posts.fetch_add(1, Ordering::AcqRel);
@@ -793,9 +846,11 @@ impl EpData {
         0
     }
 
-    /// `kfi_cancel`: removes a posted receive with `context` (not one the
-    /// work item is filling) and reports it with -KFI_ECANCELED. -ENOENT
-    /// if there is none.
+    /// `kfi_cancel`: removes a posted receive with `context` and reports
+    /// it with -KFI_ECANCELED; -ENOENT if there is none. A multi-receive
+    /// buffer a message is being received into is taken off its list now
+    /// (no further message goes there) and released when that message is
+    /// done (its entry first, then the cancellation: `piece_done`).
     pub(crate) fn cancel(&self, context: *mut c_void) -> isize {
         let ctx = context as usize;
         let mut g = self.q.lock();
@@ -810,12 +865,11 @@ impl EpData {
         let Some(i) = found else {
             return neg(bindings::ENOENT);
         };
-        let op = q.rx[i];
-        q.rx[i].extra = None;
-        q.free_rx(i);
-        q.unres(false);
-        let rep = Report::failed(q.cfg.rx_cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED, true), q.cfg.cntrs.for_op(op.kind, op.ep_cntr))
-            .with_extra(op.extra);
+        if q.rx[i].filling {
+            q.rx[i].cancelled = true;
+            return 0;
+        }
+        let rep = q.cancelled_rx(i);
         drop(g);
         rep.deliver();
         0
@@ -901,7 +955,8 @@ impl EpData {
 
     /// The oldest outstanding read is the one the response that just
     /// arrived answers: its slot, its buffer, and the part of it this
-    /// response fills (`None`: no read is outstanding). A read sent as
+    /// response fills (`None`: no read is outstanding, or the peer answered
+    /// a request not sent yet: a protocol error). A read sent as
     /// several requests stays outstanding until its last response
     /// (`Chunk::last`), which takes it off the list.
     pub(crate) fn read_take(&self) -> Option<(usize, Buf, Chunk)> {
@@ -909,6 +964,10 @@ impl EpData {
         let q = &mut *g;
         let i = q.tx_read.front()?;
         let op = &mut q.tx[i];
+        if op.ext.rsp_got >= op.ext.req_sent {
+            // A response to a request not sent yet.
+            return None;
+        }
         let c = op.chunk(op.ext.rsp_got);
         op.ext.rsp_got += 1;
         let buf = op.buf;
@@ -916,6 +975,12 @@ impl EpData {
             q.tx_links.pop_front(&mut q.tx_read);
         }
         Some((i, buf, c))
+    }
+
+    /// A request frame of the read in slot `i` (held by the work item) is
+    /// in the socket.
+    pub(crate) fn read_req_sent(&self, i: usize) {
+        self.q.lock().tx[i].ext.req_sent += 1;
     }
 
     /// Calls `f` with the transmit in slot `i`, which the work item holds
@@ -1054,6 +1119,8 @@ impl EpData {
                         q.rx[i].multi = Some(m);
                         if c.last {
                             q.rx_links.pop_front(&mut q.rx_msg);
+                        } else {
+                            q.rx[i].filling = true;
                         }
                         return Ok(Some(RxWork { idx: i, op, offset: c.offset, room: len, last: c.last }));
                     }
@@ -1131,6 +1198,7 @@ impl EpData {
     /// A receive got its message: `len` bytes at `w.offset`, with the
     /// sender's CQ data and tag.
     pub(crate) fn rx_done(&self, w: &RxWork, len: u64, data: Option<u64>, tag: u64) {
+        let mut released = Report::NONE;
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
@@ -1166,6 +1234,7 @@ impl EpData {
                 // its last): an entry unless selective completion suppresses
                 // it. The releasing entry is always written (fi_msg(3)).
                 q.unres(false);
+                released = q.piece_done(w.idx);
                 if cq.is_some() && (w.op.entry || data.is_some()) {
                     Report::done(cq, c, cntr)
                 } else {
@@ -1178,18 +1247,21 @@ impl EpData {
             }
         };
         rep.deliver();
+        released.deliver();
     }
 
     /// A receive failed (`err`, positive): truncation (`olen` bytes did
     /// not fit) or the connection failing under it.
     pub(crate) fn rx_failed(&self, w: &RxWork, err: u32, len: u64, olen: u64) {
+        let mut released = Report::NONE;
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
             let buf = w.op.buf.addr(w.offset);
             // A message that does not release its multi-receive buffer
             // fails alone, on its own reservation; the buffer stays posted
-            // (and listed) until its last message or the flush.
+            // (and listed) until its last message or the flush, unless it
+            // was cancelled meanwhile.
             let extra = if w.last {
                 q.rx[w.idx].extra = None;
                 q.free_rx(w.idx);
@@ -1198,6 +1270,9 @@ impl EpData {
                 None
             };
             q.unres(false);
+            if !w.last {
+                released = q.piece_done(w.idx);
+            }
             let mut e = errc(w.op.kind, w.op.flags, w.op.context, err, w.last);
             e.len = len as usize;
             e.olen = olen as usize;
@@ -1205,6 +1280,7 @@ impl EpData {
             Report::failed(q.cfg.rx_cq, e, q.cfg.cntrs.for_op(w.op.kind, w.op.ep_cntr)).with_extra(extra)
         };
         rep.deliver();
+        released.deliver();
     }
 
     /// A transmit the work item held failed.

@@ -18,6 +18,8 @@
 //! - `sync`: the `spin_lock_bh` lock and a try-only lock;
 //! - `xfer`: transfer records (buffers, transmits, receives, bound
 //!   counters, reports);
+//! - `tagmatch`: unexpected tagged messages, matched to receives and
+//!   probes;
 //! - `cq`: the completion queue, with its progress hook (`ProgressSource`);
 //! - `eq`: the event queue;
 //! - `logic`: kernel-independent rules (also the host crate
@@ -76,6 +78,7 @@ pub(crate) mod cq;
 pub(crate) mod eq;
 pub(crate) mod fid;
 pub(crate) mod sync;
+pub(crate) mod tagmatch;
 pub(crate) mod xfer;
 
 // Kernel-independent rules, shared with the host crate kfi-util-logic;

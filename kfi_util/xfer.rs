@@ -180,6 +180,12 @@ pub(crate) struct RxOp {
     pub(crate) entry: bool,
     /// A multi-receive buffer's consumption.
     pub(crate) multi: Option<MultiRecv>,
+    /// A message that does not release this multi-receive buffer is being
+    /// received into it (an `RxWork` for it is out): the slot must stay.
+    pub(crate) filling: bool,
+    /// Cancelled while `filling`: released, with its cancellation entry,
+    /// when that message is done.
+    pub(crate) cancelled: bool,
     /// Completion counter of released deferred work (counted as a user).
     pub(crate) extra: Option<*const Cntr>,
     /// Counted on the endpoint's bound counter (not for deferred work:
@@ -202,9 +208,26 @@ pub(crate) const RX_INIT: RxOp = RxOp {
     ignore: 0,
     entry: false,
     multi: None,
+    filling: false,
+    cancelled: false,
     extra: None,
     ep_cntr: true,
 };
+
+/// A receive taken for an incoming message, held by whoever moves its
+/// bytes until it reports the receive done or failed (the slot stays
+/// allocated meanwhile: see [`Buf`]).
+pub(crate) struct RxWork {
+    /// The receive's slot.
+    pub(crate) idx: usize,
+    pub(crate) op: RxOp,
+    /// Offset into the buffer (multi-receive).
+    pub(crate) offset: u64,
+    /// Room from `offset`.
+    pub(crate) room: u64,
+    /// The buffer is released after this message (multi-receive).
+    pub(crate) last: bool,
+}
 
 /// Counters bound to an endpoint, per event.
 #[derive(Clone, Copy, Default)]

@@ -4007,6 +4007,105 @@ static void tcp_rma_256_regions(struct kunit *test)
  * that reposts on it must not post it twice): the client closes while a
  * 1 MiB message is on its way into a 2 MiB buffer that already holds one.
  */
+/*
+ * kfi_cancel of a multi-receive buffer while a message that does not
+ * release it is being received into it: the message completes into the
+ * buffer (its entry first, data intact), then the buffer's cancellation
+ * entry; the buffer is never written after it. Eight segments, so the
+ * buffer has a segment table of its own, which the old code freed under
+ * the receiving work item (KASAN on the debug kernel). Whether a round's
+ * cancel lands before, during or after the message is the scheduler's:
+ * each order is checked for what it must give.
+ */
+static void tcp_msg_multi_recv_cancel_while_filling(struct kunit *test)
+{
+	const size_t seg = 1 << 20, nseg = 8, msg = 4 << 20;
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct kvec iov[8];
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = iov,
+			     .iov_count = nseg };
+	u8 *mbuf = vzalloc(seg * nseg), *src = vmalloc(msg), *dst;
+	int round, pieces = 0, during = 0;
+	ssize_t r;
+	size_t i;
+
+	KUNIT_ASSERT_NOT_NULL(test, mbuf);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	dst = vmalloc(msg);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	for (i = 0; i < nseg; i++)
+		iov[i] = (struct kvec){ mbuf + i * seg, seg };
+	m.context = mbuf;
+	xf_setup(test, &f);
+	for (round = 0; round < 6; round++) {
+		bool piece = false;
+
+		fill(src, msg, 30 + round);
+		memset(mbuf, 0, seg * nseg);
+		KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &m, KFI_MULTI_RECV),
+				0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src, msg, NULL, 0,
+					       src), 0);
+		/*
+		 * Rounds 0 and 1 cancel at once (before the message, mostly);
+		 * the others once its first bytes are in the buffer (while it
+		 * is arriving, mostly: 4 MiB is more than the socket holds, so
+		 * the receiver takes it in several runs).
+		 */
+		if (round >= 2) {
+			unsigned long end = jiffies + 5 * HZ;
+
+			/* sleeping: the work item may be bound to this CPU */
+			while (!READ_ONCE(mbuf[0]) && time_before(jiffies, end))
+				usleep_range(20, 50);
+			during += !READ_ONCE(mbuf[msg - 1]);
+		}
+		KUNIT_ASSERT_EQ(test, kfi_cancel(&f.c.sep->fid, mbuf), 0);
+		r = xf_wait(f.srx, &e);
+		if (r == 1) {
+			/* the message, in the buffer, before the cancel */
+			piece = true;
+			pieces++;
+			KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)mbuf);
+			KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)mbuf);
+			KUNIT_EXPECT_EQ(test, e.len, msg);
+			KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG);
+			KUNIT_EXPECT_EQ(test, memcmp(mbuf, src, msg), 0);
+			r = xf_wait(f.srx, &e);
+		}
+		KUNIT_ASSERT_EQ(test, r, (ssize_t)-KFI_EAVAIL);
+		memset(&err, 0, sizeof(err));
+		KUNIT_ASSERT_EQ(test, kfi_cq_readerr(f.srx, &err, 0), 1);
+		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)mbuf);
+		KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+		if (!piece) {
+			/* cancelled first: the message waits for a receive */
+			KUNIT_EXPECT_NULL(test, memchr_inv(mbuf, 0, seg * nseg));
+			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst, msg, NULL,
+						       0, dst), 0);
+			KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+			KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+			KUNIT_EXPECT_EQ(test, memcmp(dst, src, msg), 0);
+		}
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)src);
+		xf_expect_none(test, f.srx);
+		/* nothing lands in the cancelled buffer afterwards */
+		if (piece)
+			KUNIT_EXPECT_NULL(test, memchr_inv(mbuf + msg, 0,
+							   seg * nseg - msg));
+	}
+	/* how the rounds fell, for the log (the checks hold for each) */
+	kunit_info(test, "6 rounds: %d cancels after the message started, %d of them before its last byte\n",
+		   pieces, during);
+	xf_teardown(test, &f);
+	vfree(dst);
+	vfree(src);
+	vfree(mbuf);
+}
+
 static void tcp_msg_multi_recv_broken_once(struct kunit *test)
 {
 	const size_t big = 1 << 20;
@@ -4086,6 +4185,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_selective_completion),
 	KUNIT_CASE(tcp_msg_multi_recv_selective),
 	KUNIT_CASE(tcp_msg_multi_recv_broken_once),
+	KUNIT_CASE(tcp_msg_multi_recv_cancel_while_filling),
 	KUNIT_CASE(tcp_msg_documented_flags),
 	KUNIT_CASE(tcp_msg_peek_claim_discard),
 	KUNIT_CASE(tcp_msg_completion_flags),
