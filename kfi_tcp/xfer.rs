@@ -253,12 +253,9 @@ impl Queues {
     /// A message into multi-receive buffer `i` that did not release it is
     /// done: a buffer cancelled meanwhile is released now (its report,
     /// delivered after the message's own).
-    fn piece_done(&mut self, i: usize) -> Report {
+    fn piece_done(&mut self, i: usize) -> Option<Report> {
         self.rx[i].filling = false;
-        if self.rx[i].cancelled {
-            return self.cancelled_rx(i);
-        }
-        Report::NONE
+        self.rx[i].cancelled.then(|| self.cancelled_rx(i))
     }
 
     fn cq(&self, tx: bool) -> Option<*const Cq> {
@@ -1198,7 +1195,7 @@ impl EpData {
     /// A receive got its message: `len` bytes at `w.offset`, with the
     /// sender's CQ data and tag.
     pub(crate) fn rx_done(&self, w: &RxWork, len: u64, data: Option<u64>, tag: u64) {
-        let mut released = Report::NONE;
+        let mut released = None;
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
@@ -1247,13 +1244,15 @@ impl EpData {
             }
         };
         rep.deliver();
-        released.deliver();
+        if let Some(r) = released {
+            r.deliver();
+        }
     }
 
     /// A receive failed (`err`, positive): truncation (`olen` bytes did
     /// not fit) or the connection failing under it.
     pub(crate) fn rx_failed(&self, w: &RxWork, err: u32, len: u64, olen: u64) {
-        let mut released = Report::NONE;
+        let mut released = None;
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
@@ -1280,7 +1279,9 @@ impl EpData {
             Report::failed(q.cfg.rx_cq, e, q.cfg.cntrs.for_op(w.op.kind, w.op.ep_cntr)).with_extra(extra)
         };
         rep.deliver();
-        released.deliver();
+        if let Some(r) = released {
+            r.deliver();
+        }
     }
 
     /// A transmit the work item held failed.
