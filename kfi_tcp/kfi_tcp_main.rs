@@ -81,13 +81,9 @@ mod wire;
 // host tests.
 #[allow(dead_code, unreachable_pub)]
 mod logic {
-    #[path = "../../rust/logic/host.rs"]
-    pub mod host;
     #[path = "../../rust/logic/writer.rs"]
     pub mod writer;
-    #[path = "../logic/plan.rs"]
-    pub mod plan;
-    pub use crate::util::logic::{cq, xfer};
+    pub use crate::util::logic::{cq, host, plan, xfer};
     #[path = "../logic/mr.rs"]
     pub mod mr;
     #[path = "../logic/xfer_tcp.rs"]

@@ -88,4 +88,8 @@ pub(crate) mod logic {
     pub mod cq;
     pub mod eq;
     pub mod xfer;
+    pub mod plan;
+    // The core's numeric host and port parser, which `plan` uses.
+    #[path = "../../rust/logic/host.rs"]
+    pub mod host;
 }

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Host build of `kfi_tcp/logic` (plus the core's `host` parser it uses):
-//! the same source files `kfi_tcp.ko` compiles.
+//! Host build of `kfi_tcp/logic`: the same source files `kfi_tcp.ko`
+//! compiles.
 #![no_std]
 
-#[path = "../../rust/logic/host.rs"]
-pub mod host;
-#[path = "../../kfi_tcp/logic/plan.rs"]
-pub mod plan;
 #[path = "../../kfi_tcp/logic/mr.rs"]
 pub mod mr;
 #[path = "../../kfi_tcp/logic/xfer_tcp.rs"]
@@ -15,9 +11,9 @@ pub mod xfer_tcp;
 #[path = "../../kfi_util/logic/xfer.rs"]
 pub mod xfer;
 
-/// The module tree as kfi_tcp.ko sees it: `crate::logic::{host, plan, mr,
-/// xfer_tcp}` and the toolkit's `xfer` (its `cq`, `eq` and `xfer` are tested
-/// in host crate kfi-util-logic).
+/// The module tree as kfi_tcp.ko sees it: `crate::logic::{mr, xfer_tcp}`
+/// and the toolkit's `xfer` (the toolkit's `cq`, `eq`, `xfer` and `plan`
+/// are tested in host crate kfi-util-logic).
 pub mod logic {
-    pub use crate::{host, mr, plan, xfer, xfer_tcp};
+    pub use crate::{mr, xfer, xfer_tcp};
 }

@@ -10,8 +10,14 @@ pub mod eq;
 pub mod cq;
 #[path = "../../kfi_util/logic/xfer.rs"]
 pub mod xfer;
+#[path = "../../kfi_util/logic/plan.rs"]
+pub mod plan;
+// The core's numeric host and port parser, which `plan` uses.
+#[path = "../../rust/logic/host.rs"]
+pub mod host;
 
-/// The module tree as a provider sees it: `crate::logic::{cq, eq, xfer}`.
+/// The module tree as a provider sees it: `crate::util::logic::{cq, eq,
+/// xfer, plan, host}`.
 pub mod logic {
-    pub use crate::{cq, eq, xfer};
+    pub use crate::{cq, eq, host, plan, xfer};
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Tests of kfi_tcp/logic/plan.rs: which interfaces and addresses a
+//! Tests of kfi_util/logic/plan.rs: which interfaces and addresses a
 //! kfi_getinfo answer of the tcp provider covers.
 
-use kfi_tcp_logic::logic::plan::*;
+use kfi_util_logic::logic::plan::*;
 use proptest::prelude::*;
 use std::net::Ipv6Addr;
 

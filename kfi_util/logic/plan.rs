@@ -22,7 +22,7 @@
 //! hints' `addr_format`) keeps one family only; a node of the other family
 //! then matches nothing.
 
-use crate::logic::host;
+use super::host;
 
 /// An address family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
