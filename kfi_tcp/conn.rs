@@ -42,6 +42,7 @@ use crate::xfer::EpData;
 use crate::ffi::{self, sys};
 use crate::pep::Pep;
 use crate::sock::{self, SkState, Sock};
+use crate::util::addr::SockAddr;
 use crate::wire::{ByteOrder, CmHeader, CmType};
 use crate::wire::cm::{CM_HDR_SIZE, MAX_CM_DATA};
 use core::ffi::{c_int, c_void};
@@ -297,7 +298,7 @@ impl Conn {
 
     /// Active side: starts connecting to `dst` with `data` as the
     /// connreq's CM data; reports to `owner` (an endpoint).
-    pub(crate) fn connect(net: *mut c_void, src: Option<&sock::SockAddr>, dst: &sock::SockAddr, data: &[u8], owner: Owner) -> Result<Arc<Conn>> {
+    pub(crate) fn connect(net: *mut c_void, src: Option<&SockAddr>, dst: &SockAddr, data: &[u8], owner: Owner) -> Result<Arc<Conn>> {
         let ctl = ctl_msg(CmType::ConnReq, data)?;
         let s = Sock::create(net, dst)?;
         let c = Conn::new(s, Phase::Connecting, owner, Some(ctl))?;
@@ -358,7 +359,7 @@ impl Conn {
 
 
     /// The socket's local or peer address.
-    pub(crate) fn name(&self, peer: bool) -> Result<sock::SockAddr> {
+    pub(crate) fn name(&self, peer: bool) -> Result<SockAddr> {
         self.sock.name(peer)
     }
 

@@ -14,9 +14,9 @@
 //! closes.
 
 use crate::util::base::{self, einval};
-use crate::fabric::Fabric;
+use crate::util::fabric::Fabric;
 use crate::util::fid::DomainBase;
-use crate::ffi::{self, kfi_info, sys};
+use crate::ffi::{kfi_info, sys};
 use crate::logic::mr::KeyChooser;
 use crate::trigger::cntr::CntrList;
 use crate::util::eq::Eq;
@@ -155,7 +155,7 @@ impl Domain {
     /// Recovers a domain from its fid.
     ///
     /// # Safety
-    /// `fid` is the fid of a live domain made by `kfi_tcp_fabric_domain`
+    /// `fid` is the fid of a live domain made by `kfi_prov_fabric_domain`
     /// (our domain and MR ops tables only pass those).
     pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Domain {
         // SAFETY: the fid is the first field of the header, itself first.
@@ -203,7 +203,7 @@ impl Domain {
 /// `info->domain_attr->name` (any when not given): -ENODEV if no such
 /// interface exists in the fabric's namespace.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
+pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     fabric: *mut sys::kfid_fabric,
     info: *mut kfi_info,
     dom: *mut *mut sys::kfid_domain,
@@ -224,7 +224,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_domain(
         }
         iface.0[..name.len()].copy_from_slice(name);
         iface.1 = name.len();
-        let Ok(ifaces) = ffi::Ifaces::read() else {
+        let Ok(ifaces) = base::Ifaces::read() else {
             return base::neg(bindings::ENOMEM);
         };
         if !ifaces.views().any(|i| i.name == name) {
@@ -297,7 +297,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_close(fid: *mut sys::kfid) -> c_i
         eq.unbind();
     }
     let d = d as *const Domain as *mut Domain;
-    // SAFETY: allocated by `kfi_tcp_fabric_domain` with KBox; no child
+    // SAFETY: allocated by `kfi_prov_fabric_domain` with KBox; no child
     // refers to it; the consumer gave up its pointer by closing.
     let d = unsafe { KBox::from_raw(d) };
     // SAFETY: the fabric cannot be freed while this domain is counted.

@@ -23,11 +23,11 @@ use crate::conn::{Conn, Owner};
 use crate::util::cq::Cq;
 use crate::domain::Domain;
 use crate::util::eq::{CmEvents, Eq};
-use crate::fabric::Fabric;
+use crate::util::fabric::Fabric;
 use crate::ffi::{self, kfi_info, sys};
 use crate::pep::ConnReq;
 use crate::logic::xfer as rules;
-use crate::sock::{self, SockAddr};
+use crate::util::addr::{self, SockAddr};
 use crate::util::xfer::Cntrs;
 use crate::xfer::{self, Config, EpData};
 use core::ffi::{c_int, c_void};
@@ -214,7 +214,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
         attrs.rx_flags = r.op_flags;
     }
     // SAFETY: `src_addr` holds `src_addrlen` bytes (API contract).
-    let src = match unsafe { sock::read_info_addr(i.src_addr, i.src_addrlen) } {
+    let src = match unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) } {
         Ok(a) => a,
         Err(e) => return e.to_errno(),
     };
@@ -492,7 +492,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_connect(
     }
     // SAFETY: NULL or a sockaddr_in/sockaddr_in6 by the API contract (no
     // length given: the family's).
-    let dst = match unsafe { sock::read_addr(addr, 0) } {
+    let dst = match unsafe { crate::util::addr::read_addr(addr, 0) } {
         Ok(a) => a,
         Err(e) => return e.to_errno(),
     };
@@ -582,7 +582,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_getname(fid: *mut sys::kfid, addr: *m
         (None, None) => return -(sys::KFI_EOPBADSTATE as c_int),
     };
     // SAFETY: buffers as given by the consumer (API contract).
-    unsafe { sock::write_addr(&a, addr, len) }
+    unsafe { crate::util::addr::write_addr(&a, addr, len) }
 }
 
 /// `getpeer` of an endpoint: the peer's address (-ENOTCONN if none).
@@ -595,7 +595,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_getpeer(ep: *mut sys::kfid_ep, addr: 
         _ => return base::neg(bindings::ENOTCONN),
     };
     // SAFETY: buffers as given by the consumer (API contract).
-    unsafe { sock::write_addr(&a, addr, len) }
+    unsafe { crate::util::addr::write_addr(&a, addr, len) }
 }
 
 /// `close` of an endpoint: stops its connection (the peer sees it close),

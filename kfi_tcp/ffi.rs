@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! FFI layer of kfi_tcp.ko: its bindings, and wrappers of its own C
-//! (interfaces, fault injection, statistics, trace points). The wrappers
+//! (fault injection, statistics, trace points). The wrappers
 //! every provider needs are the toolkit's (`crate::util::base`). Every
 //! `unsafe` block states the contract it relies on.
 
-use core::ffi::{c_char, c_int};
-use kernel::bindings;
 use kernel::prelude::*;
 
 /// Bindings generated from `include/`, `tcp_sys.h` and the toolkit's
@@ -55,49 +53,6 @@ pub(crate) fn fail_alloc() -> Result {
     } else {
         Ok(())
     }
-}
-
-/// Up to `KFI_TCP_MAX_IFACES` IPv4 addresses of the caller's namespace.
-pub(crate) struct Ifaces {
-    list: KBox<[sys::kfi_tcp_iface; sys::KFI_TCP_MAX_IFACES as usize]>,
-    n: usize,
-}
-
-impl Ifaces {
-    /// Reads the interface list of the calling task's network namespace.
-    pub(crate) fn read() -> Result<Self> {
-        // SAFETY: all-zero is a valid `kfi_tcp_iface` array (bytes/bool).
-        let mut list: KBox<[sys::kfi_tcp_iface; sys::KFI_TCP_MAX_IFACES as usize]> =
-            KBox::new(unsafe { core::mem::zeroed() }, GFP_KERNEL)?;
-        let max = sys::KFI_TCP_MAX_IFACES as c_int;
-        // SAFETY: `list` has room for `max` entries.
-        let n = unsafe { sys::kfi_tcp_glue_ifaces(list.as_mut_ptr(), max) };
-        Ok(Ifaces { list, n: n.clamp(0, max) as usize })
-    }
-
-    /// The interfaces as the logic sees them.
-    pub(crate) fn views(&self) -> impl Iterator<Item = crate::logic::plan::Iface<'_>> {
-        self.list[..self.n].iter().map(|i| crate::logic::plan::Iface {
-            name: name_bytes(&i.name),
-            index: u32::try_from(i.index).unwrap_or(0),
-            family: if u32::from(i.family) == bindings::AF_INET6 {
-                crate::logic::plan::Family::V6
-            } else {
-                crate::logic::plan::Family::V4
-            },
-            addr: i.addr,
-            prefix: i.prefix,
-            up: i.up,
-        })
-    }
-}
-
-/// A NUL-padded C char array as bytes (up to the first NUL).
-pub(crate) fn name_bytes(a: &[c_char]) -> &[u8] {
-    let len = a.iter().position(|&c| c == 0).unwrap_or(a.len());
-    // SAFETY: `c_char` and `u8` have the same size and alignment; the
-    // slice stays within `a`.
-    unsafe { core::slice::from_raw_parts(a.as_ptr().cast::<u8>(), len) }
 }
 
 /// Records trace point `point` (`KFI_TCP_TR_*`, see kfi_tcp_trace.h) in a

@@ -2,14 +2,12 @@
 /*
  * kfi_tcp.ko, C side: the ops tables of the provider's objects (the slots
  * not implemented yet are kfi_enosys.h's -KFI_ENOSYS defaults, never NULL)
- * and wrappers of kernel inlines and macros the Rust side cannot call.
+ * and wrappers of kernel inlines and macros the Rust side cannot call. The
+ * fabric's tables, the interface list and the namespace helpers are the
+ * toolkit's (kfi_util/kfi_util_glue.c).
  */
-#include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/workqueue.h>
-#include <linux/netdevice.h>
-#include <linux/nsproxy.h>
-#include <linux/rcupdate.h>
 #include <linux/scatterlist.h>
 #include <linux/bvec.h>
 #include <linux/uio.h>
@@ -19,136 +17,9 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/cpumask.h>
-#include <net/addrconf.h>
-#include <net/if_inet6.h>
-#include <net/net_namespace.h>
 
 #include <kfi_enosys.h>
 #include "tcp_sys.h"
-
-#if IS_ENABLED(CONFIG_IPV6)
-/*
- * Appends the IPv6 addresses of @dev to @out (from @n, up to @max): those
- * that can be bound, neither tentative (duplicate address detection still
- * running) nor found duplicate. Under RCU (for __in6_dev_get()).
- */
-static int kfi_tcp_glue_ifaces6(struct net_device *dev,
-				struct kfi_tcp_iface *out, int n, int max)
-{
-	struct inet6_dev *idev = __in6_dev_get(dev);
-	const struct inet6_ifaddr *ifp;
-
-	if (!idev)
-		return n;
-	read_lock_bh(&idev->lock);
-	list_for_each_entry(ifp, &idev->addr_list, if_list) {
-		if (n == max)
-			break;
-		if (ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))
-			continue;
-		memset(&out[n], 0, sizeof(out[n]));
-		strscpy(out[n].name, dev->name, sizeof(out[n].name));
-		out[n].index = dev->ifindex;
-		out[n].family = AF_INET6;
-		memcpy(out[n].addr, &ifp->addr, sizeof(out[n].addr));
-		out[n].prefix = ifp->prefix_len;
-		out[n].up = !!(dev->flags & IFF_UP);
-		n++;
-	}
-	read_unlock_bh(&idev->lock);
-	return n;
-}
-#else
-static int kfi_tcp_glue_ifaces6(struct net_device *dev,
-				struct kfi_tcp_iface *out, int n, int max)
-{
-	return n;
-}
-#endif
-
-/**
- * kfi_tcp_glue_ifaces() - List the IPv4 and IPv6 addresses of the caller's
- * network namespace: per interface, its IPv4 addresses, then its IPv6 ones.
- * @out: Array of at least @max entries.
- * @max: Capacity of @out.
- *
- * Context: Process context (reads under RCU, does not sleep).
- * Return: Number of entries written; at most @max.
- */
-int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max)
-{
-	struct net *net = current->nsproxy->net_ns;
-	struct net_device *dev;
-	struct in_device *in_dev;
-	const struct in_ifaddr *ifa;
-	int n = 0;
-
-	rcu_read_lock();
-	for_each_netdev_rcu(net, dev) {
-		in_dev = __in_dev_get_rcu(dev);
-		if (in_dev) {
-			in_dev_for_each_ifa_rcu(ifa, in_dev) {
-				if (n == max)
-					goto out;
-				memset(&out[n], 0, sizeof(out[n]));
-				strscpy(out[n].name, dev->name,
-					sizeof(out[n].name));
-				out[n].index = dev->ifindex;
-				out[n].family = AF_INET;
-				memcpy(out[n].addr, &ifa->ifa_local, 4);
-				out[n].prefix = ifa->ifa_prefixlen;
-				out[n].up = !!(dev->flags & IFF_UP);
-				n++;
-			}
-		}
-		n = kfi_tcp_glue_ifaces6(dev, out, n, max);
-	}
-out:
-	rcu_read_unlock();
-	return n;
-}
-
-/* The caller's network namespace, referenced; put with _put_net(). */
-void *kfi_tcp_glue_get_net(void)
-{
-	return get_net(current->nsproxy->net_ns);
-}
-
-void kfi_tcp_glue_put_net(void *net)
-{
-	put_net(net);
-}
-
-
-static struct kfi_ops kfi_tcp_fabric_fid_ops = {
-	.size = sizeof(struct kfi_ops),
-	.close = kfi_tcp_fabric_close,
-	.bind = kfi_no_bind,
-	.control = kfi_no_control,
-	.ops_open = kfi_no_ops_open,
-};
-
-static struct kfi_ops_fabric kfi_tcp_fabric_ops = {
-	.size = sizeof(struct kfi_ops_fabric),
-	.domain = kfi_tcp_fabric_domain,
-	.passive_ep = kfi_tcp_fabric_passive_ep,
-	.eq_open = kfi_util_fabric_eq_open,
-	.wait_open = kfi_no_wait_open,
-};
-
-/**
- * kfi_tcp_glue_fabric_init() - Fill the kfabric header of a new fabric.
- * @fabric: The embedded struct kfid_fabric of the provider's fabric object.
- * @context: The consumer's context.
- */
-void kfi_tcp_glue_fabric_init(struct kfid_fabric *fabric, void *context)
-{
-	fabric->fid.fclass = KFI_CLASS_FABRIC;
-	fabric->fid.context = context;
-	fabric->fid.ops = &kfi_tcp_fabric_fid_ops;
-	fabric->ops = &kfi_tcp_fabric_ops;
-	fabric->api_version = KFI_VERSION(KFI_MAJOR_VERSION, KFI_MINOR_VERSION);
-}
 
 static struct kfi_ops kfi_tcp_domain_fid_ops = {
 	.size = sizeof(struct kfi_ops),
@@ -488,21 +359,6 @@ bool kfi_tcp_glue_is_alias(const struct kfid *fid)
 }
 
 /**
- * kfi_tcp_glue_is_fabric() - Tell whether a fabric header is one of ours.
- * @fabric: Any provider's fabric (a consumer's getinfo hint).
- *
- * The fid's ops table is the core's guard, so the fabric ops table is
- * what identifies this provider's fabrics.
- *
- * Return: true for a fabric made by kfi_tcp_glue_fabric_init().
- */
-bool kfi_tcp_glue_is_fabric(const struct kfid_fabric *fabric)
-{
-	return fabric->fid.fclass == KFI_CLASS_FABRIC &&
-	       fabric->ops == &kfi_tcp_fabric_ops;
-}
-
-/**
  * kfi_tcp_glue_is_domain() - Tell whether a domain header is one of ours.
  * @domain: Any provider's domain (a consumer's getinfo hint).
  *
@@ -513,15 +369,3 @@ bool kfi_tcp_glue_is_domain(const struct kfid_domain *domain)
 	return domain->fid.fclass == KFI_CLASS_DOMAIN &&
 	       domain->ops == &kfi_tcp_domain_ops;
 }
-
-/**
- * kfi_tcp_glue_net_is_current() - Tell whether a namespace is the caller's.
- * @net: A namespace referenced by kfi_tcp_glue_get_net().
- *
- * Return: true if @net is the calling task's network namespace.
- */
-bool kfi_tcp_glue_net_is_current(const void *net)
-{
-	return net == current->nsproxy->net_ns;
-}
-

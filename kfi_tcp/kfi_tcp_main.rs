@@ -14,23 +14,23 @@
 //! - `ffi.rs` (and the toolkit's `util::base`): bindings generated from
 //!   `include/` and `tcp_sys.h`, RAII wrappers (the only `unsafe` besides
 //!   the C entry points);
-//! - `prov.rs`: `kgetinfo`/`kfabric`; one file per object: `fabric.rs`,
-//!   `domain.rs`, `mr.rs`, `pep.rs`, `ep.rs` (EQs, CQs and counters are the
-//!   toolkit's);
+//! - `prov.rs`: `kgetinfo` (this provider's attributes over the toolkit's
+//!   getinfo) and `kfabric`; one file per object: `domain.rs`, `mr.rs`,
+//!   `pep.rs`, `ep.rs` (fabrics, EQs, CQs and counters are the toolkit's);
 //! - `sock.rs`, `kfi_tcp_sock.c`: kernel sockets; `conn.rs` (+ `data.rs`):
 //!   a connection's work item; `wire/`: the frame codec;
 //! - `xfer.rs`: an endpoint's transfer queues;
 //! - `trigger` (`kfi_trigger/`): counters, triggered operations and
 //!   deferred work, shared with the other providers;
 //! - `util` (`kfi_util/`): the provider toolkit shared with the other
-//!   providers (RAII wrappers, the `spin_lock_bh` lock).
+//!   providers (RAII wrappers, the `spin_lock_bh` lock, the fabric,
+//!   getinfo, EQs, CQs...).
 
 use kernel::prelude::*;
 
 mod conn;
 mod domain;
 mod ep;
-mod fabric;
 mod ffi;
 mod mr;
 mod pep;
@@ -70,6 +70,19 @@ impl util::Provider for Prov {
     unsafe fn fire_target<'a>(ep: *mut ffi::sys::kfid_ep) -> Option<&'a (dyn trigger::target::FireTarget + 'static)> {
         // SAFETY: by the trait's contract.
         unsafe { ep::data_of(ep) }.map(|d| d as &dyn trigger::target::FireTarget)
+    }
+
+    unsafe fn domain_scope<'a>(dom: *mut ffi::sys::kfid_domain) -> Option<(*mut ffi::sys::kfid_fabric, Option<&'a [u8]>)> {
+        // SAFETY: an open domain of any provider (the trait's contract):
+        // its header is read only to tell whether it is ours.
+        if !unsafe { ffi::sys::kfi_tcp_glue_is_domain(dom) } {
+            return None;
+        }
+        // SAFETY: ours, open while the result is used.
+        let d = unsafe { domain::Domain::from_fid(&mut (*dom).fid) };
+        // SAFETY: a domain's fabric outlives it.
+        let f = unsafe { util::fabric::Fabric::header(d.fabric()) };
+        Some((f, d.iface()))
     }
 }
 // The frame codec (also the host crate kfi-tcp-wire); the connection layer

@@ -169,103 +169,6 @@ bool kfi_tcp_glue_fail_alloc(void)
 }
 #endif
 
-static_assert(KFI_TCP_SOCKADDR_MAX == sizeof(struct sockaddr_in6));
-static_assert(sizeof(struct sockaddr_in) <= KFI_TCP_SOCKADDR_MAX);
-static_assert(sizeof(((struct kfi_tcp_addr *)0)->addr) ==
-	      sizeof(struct in6_addr));
-static_assert(sizeof(struct kfi_tcp_addr) <= sizeof(struct sockaddr_storage));
-
-/**
- * kfi_tcp_addr_len() - Size of a consumer address of a family.
- * @family: An address family.
- *
- * Return: sizeof(struct sockaddr_in) for AF_INET, sizeof(struct
- * sockaddr_in6) for AF_INET6, 0 for any other family.
- */
-size_t kfi_tcp_addr_len(unsigned int family)
-{
-	switch (family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	default:
-		return 0;
-	}
-}
-
-/**
- * kfi_tcp_addr_decode() - Read a struct sockaddr_in or sockaddr_in6.
- * @sa: The address (may be unaligned).
- * @len: Its length as the caller states it, or 0 when the API gives none
- *	(kfi_connect()): then @sa holds as many bytes as its family needs.
- * @out: The provider's form.
- *
- * Return: 0; -EINVAL for NULL, a family other than AF_INET/AF_INET6, or a
- * @len other than the family's address size.
- */
-int kfi_tcp_addr_decode(const void *sa, size_t len, struct kfi_tcp_addr *out)
-{
-	struct sockaddr_in6 s6;
-	struct sockaddr_in s4;
-	sa_family_t family;
-	size_t need;
-
-	if (!sa || (len && len < sizeof(family)))
-		return -EINVAL;
-	memcpy(&family, sa, sizeof(family));
-	need = kfi_tcp_addr_len(family);
-	if (!need || (len && len != need))
-		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	out->family = family;
-	if (family == AF_INET) {
-		memcpy(&s4, sa, sizeof(s4));
-		out->port = ntohs(s4.sin_port);
-		memcpy(out->addr, &s4.sin_addr, sizeof(s4.sin_addr));
-	} else {
-		memcpy(&s6, sa, sizeof(s6));
-		out->port = ntohs(s6.sin6_port);
-		out->scope_id = s6.sin6_scope_id;
-		memcpy(out->addr, &s6.sin6_addr, sizeof(s6.sin6_addr));
-	}
-	return 0;
-}
-
-/**
- * kfi_tcp_addr_encode() - Write an address as struct sockaddr_in or
- *	sockaddr_in6.
- * @a: The provider's form.
- * @out: Room for KFI_TCP_SOCKADDR_MAX bytes (may be unaligned).
- *
- * Return: Bytes written (the family's address size); 0 for an unknown
- * family.
- */
-size_t kfi_tcp_addr_encode(const struct kfi_tcp_addr *a, void *out)
-{
-	struct sockaddr_in6 s6 = {};
-	struct sockaddr_in s4 = {};
-
-	switch (a->family) {
-	case AF_INET:
-		s4.sin_family = AF_INET;
-		s4.sin_port = htons(a->port);
-		memcpy(&s4.sin_addr, a->addr, sizeof(s4.sin_addr));
-		memcpy(out, &s4, sizeof(s4));
-		return sizeof(s4);
-	case AF_INET6:
-		s6.sin6_family = AF_INET6;
-		s6.sin6_port = htons(a->port);
-		s6.sin6_scope_id = a->scope_id;
-		memcpy(&s6.sin6_addr, a->addr, sizeof(s6.sin6_addr));
-		memcpy(out, &s6, sizeof(s6));
-		return sizeof(s6);
-	default:
-		return 0;
-	}
-}
-
-
 /* Takes ownership of @sock (released on failure). */
 static int kfi_tcp_sk_wrap(struct socket *sock, struct kfi_tcp_sk **out)
 {
@@ -330,11 +233,11 @@ int kfi_tcp_sk_create(void *net, int family, struct kfi_tcp_sk **out)
  * Context: Process context; sleeps.
  * Return: 0 or a negative errno (-EADDRINUSE...).
  */
-int kfi_tcp_sk_listen(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *addr,
+int kfi_tcp_sk_listen(struct kfi_tcp_sk *s, const struct kfi_util_addr *addr,
 		      int backlog)
 {
 	struct sockaddr_storage ss;
-	size_t len = kfi_tcp_addr_encode(addr, &ss);
+	size_t len = kfi_util_addr_encode(addr, &ss);
 	int ret;
 
 	if (!len)
@@ -389,22 +292,22 @@ int kfi_tcp_sk_accept(struct kfi_tcp_sk *s, struct kfi_tcp_sk **out)
  * Context: Process context.
  * Return: 0 (connected already) or -EINPROGRESS, or a negative errno.
  */
-int kfi_tcp_sk_connect(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *src,
-		       const struct kfi_tcp_addr *dst)
+int kfi_tcp_sk_connect(struct kfi_tcp_sk *s, const struct kfi_util_addr *src,
+		       const struct kfi_util_addr *dst)
 {
 	struct sockaddr_storage ss;
 	size_t len;
 	int ret;
 
 	if (src) {
-		len = kfi_tcp_addr_encode(src, &ss);
+		len = kfi_util_addr_encode(src, &ss);
 		if (!len)
 			return -EAFNOSUPPORT;
 		ret = kernel_bind(s->sock, (struct sockaddr *)&ss, len);
 		if (ret)
 			return ret;
 	}
-	len = kfi_tcp_addr_encode(dst, &ss);
+	len = kfi_util_addr_encode(dst, &ss);
 	if (!len)
 		return -EAFNOSUPPORT;
 	return kernel_connect(s->sock, (struct sockaddr *)&ss, len, O_NONBLOCK);
@@ -575,7 +478,7 @@ bool kfi_tcp_sk_rx_ended(struct kfi_tcp_sk *s)
  *
  * Return: 0 or a negative errno (-ENOTCONN for an unconnected peer).
  */
-int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer)
+int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_util_addr *out, bool peer)
 {
 	struct sockaddr_storage ss;
 	int ret;
@@ -584,9 +487,9 @@ int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer)
 		     kernel_getsockname(s->sock, (struct sockaddr *)&ss);
 	if (ret < 0)
 		return ret;
-	if (!kfi_tcp_addr_len(ss.ss_family))
+	if (!kfi_util_addr_len(ss.ss_family))
 		return -EAFNOSUPPORT;
-	return kfi_tcp_addr_decode(&ss, 0, out);
+	return kfi_util_addr_decode(&ss, 0, out);
 }
 
 

@@ -21,9 +21,10 @@
 use crate::util::base::{self, einval};
 use crate::conn::Conn;
 use crate::util::eq::Eq;
-use crate::fabric::Fabric;
+use crate::util::addr::{self, SockAddr};
+use crate::util::fabric::Fabric;
 use crate::ffi::{self, kfi_info, sys};
-use crate::sock::{self, Sock, SockAddr};
+use crate::sock::Sock;
 use core::ffi::{c_int, c_void};
 use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::bindings;
@@ -183,7 +184,7 @@ impl Pep {
     /// Recovers a pep from its fid.
     ///
     /// # Safety
-    /// `fid` is the fid of a live pep made by `kfi_tcp_fabric_passive_ep`.
+    /// `fid` is the fid of a live pep made by `kfi_prov_fabric_passive_ep`.
     unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Pep {
         // SAFETY: the fid is the first field of the header, itself first.
         unsafe { &*kernel::container_of!(fid, Pep, pep.fid) }
@@ -215,7 +216,7 @@ impl Pep {
         // SAFETY: `req` is our fresh object; the glue sets class and ops.
         unsafe { sys::kfi_tcp_glue_connreq_init(&mut (*req).fid) };
         // SAFETY: as above.
-        let info = match crate::prov::connreq_info(sock::logic_addr(&local), sock::logic_addr(&peer), unsafe { &mut (*req).fid }, self.op_flags) {
+        let info = match crate::util::getinfo::connreq_info(crate::prov::fill, addr::logic_addr(&local), addr::logic_addr(&peer), unsafe { &mut (*req).fid }, self.op_flags) {
             Ok(i) => i,
             Err(e) => {
                 // SAFETY: never published; freed once.
@@ -292,7 +293,7 @@ impl ConnReq {
 /// (any address of the info's family and an ephemeral port when none is
 /// given).
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_fabric_passive_ep(
+pub(crate) unsafe extern "C" fn kfi_prov_fabric_passive_ep(
     fabric: *mut sys::kfid_fabric,
     info: *mut kfi_info,
     pep: *mut *mut sys::kfid_pep,
@@ -303,18 +304,18 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_passive_ep(
     }
     // SAFETY: NULL or valid by the API contract.
     let info = unsafe { info.as_ref() };
-    let mut src = sock::sockaddr(crate::logic::plan::Addr::v4([0; 4], 0));
+    let mut src = addr::sockaddr(crate::logic::plan::Addr::v4([0; 4], 0));
     let mut op_flags = (0, 0);
     if let Some(i) = info {
         // SAFETY: NULL or valid attributes of a valid info.
         let (tx, rx) = unsafe { (i.tx_attr.as_ref(), i.rx_attr.as_ref()) };
         op_flags = (tx.map_or(0, |t| t.op_flags), rx.map_or(0, |r| r.op_flags));
         // SAFETY: `src_addr` holds `src_addrlen` bytes (API contract).
-        match unsafe { sock::read_info_addr(i.src_addr, i.src_addrlen) } {
+        match unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) } {
             Ok(Some(a)) => src = a,
             // An IPv6 entry without an address: any IPv6 address.
             Ok(None) if i.addr_format == sys::KFI_SOCKADDR_IN6 => {
-                src = sock::sockaddr(crate::logic::plan::Addr::v6([0; 16], 0, 0));
+                src = addr::sockaddr(crate::logic::plan::Addr::v6([0; 16], 0, 0));
             }
             Ok(None) => {}
             Err(e) => return e.to_errno(),
@@ -436,7 +437,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_pep_getname(fid: *mut sys::kfid, addr: *
         None => p.src,
     };
     // SAFETY: buffers as given by the consumer (API contract).
-    unsafe { sock::write_addr(&a, addr, len) }
+    unsafe { crate::util::addr::write_addr(&a, addr, len) }
 }
 
 /// `reject` of a pep: refuses a reported request with CM data.
@@ -515,7 +516,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_pep_close(fid: *mut sys::kfid) -> c_int 
         unsafe { &*eq }.unbind();
     }
     let f = p.fabric;
-    // SAFETY: allocated by `kfi_tcp_fabric_passive_ep`; nothing refers to
+    // SAFETY: allocated by `kfi_prov_fabric_passive_ep`; nothing refers to
     // it any more; the consumer gave up its pointer.
     drop(unsafe { KBox::from_raw(p as *const Pep as *mut Pep) });
     // SAFETY: the fabric outlives its counted children.

@@ -21,35 +21,9 @@
 #include "../kfi_util/util_sys.h"
 #include "../kfi_trigger/trigger_sys.h"
 
-/* Longest interface name, with its NUL (IFNAMSIZ). */
-#define KFI_TCP_IFNAMSIZ 16
-/* At most this many addresses (IPv4 and IPv6) are listed by one kfi_getinfo. */
-#define KFI_TCP_MAX_IFACES 64
-
-/**
- * struct kfi_tcp_iface - One address (IPv4 or IPv6) of a network interface.
- * @name: Interface name, NUL-terminated.
- * @index: Interface index (the scope id of its link-local addresses).
- * @family: AF_INET or AF_INET6.
- * @addr: Address, network byte order, as bytes (IPv4 in the first 4).
- * @prefix: Prefix length of its subnet.
- * @up: The interface is administratively up.
- */
-struct kfi_tcp_iface {
-	char name[KFI_TCP_IFNAMSIZ];
-	int index;
-	unsigned short family;
-	unsigned char addr[16];
-	unsigned char prefix;
-	bool up;
-};
-
-
-int kfi_tcp_glue_ifaces(struct kfi_tcp_iface *out, int max);
 int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
 			 struct kfi_util_seg *out);
 void kfi_tcp_glue_mr_init(struct kfid_mr *mr, void *context);
-void kfi_tcp_glue_fabric_init(struct kfid_fabric *fabric, void *context);
 void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
 void kfi_tcp_glue_pep_init(struct kfid_pep *pep, void *context);
 void kfi_tcp_glue_connreq_init(struct kfid *fid);
@@ -57,36 +31,7 @@ void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context);
 bool kfi_tcp_glue_is_ep(const struct kfid *fid);
 void kfi_tcp_glue_alias_init(struct kfid_ep *ep, void *context);
 bool kfi_tcp_glue_is_alias(const struct kfid *fid);
-bool kfi_tcp_glue_is_fabric(const struct kfid_fabric *fabric);
 bool kfi_tcp_glue_is_domain(const struct kfid_domain *domain);
-bool kfi_tcp_glue_net_is_current(const void *net);
-void *kfi_tcp_glue_get_net(void);
-void kfi_tcp_glue_put_net(void *net);
-
-/**
- * struct kfi_tcp_addr - A socket address of either family, the provider's
- *	own form: converted from and to struct sockaddr_in/sockaddr_in6 by
- *	kfi_tcp_addr_decode() and kfi_tcp_addr_encode() only.
- * @family: AF_INET or AF_INET6.
- * @port: Port, host byte order.
- * @scope_id: IPv6 scope id (interface index of a link-local address), 0
- *	for none and for IPv4.
- * @addr: Address, network byte order; IPv4 in the first 4 bytes, the rest
- *	zero.
- */
-struct kfi_tcp_addr {
-	uint16_t family;
-	uint16_t port;
-	uint32_t scope_id;
-	uint8_t addr[16];
-};
-
-/* Largest consumer address: struct sockaddr_in6 (checked at build time). */
-#define KFI_TCP_SOCKADDR_MAX 28
-
-int kfi_tcp_addr_decode(const void *sa, size_t len, struct kfi_tcp_addr *out);
-size_t kfi_tcp_addr_encode(const struct kfi_tcp_addr *a, void *out);
-size_t kfi_tcp_addr_len(unsigned int family);
 
 /* kfi_tcp_sock.c: the provider's sockets (see the comment there). */
 struct kfi_tcp_sk;
@@ -102,11 +47,11 @@ void kfi_tcp_glue_fail_init(void);
 void kfi_tcp_glue_fail_exit(void);
 bool kfi_tcp_glue_fail_alloc(void);
 int kfi_tcp_sk_create(void *net, int family, struct kfi_tcp_sk **out);
-int kfi_tcp_sk_listen(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *addr,
+int kfi_tcp_sk_listen(struct kfi_tcp_sk *s, const struct kfi_util_addr *addr,
 		      int backlog);
 int kfi_tcp_sk_accept(struct kfi_tcp_sk *s, struct kfi_tcp_sk **out);
-int kfi_tcp_sk_connect(struct kfi_tcp_sk *s, const struct kfi_tcp_addr *src,
-		       const struct kfi_tcp_addr *dst);
+int kfi_tcp_sk_connect(struct kfi_tcp_sk *s, const struct kfi_util_addr *src,
+		       const struct kfi_util_addr *dst);
 void kfi_tcp_sk_install(struct kfi_tcp_sk *s, void (*wake)(void *ctx),
 			void *ctx);
 void kfi_tcp_sk_detach(struct kfi_tcp_sk *s);
@@ -114,7 +59,8 @@ void kfi_tcp_sk_release(struct kfi_tcp_sk *s);
 void kfi_tcp_sk_shutdown(struct kfi_tcp_sk *s);
 int kfi_tcp_sk_state(struct kfi_tcp_sk *s, int *err);
 bool kfi_tcp_sk_rx_ended(struct kfi_tcp_sk *s);
-int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_tcp_addr *out, bool peer);
+int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_util_addr *out,
+		    bool peer);
 ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 			int n, size_t skip, size_t len, bool more, bool splice);
 u64 kfi_tcp_stat_spliced(void);
@@ -138,9 +84,6 @@ int kfi_tcp_ep_getopt(struct kfid *fid, int level, int optname, void *optval,
 		      size_t *optlen);
 int kfi_tcp_ep_setopt(struct kfid *fid, int level, int optname,
 		      const void *optval, size_t optlen);
-int kfi_tcp_fabric_close(struct kfid *fid);
-int kfi_tcp_fabric_domain(struct kfid_fabric *fabric, struct kfi_info *info,
-			  struct kfid_domain **dom, void *context);
 int kfi_tcp_domain_close(struct kfid *fid);
 int kfi_tcp_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
 int kfi_tcp_mr_regattr(struct kfid *fid, const struct kfi_mr_attr *attr,
@@ -148,9 +91,6 @@ int kfi_tcp_mr_regattr(struct kfid *fid, const struct kfi_mr_attr *attr,
 int kfi_tcp_mr_close(struct kfid *fid);
 int kfi_tcp_mr_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
 int kfi_tcp_mr_control(struct kfid *fid, int command, void *arg);
-int kfi_tcp_fabric_passive_ep(struct kfid_fabric *fabric,
-			      struct kfi_info *info, struct kfid_pep **pep,
-			      void *context);
 int kfi_tcp_pep_close(struct kfid *fid);
 int kfi_tcp_pep_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
 int kfi_tcp_pep_listen(struct kfid_pep *pep);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The toolkit's FFI layer: RAII wrappers over the kernel objects every
 //! provider uses (its registration, workqueue, delayed work, timers,
-//! buffer lists, `kfi_info` lists) and small helpers. Every `unsafe` block
-//! states the contract it relies on; the C side is `kfi_util_glue.c`.
+//! buffer lists, `kfi_info` lists, the namespace's interface list) and
+//! small helpers. Every `unsafe` block states the contract it relies on;
+//! the C side is `kfi_util_glue.c`.
 
+use super::logic::plan::{Family, Iface};
 use super::sys;
 use core::ffi::{c_char, c_int, c_uint, c_void};
 use core::ptr::{self, NonNull};
@@ -237,6 +239,50 @@ impl Drop for InfoList {
         // SAFETY: our own list (invariant), freed once.
         unsafe { sys::kfi_freeinfo(self.head) }
     }
+}
+
+/// The addresses of the caller's network namespace, IPv4 and IPv6, up to
+/// `KFI_UTIL_MAX_IFACES` (`kfi_util_ifaces()`).
+pub(crate) struct Ifaces {
+    list: KBox<[sys::kfi_util_iface; sys::KFI_UTIL_MAX_IFACES as usize]>,
+    n: usize,
+}
+
+impl Ifaces {
+    /// Reads the interface list of the calling task's network namespace.
+    pub(crate) fn read() -> Result<Self> {
+        // SAFETY: all-zero is a valid `kfi_util_iface` array (bytes/bool).
+        let mut list: KBox<[sys::kfi_util_iface; sys::KFI_UTIL_MAX_IFACES as usize]> =
+            KBox::new(unsafe { core::mem::zeroed() }, GFP_KERNEL)?;
+        let max = sys::KFI_UTIL_MAX_IFACES as c_int;
+        // SAFETY: `list` has room for `max` entries.
+        let n = unsafe { sys::kfi_util_ifaces(list.as_mut_ptr(), max) };
+        Ok(Ifaces { list, n: n.clamp(0, max) as usize })
+    }
+
+    /// The interfaces as the logic sees them.
+    pub(crate) fn views(&self) -> impl Iterator<Item = Iface<'_>> {
+        self.list[..self.n].iter().map(|i| Iface {
+            name: name_bytes(&i.name),
+            index: u32::try_from(i.index).unwrap_or(0),
+            family: if u32::from(i.family) == bindings::AF_INET6 {
+                Family::V6
+            } else {
+                Family::V4
+            },
+            addr: i.addr,
+            prefix: i.prefix,
+            up: i.up,
+        })
+    }
+}
+
+/// A NUL-padded C char array as bytes (up to the first NUL).
+pub(crate) fn name_bytes(a: &[c_char]) -> &[u8] {
+    let len = a.iter().position(|&c| c == 0).unwrap_or(a.len());
+    // SAFETY: `c_char` and `u8` have the same size and alignment; the
+    // slice stays within `a`.
+    unsafe { core::slice::from_raw_parts(a.as_ptr().cast::<u8>(), len) }
 }
 
 /// The consumer's CM data (`param`, `paramlen`): `None` for a NULL

@@ -8,7 +8,13 @@
  * (named after the module) and its own WARN prefix.
  */
 #include <linux/bvec.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/inetdevice.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/nsproxy.h>
+#include <linux/rcupdate.h>
 #include <linux/workqueue.h>
 #include <linux/scatterlist.h>
 #include <linux/uio.h>
@@ -19,6 +25,9 @@
 #include <linux/string.h>
 #include <linux/cpumask.h>
 #include <linux/timer.h>
+#include <net/addrconf.h>
+#include <net/if_inet6.h>
+#include <net/net_namespace.h>
 
 #include <kfi_enosys.h>
 #include "util_sys.h"
@@ -691,4 +700,269 @@ void kfi_util_cq_init(struct kfid_cq *cq, void *context,
 bool kfi_util_is_cq(const struct kfid *fid)
 {
 	return fid->fclass == KFI_CLASS_CQ && fid->ops == &kfi_util_cq_fid_ops;
+}
+
+/* Network interfaces and namespaces (what kfi_getinfo lists). */
+
+#if IS_ENABLED(CONFIG_IPV6)
+/*
+ * Appends the IPv6 addresses of @dev to @out (from @n, up to @max): those
+ * that can be bound, neither tentative (duplicate address detection still
+ * running) nor found duplicate. Under RCU (for __in6_dev_get()).
+ */
+static int kfi_util_ifaces6(struct net_device *dev,
+			    struct kfi_util_iface *out, int n, int max)
+{
+	struct inet6_dev *idev = __in6_dev_get(dev);
+	const struct inet6_ifaddr *ifp;
+
+	if (!idev)
+		return n;
+	read_lock_bh(&idev->lock);
+	list_for_each_entry(ifp, &idev->addr_list, if_list) {
+		if (n == max)
+			break;
+		if (ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		strscpy(out[n].name, dev->name, sizeof(out[n].name));
+		out[n].index = dev->ifindex;
+		out[n].family = AF_INET6;
+		memcpy(out[n].addr, &ifp->addr, sizeof(out[n].addr));
+		out[n].prefix = ifp->prefix_len;
+		out[n].up = !!(dev->flags & IFF_UP);
+		n++;
+	}
+	read_unlock_bh(&idev->lock);
+	return n;
+}
+#else
+static int kfi_util_ifaces6(struct net_device *dev,
+			    struct kfi_util_iface *out, int n, int max)
+{
+	return n;
+}
+#endif
+
+/**
+ * kfi_util_ifaces() - List the IPv4 and IPv6 addresses of the caller's
+ * network namespace: per interface, its IPv4 addresses, then its IPv6 ones.
+ * @out: Array of at least @max entries.
+ * @max: Capacity of @out.
+ *
+ * Context: Process context (reads under RCU, does not sleep).
+ * Return: Number of entries written; at most @max.
+ */
+int kfi_util_ifaces(struct kfi_util_iface *out, int max)
+{
+	struct net *net = current->nsproxy->net_ns;
+	struct net_device *dev;
+	struct in_device *in_dev;
+	const struct in_ifaddr *ifa;
+	int n = 0;
+
+	rcu_read_lock();
+	for_each_netdev_rcu(net, dev) {
+		in_dev = __in_dev_get_rcu(dev);
+		if (in_dev) {
+			in_dev_for_each_ifa_rcu(ifa, in_dev) {
+				if (n == max)
+					goto out;
+				memset(&out[n], 0, sizeof(out[n]));
+				strscpy(out[n].name, dev->name,
+					sizeof(out[n].name));
+				out[n].index = dev->ifindex;
+				out[n].family = AF_INET;
+				memcpy(out[n].addr, &ifa->ifa_local, 4);
+				out[n].prefix = ifa->ifa_prefixlen;
+				out[n].up = !!(dev->flags & IFF_UP);
+				n++;
+			}
+		}
+		n = kfi_util_ifaces6(dev, out, n, max);
+	}
+out:
+	rcu_read_unlock();
+	return n;
+}
+
+/**
+ * kfi_util_get_net() - Reference the caller's network namespace.
+ *
+ * Context: Process context.
+ * Return: The namespace (a struct net), to be put with kfi_util_put_net().
+ */
+void *kfi_util_get_net(void)
+{
+	return get_net(current->nsproxy->net_ns);
+}
+
+/**
+ * kfi_util_put_net() - Drop a namespace reference.
+ * @net: A namespace referenced by kfi_util_get_net().
+ */
+void kfi_util_put_net(void *net)
+{
+	put_net(net);
+}
+
+/**
+ * kfi_util_net_is_current() - Tell whether a namespace is the caller's.
+ * @net: A namespace referenced by kfi_util_get_net().
+ *
+ * Return: true if @net is the calling task's network namespace.
+ */
+bool kfi_util_net_is_current(const void *net)
+{
+	return net == current->nsproxy->net_ns;
+}
+
+/* Socket addresses (kfi_util/addr.rs). */
+
+static_assert(sizeof(struct sockaddr_in6) == KFI_UTIL_SOCKADDR_MAX);
+static_assert(sizeof(struct sockaddr_in) <= KFI_UTIL_SOCKADDR_MAX);
+static_assert(sizeof(((struct kfi_util_addr *)0)->addr) ==
+	      sizeof(struct in6_addr));
+static_assert(sizeof(struct kfi_util_addr) <= sizeof(struct sockaddr_storage));
+
+/**
+ * kfi_util_addr_len() - Size of a consumer address of a family.
+ * @family: An address family.
+ *
+ * Return: sizeof(struct sockaddr_in) for AF_INET, sizeof(struct
+ * sockaddr_in6) for AF_INET6, 0 for any other family.
+ */
+size_t kfi_util_addr_len(unsigned int family)
+{
+	switch (family) {
+	case AF_INET:
+		return sizeof(struct sockaddr_in);
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * kfi_util_addr_decode() - Read a struct sockaddr_in or sockaddr_in6.
+ * @sa: The address (may be unaligned).
+ * @len: Its length as the caller states it, or 0 when the API gives none
+ *	(kfi_connect()): then @sa holds as many bytes as its family needs.
+ * @out: The toolkit's form.
+ *
+ * Return: 0; -EINVAL for NULL, a family other than AF_INET/AF_INET6, or a
+ * @len other than the family's address size.
+ */
+int kfi_util_addr_decode(const void *sa, size_t len, struct kfi_util_addr *out)
+{
+	struct sockaddr_in6 s6;
+	struct sockaddr_in s4;
+	sa_family_t family;
+	size_t need;
+
+	if (!sa || (len && len < sizeof(family)))
+		return -EINVAL;
+	memcpy(&family, sa, sizeof(family));
+	need = kfi_util_addr_len(family);
+	if (!need || (len && len != need))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->family = family;
+	if (family == AF_INET) {
+		memcpy(&s4, sa, sizeof(s4));
+		out->port = ntohs(s4.sin_port);
+		memcpy(out->addr, &s4.sin_addr, sizeof(s4.sin_addr));
+	} else {
+		memcpy(&s6, sa, sizeof(s6));
+		out->port = ntohs(s6.sin6_port);
+		out->scope_id = s6.sin6_scope_id;
+		memcpy(out->addr, &s6.sin6_addr, sizeof(s6.sin6_addr));
+	}
+	return 0;
+}
+
+/**
+ * kfi_util_addr_encode() - Write an address as struct sockaddr_in or
+ *	sockaddr_in6.
+ * @a: The toolkit's form.
+ * @out: Room for KFI_UTIL_SOCKADDR_MAX bytes (may be unaligned).
+ *
+ * Return: Bytes written (the family's address size); 0 for an unknown
+ * family.
+ */
+size_t kfi_util_addr_encode(const struct kfi_util_addr *a, void *out)
+{
+	struct sockaddr_in6 s6 = {};
+	struct sockaddr_in s4 = {};
+
+	switch (a->family) {
+	case AF_INET:
+		s4.sin_family = AF_INET;
+		s4.sin_port = htons(a->port);
+		memcpy(&s4.sin_addr, a->addr, sizeof(s4.sin_addr));
+		memcpy(out, &s4, sizeof(s4));
+		return sizeof(s4);
+	case AF_INET6:
+		s6.sin6_family = AF_INET6;
+		s6.sin6_port = htons(a->port);
+		s6.sin6_scope_id = a->scope_id;
+		memcpy(&s6.sin6_addr, a->addr, sizeof(s6.sin6_addr));
+		memcpy(out, &s6, sizeof(s6));
+		return sizeof(s6);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Fabrics (kfi_util/fabric.rs). Their domains and passive endpoints are the
+ * provider's: kfi_prov_fabric_domain(), kfi_prov_fabric_passive_ep().
+ */
+static struct kfi_ops kfi_util_fabric_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_util_fabric_close,
+	.bind = kfi_no_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_fabric kfi_util_fabric_ops = {
+	.size = sizeof(struct kfi_ops_fabric),
+	.domain = kfi_prov_fabric_domain,
+	.passive_ep = kfi_prov_fabric_passive_ep,
+	.eq_open = kfi_util_fabric_eq_open,
+	.wait_open = kfi_no_wait_open,
+};
+
+/**
+ * kfi_util_fabric_init() - Fill the kfabric header of a new fabric.
+ * @fabric: The embedded struct kfid_fabric of the fabric object
+ *	(kfi_util/fabric.rs).
+ * @context: The consumer's context.
+ */
+void kfi_util_fabric_init(struct kfid_fabric *fabric, void *context)
+{
+	fabric->fid.fclass = KFI_CLASS_FABRIC;
+	fabric->fid.context = context;
+	fabric->fid.ops = &kfi_util_fabric_fid_ops;
+	fabric->ops = &kfi_util_fabric_ops;
+	fabric->api_version = KFI_VERSION(KFI_MAJOR_VERSION, KFI_MINOR_VERSION);
+}
+
+/**
+ * kfi_util_is_fabric() - Tell whether a fabric header is one of this
+ *	provider's.
+ * @fabric: Any provider's fabric (a consumer's getinfo hint).
+ *
+ * The fid's ops table is the core's guard, so the fabric ops table is
+ * what identifies this provider's fabrics (each provider module has its
+ * own copy of the table).
+ *
+ * Return: true for a fabric made by kfi_util_fabric_init().
+ */
+bool kfi_util_is_fabric(const struct kfid_fabric *fabric)
+{
+	return fabric->fid.fclass == KFI_CLASS_FABRIC &&
+	       fabric->ops == &kfi_util_fabric_ops;
 }

@@ -25,7 +25,13 @@
 //! - `logic`: kernel-independent rules (also the host crate
 //!   `kfi-util-logic`);
 //! - `fid`: child counting, and the fabric and domain bases a provider's
-//!   fabric and domain embed.
+//!   fabric and domain embed;
+//! - `fabric`: the fabric object (its ops table is `kfi_util_glue.c`'s)
+//!   and the provider's `kfabric` entry;
+//! - `getinfo`: `kgetinfo` but for the provider's attributes (hint
+//!   pre-filters, plans over the interfaces, reuse of an open fabric and
+//!   domain), and the info of a `KFI_CONNREQ` event;
+//! - `addr`: consumers' socket addresses (`sockaddr_in`/`_in6`).
 
 pub(crate) use crate::ffi::sys;
 
@@ -62,6 +68,18 @@ pub(crate) trait Provider {
     /// `ep` is NULL or a valid `kfid_ep`; the endpoint stays open while the
     /// reference is used.
     unsafe fn fire_target<'a>(ep: *mut sys::kfid_ep) -> Option<&'a (dyn crate::trigger::target::FireTarget + 'static)>;
+
+    /// What a consumer's getinfo hint naming an open domain restricts
+    /// (`hints->domain_attr->domain`): `None` if `dom` is not one of the
+    /// provider's domains; else the domain's fabric header and its name
+    /// filter, compared with each entry's tag (kfi_tcp: the interface
+    /// name the domain was opened on; `None`: any).
+    ///
+    /// # Safety
+    /// `dom` is an open domain of any provider (only its header is read
+    /// unless it is one of this provider's); it stays open while the name
+    /// is used.
+    unsafe fn domain_scope<'a>(dom: *mut sys::kfid_domain) -> Option<(*mut sys::kfid_fabric, Option<&'a [u8]>)>;
 }
 
 /// Trace points of the toolkit's data path (see [`Provider::trace`]).
@@ -73,10 +91,13 @@ pub(crate) enum Trace {
     CqGot,
 }
 
+pub(crate) mod addr;
 pub(crate) mod base;
 pub(crate) mod cq;
 pub(crate) mod eq;
+pub(crate) mod fabric;
 pub(crate) mod fid;
+pub(crate) mod getinfo;
 pub(crate) mod sync;
 pub(crate) mod tagmatch;
 pub(crate) mod xfer;

@@ -229,4 +229,94 @@ int kfi_util_cq_signal(struct kfid_cq *cq);
 const char *kfi_util_cq_strerror(struct kfid_cq *cq, int prov_errno,
 				 const void *err_data, char *buf, size_t len);
 
+/* Network interfaces and namespaces (kfi_util_glue.c). */
+
+/* Longest interface name, with its NUL (IFNAMSIZ). */
+#define KFI_UTIL_IFNAMSIZ 16
+/* At most this many addresses (IPv4 and IPv6) are listed by one kfi_getinfo. */
+#define KFI_UTIL_MAX_IFACES 64
+
+/**
+ * struct kfi_util_iface - One address (IPv4 or IPv6) of a network interface.
+ * @name: Interface name, NUL-terminated.
+ * @index: Interface index (the scope id of its link-local addresses).
+ * @family: AF_INET or AF_INET6.
+ * @addr: Address, network byte order, as bytes (IPv4 in the first 4).
+ * @prefix: Prefix length of its subnet.
+ * @up: The interface is administratively up.
+ */
+struct kfi_util_iface {
+	char name[KFI_UTIL_IFNAMSIZ];
+	int index;
+	unsigned short family;
+	unsigned char addr[16];
+	unsigned char prefix;
+	bool up;
+};
+
+int kfi_util_ifaces(struct kfi_util_iface *out, int max);
+void *kfi_util_get_net(void);
+void kfi_util_put_net(void *net);
+bool kfi_util_net_is_current(const void *net);
+
+/**
+ * struct kfi_util_addr - A socket address of either family, the toolkit's
+ *	own form: converted from and to struct sockaddr_in/sockaddr_in6 by
+ *	kfi_util_addr_decode() and kfi_util_addr_encode() only.
+ * @family: AF_INET or AF_INET6.
+ * @port: Port, host byte order.
+ * @scope_id: IPv6 scope id (interface index of a link-local address), 0
+ *	for none and for IPv4.
+ * @addr: Address, network byte order; IPv4 in the first 4 bytes, the rest
+ *	zero.
+ */
+struct kfi_util_addr {
+	uint16_t family;
+	uint16_t port;
+	uint32_t scope_id;
+	uint8_t addr[16];
+};
+
+/* Largest consumer address: struct sockaddr_in6 (checked at build time). */
+#define KFI_UTIL_SOCKADDR_MAX 28
+
+int kfi_util_addr_decode(const void *sa, size_t len, struct kfi_util_addr *out);
+size_t kfi_util_addr_encode(const struct kfi_util_addr *a, void *out);
+size_t kfi_util_addr_len(unsigned int family);
+
+/* Fabrics: the ops tables (kfi_util_glue.c) and what they call. */
+void kfi_util_fabric_init(struct kfid_fabric *fabric, void *context);
+bool kfi_util_is_fabric(const struct kfid_fabric *fabric);
+int kfi_util_fabric_close(struct kfid *fid);
+
+/**
+ * kfi_prov_fabric_domain() - Open a domain on a fabric: the fabric ops
+ *	table's domain entry, defined by the provider (kfi_tcp: domain.rs).
+ * @fabric: One of the provider's fabrics (kfi_util/fabric.rs).
+ * @info: The consumer's info (NULL or valid).
+ * @dom: Where the new domain goes.
+ * @context: The consumer's context.
+ *
+ * Context: Process context.
+ * Return: 0, or a negative errno.
+ */
+int kfi_prov_fabric_domain(struct kfid_fabric *fabric, struct kfi_info *info,
+			   struct kfid_domain **dom, void *context);
+
+/**
+ * kfi_prov_fabric_passive_ep() - Open a passive endpoint on a fabric: the
+ *	fabric ops table's passive_ep entry, defined by the provider (kfi_tcp:
+ *	pep.rs).
+ * @fabric: One of the provider's fabrics (kfi_util/fabric.rs).
+ * @info: The consumer's info.
+ * @pep: Where the new passive endpoint goes.
+ * @context: The consumer's context.
+ *
+ * Context: Process context.
+ * Return: 0, or a negative errno.
+ */
+int kfi_prov_fabric_passive_ep(struct kfid_fabric *fabric,
+			       struct kfi_info *info, struct kfid_pep **pep,
+			       void *context);
+
 #endif

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The fabric object.
+//! The fabric object, the same for every provider, and the provider's
+//! `kfabric` entry that opens it.
 //!
-//! Each object is a `#[repr(C)]` struct whose first field is the kfabric
-//! header (`kfid_fabric`, `kfid_domain`) handed to the consumer; the C ops
-//! tables (kfi_tcp_glue.c) call back into the `extern "C"` functions here,
-//! which recover the object with `container_of`. A fabric holds a reference
-//! on the caller's network namespace (sockets of its endpoints will live
-//! there) and counts its open domains and EQs: closing a fabric with any
-//! open fails with -EBUSY, as they point at their fabric.
+//! A `#[repr(C)]` struct whose first field is the kfabric header
+//! (`kfid_fabric`, in [`FabricBase`]) handed to the consumer; the C ops
+//! tables (kfi_util_glue.c) call back into the `extern "C"` functions here
+//! (and, for its domains and passive endpoints, into the provider's
+//! `kfi_prov_fabric_domain`/`kfi_prov_fabric_passive_ep`), which recover
+//! the object with `container_of`. A fabric holds a reference on the
+//! caller's network namespace (the provider's sockets or connection
+//! identifiers live there) and counts its open domains, passive endpoints
+//! and EQs: closing a fabric with any open fails with -EBUSY, as they
+//! point at their fabric.
 
-use crate::util::base;
-use crate::ffi::sys;
+use super::base::{self, einval};
+use super::fid::{ChildCount, FabricBase};
+use super::sys;
 use core::ffi::{c_int, c_void};
 use core::ptr;
-use crate::util::fid::{ChildCount, FabricBase};
 use kernel::bindings;
 use kernel::prelude::*;
 
@@ -42,8 +46,8 @@ impl Fabric {
         // SAFETY: `f` is our fresh allocation; the glue fills the header
         // with this provider's ops tables and takes a namespace reference.
         unsafe {
-            (*f).net = sys::kfi_tcp_glue_get_net();
-            sys::kfi_tcp_glue_fabric_init(&mut (*f).base.fab, context);
+            (*f).net = sys::kfi_util_get_net();
+            sys::kfi_util_fabric_init(&mut (*f).base.fab, context);
             Ok(&mut (*f).base.fab)
         }
     }
@@ -90,7 +94,7 @@ impl Fabric {
 
 /// `close` of a fabric (reached through the core's guard).
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_fabric_close(fid: *mut sys::kfid) -> c_int {
+pub(crate) unsafe extern "C" fn kfi_util_fabric_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: this close is only installed on fabrics made by
     // `Fabric::open`, whose header starts with this fid.
     let f = unsafe { kernel::container_of!(fid, Fabric, base.fab.fid) as *mut Fabric };
@@ -102,6 +106,30 @@ pub(crate) unsafe extern "C" fn kfi_tcp_fabric_close(fid: *mut sys::kfid) -> c_i
     // more; the consumer gave up its pointer by closing.
     let f = unsafe { KBox::from_raw(f) };
     // SAFETY: the reference taken in `open`.
-    unsafe { sys::kfi_tcp_glue_put_net(f.net) };
+    unsafe { sys::kfi_util_put_net(f.net) };
     0
+}
+
+/// The provider's `kfabric` entry (`kfi_provider::kfabric`): opens a
+/// fabric in the caller's network namespace (`attr` must be non-NULL; its
+/// fields are not looked at).
+///
+/// # Safety
+/// Called by the core: `fabric` is NULL or writable.
+pub(crate) unsafe extern "C" fn kfabric_entry(
+    attr: *mut sys::kfi_fabric_attr,
+    fabric: *mut *mut sys::kfid_fabric,
+    context: *mut c_void,
+) -> c_int {
+    if attr.is_null() || fabric.is_null() {
+        return einval();
+    }
+    match Fabric::open(context) {
+        Ok(f) => {
+            // SAFETY: checked non-NULL above.
+            unsafe { *fabric = f };
+            0
+        }
+        Err(e) => e.to_errno(),
+    }
 }

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Consumers' socket addresses (`struct sockaddr_in`/`sockaddr_in6`: the
+//! `KFI_SOCKADDR_IN`/`_IN6` names of `src_addr`, `dest_addr`,
+//! `kfi_connect`, `kfi_getname`...) and the toolkit's own form of them,
+//! [`SockAddr`] (`struct kfi_util_addr`). `kfi_util_glue.c` converts
+//! between the two; the logic's [`Addr`] converts to and from
+//! [`SockAddr`] here.
+
+use super::logic::plan::{Addr, Family};
+use super::sys;
+use core::ffi::{c_int, c_void};
+use kernel::bindings;
+use kernel::error::to_result;
+use kernel::prelude::*;
+
+/// A socket address of either family in the toolkit's form (see
+/// `struct kfi_util_addr`): consumers' `sockaddr_in`/`sockaddr_in6` are
+/// converted by [`read_addr`] and [`write_addr`] (in C); a provider's
+/// transport takes it as it is (kfi_tcp: its socket calls).
+pub(crate) type SockAddr = sys::kfi_util_addr;
+
+/// The address as the logic sees it.
+pub(crate) fn logic_addr(a: &SockAddr) -> Addr {
+    let family = if u32::from(a.family) == bindings::AF_INET6 { Family::V6 } else { Family::V4 };
+    Addr { family, addr: a.addr, port: a.port, scope: a.scope_id }
+}
+
+/// A kernel address from the logic's.
+pub(crate) fn sockaddr(a: Addr) -> SockAddr {
+    let family = match a.family {
+        Family::V4 => bindings::AF_INET,
+        Family::V6 => bindings::AF_INET6,
+    };
+    SockAddr { family: family as u16, port: a.port, scope_id: a.scope, addr: a.addr }
+}
+
+/// The consumer's form of `a` (`struct sockaddr_in` or `sockaddr_in6`) in
+/// `buf`; its length.
+pub(crate) fn encode(a: &SockAddr, buf: &mut [u8; sys::KFI_UTIL_SOCKADDR_MAX as usize]) -> usize {
+    // SAFETY: `buf` has room for KFI_UTIL_SOCKADDR_MAX bytes.
+    unsafe { sys::kfi_util_addr_encode(a, buf.as_mut_ptr().cast()) }
+}
+
+/// Reads a consumer's `struct sockaddr_in` or `sockaddr_in6`: `len` its
+/// stated length (which must be its family's size), or 0 when the API
+/// states none (`kfi_connect`). `EINVAL` for NULL, another family or a
+/// length not matching the family.
+///
+/// # Safety
+/// `addr` is NULL or readable for `len` bytes (`len` 0: for the address
+/// size of the family it names).
+pub(crate) unsafe fn read_addr(addr: *const c_void, len: usize) -> Result<SockAddr> {
+    // SAFETY: all-zero is a valid address.
+    let mut a: SockAddr = unsafe { core::mem::zeroed() };
+    // SAFETY: readable by the caller's contract (the C side reads the
+    // family first, then the family's size only if `len` allows it).
+    to_result(unsafe { sys::kfi_util_addr_decode(addr, len, &mut a) })?;
+    Ok(a)
+}
+
+/// Reads an info's `src_addr`/`dest_addr` of `len` bytes: `None` when
+/// NULL; `EINVAL` for a zero length or as [`read_addr`].
+///
+/// # Safety
+/// `addr` is NULL or readable for `len` bytes.
+pub(crate) unsafe fn read_info_addr(addr: *const c_void, len: usize) -> Result<Option<SockAddr>> {
+    if addr.is_null() {
+        return Ok(None);
+    }
+    if len == 0 {
+        return Err(EINVAL);
+    }
+    // SAFETY: readable for `len` (> 0) bytes by the caller's contract.
+    unsafe { read_addr(addr, len) }.map(Some)
+}
+
+/// Writes `a` to a consumer's buffer of `*len` bytes, as `getname` does:
+/// `*len` becomes the address size (16 for IPv4, 28 for IPv6);
+/// `-KFI_ETOOSMALL` if it did not fit.
+///
+/// # Safety
+/// `addr` is writable for `*len` bytes (or NULL with `*len` 0); `len` valid.
+pub(crate) unsafe fn write_addr(a: &SockAddr, addr: *mut c_void, len: *mut usize) -> c_int {
+    if len.is_null() {
+        return super::base::einval();
+    }
+    let mut buf = [0u8; sys::KFI_UTIL_SOCKADDR_MAX as usize];
+    let need = encode(a, &mut buf);
+    // SAFETY: valid by the caller's contract.
+    let have = unsafe { *len };
+    // SAFETY: as above.
+    unsafe { *len = need };
+    if have < need || addr.is_null() {
+        return -(sys::KFI_ETOOSMALL as c_int);
+    }
+    // SAFETY: writable for `have >= need` bytes; `buf` holds `need`.
+    unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), addr.cast::<u8>(), need) };
+    0
+}
