@@ -73,7 +73,7 @@ run_variant() {
 	kodir=$logdir/modules-$v
 	rm -rf "$kodir"
 	mkdir -p "$kodir"
-	find rust kfi_tcp tests -name '*.ko' -exec cp {} "$kodir/" \;
+	find rust kfi_tcp kfi_verbs tests -name '*.ko' -exec cp {} "$kodir/" \;
 
 	echo "== guest ($v kernel, QEMU)"
 	# The guest appends its results to $guest_log as it goes (a writable

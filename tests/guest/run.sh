@@ -24,6 +24,8 @@ tcp=$ko/kfi_tcp.ko
 kunit=$ko/kfabric_kunit.ko
 tcp_kunit=$ko/kfi_tcp_kunit.ko
 prov_kunit=$ko/kfi_prov_kunit.ko
+verbs=$ko/kfi_verbs.ko
+verbs_kunit=$ko/kfi_verbs_kunit.ko
 kfilnd_kunit=$ko/kfi_kfilnd_kunit.ko
 consumer=$ko/kfi_consumer.ko
 
@@ -49,11 +51,11 @@ result() { # result NAME CMD...
 
 # Loads a KUnit module (its suites run at load), prints the KTAP of the
 # suites it added, and unloads it (which removes their debugfs results).
-kunit_module() {
+kunit_module() { # kunit_module KO [PARAM=VALUE...]
 	local before after s
 	step "kunit $(basename "$1")"
 	before=$(ls /sys/kernel/debug/kunit/)
-	insmod "$1" || { echo "KFI-RESULT FAIL insmod_$(basename "$1")"; return; }
+	insmod "$@" || { echo "KFI-RESULT FAIL insmod_$(basename "$1")"; return; }
 	after=$(ls /sys/kernel/debug/kunit/)
 	for s in $after; do
 		grep -qx "$s" <<<"$before" && continue
@@ -205,9 +207,20 @@ check)
 	kunit_module "$kunit"
 	result tcp_provider_loads insmod "$tcp"
 	kunit_module "$tcp_kunit"
+	# kfi_verbs on the software RDMA devices (tests/guest/verbs.sh),
+	# loaded while they exist: its own suites (hot removal and addition
+	# of kv_rxe included), then, with the suites every provider runs,
+	# unloaded while the devices are still there
+	step verbs
+	result verbs_devices "$(dirname "$0")/verbs.sh" setup
+	result verbs_provider_loads insmod "$verbs"
+	kunit_module "$verbs_kunit" rxe_dev=kv_rxe rxe_netdev=kva \
+		rxe_node=10.95.0.1 siw_dev=kv_siw siw_node=10.95.0.2
 	# the suites every provider runs (kfi_<set>_<provider>), for each
-	# provider in the test's table (tcp)
-	kunit_module "$prov_kunit"
+	# provider in the test's table (tcp; verbs on kv_rxe)
+	kunit_module "$prov_kunit" verbs_node=10.95.0.1
+	result unload_verbs rmmod kfi_verbs
+	result verbs_devices_removed "$(dirname "$0")/verbs.sh" teardown
 	# a consumer of the public headers making Lustre kfilnd's calls
 	kunit_module "$kfilnd_kunit"
 	# injected allocation failures along every allocating path

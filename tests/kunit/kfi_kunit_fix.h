@@ -39,9 +39,9 @@ struct kfi_kunit_prov {
 };
 
 /* kfi_provs[KFI_PROV_<name>]: kfi_prov_kunit.c builds suites by name */
-enum { KFI_PROV_tcp };
+enum { KFI_PROV_tcp, KFI_PROV_verbs };
 
-static const struct kfi_kunit_prov kfi_provs[] = {
+static struct kfi_kunit_prov kfi_provs[] = {
 	/*
 	 * caps: every capability tcp_getinfo_walk_every_bit finds
 	 * (walk_rows), which it asserts; kfi_cntr_<prov> asks for all.
@@ -52,6 +52,13 @@ static const struct kfi_kunit_prov kfi_provs[] = {
 			   KFI_REMOTE_WRITE | KFI_MULTI_RECV | KFI_TRIGGER |
 			   KFI_FENCE | KFI_LOCAL_COMM | KFI_REMOTE_COMM |
 			   KFI_RMA_EVENT },
+	/*
+	 * verbs: node is the address of the RDMA device under test, set by
+	 * kfi_prov_kunit's verbs_node parameter (without it, its suites
+	 * skip); no capability is advertised yet (no endpoints), so only
+	 * the cases on domains, CQs, EQs and counters run.
+	 */
+	[KFI_PROV_verbs] = { "verbs", NULL, NULL, 0 },
 };
 
 /* The provider the fixtures open. */

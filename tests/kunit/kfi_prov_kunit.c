@@ -1545,6 +1545,7 @@ static void trig_deferred_needs_no_cq(struct kunit *test)
 	struct kfi_op_msg op = {};
 	struct kfi_deferred_work w = {};
 
+	prov_needs(test, KFI_MSG | KFI_TRIGGER);
 	memset(&c, 0, sizeof(c));
 	dom_setup_at(test, &c.d, 0, cur_prov->node, KFI_SOURCE);
 	cm_open_eq(test, &c, &c.ceq);
@@ -1676,11 +1677,20 @@ static struct kunit_case eq_cases[] = {
  * case skips when @p has no entry for its node (not registered, or no
  * device there).
  */
+static char *verbs_node;
+module_param(verbs_node, charp, 0444);
+MODULE_PARM_DESC(verbs_node, "Address of the RDMA device the verbs suites use");
+
 static int prov_use(struct kunit *test, const struct kfi_kunit_prov *p)
 {
 	struct kfi_info *h, *list = NULL;
 	int ret;
 
+	if (p == &kfi_provs[KFI_PROV_verbs]) {
+		if (!verbs_node)
+			kunit_skip(test, "verbs: no device named (verbs_node)");
+		kfi_provs[KFI_PROV_verbs].node = verbs_node;
+	}
 	cur_prov = p;
 	h = prov_hints(test, p);
 	ret = kfi_getinfo(V17, p->node, NULL, p->node ? KFI_SOURCE : 0, h,
@@ -1707,12 +1717,6 @@ static int prov_use_all_caps(struct kunit *test,
 	return 0;
 }
 
-static int prov_use_trigger(struct kunit *test, const struct kfi_kunit_prov *p)
-{
-	prov_use(test, p);
-	prov_needs(test, KFI_TRIGGER);
-	return 0;
-}
 
 static void prov_done(struct kunit *test)
 {
@@ -1737,7 +1741,7 @@ static void prov_done(struct kunit *test)
 	KFI_PROV_SUITE(cq, p, prov_use);				\
 	KFI_PROV_SUITE(eq, p, prov_use);				\
 	KFI_PROV_SUITE(cntr, p, prov_use_all_caps);			\
-	KFI_PROV_SUITE(trigger, p, prov_use_trigger)
+	KFI_PROV_SUITE(trigger, p, prov_use)
 #define KFI_PROV_SUITE_LIST(p)						\
 	&cq_suite_##p, &eq_suite_##p, &cntr_suite_##p, &trigger_suite_##p
 
@@ -1747,7 +1751,8 @@ static void prov_done(struct kunit *test)
  * suites in tests/guest/expected.
  */
 KFI_PROV_SUITES(tcp);
-kunit_test_suites(KFI_PROV_SUITE_LIST(tcp));
+KFI_PROV_SUITES(verbs);
+kunit_test_suites(KFI_PROV_SUITE_LIST(tcp), KFI_PROV_SUITE_LIST(verbs));
 
 MODULE_DESCRIPTION("KUnit suites of the objects every kfabric provider offers");
 MODULE_LICENSE("GPL");

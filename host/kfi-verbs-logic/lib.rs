@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Host build of `kfi_verbs/logic`: the same source files `kfi_verbs.ko`
+//! compiles.
+#![no_std]
+
+#[path = "../../kfi_verbs/logic/info.rs"]
+pub mod info;

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The domain object: one RDMA device, named by `info->domain_attr->name`
+//! (the device name `kfi_getinfo` gives), in the fabric's network
+//! namespace.
+//!
+//! A domain holds a reference on the device. When the device goes away
+//! (hot removal) the domain stays valid until the consumer closes it;
+//! nothing new can be opened on a removed device. Like every domain, it
+//! counts its open children (CQs, counters): closing it with any open
+//! fails with -EBUSY.
+
+use crate::ffi::{kfi_info, sys, DevRef};
+use crate::util::base::{self, einval};
+use crate::util::fabric::Fabric;
+use crate::util::fid::DomainBase;
+use core::ffi::{c_int, c_void};
+use kernel::bindings;
+use kernel::prelude::*;
+
+/// Longest device name, with its NUL.
+const NAME_MAX: usize = sys::KFI_VERBS_NAME_MAX as usize;
+
+/// A domain: the consumer sees the header in `base`.
+#[pin_data]
+#[repr(C)]
+pub(crate) struct Domain {
+    /// Header, open children (CQs, counters) and the counter list; first.
+    #[pin]
+    base: DomainBase,
+    fabric: *mut Fabric,
+    /// The device, referenced for the domain's life (its ib resources
+    /// are the device's to free at removal; the reference keeps only the
+    /// provider's record of it).
+    _dev: DevRef,
+    /// The device name the domain was opened with.
+    name: ([u8; NAME_MAX], usize),
+}
+
+const _: () = assert!(core::mem::offset_of!(Domain, base) == 0);
+
+impl Domain {
+    /// Recovers a domain from its fid.
+    ///
+    /// # Safety
+    /// `fid` is the fid of a live domain made by `kfi_prov_fabric_domain`
+    /// (our domain ops table only passes those).
+    pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Domain {
+        // SAFETY: the fid is the first field of the header, itself first.
+        unsafe { &*kernel::container_of!(fid, Domain, base.dom.fid) }
+    }
+
+    /// The device name the domain was opened with.
+    pub(crate) fn name(&self) -> &[u8] {
+        &self.name.0[..self.name.1]
+    }
+
+    /// The fabric the domain belongs to (outlives it).
+    pub(crate) fn fabric(&self) -> *mut Fabric {
+        self.fabric
+    }
+}
+
+/// `domain` of a fabric: opens a domain on the RDMA device named by
+/// `info->domain_attr->name`. -EINVAL without a name; -ENODEV if no live
+/// device of that name has a port in the fabric's namespace.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
+    fabric: *mut sys::kfid_fabric,
+    info: *mut kfi_info,
+    dom: *mut *mut sys::kfid_domain,
+    context: *mut c_void,
+) -> c_int {
+    if fabric.is_null() || dom.is_null() {
+        return einval();
+    }
+    // SAFETY: the consumer passes NULL or a valid info whose domain name is
+    // NULL or a valid string.
+    let dattr = unsafe { info.as_ref().and_then(|i| i.domain_attr.as_ref()) };
+    // SAFETY: as above.
+    let Some(name) = dattr.and_then(|d| unsafe { base::c_bytes(d.name) }) else {
+        return einval();
+    };
+    if name.len() >= NAME_MAX {
+        return base::neg(bindings::ENODEV);
+    }
+    // SAFETY: only our fabric ops table reaches this function.
+    let f = unsafe { Fabric::from_header(fabric) };
+    // SAFETY: `f` is live: the consumer holds it open while calling us.
+    let Some(dev) = DevRef::get(name, unsafe { Fabric::net(f) }) else {
+        return base::neg(bindings::ENODEV);
+    };
+    let mut n = ([0u8; NAME_MAX], name.len());
+    n.0[..name.len()].copy_from_slice(name);
+    let init = pin_init!(Domain {
+        base <- DomainBase::new(),
+        fabric: f,
+        _dev: dev,
+        name: n,
+    });
+    let b = match KBox::pin_init(init, GFP_KERNEL) {
+        Ok(b) => b,
+        Err(_) => return base::neg(bindings::ENOMEM),
+    };
+    // SAFETY: the object is never moved: it is freed in place by
+    // `kfi_verbs_domain_close`.
+    let d = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
+    // SAFETY: `f` is live (as above); `d` is our fresh object.
+    unsafe {
+        Fabric::children(f).opened();
+        sys::kfi_verbs_glue_domain_init(&mut (*d).base.dom, context);
+        *dom = &mut (*d).base.dom;
+    }
+    0
+}
+
+/// `close` of a domain: -EBUSY while a child (CQ, counter) is open; drops
+/// the device reference.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_domain_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on our domains.
+    let d = unsafe { Domain::from_fid(fid) };
+    if d.base.children.busy() {
+        return base::neg(bindings::EBUSY);
+    }
+    let d = d as *const Domain as *mut Domain;
+    // SAFETY: allocated by `kfi_prov_fabric_domain` with KBox; no child
+    // refers to it; the consumer gave up its pointer by closing.
+    let d = unsafe { KBox::from_raw(d) };
+    // SAFETY: the fabric cannot be freed while this domain is counted.
+    unsafe { Fabric::children(d.fabric).closed() };
+    0
+}

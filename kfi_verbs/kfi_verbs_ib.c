@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfi_verbs.ko, C side: the RDMA devices. An ib_client keeps one
+ * struct kfi_verbs_dev per RDMA device that can do fast registration
+ * (FRWR), with its protection domain, from the client's add callback to its
+ * remove callback (hot add and hot removal included). Domains reference
+ * the device (kref); after removal the structure lives on, marked gone,
+ * until the last domain lets go: opening anything on it fails with -ENODEV.
+ *
+ * Locking: kfi_verbs_devs_lock (mutex) protects the list of live devices.
+ * Each device's @lock (rw_semaphore) protects @ib, @pd and @name: readers
+ * use the ib_device only while holding it for read and seeing @ib non-NULL;
+ * the remove callback takes it for write, so after it no reader is left on
+ * the ib_device. Order: kfi_verbs_devs_lock, then a device's @lock.
+ */
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/nsproxy.h>
+#include <linux/rwsem.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+#include "verbs_sys.h"
+
+static_assert(KFI_VERBS_NAME_MAX == IB_DEVICE_NAME_MAX);
+
+/**
+ * struct kfi_verbs_dev - One RDMA device as the provider sees it.
+ * @ref: References: the list's while the device is live, one per domain.
+ * @node: In kfi_verbs_devs while live (under kfi_verbs_devs_lock).
+ * @lock: Protects @ib, @pd and @name (see the file comment).
+ * @ib: The device; NULL once removed.
+ * @pd: The protection domain of every kfabric domain on the device;
+ *	NULL once removed.
+ * @name: The device's name (updated on rename).
+ */
+struct kfi_verbs_dev {
+	struct kref ref;
+	struct list_head node;
+	struct rw_semaphore lock;
+	struct ib_device *ib;
+	struct ib_pd *pd;
+	char name[IB_DEVICE_NAME_MAX];
+};
+
+static DEFINE_MUTEX(kfi_verbs_devs_lock);
+static LIST_HEAD(kfi_verbs_devs);
+
+static void kfi_verbs_dev_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct kfi_verbs_dev, ref));
+}
+
+/**
+ * kfi_verbs_dev_put() - Drop a reference taken by kfi_verbs_dev_get().
+ * @dev: The device.
+ *
+ * Context: Any context that may free memory.
+ */
+void kfi_verbs_dev_put(struct kfi_verbs_dev *dev)
+{
+	kref_put(&dev->ref, kfi_verbs_dev_free);
+}
+
+/*
+ * The network device of @port of @ib if it is in @net, referenced; NULL
+ * otherwise. Called with the device's lock held for read.
+ */
+static struct net_device *kfi_verbs_port_netdev(struct ib_device *ib, u32 port,
+						struct net *net)
+{
+	struct net_device *nd = ib_device_get_netdev(ib, port);
+
+	if (nd && !net_eq(dev_net(nd), net)) {
+		dev_put(nd);
+		nd = NULL;
+	}
+	return nd;
+}
+
+/*
+ * Fills @out for @port of the live device @d whose network device @nd is
+ * in the caller's namespace. False if the port is not active (it could
+ * not carry a connection). Called with @d's lock held for read.
+ */
+static bool kfi_verbs_port_fill(struct kfi_verbs_dev *d, u32 port,
+				struct net_device *nd,
+				struct kfi_verbs_port *out)
+{
+	const struct ib_device_attr *a = &d->ib->attrs;
+	struct ib_port_attr pa;
+	union ib_gid gid;
+
+	if (ib_query_port(d->ib, port, &pa) || pa.state != IB_PORT_ACTIVE)
+		return false;
+	memset(out, 0, sizeof(*out));
+	strscpy(out->dev_name, d->name, sizeof(out->dev_name));
+	out->port = port;
+	out->ifindex = nd->ifindex;
+	out->iwarp = rdma_protocol_iwarp(d->ib, port);
+	out->atomics = a->atomic_cap != IB_ATOMIC_NONE;
+	if (!rdma_query_gid(d->ib, port, 0, &gid))
+		out->gid_prefix = be64_to_cpu(gid.global.subnet_prefix);
+	out->max_msg = pa.max_msg_sz;
+	out->max_qp_wr = max(a->max_qp_wr, 0);
+	out->max_send_sge = max(a->max_send_sge, 0);
+	out->max_recv_sge = max(a->max_recv_sge, 0);
+	out->max_cqe = max(a->max_cqe, 0);
+	out->max_fr_pages = a->max_fast_reg_page_list_len;
+	out->max_mr_size = a->max_mr_size;
+	return true;
+}
+
+/**
+ * kfi_verbs_ports() - List the active ports of the live RDMA devices whose
+ *	network device is in the caller's network namespace.
+ * @out: Array of at least @max entries.
+ * @max: Capacity of @out.
+ *
+ * Devices in the order they were added, ports in number order.
+ *
+ * Context: Process context (sleeps). Return: number of entries written.
+ */
+int kfi_verbs_ports(struct kfi_verbs_port *out, int max)
+{
+	struct net *net = current->nsproxy->net_ns;
+	struct kfi_verbs_dev *d;
+	struct net_device *nd;
+	u32 port;
+	int n = 0;
+
+	mutex_lock(&kfi_verbs_devs_lock);
+	list_for_each_entry(d, &kfi_verbs_devs, node) {
+		down_read(&d->lock);
+		if (!d->ib)
+			goto next;
+		rdma_for_each_port(d->ib, port) {
+			if (n == max)
+				break;
+			nd = kfi_verbs_port_netdev(d->ib, port, net);
+			if (!nd)
+				continue;
+			if (kfi_verbs_port_fill(d, port, nd, &out[n]))
+				n++;
+			dev_put(nd);
+		}
+next:
+		up_read(&d->lock);
+	}
+	mutex_unlock(&kfi_verbs_devs_lock);
+	return n;
+}
+
+/**
+ * kfi_verbs_dev_get() - Find a live RDMA device by name, one of whose ports
+ *	has its network device in @net.
+ * @name: The name (not NUL-terminated).
+ * @len: Its length.
+ * @net: The network namespace (a fabric's).
+ *
+ * Context: Process context (sleeps).
+ * Return: The device, referenced (kfi_verbs_dev_put()), or NULL.
+ */
+struct kfi_verbs_dev *kfi_verbs_dev_get(const char *name, size_t len,
+					void *net)
+{
+	struct kfi_verbs_dev *d, *found = NULL;
+	struct net_device *nd;
+	u32 port;
+
+	if (len >= IB_DEVICE_NAME_MAX)
+		return NULL;
+	mutex_lock(&kfi_verbs_devs_lock);
+	list_for_each_entry(d, &kfi_verbs_devs, node) {
+		down_read(&d->lock);
+		if (d->ib && strlen(d->name) == len &&
+		    !memcmp(d->name, name, len)) {
+			rdma_for_each_port(d->ib, port) {
+				nd = kfi_verbs_port_netdev(d->ib, port, net);
+				if (nd) {
+					dev_put(nd);
+					found = d;
+					kref_get(&d->ref);
+					break;
+				}
+			}
+		}
+		up_read(&d->lock);
+		if (found)
+			break;
+	}
+	mutex_unlock(&kfi_verbs_devs_lock);
+	return found;
+}
+
+static struct ib_client kfi_verbs_client;
+
+/*
+ * A device appeared (or the client was registered while it existed).
+ * Devices without fast registration are ignored: remote access to memory
+ * is only ever granted through FRWR (never a global rkey).
+ */
+static int kfi_verbs_add(struct ib_device *ib)
+{
+	struct kfi_verbs_dev *d;
+
+	if (!(ib->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
+		return -EOPNOTSUPP;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	kref_init(&d->ref);
+	init_rwsem(&d->lock);
+	d->pd = ib_alloc_pd(ib, 0);
+	if (IS_ERR(d->pd)) {
+		int ret = PTR_ERR(d->pd);
+
+		kfree(d);
+		return ret;
+	}
+	d->ib = ib;
+	strscpy(d->name, dev_name(&ib->dev), sizeof(d->name));
+	ib_set_client_data(ib, &kfi_verbs_client, d);
+	mutex_lock(&kfi_verbs_devs_lock);
+	list_add_tail(&d->node, &kfi_verbs_devs);
+	mutex_unlock(&kfi_verbs_devs_lock);
+	return 0;
+}
+
+/*
+ * The device goes away (or the client is unregistered): from now on
+ * nothing new opens on it and nobody touches the ib_device. Every ib
+ * resource on it must be gone before the PD is freed; domains hold none
+ * but the shared PD.
+ */
+static void kfi_verbs_remove(struct ib_device *ib, void *data)
+{
+	struct kfi_verbs_dev *d = data;
+
+	mutex_lock(&kfi_verbs_devs_lock);
+	list_del(&d->node);
+	mutex_unlock(&kfi_verbs_devs_lock);
+	down_write(&d->lock);
+	ib_dealloc_pd(d->pd);
+	d->pd = NULL;
+	d->ib = NULL;
+	up_write(&d->lock);
+	kfi_verbs_dev_put(d);
+}
+
+static void kfi_verbs_rename(struct ib_device *ib, void *data)
+{
+	struct kfi_verbs_dev *d = data;
+
+	down_write(&d->lock);
+	strscpy(d->name, dev_name(&ib->dev), sizeof(d->name));
+	up_write(&d->lock);
+}
+
+static struct ib_client kfi_verbs_client = {
+	.name = "kfi_verbs",
+	.add = kfi_verbs_add,
+	.remove = kfi_verbs_remove,
+	.rename = kfi_verbs_rename,
+};
+
+/**
+ * kfi_verbs_client_register() - Start tracking RDMA devices (the add
+ *	callback runs for every existing device before this returns).
+ *
+ * Context: Process context (module init). Return: 0 or a negative errno.
+ */
+int kfi_verbs_client_register(void)
+{
+	return ib_register_client(&kfi_verbs_client);
+}
+
+/**
+ * kfi_verbs_client_unregister() - Stop tracking RDMA devices: the remove
+ *	callback runs for every device before this returns.
+ *
+ * Context: Process context (module exit).
+ */
+void kfi_verbs_client_unregister(void)
+{
+	ib_unregister_client(&kfi_verbs_client);
+}

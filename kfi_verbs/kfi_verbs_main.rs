@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+//! kfi_verbs.ko: the kfabric RDMA provider over the kernel's ib_verbs and
+//! rdma_cm, registered as "verbs" (Documentation/verbs-plan.md).
+//!
+//! What works so far: RDMA devices tracked through an ib_client (hot add
+//! and removal), `kfi_getinfo` entries for every address of an active
+//! port (fabric and domain names as libfabric's verbs provider gives
+//! them), the fabric, the domain (one per device, holding the device's
+//! protection domain), and the toolkit's event queues, completion queues,
+//! counters and deferred work on them. Endpoints, memory registration and
+//! data transfers return -KFI_ENOSYS, and `kfi_getinfo` advertises no
+//! capability for them.
+//!
+//! Layout:
+//! - `logic/` (+ the core's `host.rs`, `writer.rs`): kernel-independent
+//!   logic, also the host crate `kfi-verbs-logic`;
+//! - `ffi.rs` (and the toolkit's `util::base`): bindings generated from
+//!   `include/` and `verbs_sys.h`, RAII wrappers of kfi_verbs_ib.c (the
+//!   only `unsafe` besides the C entry points);
+//! - `prov.rs`: `kgetinfo`; `domain.rs`: the domain (the fabric, EQs, CQs
+//!   and counters are the toolkit's);
+//! - `trigger` (`kfi_trigger/`) and `util` (`kfi_util/`): the provider
+//!   toolkit shared with the other providers.
+
+use kernel::prelude::*;
+
+mod domain;
+mod ffi;
+mod prov;
+// The provider toolkit and the KFI_TRIGGER machinery (shared with the
+// other providers). Their endpoint side (transfer queues, triggered
+// transfers, counters bound to endpoints) has no user here until this
+// provider has endpoints.
+#[allow(dead_code)]
+#[path = "../kfi_trigger/mod.rs"]
+mod trigger;
+#[allow(dead_code)]
+#[path = "../kfi_util/mod.rs"]
+mod util;
+
+/// The provider, as the toolkit sees it.
+pub(crate) struct Prov;
+
+/// The endpoint type of a provider without endpoints yet: it has no value,
+/// so no CQ ever has one bound to make progress on.
+pub(crate) enum NoEndpoint {}
+
+impl util::cq::ProgressSource for NoEndpoint {
+    type Ref<'a> = NoProgress;
+
+    fn progress_ref(&self) -> Option<NoProgress> {
+        match *self {}
+    }
+}
+
+/// Progress of a [`NoEndpoint`]: never made.
+pub(crate) enum NoProgress {}
+
+impl util::cq::ProgressRef for NoProgress {
+    fn poll(&self, _polling: bool) -> bool {
+        match *self {}
+    }
+
+    fn room_freed(&self) {
+        match *self {}
+    }
+}
+
+impl util::Provider for Prov {
+    type Ep = NoEndpoint;
+    type TxExt = ();
+    const TX_EXT_INIT: () = ();
+
+    fn in_progress_work_on(_cpu: u32) -> bool {
+        // No progress work item of this provider calls a CQ handler.
+        false
+    }
+
+    #[inline(always)]
+    fn trace(_point: util::Trace) {}
+
+    unsafe fn fire_target<'a>(_ep: *mut ffi::sys::kfid_ep) -> Option<&'a (dyn trigger::target::FireTarget + 'static)> {
+        // No endpoint of this provider exists.
+        None
+    }
+
+    unsafe fn domain_scope<'a>(dom: *mut ffi::sys::kfid_domain) -> Option<(*mut ffi::sys::kfid_fabric, Option<&'a [u8]>)> {
+        // SAFETY: by the trait's contract `dom` is an open domain (of any
+        // provider): its header is read only to tell whether it is ours.
+        if !unsafe { ffi::sys::kfi_verbs_glue_is_domain(dom) } {
+            return None;
+        }
+        // SAFETY: ours, open for the call.
+        let d = unsafe { domain::Domain::from_fid(&mut (*dom).fid) };
+        // SAFETY: a domain's fabric outlives it.
+        Some((unsafe { util::fabric::Fabric::header(d.fabric()) }, Some(d.name())))
+    }
+}
+
+// Shared with the core, the toolkit and the host crates; some helpers are
+// used only by host tests.
+#[allow(dead_code, unreachable_pub)]
+mod logic {
+    #[path = "../../rust/logic/writer.rs"]
+    pub mod writer;
+    pub use crate::util::logic::plan;
+    #[path = "../logic/info.rs"]
+    pub mod info;
+}
+
+module! {
+    type: KfiVerbs,
+    name: "kfi_verbs",
+    author: "kfabric developers",
+    description: "kfabric RDMA provider (ib_verbs, rdma_cm)",
+    license: "GPL",
+}
+
+struct KfiVerbs {
+    // Dropped in this order: deregistration first (it waits until no
+    // fabric is open, so no domain holds a device), then the ib_client
+    // (its remove callback frees each device's protection domain), then
+    // the workqueue.
+    _provider: util::base::Registration,
+    _client: ffi::IbClient,
+    _wq: util::base::WorkQueue,
+}
+
+impl kernel::Module for KfiVerbs {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let wq = util::base::WorkQueue::new()?;
+        let client = ffi::IbClient::register()?;
+        let provider = util::base::Registration::new(prov::provider())?;
+        Ok(KfiVerbs { _provider: provider, _client: client, _wq: wq })
+    }
+}

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites of kfi_verbs.ko through the public API only: its
+ * kfi_getinfo entries for the software RDMA devices the guest set up,
+ * domains on them, and hot removal and addition of a device. The guest
+ * (tests/guest/verbs.sh) creates one rxe and one siw device, each on a
+ * network device with an IPv4 address, and names them in the module
+ * parameters; without them every case skips.
+ */
+#include <kunit/test.h>
+#include <linux/in.h>
+#include <linux/module.h>
+#include <linux/inet.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/delay.h>
+#include <linux/umh.h>
+
+#include <kfabric.h>
+#include <kfi_domain.h>
+#include <kfi_endpoint.h>
+#include <kfi_eq.h>
+#include <kfi_errno.h>
+
+#define V17 KFI_VERSION(1, 7)
+/*
+ * A service without a node: every entry carries its local address with
+ * this port (find_entry() tells the devices apart by address).
+ */
+#define SERVICE "7471"
+
+static char *rxe_dev, *rxe_netdev, *rxe_node, *siw_dev, *siw_node;
+module_param(rxe_dev, charp, 0444);
+MODULE_PARM_DESC(rxe_dev, "Name of an rxe device in the test's namespace");
+module_param(rxe_netdev, charp, 0444);
+MODULE_PARM_DESC(rxe_netdev, "Its network device (to add it back)");
+module_param(rxe_node, charp, 0444);
+MODULE_PARM_DESC(rxe_node, "The IPv4 address of that network device");
+module_param(siw_dev, charp, 0444);
+MODULE_PARM_DESC(siw_dev, "Name of a siw device");
+module_param(siw_node, charp, 0444);
+MODULE_PARM_DESC(siw_node, "The IPv4 address of its network device");
+
+static int verbs_init(struct kunit *test)
+{
+	if (!rxe_dev || !rxe_netdev || !rxe_node || !siw_dev || !siw_node)
+		kunit_skip(test, "no RDMA devices named (module parameters)");
+	return 0;
+}
+
+static struct kfi_info *verbs_hints(struct kunit *test)
+{
+	struct kfi_info *h = kfi_allocinfo();
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->fabric_attr->prov_name = kstrdup("verbs", GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h->fabric_attr->prov_name);
+	return h;
+}
+
+/*
+ * The entry of @list for domain @dev with IPv4 source address @node, or
+ * NULL.
+ */
+static struct kfi_info *find_entry(struct kfi_info *list, const char *dev,
+				   const char *node)
+{
+	struct sockaddr_in *sin;
+	__be32 a;
+
+	if (!in4_pton(node, -1, (u8 *)&a, -1, NULL))
+		return NULL;
+	for (; list; list = list->next) {
+		if (strcmp(list->domain_attr->name, dev) ||
+		    list->addr_format != KFI_SOCKADDR_IN || !list->src_addr)
+			continue;
+		sin = list->src_addr;
+		if (sin->sin_family == AF_INET && sin->sin_addr.s_addr == a)
+			return list;
+	}
+	return NULL;
+}
+
+/* Runs the rdma tool (iproute2) with the arguments @args; its exit status. */
+static int rdma_tool(const char *const *args)
+{
+	static char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	char *argv[12] = { "/usr/bin/rdma" };
+	int i;
+
+	for (i = 0; args[i] && i < ARRAY_SIZE(argv) - 2; i++)
+		argv[i + 1] = (char *)args[i];
+	return call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+}
+
+/* Whether kfi_getinfo lists @dev with address @node (within 5 s). */
+static bool listed_soon(struct kunit *test, const char *dev, const char *node)
+{
+	struct kfi_info *h = verbs_hints(test), *list;
+	bool found = false;
+	int i;
+
+	for (i = 0; i < 50 && !found; i++) {
+		if (i)
+			msleep(100);
+		list = NULL;
+		if (!kfi_getinfo(V17, NULL, SERVICE, 0, h, &list))
+			found = find_entry(list, dev, node);
+		kfi_freeinfo(list);
+	}
+	kfi_freeinfo(h);
+	return found;
+}
+
+/* ------------------------------------------------------------ getinfo */
+
+/*
+ * Every device is listed with the names libfabric's verbs provider gives
+ * (fabric: IB-0x<GID 0 subnet prefix> or Ethernet-iWARP; domain: the
+ * device), its transport's protocol, message endpoints, the provider's
+ * name, and the addresses of its network device as source addresses.
+ */
+static void verbs_getinfo_lists_devices(struct kunit *test)
+{
+	struct kfi_info *h = verbs_hints(test), *list = NULL, *e;
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
+	e = find_entry(list, rxe_dev, rxe_node);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, e, "no entry for %s %s", rxe_dev,
+				  rxe_node);
+	KUNIT_EXPECT_STREQ(test, e->fabric_attr->name,
+			   "IB-0xfe80000000000000");
+	KUNIT_EXPECT_STREQ(test, e->fabric_attr->prov_name, "verbs");
+	KUNIT_EXPECT_EQ(test, e->ep_attr->type, KFI_EP_MSG);
+	KUNIT_EXPECT_EQ(test, e->ep_attr->protocol,
+			(uint32_t)KFI_PROTO_RDMA_CM_IB_RC);
+	KUNIT_EXPECT_GT(test, e->tx_attr->size, (size_t)0);
+	KUNIT_EXPECT_GT(test, e->ep_attr->max_msg_size, (size_t)0);
+	e = find_entry(list, siw_dev, siw_node);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, e, "no entry for %s %s", siw_dev,
+				  siw_node);
+	KUNIT_EXPECT_STREQ(test, e->fabric_attr->name, "Ethernet-iWARP");
+	KUNIT_EXPECT_EQ(test, e->ep_attr->protocol, (uint32_t)KFI_PROTO_IWARP);
+	/* a device is listed only with its own addresses */
+	KUNIT_EXPECT_NULL(test, find_entry(list, rxe_dev, siw_node));
+	KUNIT_EXPECT_NULL(test, find_entry(list, siw_dev, rxe_node));
+	for (e = list; e; e = e->next)
+		KUNIT_EXPECT_STREQ(test, e->fabric_attr->prov_name, "verbs");
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
+}
+
+/*
+ * A node with KFI_SOURCE selects the device holding that address; a node
+ * no device holds finds nothing.
+ */
+static void verbs_getinfo_by_node(struct kunit *test)
+{
+	struct kfi_info *h = verbs_hints(test), *list = NULL, *e;
+	int n = 0;
+
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, siw_node, "7471", KFI_SOURCE, h,
+					  &list), 0);
+	for (e = list; e; e = e->next, n++) {
+		struct sockaddr_in *sin = e->src_addr;
+
+		KUNIT_EXPECT_STREQ(test, e->domain_attr->name, siw_dev);
+		KUNIT_ASSERT_NOT_NULL(test, sin);
+		KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), 7471);
+	}
+	KUNIT_EXPECT_EQ(test, n, 1);
+	kfi_freeinfo(list);
+	list = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
+					  h, &list), -ENODATA);
+	KUNIT_EXPECT_NULL(test, list);
+	kfi_freeinfo(h);
+}
+
+/*
+ * Nothing the provider does not do yet is advertised: a consumer asking
+ * for messages, RMA, tagged messages, triggered transfers or reliable
+ * datagram endpoints does not get its entries.
+ */
+static void verbs_getinfo_advertises_what_works(struct kunit *test)
+{
+	static const uint64_t caps[] = { KFI_MSG, KFI_RMA, KFI_TAGGED,
+					 KFI_TRIGGER, KFI_ATOMIC, KFI_SEND };
+	struct kfi_info *h = verbs_hints(test), *list = NULL;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(caps); i++) {
+		h->caps = caps[i];
+		KUNIT_EXPECT_EQ_MSG(test, kfi_getinfo(V17, NULL, NULL, 0, h,
+						      &list), -ENODATA,
+				    "caps %#llx", caps[i]);
+		KUNIT_EXPECT_NULL(test, list);
+	}
+	h->caps = 0;
+	h->ep_attr->type = KFI_EP_RDM;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list),
+			-ENODATA);
+	h->ep_attr->type = KFI_EP_MSG;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
+}
+
+/* ------------------------------------------------------------- domain */
+
+struct vdom {
+	struct kfi_info *hints, *list, *e;
+	struct kfid_fabric *fab;
+	struct kfid_domain *dom;
+};
+
+/* Fabric and domain of @dev's entry for @node. */
+static void vdom_open(struct kunit *test, struct vdom *v, const char *dev,
+		      const char *node)
+{
+	memset(v, 0, sizeof(*v));
+	v->hints = verbs_hints(test);
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, v->hints,
+					  &v->list), 0);
+	v->e = find_entry(v->list, dev, node);
+	KUNIT_ASSERT_NOT_NULL(test, v->e);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(v->e->fabric_attr, &v->fab, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_domain(v->fab, v->e, &v->dom, NULL), 0);
+}
+
+static void vdom_close(struct kunit *test, struct vdom *v)
+{
+	KUNIT_EXPECT_EQ(test, kfi_close(&v->dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&v->fab->fid), 0);
+	kfi_freeinfo(v->list);
+	kfi_freeinfo(v->hints);
+}
+
+/*
+ * A domain on each device: completion queues and counters open on it and
+ * work; what is not implemented says so (-KFI_ENOSYS), nothing crashes.
+ */
+static void verbs_domain_objects(struct kunit *test)
+{
+	struct kfi_cq_attr cattr = { .size = 8, .format = KFI_CQ_FORMAT_DATA };
+	struct kfi_cq_data_entry ent;
+	struct kfid_cq *cq;
+	struct kfid_cntr *cntr;
+	struct kfid_ep *ep;
+	struct kfid_pep *pep;
+	struct kfid_mr *mr;
+	struct vdom v, w;
+	char buf[8];
+
+	vdom_open(test, &v, rxe_dev, rxe_node);
+	vdom_open(test, &w, siw_dev, siw_node);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(v.dom, &cattr, &cq, NULL, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, &ent, 1), -EAGAIN);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(w.dom, NULL, &cntr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_add(cntr, 3), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(cntr), 3ULL);
+	/* a domain with a child open does not close */
+	KUNIT_EXPECT_EQ(test, kfi_close(&v.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&w.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_endpoint(v.dom, v.e, &ep, NULL),
+			-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_passive_ep(v.fab, v.e, &pep, NULL),
+			-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_mr_reg(v.dom, buf, sizeof(buf),
+					 KFI_REMOTE_WRITE, 0, 0, 0, &mr, NULL),
+			-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cntr->fid), 0);
+	vdom_close(test, &w);
+	vdom_close(test, &v);
+}
+
+/*
+ * kfi_domain() names its device: without a name -EINVAL; a name no RDMA
+ * device has (a network interface's, say) -ENODEV.
+ */
+static void verbs_domain_bad_names(struct kunit *test)
+{
+	struct kfid_domain *dom;
+	struct vdom v;
+	char *name;
+
+	vdom_open(test, &v, rxe_dev, rxe_node);
+	name = v.e->domain_attr->name;
+	v.e->domain_attr->name = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_domain(v.fab, v.e, &dom, NULL), -EINVAL);
+	v.e->domain_attr->name = "lo";
+	KUNIT_EXPECT_EQ(test, kfi_domain(v.fab, v.e, &dom, NULL), -ENODEV);
+	v.e->domain_attr->name = "";
+	KUNIT_EXPECT_EQ(test, kfi_domain(v.fab, v.e, &dom, NULL), -ENODEV);
+	v.e->domain_attr->name = name;
+	vdom_close(test, &v);
+}
+
+/*
+ * Hints naming an open domain (kfilnd reuses its domain so) find only
+ * that device's entries, with the fabric and domain handles filled in.
+ */
+static void verbs_getinfo_reuses_open_domain(struct kunit *test)
+{
+	struct kfi_info *list = NULL, *e;
+	struct vdom v;
+	int n = 0;
+
+	vdom_open(test, &v, siw_dev, siw_node);
+	v.hints->domain_attr->domain = v.dom;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, v.hints, &list),
+			0);
+	for (e = list; e; e = e->next, n++) {
+		KUNIT_EXPECT_STREQ(test, e->domain_attr->name, siw_dev);
+		KUNIT_EXPECT_PTR_EQ(test, e->domain_attr->domain, v.dom);
+		KUNIT_EXPECT_PTR_EQ(test, e->fabric_attr->fabric, v.fab);
+	}
+	KUNIT_EXPECT_GT(test, n, 0);
+	kfi_freeinfo(list);
+	v.hints->domain_attr->domain = NULL;
+	vdom_close(test, &v);
+}
+
+/*
+ * Hot removal of a device with a domain and a CQ open on it: the device
+ * leaves the listing, no new domain opens on it (-ENODEV), the open ones
+ * keep working and close. Added back, it is listed and opens again.
+ */
+static void verbs_hot_remove_and_add(struct kunit *test)
+{
+	struct kfi_cq_attr cattr = { .size = 8, .format = KFI_CQ_FORMAT_DATA };
+	struct kfi_cq_data_entry ent;
+	struct kfi_info *h, *list = NULL;
+	struct kfid_domain *dom;
+	struct kfid_cq *cq;
+	struct vdom v;
+	const char *del[] = { "link", "delete", rxe_dev, NULL };
+	const char *add[] = { "link", "add", rxe_dev, "type", "rxe", "netdev",
+			      rxe_netdev, NULL };
+
+	vdom_open(test, &v, rxe_dev, rxe_node);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(v.dom, &cattr, &cq, NULL, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+	h = verbs_hints(test);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
+	KUNIT_EXPECT_NULL(test, find_entry(list, rxe_dev, rxe_node));
+	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, siw_dev, siw_node));
+	kfi_freeinfo(list);
+	list = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_domain(v.fab, v.e, &dom, NULL), -ENODEV);
+	/* what is open stays usable, and closes */
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, &ent, 1), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&v.dom->fid), 0);
+	kfi_freeinfo(h);
+	KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
+	KUNIT_EXPECT_TRUE(test, listed_soon(test, rxe_dev, rxe_node));
+	KUNIT_EXPECT_EQ(test, kfi_domain(v.fab, v.e, &dom, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&v.fab->fid), 0);
+	kfi_freeinfo(v.list);
+	kfi_freeinfo(v.hints);
+}
+
+static struct kunit_case verbs_getinfo_cases[] = {
+	KUNIT_CASE(verbs_getinfo_lists_devices),
+	KUNIT_CASE(verbs_getinfo_by_node),
+	KUNIT_CASE(verbs_getinfo_advertises_what_works),
+	KUNIT_CASE(verbs_getinfo_reuses_open_domain),
+	{}
+};
+
+static struct kunit_case verbs_domain_cases[] = {
+	KUNIT_CASE(verbs_domain_objects),
+	KUNIT_CASE(verbs_domain_bad_names),
+	KUNIT_CASE(verbs_hot_remove_and_add),
+	{}
+};
+
+static struct kunit_suite verbs_getinfo_suite = {
+	.name = "kfi_verbs_getinfo",
+	.init = verbs_init,
+	.test_cases = verbs_getinfo_cases,
+};
+
+static struct kunit_suite verbs_domain_suite = {
+	.name = "kfi_verbs_domain",
+	.init = verbs_init,
+	.test_cases = verbs_domain_cases,
+};
+
+kunit_test_suites(&verbs_getinfo_suite, &verbs_domain_suite);
+
+MODULE_DESCRIPTION("KUnit suites of the kfabric verbs provider");
+MODULE_LICENSE("GPL");
