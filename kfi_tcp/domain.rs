@@ -14,8 +14,9 @@
 //! closes.
 
 use crate::util::base::{self, einval};
-use crate::util::fabric::Fabric;
+use crate::util::fabric::{close_domain, open_domain, Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
+use crate::util::getinfo::info_domain_name;
 use crate::ffi::{kfi_info, sys};
 use crate::logic::mr::KeyChooser;
 use crate::trigger::cntr::CntrList;
@@ -214,9 +215,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     }
     // SAFETY: the consumer passes NULL or a valid info whose domain name is
     // NULL or a valid string.
-    let dattr = unsafe { info.as_ref().and_then(|i| i.domain_attr.as_ref()) };
-    // SAFETY: as above.
-    let name = dattr.and_then(|d| unsafe { base::c_bytes(d.name) });
+    let name = unsafe { info_domain_name(info) };
     let mut iface = ([0u8; IFNAMSIZ], 0);
     if let Some(name) = name {
         if name.len() >= IFNAMSIZ {
@@ -231,6 +230,8 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
             return base::neg(bindings::ENODEV);
         }
     }
+    // SAFETY: as above.
+    let dattr = unsafe { info.as_ref().and_then(|i| i.domain_attr.as_ref()) };
     let prov_key = dattr.is_some_and(|d| d.mr_mode & sys::KFI_MR_PROV_KEY as c_int != 0);
     // SAFETY: only our fabric ops table reaches this function.
     let f = unsafe { Fabric::from_header(fabric) };
@@ -242,21 +243,9 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
         mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),
         mr_eq: AtomicPtr::new(core::ptr::null_mut()),
     });
-    let b = match KBox::pin_init(init, GFP_KERNEL) {
-        Ok(b) => b,
-        Err(_) => return base::neg(bindings::ENOMEM),
-    };
-    // SAFETY: the object is never moved: it is freed in place by
-    // `kfi_tcp_domain_close`.
-    let d = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
     // SAFETY: `f` is live (the consumer holds it open while calling us);
-    // `d` is our fresh object.
-    unsafe {
-        Fabric::children(f).opened();
-        sys::kfi_tcp_glue_domain_init(&mut (*d).base.dom, context);
-        *dom = &mut (*d).base.dom;
-    }
-    0
+    // `dom` was checked; the glue fills a domain header.
+    unsafe { open_domain(f, init, sys::kfi_tcp_glue_domain_init, context, dom) }
 }
 
 /// `bind` of a domain: an EQ of this provider with `KFI_REG_MR` (memory
@@ -264,7 +253,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
 /// flags (also 0: a default EQ for the domain's endpoints is not
 /// implemented), another object, or a second binding: -EINVAL.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_domain_bind(fid: *mut sys::kfid, bfid: *mut sys::kfid, flags: u64) -> c_int {
+pub(crate) unsafe extern "C" fn kfi_prov_domain_bind(fid: *mut sys::kfid, bfid: *mut sys::kfid, flags: u64) -> c_int {
     // SAFETY: only installed on our domains.
     let d = unsafe { Domain::from_fid(fid) };
     // SAFETY: NULL or a valid fid by the API contract.
@@ -287,20 +276,22 @@ pub(crate) unsafe extern "C" fn kfi_tcp_domain_bind(fid: *mut sys::kfid, bfid: *
 /// `close` of a domain: -EBUSY while a child (region, CQ, endpoint) is
 /// open. Releases the EQ bound with `KFI_REG_MR`.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_domain_close(fid: *mut sys::kfid) -> c_int {
-    // SAFETY: only installed on our domains.
-    let d = unsafe { Domain::from_fid(fid) };
-    if d.base.children.busy() {
-        return base::neg(bindings::EBUSY);
+pub(crate) unsafe extern "C" fn kfi_prov_domain_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on our domains, made by `open_domain`.
+    unsafe { close_domain::<Domain>(fid) }
+}
+
+// SAFETY: `#[repr(C)]` with its `DomainBase` first (asserted above);
+// allocated only by `open_domain`.
+unsafe impl ProvDomain for Domain {
+    fn fabric(&self) -> *mut Fabric {
+        self.fabric
     }
-    if let Some(eq) = d.mr_eq() {
-        eq.unbind();
+
+    /// Releases the EQ bound with `KFI_REG_MR`.
+    fn closing(&self) {
+        if let Some(eq) = self.mr_eq() {
+            eq.unbind();
+        }
     }
-    let d = d as *const Domain as *mut Domain;
-    // SAFETY: allocated by `kfi_prov_fabric_domain` with KBox; no child
-    // refers to it; the consumer gave up its pointer by closing.
-    let d = unsafe { KBox::from_raw(d) };
-    // SAFETY: the fabric cannot be freed while this domain is counted.
-    unsafe { Fabric::children(d.fabric).closed() };
-    0
 }

@@ -127,7 +127,7 @@ impl Ep {
     /// Recovers an endpoint from its fid.
     ///
     /// # Safety
-    /// `fid` is the fid of a live endpoint made by `kfi_tcp_domain_endpoint`.
+    /// `fid` is the fid of a live endpoint made by `kfi_prov_domain_endpoint`.
     unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Ep {
         // SAFETY: the fid is the first field of the header, itself first.
         unsafe { &*kernel::container_of!(fid, Ep, ep.fid) }
@@ -169,7 +169,7 @@ impl Ep {
 /// `endpoint` of a domain: a MSG endpoint; with `info->handle` from a
 /// `KFI_CONNREQ`, the endpoint that will accept that request.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_tcp_domain_endpoint(
+pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
     domain: *mut sys::kfid_domain,
     info: *mut kfi_info,
     ep: *mut *mut sys::kfid_ep,
@@ -638,7 +638,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_close(fid: *mut sys::kfid) -> c_int {
     }
     // SAFETY: the domain outlives its counted endpoints.
     let d = unsafe { &*e.domain };
-    // SAFETY: allocated by `kfi_tcp_domain_endpoint`; the connection is
+    // SAFETY: allocated by `kfi_prov_domain_endpoint`; the connection is
     // stopped, so nothing refers to it; the consumer gave up its pointer.
     drop(unsafe { KBox::from_raw(e as *const Ep as *mut Ep) });
     d.child_closed();

@@ -21,27 +21,6 @@
 #include <kfi_enosys.h>
 #include "tcp_sys.h"
 
-static struct kfi_ops kfi_tcp_domain_fid_ops = {
-	.size = sizeof(struct kfi_ops),
-	.close = kfi_tcp_domain_close,
-	.bind = kfi_tcp_domain_bind,
-	.control = kfi_util_domain_control,
-	.ops_open = kfi_no_ops_open,
-};
-
-static struct kfi_ops_domain kfi_tcp_domain_ops = {
-	.size = sizeof(struct kfi_ops_domain),
-	.av_open = kfi_no_av_open,
-	.cq_open = kfi_util_domain_cq_open,
-	.endpoint = kfi_tcp_domain_endpoint,
-	.scalable_ep = kfi_no_scalable_ep,
-	.cntr_open = kfi_util_domain_cntr_open,
-	.poll_open = kfi_no_poll_open,
-	.stx_ctx = kfi_no_stx_ctx,
-	.srx_ctx = kfi_no_srx_ctx,
-	.query_atomic = kfi_no_query_atomic,
-};
-
 /*
  * Every registration call becomes one kfi_mr_attr handed to the Rust
  * kfi_tcp_mr_regattr(), which validates it.
@@ -160,11 +139,7 @@ void kfi_tcp_glue_mr_init(struct kfid_mr *mr, void *context)
  */
 void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context)
 {
-	domain->fid.fclass = KFI_CLASS_DOMAIN;
-	domain->fid.context = context;
-	domain->fid.ops = &kfi_tcp_domain_fid_ops;
-	domain->ops = &kfi_tcp_domain_ops;
-	domain->mr = &kfi_tcp_mr_ops;
+	kfi_util_domain_init(domain, context, &kfi_tcp_mr_ops);
 }
 
 /*
@@ -358,14 +333,3 @@ bool kfi_tcp_glue_is_alias(const struct kfid *fid)
 	return fid->ops == &kfi_tcp_alias_fid_ops;
 }
 
-/**
- * kfi_tcp_glue_is_domain() - Tell whether a domain header is one of ours.
- * @domain: Any provider's domain (a consumer's getinfo hint).
- *
- * Return: true for a domain made by kfi_tcp_glue_domain_init().
- */
-bool kfi_tcp_glue_is_domain(const struct kfid_domain *domain)
-{
-	return domain->fid.fclass == KFI_CLASS_DOMAIN &&
-	       domain->ops == &kfi_tcp_domain_ops;
-}

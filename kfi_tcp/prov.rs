@@ -8,7 +8,7 @@ use crate::logic::host;
 use crate::logic::plan::{self, Family, Plan};
 use crate::logic::writer::BufWriter;
 use crate::util::base;
-use crate::util::getinfo::{addr_format, info_addr};
+use crate::util::getinfo::{addr_format, fill_common, info_addr};
 use core::ffi::{c_char, c_int};
 use core::fmt::Write;
 use kernel::bindings;
@@ -142,21 +142,14 @@ pub(crate) fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, 
     // accepted and carried in the info; the tcp wire has no field for one,
     // so they separate nothing (libfabric's tcp provider has none either).
     ep.auth_key_size = AUTH_KEY_SIZE;
-    dom.threading = sys::KFI_THREAD_SAFE;
-    dom.control_progress = sys::KFI_PROGRESS_AUTO;
-    dom.data_progress = sys::KFI_PROGRESS_AUTO;
-    dom.resource_mgmt = sys::KFI_RM_ENABLED;
-    dom.av_type = sys::KFI_AV_UNSPEC;
     dom.mr_mode = 0;
     dom.mr_key_size = 8;
     dom.cq_data_size = 8;
-    dom.cq_cnt = 256;
     dom.ep_cnt = 8192;
     dom.tx_ctx_cnt = 8192;
     dom.rx_ctx_cnt = 8192;
     dom.max_ep_tx_ctx = 1;
     dom.max_ep_rx_ctx = 1;
-    dom.cntr_cnt = 256;
     dom.mr_iov_limit = MR_IOV_LIMIT;
     dom.mr_cnt = 65535;
     dom.auth_key_size = AUTH_KEY_SIZE;
@@ -175,10 +168,7 @@ pub(crate) fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, 
         let _ = write!(w, "/{}", iface.prefix_len());
         fab.name = base::kstrdup(w.as_bytes())?;
     }
-    fab.prov_name = base::kstrdup(b"tcp")?;
-    fab.prov_version = PROV_VERSION;
-    fab.api_version = version;
-    Ok(())
+    fill_common(dom, fab, b"tcp", PROV_VERSION, version)
 }
 
 /// `kgetinfo`: one entry per usable IPv4 and IPv6 address of the caller's

@@ -14,7 +14,7 @@
 //! point at their fabric.
 
 use super::base::{self, einval};
-use super::fid::{ChildCount, FabricBase};
+use super::fid::{ChildCount, DomainBase, FabricBase};
 use super::sys;
 use core::ffi::{c_int, c_void};
 use core::ptr;
@@ -132,4 +132,80 @@ pub(crate) unsafe extern "C" fn kfabric_entry(
         }
         Err(e) => e.to_errno(),
     }
+}
+
+/// A provider's domain object, as the toolkit opens and closes it.
+///
+/// # Safety
+/// Implementors are `#[repr(C)]` with a [`DomainBase`] as their first
+/// field (its header is what the consumer holds), and are only ever
+/// allocated by [`open_domain`].
+pub(crate) unsafe trait ProvDomain: Sized {
+    /// The fabric the domain was opened on (outlives it: counted).
+    fn fabric(&self) -> *mut Fabric;
+
+    /// Called by [`close_domain`] once the close is decided, before the
+    /// object is freed (kfi_tcp: releases its `KFI_REG_MR` EQ binding).
+    fn closing(&self) {}
+}
+
+/// Opens a provider's domain on fabric `f`: allocates `init` in place
+/// (never moved again), counts it on the fabric, lets the provider's
+/// `glue` fill its header (ops tables, class, context) and stores the
+/// header in `*dom`. 0 or -ENOMEM.
+///
+/// # Safety
+/// `f` is a live fabric of this provider the consumer holds open for the
+/// call; `dom` is writable; `glue` fills a domain header.
+pub(crate) unsafe fn open_domain<D: ProvDomain>(
+    f: *mut Fabric,
+    init: impl PinInit<D>,
+    glue: unsafe extern "C" fn(*mut sys::kfid_domain, *mut c_void),
+    context: *mut c_void,
+    dom: *mut *mut sys::kfid_domain,
+) -> c_int {
+    let b = match KBox::pin_init(init, GFP_KERNEL) {
+        Ok(b) => b,
+        Err(_) => return base::neg(bindings::ENOMEM),
+    };
+    // SAFETY: the object is never moved: `close_domain` frees it in place.
+    let d = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
+    // SAFETY: `D` starts with its `DomainBase` (trait contract).
+    let db = d.cast::<DomainBase>();
+    // SAFETY: `f` is live (caller's contract); `d` is our fresh object,
+    // whose header `glue` fills before the consumer sees it.
+    unsafe {
+        Fabric::children(f).opened();
+        glue(ptr::addr_of_mut!((*db).dom), context);
+        *dom = ptr::addr_of_mut!((*db).dom);
+    }
+    0
+}
+
+/// Closes a domain opened by [`open_domain`]: -EBUSY while a child
+/// (memory region, CQ, counter, endpoint) is open; else
+/// [`ProvDomain::closing`], the object is dropped and freed, and it is
+/// uncounted on its fabric.
+///
+/// # Safety
+/// `fid` is the fid of a live domain of type `D` (the provider's domain
+/// ops table only passes those); the consumer gives it up on success.
+pub(crate) unsafe fn close_domain<D: ProvDomain>(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: caller's contract; the fid is the first field of the header,
+    // itself the first field of the base, itself first in `D`.
+    let d = unsafe { kernel::container_of!(fid, DomainBase, dom.fid) }.cast_mut().cast::<D>();
+    // SAFETY: a live domain (caller's contract).
+    if unsafe { (*d.cast::<DomainBase>()).children.busy() } {
+        return base::neg(bindings::EBUSY);
+    }
+    // SAFETY: a live `D` (caller's contract).
+    unsafe { (*d).closing() };
+    // SAFETY: allocated by `open_domain` with KBox; no child refers to it;
+    // the consumer gave up its pointer by closing.
+    let d = unsafe { KBox::from_raw(d) };
+    let f = d.fabric();
+    drop(d);
+    // SAFETY: the fabric cannot be freed while this domain was counted.
+    unsafe { Fabric::children(f).closed() };
+    0
 }

@@ -233,3 +233,45 @@ pub(crate) fn connreq_info(
     e.handle = handle;
     Ok(list.into_raw())
 }
+
+/// Largest number of CQs and of counters a domain advertises (the
+/// toolkit's objects: bounded by memory only; the figure is what consumers
+/// size their tables by).
+const TOOLKIT_OBJS: usize = 256;
+
+/// Fills what an entry says of the toolkit's part and of the provider:
+/// thread safety, automatic progress of control and data, enabled
+/// resource management, no address vector, the CQ and counter counts;
+/// the fabric's provider name and version and the API version asked for.
+pub(crate) fn fill_common(
+    dom: &mut sys::kfi_domain_attr,
+    fab: &mut sys::kfi_fabric_attr,
+    prov_name: &[u8],
+    prov_version: u32,
+    api_version: u32,
+) -> Result {
+    dom.threading = sys::KFI_THREAD_SAFE;
+    dom.control_progress = sys::KFI_PROGRESS_AUTO;
+    dom.data_progress = sys::KFI_PROGRESS_AUTO;
+    dom.resource_mgmt = sys::KFI_RM_ENABLED;
+    dom.av_type = sys::KFI_AV_UNSPEC;
+    dom.cq_cnt = TOOLKIT_OBJS;
+    dom.cntr_cnt = TOOLKIT_OBJS;
+    fab.prov_name = base::kstrdup(prov_name)?;
+    fab.prov_version = prov_version;
+    fab.api_version = api_version;
+    Ok(())
+}
+
+/// The domain name of a consumer's info (`info->domain_attr->name`), if
+/// it has one: what `kfi_domain` opens.
+///
+/// # Safety
+/// `info` is NULL or a valid info whose domain attributes are NULL or
+/// valid, with a NULL or NUL-terminated name; it outlives the result.
+pub(crate) unsafe fn info_domain_name<'a>(info: *const kfi_info) -> Option<&'a [u8]> {
+    // SAFETY: caller's contract.
+    let dattr = unsafe { info.as_ref().and_then(|i| i.domain_attr.as_ref()) }?;
+    // SAFETY: caller's contract.
+    unsafe { base::c_bytes(dattr.name) }
+}

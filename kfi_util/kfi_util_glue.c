@@ -32,6 +32,7 @@
 #include <kfi_enosys.h>
 #include "util_sys.h"
 #include "util_iter.h"
+#include "../kfi_trigger/trigger_sys.h"
 
 static struct workqueue_struct *kfi_util_workqueue;
 
@@ -965,4 +966,66 @@ bool kfi_util_is_fabric(const struct kfid_fabric *fabric)
 {
 	return fabric->fid.fclass == KFI_CLASS_FABRIC &&
 	       fabric->ops == &kfi_util_fabric_ops;
+}
+
+static struct kfi_ops kfi_util_domain_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_prov_domain_close,
+	.bind = kfi_prov_domain_bind,
+	.control = kfi_util_domain_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_domain kfi_util_domain_ops = {
+	.size = sizeof(struct kfi_ops_domain),
+	.av_open = kfi_no_av_open,
+	.cq_open = kfi_util_domain_cq_open,
+	.endpoint = kfi_prov_domain_endpoint,
+	.scalable_ep = kfi_no_scalable_ep,
+	.cntr_open = kfi_util_domain_cntr_open,
+	.poll_open = kfi_no_poll_open,
+	.stx_ctx = kfi_no_stx_ctx,
+	.srx_ctx = kfi_no_srx_ctx,
+	.query_atomic = kfi_no_query_atomic,
+};
+
+/* Memory registration of a provider that has none yet. */
+static struct kfi_ops_mr kfi_util_no_mr_ops = {
+	.size = sizeof(struct kfi_ops_mr),
+	.reg = kfi_no_mr_reg,
+	.regv = kfi_no_mr_regv,
+	.regbv = kfi_no_mr_regbv,
+	.regattr = kfi_no_mr_regattr,
+	.regsgl = kfi_no_mr_regsgl,
+};
+
+/**
+ * kfi_util_domain_init() - Fill the kfabric header of a new domain.
+ * @domain: The embedded struct kfid_domain of the provider's domain object
+ *	(its DomainBase, kfi_util/fid.rs).
+ * @context: The consumer's context.
+ * @mr: The provider's memory registration ops; NULL: none (-KFI_ENOSYS).
+ */
+void kfi_util_domain_init(struct kfid_domain *domain, void *context,
+			  struct kfi_ops_mr *mr)
+{
+	domain->fid.fclass = KFI_CLASS_DOMAIN;
+	domain->fid.context = context;
+	domain->fid.ops = &kfi_util_domain_fid_ops;
+	domain->ops = &kfi_util_domain_ops;
+	domain->mr = mr ?: &kfi_util_no_mr_ops;
+}
+
+/**
+ * kfi_util_is_domain() - Tell whether a domain header is one of this
+ *	provider's.
+ * @domain: Any provider's domain (a consumer's getinfo hint).
+ *
+ * Each provider module has its own copy of the ops tables.
+ * Return: true for a domain made by kfi_util_domain_init().
+ */
+bool kfi_util_is_domain(const struct kfid_domain *domain)
+{
+	return domain->fid.fclass == KFI_CLASS_DOMAIN &&
+	       domain->ops == &kfi_util_domain_ops;
 }

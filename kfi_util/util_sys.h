@@ -319,4 +319,49 @@ int kfi_prov_fabric_passive_ep(struct kfid_fabric *fabric,
 			       struct kfi_info *info, struct kfid_pep **pep,
 			       void *context);
 
+/*
+ * Domains: the provider's object, its header filled by the toolkit's ops
+ * tables (kfi_util_glue.c), whose CQ, counter and control entries are the
+ * toolkit's and whose close, bind and endpoint entries the provider's.
+ */
+void kfi_util_domain_init(struct kfid_domain *domain, void *context,
+			  struct kfi_ops_mr *mr);
+bool kfi_util_is_domain(const struct kfid_domain *domain);
+
+/**
+ * kfi_prov_domain_close() - Close a domain: the domain fid's close;
+ *	defined by the provider.
+ * @fid: One of the provider's domains.
+ *
+ * Context: Process context.
+ * Return: 0, or a negative errno (-EBUSY while a child is open).
+ */
+int kfi_prov_domain_close(struct kfid *fid);
+
+/**
+ * kfi_prov_domain_bind() - Bind an object to a domain: the domain fid's
+ *	bind; defined by the provider.
+ * @fid: One of the provider's domains.
+ * @bfid: The object.
+ * @flags: KFI_REG_MR and the like.
+ *
+ * Context: Process context.
+ * Return: 0, or a negative errno.
+ */
+int kfi_prov_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
+
+/**
+ * kfi_prov_domain_endpoint() - Open an active endpoint on a domain: the
+ *	domain ops table's endpoint; defined by the provider.
+ * @domain: One of the provider's domains.
+ * @info: The consumer's info.
+ * @ep: Where the new endpoint goes.
+ * @context: The consumer's context.
+ *
+ * Context: Process context.
+ * Return: 0, or a negative errno.
+ */
+int kfi_prov_domain_endpoint(struct kfid_domain *domain, struct kfi_info *info,
+			     struct kfid_ep **ep, void *context);
+
 #endif

@@ -11,8 +11,9 @@
 
 use crate::ffi::{kfi_info, sys, DevRef};
 use crate::util::base::{self, einval};
-use crate::util::fabric::Fabric;
+use crate::util::fabric::{close_domain, open_domain, Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
+use crate::util::getinfo::info_domain_name;
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
 use kernel::prelude::*;
@@ -75,9 +76,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     }
     // SAFETY: the consumer passes NULL or a valid info whose domain name is
     // NULL or a valid string.
-    let dattr = unsafe { info.as_ref().and_then(|i| i.domain_attr.as_ref()) };
-    // SAFETY: as above.
-    let Some(name) = dattr.and_then(|d| unsafe { base::c_bytes(d.name) }) else {
+    let Some(name) = (unsafe { info_domain_name(info) }) else {
         return einval();
     };
     if name.len() >= NAME_MAX {
@@ -97,36 +96,23 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
         _dev: dev,
         name: n,
     });
-    let b = match KBox::pin_init(init, GFP_KERNEL) {
-        Ok(b) => b,
-        Err(_) => return base::neg(bindings::ENOMEM),
-    };
-    // SAFETY: the object is never moved: it is freed in place by
-    // `kfi_verbs_domain_close`.
-    let d = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
-    // SAFETY: `f` is live (as above); `d` is our fresh object.
-    unsafe {
-        Fabric::children(f).opened();
-        sys::kfi_verbs_glue_domain_init(&mut (*d).base.dom, context);
-        *dom = &mut (*d).base.dom;
-    }
-    0
+    // SAFETY: `f` is live (as above); `dom` was checked; the glue fills a
+    // domain header.
+    unsafe { open_domain(f, init, sys::kfi_verbs_glue_domain_init, context, dom) }
 }
 
 /// `close` of a domain: -EBUSY while a child (CQ, counter) is open; drops
 /// the device reference.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_verbs_domain_close(fid: *mut sys::kfid) -> c_int {
-    // SAFETY: only installed on our domains.
-    let d = unsafe { Domain::from_fid(fid) };
-    if d.base.children.busy() {
-        return base::neg(bindings::EBUSY);
+pub(crate) unsafe extern "C" fn kfi_prov_domain_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on our domains, made by `open_domain`.
+    unsafe { close_domain::<Domain>(fid) }
+}
+
+// SAFETY: `#[repr(C)]` with its `DomainBase` first (asserted above);
+// allocated only by `open_domain`.
+unsafe impl ProvDomain for Domain {
+    fn fabric(&self) -> *mut Fabric {
+        self.fabric
     }
-    let d = d as *const Domain as *mut Domain;
-    // SAFETY: allocated by `kfi_prov_fabric_domain` with KBox; no child
-    // refers to it; the consumer gave up its pointer by closing.
-    let d = unsafe { KBox::from_raw(d) };
-    // SAFETY: the fabric cannot be freed while this domain is counted.
-    unsafe { Fabric::children(d.fabric).closed() };
-    0
 }

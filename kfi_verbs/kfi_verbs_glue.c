@@ -1,44 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kfi_verbs.ko, C side: the ops tables of the provider's own objects. The
- * slots not implemented yet are kfi_enosys.h's -KFI_ENOSYS defaults, never
- * NULL. Event queues, completion queues, counters and the fabric are the
- * toolkit's (kfi_util/, kfi_trigger/, compiled in by kfi_verbs_util.c).
+ * kfi_verbs.ko, C side: what the toolkit's ops tables (kfi_util/,
+ * kfi_trigger/, compiled in by kfi_verbs_util.c) need of the provider. The
+ * entries not implemented yet are kfi_enosys.h's -KFI_ENOSYS defaults,
+ * never NULL. The fabric, event queues, completion queues and counters are
+ * the toolkit's.
  */
 #include <linux/module.h>
 
 #include <kfi_enosys.h>
 #include "verbs_sys.h"
-
-static struct kfi_ops kfi_verbs_domain_fid_ops = {
-	.size = sizeof(struct kfi_ops),
-	.close = kfi_verbs_domain_close,
-	.bind = kfi_no_bind,
-	.control = kfi_util_domain_control,
-	.ops_open = kfi_no_ops_open,
-};
-
-static struct kfi_ops_domain kfi_verbs_domain_ops = {
-	.size = sizeof(struct kfi_ops_domain),
-	.av_open = kfi_no_av_open,
-	.cq_open = kfi_util_domain_cq_open,
-	.endpoint = kfi_no_endpoint,
-	.scalable_ep = kfi_no_scalable_ep,
-	.cntr_open = kfi_util_domain_cntr_open,
-	.poll_open = kfi_no_poll_open,
-	.stx_ctx = kfi_no_stx_ctx,
-	.srx_ctx = kfi_no_srx_ctx,
-	.query_atomic = kfi_no_query_atomic,
-};
-
-static struct kfi_ops_mr kfi_verbs_mr_ops = {
-	.size = sizeof(struct kfi_ops_mr),
-	.reg = kfi_no_mr_reg,
-	.regv = kfi_no_mr_regv,
-	.regbv = kfi_no_mr_regbv,
-	.regattr = kfi_no_mr_regattr,
-	.regsgl = kfi_no_mr_regsgl,
-};
 
 /**
  * kfi_verbs_glue_domain_init() - Fill the kfabric header of a new domain.
@@ -47,21 +18,39 @@ static struct kfi_ops_mr kfi_verbs_mr_ops = {
  */
 void kfi_verbs_glue_domain_init(struct kfid_domain *domain, void *context)
 {
-	domain->fid.fclass = KFI_CLASS_DOMAIN;
-	domain->fid.context = context;
-	domain->fid.ops = &kfi_verbs_domain_fid_ops;
-	domain->ops = &kfi_verbs_domain_ops;
-	domain->mr = &kfi_verbs_mr_ops;
+	/* no memory registration yet */
+	kfi_util_domain_init(domain, context, NULL);
 }
 
 /**
- * kfi_verbs_glue_is_domain() - Whether @dom is one of this provider's
- *	domains.
- * @dom: An open domain of any provider.
+ * kfi_prov_domain_bind() - The domain's bind: nothing binds to a domain of
+ *	this provider yet (an EQ with KFI_REG_MR comes with memory
+ *	registration).
+ * @fid: The domain.
+ * @bfid: The object.
+ * @flags: The flags.
+ *
+ * Return: -KFI_ENOSYS.
  */
-bool kfi_verbs_glue_is_domain(const struct kfid_domain *dom)
+int kfi_prov_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags)
 {
-	return dom->fid.ops == &kfi_verbs_domain_fid_ops;
+	return kfi_no_bind(fid, bfid, flags);
+}
+
+/**
+ * kfi_prov_domain_endpoint() - The domain's endpoint entry: active
+ *	endpoints are not implemented yet.
+ * @domain: The domain.
+ * @info: The consumer's info.
+ * @ep: Where the endpoint would go.
+ * @context: The consumer's context.
+ *
+ * Return: -KFI_ENOSYS.
+ */
+int kfi_prov_domain_endpoint(struct kfid_domain *domain, struct kfi_info *info,
+			     struct kfid_ep **ep, void *context)
+{
+	return kfi_no_endpoint(domain, info, ep, context);
 }
 
 /**

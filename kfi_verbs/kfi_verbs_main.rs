@@ -87,7 +87,7 @@ impl util::Provider for Prov {
     unsafe fn domain_scope<'a>(dom: *mut ffi::sys::kfid_domain) -> Option<(*mut ffi::sys::kfid_fabric, Option<&'a [u8]>)> {
         // SAFETY: by the trait's contract `dom` is an open domain (of any
         // provider): its header is read only to tell whether it is ours.
-        if !unsafe { ffi::sys::kfi_verbs_glue_is_domain(dom) } {
+        if !unsafe { ffi::sys::kfi_util_is_domain(dom) } {
             return None;
         }
         // SAFETY: ours, open for the call.

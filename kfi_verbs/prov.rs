@@ -15,7 +15,7 @@ use crate::logic::info::{fabric_name, queue_size};
 use crate::logic::plan::{Iface, Plan};
 use crate::logic::writer::BufWriter;
 use crate::util::base::{self, einval, Ifaces};
-use crate::util::getinfo::{addr_format, getinfo, info_addr};
+use crate::util::getinfo::{addr_format, fill_common, getinfo, info_addr};
 use core::ffi::{c_char, c_int};
 use kernel::bindings;
 use kernel::prelude::*;
@@ -63,22 +63,12 @@ fn fill(e: &mut kfi_info, iface: &Iface<'_>, port: &sys::kfi_verbs_port, p: &Pla
     ep.max_msg_size = port.max_msg as usize;
     ep.tx_ctx_cnt = 1;
     ep.rx_ctx_cnt = 1;
-    dom.threading = sys::KFI_THREAD_SAFE;
-    dom.control_progress = sys::KFI_PROGRESS_AUTO;
-    dom.data_progress = sys::KFI_PROGRESS_AUTO;
-    dom.resource_mgmt = sys::KFI_RM_ENABLED;
-    dom.av_type = sys::KFI_AV_UNSPEC;
-    dom.cq_cnt = 256;
-    dom.cntr_cnt = 256;
     dom.name = base::kstrdup(ffi::dev_name(port))?;
     let mut buf = [0u8; 32];
     let mut w = BufWriter::new(&mut buf);
     let _ = fabric_name(&mut w, port.iwarp, port.gid_prefix);
     fab.name = base::kstrdup(w.as_bytes())?;
-    fab.prov_name = base::kstrdup(b"verbs")?;
-    fab.prov_version = PROV_VERSION;
-    fab.api_version = version;
-    Ok(())
+    fill_common(dom, fab, b"verbs", PROV_VERSION, version)
 }
 
 /// `kgetinfo`: for each active port of an RDMA device whose network

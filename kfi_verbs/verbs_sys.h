@@ -73,8 +73,5 @@ void kfi_verbs_dev_put(struct kfi_verbs_dev *dev);
 
 /* kfi_verbs_glue.c */
 void kfi_verbs_glue_domain_init(struct kfid_domain *domain, void *context);
-bool kfi_verbs_glue_is_domain(const struct kfid_domain *dom);
-/* Rust entries the ops tables name */
-int kfi_verbs_domain_close(struct kfid *fid);
 
 #endif

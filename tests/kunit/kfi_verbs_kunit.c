@@ -363,6 +363,53 @@ static void verbs_hot_remove_and_add(struct kunit *test)
 	kfi_freeinfo(v.hints);
 }
 
+/*
+ * Objects stay with their provider: a verbs CQ or counter bound to a tcp
+ * endpoint is refused (-EINVAL), and hints for verbs naming a tcp domain
+ * find nothing. (Both providers loaded, as make check has them.)
+ */
+static void verbs_objects_stay_with_their_provider(struct kunit *test)
+{
+	struct kfi_cq_attr cattr = { .size = 8, .format = KFI_CQ_FORMAT_DATA };
+	struct kfi_info *th, *tlist = NULL, *list = NULL;
+	struct kfid_fabric *tfab;
+	struct kfid_domain *tdom;
+	struct kfid_ep *tep;
+	struct kfid_cq *cq;
+	struct kfid_cntr *cntr;
+	struct vdom v;
+
+	th = kfi_allocinfo();
+	KUNIT_ASSERT_NOT_NULL(test, th);
+	th->fabric_attr->prov_name = kstrdup("tcp", GFP_KERNEL);
+	th->caps = KFI_MSG;
+	if (kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE, th, &tlist)) {
+		kfi_freeinfo(th);
+		kunit_skip(test, "tcp provider not loaded");
+	}
+	KUNIT_ASSERT_EQ(test, kfi_fabric(tlist->fabric_attr, &tfab, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_domain(tfab, tlist, &tdom, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(tdom, tlist, &tep, NULL), 0);
+	vdom_open(test, &v, rxe_dev, rxe_node);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(v.dom, &cattr, &cq, NULL, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(v.dom, NULL, &cntr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(tep, &cq->fid, KFI_TRANSMIT),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(tep, &cntr->fid, KFI_SEND), -EINVAL);
+	v.hints->domain_attr->domain = tdom;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, v.hints, &list),
+			-ENODATA);
+	v.hints->domain_attr->domain = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_close(&cntr->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	vdom_close(test, &v);
+	KUNIT_EXPECT_EQ(test, kfi_close(&tep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&tdom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&tfab->fid), 0);
+	kfi_freeinfo(tlist);
+	kfi_freeinfo(th);
+}
+
 static struct kunit_case verbs_getinfo_cases[] = {
 	KUNIT_CASE(verbs_getinfo_lists_devices),
 	KUNIT_CASE(verbs_getinfo_by_node),
@@ -374,6 +421,7 @@ static struct kunit_case verbs_getinfo_cases[] = {
 static struct kunit_case verbs_domain_cases[] = {
 	KUNIT_CASE(verbs_domain_objects),
 	KUNIT_CASE(verbs_domain_bad_names),
+	KUNIT_CASE(verbs_objects_stay_with_their_provider),
 	KUNIT_CASE(verbs_hot_remove_and_add),
 	{}
 };
