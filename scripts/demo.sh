@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make demo: set up, build, boot the test kernel, load kfabric and print the
-# provider/fabric/domain listing, then run a kernel<->kernel pingpong over
+# make demo: set up, build, boot the test kernel, load kfabric, kfi_tcp and
+# kfi_verbs (on an rxe and a siw device) and print the provider/fabric/domain
+# listing, then run a kernel<->kernel pingpong over
 # the tcp provider (tests/pingpong/kfi_pingpong.ko) and print its results.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,6 +14,6 @@ kdir=$("$here/kernel.sh" "$variant")
 make -s -C "$top" KDIR="$kdir" RUSTC="$RUSTC" BINDGEN="$BINDGEN" KFI_TESTS=1 modules
 kodir=$(mktemp -d)
 trap 'rm -rf "$kodir"' EXIT
-find "$top/rust" "$top/kfi_tcp" "$top/tests/pingpong" -name '*.ko' -exec cp {} "$kodir/" \;
+find "$top/rust" "$top/kfi_tcp" "$top/kfi_verbs" "$top/tests/pingpong" -name '*.ko' -exec cp {} "$kodir/" \;
 "$here/vm.sh" "$kdir" "$top/tests/guest/run.sh demo $kodir" |
 	sed -n '/^--- loaded/,/^KFI-DMESG-BEGIN/p' | grep -v '^KFI-DMESG-BEGIN'

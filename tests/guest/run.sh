@@ -262,8 +262,13 @@ check)
 demo)
 	insmod "$core"
 	insmod "$tcp"
+	# the verbs provider on an rxe and a siw device (its fabrics and
+	# domains are listed next to tcp's; it has no endpoints yet)
+	"$(dirname "$0")/verbs.sh" setup >/dev/null && insmod "$verbs"
 	listing
 	demo_pingpong
+	rmmod kfi_verbs 2>/dev/null
+	"$(dirname "$0")/verbs.sh" teardown >/dev/null
 	rmmod kfi_tcp
 	rmmod kfabric
 	;;
