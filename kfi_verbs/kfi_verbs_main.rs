@@ -106,6 +106,10 @@ mod logic {
     pub use crate::util::logic::plan;
     #[path = "../logic/info.rs"]
     pub mod info;
+    // The private data of connections (the endpoints of the next
+    // increment use it).
+    #[path = "../logic/cmdata.rs"]
+    pub mod cmdata;
 }
 
 module! {

@@ -5,3 +5,5 @@
 
 #[path = "../../kfi_verbs/logic/info.rs"]
 pub mod info;
+#[path = "../../kfi_verbs/logic/cmdata.rs"]
+pub mod cmdata;
