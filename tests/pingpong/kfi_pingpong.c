@@ -51,13 +51,34 @@
  * connection came and ended, whatever the peer did; -ETIMEDOUT when no
  * connection came or it did not end within timeout_ms.
  *
+ * role=reader is the kernel end of the hostile-peer tests as the
+ * initiator: it connects to addr:port (the peer listens and accepts),
+ * posts one kfi_readmsg() of `regions` remote regions (region i at
+ * raddr + i * rlen, rlen bytes, key `key`; more than 4 go out as several
+ * read requests) into one local buffer filled with 0xa5 between two
+ * 64-byte guard areas of the same byte, and waits until the connection
+ * ends (the peer's close or a protocol error), as the sink does. With
+ * regions=0 no read is posted. A well-behaved peer answers with
+ * fi_pingpong's alphabet, byte i of the buffer being alphabet[i % 62]. It
+ * reports, as one line of "last":
+ *   reader eq=shutdown|error|timeout eq_err=E read=done|error|none
+ *          read_err=E read_len=N cq_errs=N written=N intact=0|1
+ *          changed=N outside=N
+ * (eq, eq_err: as the sink's; read: the read's success or error entry,
+ * or none; read_err: the error entry's errno; read_len: the success
+ * entry's length; cq_errs: error entries of both CQs; written: the
+ * longest prefix of the buffer holding the alphabet; intact: every byte
+ * after it still holds 0xa5; changed: bytes of the buffer that do not;
+ * outside: changed bytes of the guard areas). The write to "run" returns
+ * as the sink's does.
+ *
  * Interface (debugfs):
  *   /sys/kernel/debug/kfi_pingpong/run   write "key=value ..." to run one
  *                                         session in the writer's context
  *   /sys/kernel/debug/kfi_pingpong/last  result lines of the last session
  *
  * Keys (defaults are fi_pingpong's where it has one):
- *   role=server|client|sink  required
+ *   role=server|client|sink|reader  required
  *   addr=ADDRESS        IPv4 or IPv6 (a link-local one with its zone:
  *                       fe80::1%eth0 or fe80::1%2); client: the server
  *                       (127.0.0.1); server: the address to listen on for
@@ -84,6 +105,12 @@
  *   recvs=N             receives of each kind pre-posted (4)
  *   expect_write=N      the peer may legitimately write the first N bytes
  *                       of the region (0)
+ * Keys of role=reader (addr as the sink's: the peer's address):
+ *   port=N              TCP port the peer listens on (required)
+ *   key=N               key of every remote region (7)
+ *   regions=N           remote regions of the read, 0 to 256 (6)
+ *   raddr=N             remote address of the first region (0)
+ *   rlen=N              bytes of each region, 1 to 4096 (16)
  * Many sessions may run at once (e.g. both sides of a pair in one guest).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -120,6 +147,7 @@
 #include <kfi_endpoint.h>
 #include <kfi_eq.h>
 #include <kfi_errno.h>
+#include <kfi_rma.h>
 
 /* kfi_tcp's diagnostic (kfi_tcp_sock.c), looked up with symbol_get(). */
 int kfi_tcp_stat_last_break(void);
@@ -157,6 +185,14 @@ int kfi_tcp_stat_last_break(void);
 #define PP_SINK_DRAIN_MS	5000
 #define PP_SINK_DATA_MAX	32
 
+/* role=reader. */
+#define PP_READER_REGIONS	6
+#define PP_READER_MAX_REGIONS	256	/* kfi_tcp's rma_iov_limit */
+#define PP_READER_RLEN		16
+#define PP_READER_MAX_RLEN	4096
+#define PP_READER_GUARD		64
+#define PP_READER_FILL		0xa5
+
 static const char pp_alphabet[] =
 	"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 #define PP_ALPHABET_LEN		((u32)sizeof(pp_alphabet) - 1)
@@ -182,6 +218,7 @@ enum pp_wait {
 struct pp_opts {
 	bool server;
 	bool sink;
+	bool reader;
 	bool addr_set;
 	struct sockaddr_storage addr;	/* port 0; AF_INET or AF_INET6 */
 	u16 oob_port;
@@ -199,6 +236,10 @@ struct pp_opts {
 	u32 recv_size;
 	u32 recvs;
 	u32 expect_write;
+	/* role=reader */
+	u32 regions;
+	u64 raddr;
+	u32 rlen;
 };
 
 /* The kfabric objects of a session. */
@@ -250,6 +291,9 @@ struct pp_session {
 	u8 *mr_buf;
 	u8 *sink_bufs;
 	struct kfi_context2 *sink_ctx;
+	/* role=reader: the read's buffer between two guard areas. */
+	u8 *rd_buf;
+	struct kfi_rma_iov *rd_iov;
 	/* Result lines of this session. */
 	char *out;
 	size_t out_len;
@@ -264,6 +308,8 @@ static const char *pp_role(const struct pp_session *s)
 {
 	if (s->o.sink)
 		return "sink";
+	if (s->o.reader)
+		return "reader";
 	return s->o.server ? "server" : "client";
 }
 
@@ -1886,11 +1932,6 @@ static int pp_sink_endpoint(struct pp_session *s)
 }
 
 /*
- * Waits until the accepted connection ends: KFI_SHUTDOWN or an error
- * entry on the EQ, or the timeout (r->eq "timeout", -ETIMEDOUT). Further
- * connection requests are refused: the sink serves one connection.
- */
-/*
  * The cause kfi_tcp noted for the last connection ended by an error (and
  * cleared), if kfi_tcp is loaded: KFI_SHUTDOWN itself carries none.
  */
@@ -1906,6 +1947,12 @@ static int pp_last_break(void)
 	return err;
 }
 
+/*
+ * Waits until the connection ends: KFI_SHUTDOWN or an error entry on the
+ * EQ, or the timeout (r->eq "timeout", -ETIMEDOUT). Further connection
+ * requests are refused: the sink serves one connection. Also the wait of
+ * role=reader, whose EQ has no passive endpoint.
+ */
 static int pp_sink_wait_end(struct pp_session *s, struct pp_sink_result *r)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
@@ -1930,12 +1977,15 @@ static int pp_sink_wait_end(struct pp_session *s, struct pp_sink_result *r)
 				r->eq_err = pp_last_break();
 				return 0;
 			} else if (event == KFI_CONNREQ && ev.e.info) {
-				pr_info("sink: refusing a second connection request\n");
-				kfi_reject(k->pep, ev.e.info->handle, NULL, 0);
+				pr_info("%s: refusing a second connection request\n",
+					pp_role(s));
+				if (k->pep)
+					kfi_reject(k->pep, ev.e.info->handle,
+						   NULL, 0);
 				kfi_freeinfo(ev.e.info);
 			} else {
-				pr_err("sink: %s: unexpected CM event %u (fid %p)\n",
-				       what, event, ev.e.fid);
+				pr_err("%s: %s: unexpected CM event %u (fid %p)\n",
+				       pp_role(s), what, event, ev.e.fid);
 			}
 			continue;
 		}
@@ -1946,18 +1996,19 @@ static int pp_sink_wait_end(struct pp_session *s, struct pp_sink_result *r)
 			if (rd < 0)
 				return pp_kfi_err(s, "kfi_eq_readerr", rd);
 			if (e.fid != &k->ep->fid) {
-				pr_err("sink: %s: error %d on another object\n",
-				       what, e.err);
+				pr_err("%s: %s: error %d on another object\n",
+				       pp_role(s), what, e.err);
 				continue;
 			}
-			pr_info("sink: connection ended with error %d (%s)\n",
-				e.err, kfi_strerror(e.err));
+			pr_info("%s: connection ended with error %d (%s)\n",
+				pp_role(s), e.err, kfi_strerror(e.err));
 			r->eq = "error";
 			r->eq_err = e.err;
 			return 0;
 		}
 		if (rd >= 0) {
-			pr_err("sink: %s: short event (%zd bytes)\n", what, rd);
+			pr_err("%s: %s: short event (%zd bytes)\n", pp_role(s),
+			       what, rd);
 			return -EIO;
 		}
 		if (rd != -KFI_EAGAIN && rd != -KFI_ETIMEDOUT)
@@ -2141,6 +2192,348 @@ out:
 	return ret;
 }
 
+/* ------------------------------------------------------------ reader */
+
+/* What a reader session saw of its read. */
+struct pp_reader_result {
+	const char *read;	/* "done", "error" or "none" */
+	int read_err;		/* positive, 0 when none */
+	size_t read_len;	/* the success entry's length */
+	u32 cq_errs;		/* error entries on both CQs */
+};
+
+/* Bytes of the read's local buffer (the guard areas not counted). */
+static size_t pp_reader_len(const struct pp_session *s)
+{
+	return (size_t)s->o.regions * s->o.rlen;
+}
+
+/*
+ * The byte a well-behaved peer puts at offset @i of the read's buffer:
+ * fi_pingpong's alphabet from offset 0 on, never the fill byte.
+ */
+static u8 pp_reader_pattern(size_t i)
+{
+	return pp_alphabet[i % PP_ALPHABET_LEN];
+}
+
+/**
+ * pp_reader_alloc() - Allocate the read's buffer and its remote regions.
+ * @s: Session of role=reader.
+ *
+ * The buffer has PP_READER_GUARD bytes before and after the part the read
+ * targets; all of it holds PP_READER_FILL. Region i of the read is
+ * raddr + i * rlen, rlen bytes, key @s->o.key.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int pp_reader_alloc(struct pp_session *s)
+{
+	size_t total = pp_reader_len(s) + 2 * PP_READER_GUARD;
+	u32 i;
+
+	s->rd_buf = kvmalloc(total, GFP_KERNEL);
+	s->rd_iov = kcalloc(max_t(u32, s->o.regions, 1), sizeof(*s->rd_iov),
+			    GFP_KERNEL);
+	if (!s->rd_buf || !s->rd_iov)
+		return -ENOMEM;
+	memset(s->rd_buf, PP_READER_FILL, total);
+	for (i = 0; i < s->o.regions; i++) {
+		s->rd_iov[i].addr = s->o.raddr + (u64)i * s->o.rlen;
+		s->rd_iov[i].len = s->o.rlen;
+		s->rd_iov[i].key = s->o.key;
+	}
+	return 0;
+}
+
+static void pp_reader_free(struct pp_session *s)
+{
+	kvfree(s->rd_buf);
+	kfree(s->rd_iov);
+	s->rd_buf = NULL;
+	s->rd_iov = NULL;
+}
+
+/**
+ * pp_reader_hints() - Hints of role=reader's endpoint.
+ * @s: Session of role=reader.
+ *
+ * The sink's, from the initiator's side: tcp, MSG endpoint, reads, no
+ * local registration (the buffer needs no descriptor).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int pp_reader_hints(struct pp_session *s)
+{
+	struct kfi_info *h = kfi_allocinfo();
+
+	if (!h)
+		return -ENOMEM;
+	s->k.hints = h;
+	h->fabric_attr->prov_name = kstrdup("tcp", GFP_KERNEL);
+	if (!h->fabric_attr->prov_name)
+		return -ENOMEM;
+	h->ep_attr->type = KFI_EP_MSG;
+	h->caps = KFI_MSG | KFI_RMA | KFI_READ;
+	h->mode = KFI_CONTEXT | KFI_CONTEXT2;
+	h->domain_attr->mr_mode = 0;
+	return 0;
+}
+
+/**
+ * pp_reader_endpoint() - Domain, CQs and enabled endpoint of the reader.
+ * @s: Session of role=reader, its fabric and EQ open.
+ *
+ * Return: 0 or the failed call's error.
+ */
+static int pp_reader_endpoint(struct pp_session *s)
+{
+	struct pp_kfi *k = &s->k;
+	struct kfi_cq_attr attr = {
+		.format = KFI_CQ_FORMAT_TAGGED,
+		.wait_obj = KFI_WAIT_NONE,
+	};
+	int ret;
+
+	ret = kfi_domain(k->fabric, k->info, &k->domain, NULL);
+	if (ret) {
+		k->domain = NULL;
+		return pp_kfi_err(s, "kfi_domain", ret);
+	}
+	attr.size = k->info->tx_attr->size;
+	ret = kfi_cq_open(k->domain, &attr, &k->txcq, NULL, NULL);
+	if (ret) {
+		k->txcq = NULL;
+		return pp_kfi_err(s, "kfi_cq_open(tx)", ret);
+	}
+	attr.size = k->info->rx_attr->size;
+	ret = kfi_cq_open(k->domain, &attr, &k->rxcq, NULL, NULL);
+	if (ret) {
+		k->rxcq = NULL;
+		return pp_kfi_err(s, "kfi_cq_open(rx)", ret);
+	}
+	ret = kfi_endpoint(k->domain, k->info, &k->ep, NULL);
+	if (ret) {
+		k->ep = NULL;
+		return pp_kfi_err(s, "kfi_endpoint", ret);
+	}
+	ret = kfi_ep_bind(k->ep, &k->eq->fid, 0);
+	if (ret)
+		return pp_kfi_err(s, "kfi_ep_bind(eq)", ret);
+	ret = kfi_ep_bind(k->ep, &k->txcq->fid, KFI_TRANSMIT);
+	if (ret)
+		return pp_kfi_err(s, "kfi_ep_bind(tx cq)", ret);
+	ret = kfi_ep_bind(k->ep, &k->rxcq->fid, KFI_RECV);
+	if (ret)
+		return pp_kfi_err(s, "kfi_ep_bind(rx cq)", ret);
+	ret = kfi_enable(k->ep);
+	if (ret)
+		return pp_kfi_err(s, "kfi_enable", ret);
+	return 0;
+}
+
+/**
+ * pp_reader_post() - Post the one read of role=reader.
+ * @s: Session of role=reader, connected.
+ *
+ * A kfi_readmsg() of all regions into the buffer between the guards, one
+ * local segment, with a completion (context &s->k.tx_ctx).
+ *
+ * Return: 0 or the post's error.
+ */
+static int pp_reader_post(struct pp_session *s)
+{
+	struct kvec iov = {
+		.iov_base = s->rd_buf + PP_READER_GUARD,
+		.iov_len = pp_reader_len(s),
+	};
+	struct kfi_msg_rma msg = {
+		.type = KFI_KVEC,
+		.msg_iov = &iov,
+		.desc = NULL,
+		.iov_count = 1,
+		.addr = 0,
+		.rma_iov = s->rd_iov,
+		.rma_iov_count = s->o.regions,
+		.context = &s->k.tx_ctx,
+	};
+	ssize_t ret;
+
+	ret = kfi_readmsg(s->k.ep, &msg, KFI_COMPLETION);
+	if (ret)
+		return pp_kfi_err(s, "kfi_readmsg", ret);
+	return 0;
+}
+
+/* Reads what @cq holds: the read's entry, error entries counted in @r. */
+static int pp_reader_drain_cq(struct pp_session *s, struct kfid_cq *cq,
+			      struct pp_reader_result *r)
+{
+	struct kfi_cq_tagged_entry c[8];
+	ssize_t rd;
+	int i;
+
+	for (;;) {
+		rd = kfi_cq_read(cq, c, ARRAY_SIZE(c));
+		if (rd == -KFI_EAGAIN)
+			return 0;
+		if (rd == -KFI_EAVAIL) {
+			struct kfi_cq_err_entry e = {};
+
+			rd = kfi_cq_readerr(cq, &e, 0);
+			if (rd < 0)
+				return pp_kfi_err(s, "kfi_cq_readerr", rd);
+			r->cq_errs++;
+			if (e.op_context == &s->k.tx_ctx) {
+				r->read = "error";
+				r->read_err = e.err;
+			}
+			continue;
+		}
+		if (rd < 0)
+			return pp_kfi_err(s, "kfi_cq_read", rd);
+		for (i = 0; i < rd; i++) {
+			if (c[i].op_context != &s->k.tx_ctx)
+				continue;
+			r->read = "done";
+			r->read_len = c[i].len;
+		}
+	}
+}
+
+/*
+ * After the end: the read's entry, waited for a little with @wait (every
+ * entry is written before KFI_SHUTDOWN; this covers an EQ error entry).
+ */
+static void pp_reader_drain(struct pp_session *s, struct pp_reader_result *r,
+			    bool wait)
+{
+	unsigned long deadline = jiffies +
+		msecs_to_jiffies(min_t(u32, s->o.timeout_ms, PP_SINK_DRAIN_MS));
+
+	for (;;) {
+		if (pp_reader_drain_cq(s, s->k.txcq, r) ||
+		    pp_reader_drain_cq(s, s->k.rxcq, r))
+			break;
+		if (!wait || !s->o.regions || strcmp(r->read, "none") ||
+		    time_after_eq(jiffies, deadline) || signal_pending(current))
+			break;
+		msleep(20);
+	}
+}
+
+/**
+ * pp_reader_report() - Append role=reader's report line.
+ * @s: Session of role=reader, its endpoint closed.
+ * @e: What the EQ said.
+ * @r: What became of the read.
+ *
+ * Compares the buffer with what a well-behaved peer writes: written is
+ * the longest prefix holding pp_reader_pattern(), intact says every byte
+ * after it still holds the fill byte, changed counts the bytes that do
+ * not, outside the changed bytes of the guard areas.
+ */
+static void pp_reader_report(struct pp_session *s, struct pp_sink_result *e,
+			     struct pp_reader_result *r)
+{
+	size_t i, len = pp_reader_len(s), written = 0, changed = 0;
+	const u8 *buf = s->rd_buf + PP_READER_GUARD;
+	u32 outside = 0;
+	bool intact = true;
+
+	for (i = 0; i < PP_READER_GUARD; i++) {
+		outside += s->rd_buf[i] != PP_READER_FILL;
+		outside += buf[len + i] != PP_READER_FILL;
+	}
+	while (written < len && buf[written] == pp_reader_pattern(written))
+		written++;
+	for (i = 0; i < len; i++) {
+		if (buf[i] == PP_READER_FILL)
+			continue;
+		changed++;
+		if (i >= written)
+			intact = false;
+	}
+	pp_out(s, KBUILD_MODNAME ": reader eq=%s eq_err=%d read=%s read_err=%d read_len=%zu cq_errs=%u written=%zu intact=%d changed=%zu outside=%u\n",
+	       e->eq, e->eq_err, r->read, r->read_err, r->read_len,
+	       r->cq_errs, written, intact, changed, outside);
+}
+
+/**
+ * pp_reader_run() - role=reader: one RMA read as the connection's initiator.
+ * @s: Session of role=reader.
+ *
+ * Connects to addr:port (a tcp peer that accepts), posts one read of
+ * @s->o.regions regions (none with regions=0), waits until the connection
+ * ends, takes the read's entry, closes everything and reports.
+ *
+ * Context: Process context; sleeps. Every wait is bounded by timeout_ms.
+ * Return: 0 when the connection came and ended, or a negative error.
+ */
+static int pp_reader_run(struct pp_session *s)
+{
+	struct pp_sink_result e = { .eq = "none", .first_done = -1 };
+	struct pp_reader_result r = { .read = "none" };
+	struct pp_kfi *k = &s->k;
+	char node[PP_NODE_LEN], service[8];
+	int ret;
+
+	/* a cause left from an earlier connection is not this one's */
+	pp_last_break();
+	ret = pp_reader_alloc(s);
+	if (!ret)
+		ret = pp_reader_hints(s);
+	if (ret)
+		goto out;
+	pp_addr_node(&s->o.addr, node, sizeof(node));
+	snprintf(service, sizeof(service), "%u", s->o.port);
+	ret = pp_kfi_getinfo(s, node, service, 0, &k->info);
+	if (ret)
+		goto out;
+	if (!k->info->dest_addr) {
+		pr_err("reader: no destination address for %s:%s\n", node,
+		       service);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = kfi_fabric(k->info->fabric_attr, &k->fabric, NULL);
+	if (ret) {
+		k->fabric = NULL;
+		ret = pp_kfi_err(s, "kfi_fabric", ret);
+		goto out;
+	}
+	ret = pp_kfi_eq_open(s);
+	if (!ret)
+		ret = pp_reader_endpoint(s);
+	if (ret)
+		goto out;
+	ret = kfi_connect(k->ep, k->info->dest_addr, NULL, 0);
+	if (ret) {
+		ret = pp_kfi_err(s, "kfi_connect", ret);
+		goto out;
+	}
+	ret = pp_kfi_eq_wait(s, KFI_CONNECTED, &k->ep->fid, NULL,
+			     "waiting for the connection");
+	if (ret)
+		goto out;
+	k->connected = true;
+	if (s->o.regions) {
+		ret = pp_reader_post(s);
+		if (ret)
+			goto out;
+	}
+	ret = pp_sink_wait_end(s, &e);
+	/* a connection still up may still complete it: no wait */
+	pp_reader_drain(s, &r, !ret);
+out:
+	/* nothing writes into the buffer once the endpoint is closed */
+	pp_kfi_teardown(s);
+	if (s->rd_buf && strcmp(e.eq, "none"))
+		pp_reader_report(s, &e, &r);
+	pp_reader_free(s);
+	return ret;
+}
+
 /* ------------------------------------------------------------ session */
 
 static int pp_tx(struct pp_session *s, u32 size)
@@ -2309,11 +2702,12 @@ static int pp_run_session(struct pp_session *s)
 	for (i = 0; i < s->o.nsizes; i++)
 		s->max_size = max_t(size_t, s->max_size, s->o.sizes[i]);
 	s->out = kzalloc(PP_OUT_CAP, GFP_KERNEL);
-	if (s->o.sink) {
-		ret = pp_user_errno(pp_sink_run(s));
+	if (s->o.sink || s->o.reader) {
+		ret = pp_user_errno(s->o.sink ? pp_sink_run(s) :
+				    pp_reader_run(s));
 		if (ret)
-			pr_err("sink: session failed: %d\n", ret);
-		pp_out(s, KBUILD_MODNAME ": sink status=%d\n", ret);
+			pr_err("%s: session failed: %d\n", pp_role(s), ret);
+		pp_out(s, KBUILD_MODNAME ": %s status=%d\n", pp_role(s), ret);
 		pp_publish(s);
 		return ret;
 	}
@@ -2425,6 +2819,7 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 	*val++ = '\0';
 	if (!strcmp(word, "role")) {
 		o->sink = false;
+		o->reader = false;
 		if (!strcmp(val, "server")) {
 			o->server = true;
 		} else if (!strcmp(val, "client")) {
@@ -2432,8 +2827,11 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 		} else if (!strcmp(val, "sink")) {
 			o->server = true;
 			o->sink = true;
+		} else if (!strcmp(val, "reader")) {
+			o->server = false;
+			o->reader = true;
 		} else {
-			pr_err("role: expected server, client or sink, got \"%s\"\n",
+			pr_err("role: expected server, client, sink or reader, got \"%s\"\n",
 			       val);
 			return -EINVAL;
 		}
@@ -2477,6 +2875,19 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 	if (!strcmp(word, "expect_write"))
 		return pp_parse_u32(word, val, 0, PP_SINK_MR_LEN,
 				    &o->expect_write);
+	if (!strcmp(word, "regions"))
+		return pp_parse_u32(word, val, 0, PP_READER_MAX_REGIONS,
+				    &o->regions);
+	if (!strcmp(word, "rlen"))
+		return pp_parse_u32(word, val, 1, PP_READER_MAX_RLEN,
+				    &o->rlen);
+	if (!strcmp(word, "raddr")) {
+		if (kstrtou64(val, 0, &o->raddr)) {
+			pr_err("raddr: expected a number, got \"%s\"\n", val);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (!strcmp(word, "sizes"))
 		return pp_parse_sizes(o, val);
 	if (!strcmp(word, "iters"))
@@ -2531,6 +2942,8 @@ static int pp_parse(struct pp_opts *o, char *line)
 	o->key = PP_SINK_KEY;
 	o->recv_size = PP_SINK_RECV_SIZE;
 	o->recvs = PP_SINK_RECVS;
+	o->regions = PP_READER_REGIONS;
+	o->rlen = PP_READER_RLEN;
 
 	while ((word = strsep(&line, " \t\n")) != NULL) {
 		if (!*word)
@@ -2540,12 +2953,13 @@ static int pp_parse(struct pp_opts *o, char *line)
 			return ret;
 	}
 	if (!role_set) {
-		pr_err("role=server, role=client or role=sink is required\n");
+		pr_err("role=server, role=client, role=sink or role=reader is required\n");
 		return -EINVAL;
 	}
-	if (o->sink) {
+	if (o->sink || o->reader) {
 		if (!o->port) {
-			pr_err("role=sink needs port=N\n");
+			pr_err("role=%s needs port=N\n",
+			       o->sink ? "sink" : "reader");
 			return -EINVAL;
 		}
 		if (!o->addr_set || inet_addr_is_any((struct sockaddr *)&o->addr)) {
