@@ -36,9 +36,10 @@ loaded kfi_pingpong || insmod "$ko/kfi_pingpong.ko" ||
 python3 "$here/hostile.py" "$@"
 # Over IPv6 (::1, results hostile6_*): the cases that truncate, break or
 # end a connection, write or read out of bounds, garble the handshake, and
-# the good ones; the wire is the same, so the outcomes must be too.
+# the good ones, plus a kernel-initiated read answered well and badly; the
+# wire is the same, so the outcomes must be too.
 python3 "$here/hostile.py" --family 6 --port-base 47750 --only \
-	truncated,msg_too_long,write_oob,read_oob,reset_mid_frame,reset_at_boundary,eof_awaiting_recv,cm_garbage,good_send,good_tagged,good_rma
+	truncated,msg_too_long,write_oob,read_oob,reset_mid_frame,reset_at_boundary,eof_awaiting_recv,cm_garbage,good_send,good_tagged,good_rma,good_read_6,read_rsp_short
 result unload_pingpong rmmod kfi_pingpong
 echo "--- kernel log of the hostile tests:"
 dmesg | grep -E 'kfi_pingpong|kfi_tcp|WARNING|BUG|Oops|Call Trace' | tail -40

@@ -14,6 +14,14 @@ session to end and checks what the kernel reported in
 /sys/kernel/debug/kfi_pingpong/last, plus the kernel log: no warning, no
 BUG, no oops.
 
+The reader cases (READER_CASES, after them) turn it around: the kernel is
+the initiator, a kfi_pingpong "role=reader" session that connects to us
+(we listen and answer its connection request as the passive side does)
+and posts one RMA read; we answer its read requests well or hostilely
+(early, extra, mis-sized, unsolicited responses) and check its report:
+the EQ outcome, the read's entry, and its buffer (only what the good
+responses carried written, nothing outside it).
+
 Every case prints "KFI-RESULT PASS|FAIL hostile_<case>"; after all cases a
 kernel-to-kernel pingpong proves the module still works
 ("hostile_module_still_works").
@@ -56,6 +64,16 @@ RECV_SIZE = 64
 MR_LEN = 4096
 FILL = 0xA5
 TAG = 1234
+
+# The reader's read (kfi_pingpong role=reader): region i at RADDR + i *
+# RLEN, RLEN bytes, key KEY; 4 regions a request frame (WIRE_IOVS); a
+# well-behaved peer answers with fi_pingpong's alphabet, byte i of the
+# read's buffer being ALPHABET[i % 62] (never the buffer's fill byte).
+RADDR = 0x1000
+RLEN = 16
+WIRE_IOVS = 4
+ALPHABET = (b"0123456789abcdefghijklmnopqrstuvwxyz"
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 # Timing.
 SINK_TIMEOUT_MS = 10000  # the sink's bound on every wait
@@ -150,6 +168,9 @@ class Sink:
                      "recv_size=%d timeout_ms=%d %s" %
                      (ADDR, port, KEY, RECVS, RECV_SIZE, SINK_TIMEOUT_MS,
                       extra)).strip()
+        self._init()
+
+    def _init(self):
         self.errno = None       # 0 when the write succeeded
         self.failure = None     # anything else that went wrong
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -179,16 +200,29 @@ class Sink:
         return not self.thread.is_alive()
 
 
+class Reader(Sink):
+    """One kfi_pingpong role=reader session: the kernel connects to us
+    and posts one read of `regions` regions (region i at RADDR + i * RLEN,
+    RLEN bytes, key KEY)."""
+
+    def __init__(self, port, regions, extra=""):
+        self.line = ("role=reader addr=%s port=%d key=%d regions=%d "
+                     "raddr=%d rlen=%d timeout_ms=%d %s" %
+                     (ADDR, port, KEY, regions, RADDR, RLEN,
+                      SINK_TIMEOUT_MS, extra)).strip()
+        self._init()
+
+
 def read_last():
     with open(DBG + "/last") as f:
         return f.read()
 
 
-def parse_report(text):
-    """The key=value words of the sink's line of "last"."""
+def parse_report(text, role="sink"):
+    """The key=value words of the sink's (reader's) line of "last"."""
     for line in text.splitlines():
         words = line.split()
-        if "sink" in words and any(w.startswith("eq=") for w in words):
+        if role in words and any(w.startswith("eq=") for w in words):
             return dict(w.split("=", 1) for w in words if "=" in w)
     return None
 
@@ -270,17 +304,37 @@ def half_close(s):
         pass
 
 
-def kernel_rx_queue(local_port, peer_port):
-    """Bytes the kernel has not read yet on its end of our connection
-    (its socket: local port local_port, peer port peer_port), from
-    /proc/net/tcp; None if not found."""
+TCP_ESTABLISHED = 1
+
+
+def tcp_sock(local_port, peer_port):
+    """(state, tx_queue, rx_queue) of the loopback TCP socket with local
+    port local_port and peer port peer_port, from /proc/net/tcp (tcp6 for
+    IPv6): its TCP state, the bytes written to it and not acknowledged
+    yet, the bytes received and not read yet; None if not found."""
     want = ":%04X" % local_port, ":%04X" % peer_port
-    with open("/proc/net/tcp") as f:
+    name = "/proc/net/tcp6" if ":" in ADDR else "/proc/net/tcp"
+    with open(name) as f:
         for line in f.readlines()[1:]:
             w = line.split()
             if w[1].endswith(want[0]) and w[2].endswith(want[1]):
-                return int(w[4].split(":")[1], 16)
+                tx, rx = w[4].split(":")
+                return int(w[3], 16), int(tx, 16), int(rx, 16)
     return None
+
+
+def tcp_queues(local_port, peer_port):
+    """(tx_queue, rx_queue) of tcp_sock(), None if not found."""
+    q = tcp_sock(local_port, peer_port)
+    return None if q is None else q[1:]
+
+
+def kernel_rx_queue(local_port, peer_port):
+    """Bytes the kernel has not read yet on its end of our connection
+    (its socket: local port local_port, peer port peer_port); None if
+    not found."""
+    q = tcp_queues(local_port, peer_port)
+    return None if q is None else q[1]
 
 
 def reset(s):
@@ -746,6 +800,384 @@ def run_case(c, port):
     return ok
 
 
+# ------------------------------------------------------------ reader cases
+#
+# The kernel as the initiator of an RMA read (kfi_pingpong role=reader):
+# we listen, the kernel connects (we answer its connection request as the
+# passive side does), posts one kfi_readmsg() and sends its read requests;
+# we answer them, well or not. A read over more than 4 regions goes out as
+# several request frames, and responses carry no request id: they answer
+# the requests in order (wire doc section 1). kfi_tcp (xfer.rs read_take,
+# data.rs FrameKind::ReadRsp) takes a response as the next one of the
+# oldest read whose request frames are in its socket; a response to a
+# request not sent whole yet, or with no read outstanding, or whose length
+# is not the one asked for, is the peer's protocol error: EPROTO, the
+# connection ends (KFI_SHUTDOWN with EPROTO as the cause noted), every
+# operation is failed or flushed first. The read's error entry: EPROTO
+# when the refused response was for its last request frame (data.rs fails
+# it then), else ECANCELED (it is still on the outstanding reads and the
+# flush fails it); the cause is eq_err. Nothing is written into the read's
+# buffer but the responses taken before the bad one, nothing outside it.
+
+ReaderCase = namedtuple("ReaderCase",
+                        "name act expect regions rcvbuf wmem check")
+
+
+def reader_case(name, act, expect, regions=6, rcvbuf=None, wmem=None,
+                check=None):
+    """A reader case: act(s, notes, ctx) on the accepted, handshaken
+    socket (ctx: a dict for facts check(report, ctx, notes) looks at);
+    expect: the reader's report keys; rcvbuf: SO_RCVBUF of our listening
+    socket; wmem: net.ipv4.tcp_wmem while the case runs (the kernel's
+    socket send buffer)."""
+    return ReaderCase(name, act, expect, regions, rcvbuf, wmem, check)
+
+
+def alphabet(off, n):
+    """The n bytes a well-behaved peer sends for buffer offset off."""
+    return bytes(ALPHABET[(off + i) % len(ALPHABET)] for i in range(n))
+
+
+def chunks_of(regions):
+    """(offset in the read's buffer, length) of each request frame's
+    share of a read of `regions` regions of RLEN bytes."""
+    return [(j * RLEN, min(WIRE_IOVS, regions - j) * RLEN)
+            for j in range(0, regions, WIRE_IOVS)]
+
+
+def req_frame_len(n):
+    """Bytes of a read request frame of n regions."""
+    return BASE_HDR + 24 * n
+
+
+def rsp(off, n):
+    """A read response carrying the n bytes of buffer offset off."""
+    return frame(OP_READ_RSP, alphabet(off, n))
+
+
+def parse_reqs(data):
+    """Splits bytes the kernel sent into read requests: a list of
+    (op, [(addr, len, key)...]) and the bytes left over."""
+    out = []
+    off = 0
+    while off + BASE_HDR <= len(data):
+        _v, op, flags, _od, cnt, hsize, _id, size = struct.unpack_from(
+            "=BBHBBBBQ", data, off)
+        if size < hsize or off + size > len(data):
+            break
+        ext = off + BASE_HDR + (8 if flags & F_REMOTE_CQ_DATA else 0)
+        iovs = [struct.unpack_from("=QQQ", data, ext + 24 * k)
+                for k in range(cnt)] if op == OP_READ_REQ else []
+        out.append((op, iovs))
+        off += size
+    return out, len(data) - off
+
+
+def check_reqs(reqs, regions, notes, complete=True):
+    """The requests are the read's frames in order, each with its
+    regions (all of them with complete, else a prefix)."""
+    want = [(RADDR + i * RLEN, RLEN, KEY) for i in range(regions)]
+    got = []
+    for op, iovs in reqs:
+        if op != OP_READ_REQ:
+            notes.append("!the kernel sent a frame of op %d" % op)
+            return
+        if len(iovs) > WIRE_IOVS:
+            notes.append("!a read request of %d regions" % len(iovs))
+        got += iovs
+    n = len(got) if not complete else len(want)
+    if got != want[:n] or (complete and len(got) != len(want)):
+        notes.append("!read requests %r, expected %r" % (got[:8], want[:8]))
+
+
+def read_reqs(s, regions, notes):
+    """Reads the kernel's request frames of a read of `regions` regions
+    (all of them), checking each; True if they all came."""
+    count = len(chunks_of(regions))
+    size = (count - 1) * req_frame_len(WIRE_IOVS) + \
+        req_frame_len(regions - (count - 1) * WIRE_IOVS)
+    data = recv_exact(s, size)
+    reqs, rest = parse_reqs(data)
+    if rest or len(reqs) != count:
+        notes.append("!%d read requests (%d stray bytes), expected %d" %
+                     (len(reqs), rest, count))
+        return False
+    check_reqs(reqs, regions, notes)
+    return True
+
+
+def act_good_read_6(s, notes, ctx):
+    # both requests (4 + 2 regions), both answered, then a clean end
+    if read_reqs(s, 6, notes):
+        s.sendall(b"".join(rsp(o, n) for o, n in chunks_of(6)))
+    half_close(s)
+    return "close"
+
+
+def act_read_rsp_extra(s, notes, ctx):
+    # both answered, the read is done; then a response to nothing
+    if read_reqs(s, 6, notes):
+        s.sendall(b"".join(rsp(o, n) for o, n in chunks_of(6)) +
+                  rsp(0, RLEN))
+    return "close"
+
+
+def act_read_rsp_too_long(s, notes, ctx):
+    # the first request (64 bytes) answered with 80
+    if read_reqs(s, 6, notes):
+        s.sendall(rsp(0, 4 * RLEN + RLEN))
+    return "close"
+
+
+def act_read_rsp_short(s, notes, ctx):
+    # the first request answered right, the last one (32 bytes) with 16
+    if read_reqs(s, 6, notes):
+        s.sendall(rsp(0, 4 * RLEN) + rsp(4 * RLEN, RLEN))
+    return "close"
+
+
+def act_read_rsp_unsolicited(s, notes, ctx):
+    # no read posted (regions=0): a response out of the blue
+    s.sendall(rsp(0, RLEN))
+    return "close"
+
+
+EARLY_REGIONS = 256     # kfi_tcp's rma_iov_limit: 64 request frames
+
+
+def act_read_rsp_early(s, notes, ctx):
+    """Responses to requests the kernel has not sent yet.
+
+    The kernel's 64 request frames (7168 bytes) do not fit in what the
+    connection buffers here (its socket's send buffer held at 4 KiB by
+    tcp_wmem, ours a minimal receive buffer): while we read nothing, it
+    stops in the middle of them. Once the queues are still, we count the
+    frames it has handed to its socket (our receive queue plus its
+    unacknowledged send queue), then answer all 64 requests and one more,
+    and read nothing until the kernel has ended the connection (reading
+    would let it send more requests while it takes our responses). The
+    responses to the frames it sent are taken, exactly; the next one
+    answers a request not sent whole: EPROTO. (Before the fix in d957e29
+    all 64 were taken: the read completed while its requests were still
+    going out, and the work item's next frame indexed its freed slot.)
+    """
+    ours, theirs = s.getsockname()[1], s.getpeername()[1]
+    regions = EARLY_REGIONS
+    frames = chunks_of(regions)
+    total = sum(req_frame_len(n // RLEN) for _o, n in frames)
+    # still for half a second: the kernel waits for room in its socket
+    last, still, deadline = None, 0, time.monotonic() + CLOSE_TIMEOUT
+    while still < 5 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        k, o = tcp_queues(theirs, ours), tcp_queues(ours, theirs)
+        cur = None if k is None or o is None else (k[0], o[1])
+        still = still + 1 if cur is not None and cur == last else 0
+        last = cur
+    if still < 5:
+        notes.append("!the connection's queues did not settle: %r" %
+                     (last,))
+        return "close"
+    handed = last[0] + last[1]
+    ctx["sent"] = handed // req_frame_len(WIRE_IOVS)
+    notes.append("kernel stopped after %d of %d request bytes (%d whole "
+                 "frames of %d)" % (handed, total, ctx["sent"],
+                                    len(frames)))
+    if handed >= total:
+        notes.append("!the kernel sent every request: no early response "
+                     "possible (buffers too large)")
+    sender = send_in_background(s, b"".join(rsp(o, n) for o, n in frames) +
+                                rsp(0, RLEN))
+    deadline = time.monotonic() + CLOSE_TIMEOUT
+    while time.monotonic() < deadline:
+        k = tcp_sock(theirs, ours)
+        if not sender.is_alive() and (k is None or
+                                      k[0] != TCP_ESTABLISHED):
+            break
+        time.sleep(0.05)
+    else:
+        notes.append("!hang: the kernel did not end the connection")
+    status, data = read_to_eof(s)
+    reqs, _rest = parse_reqs(data)
+    check_reqs(reqs, regions, notes, complete=False)
+    if status == "hang":
+        notes.append("!hang: the kernel did not close the connection")
+    return "gone"
+
+
+def check_early(report, ctx, notes):
+    """The responses to the request frames the kernel had sent were taken
+    (64 bytes each), no more."""
+    written = int(report.get("written", -1))
+    if report.get("changed") != str(written):
+        notes.append("!changed=%s, expected written=%d" %
+                     (report.get("changed"), written))
+    sent = ctx.get("sent")
+    if sent is not None and written != sent * WIRE_IOVS * RLEN:
+        notes.append("!written=%d: expected the %d request frames sent "
+                     "answered (%d bytes)" %
+                     (written, sent, sent * WIRE_IOVS * RLEN))
+
+
+def reader_error(read_err, written, cq_errs=1):
+    """A reader case the kernel ends with EPROTO: the read failed with
+    read_err, its first `written` bytes taken from good responses."""
+    return {"eq": "shutdown", "eq_err": EPROTO,
+            "read": "error" if cq_errs else "none", "read_err": read_err,
+            "read_len": 0, "cq_errs": cq_errs, "written": written,
+            "intact": 1, "changed": written, "outside": 0}
+
+
+READER_CASES = [
+    # well-behaved: 6 regions (two request frames) answered in order
+    reader_case("good_read_6", act_good_read_6,
+                {"eq": "shutdown", "eq_err": 0, "read": "done",
+                 "read_err": 0, "read_len": 6 * RLEN, "cq_errs": 0,
+                 "written": 6 * RLEN, "intact": 1, "changed": 6 * RLEN,
+                 "outside": 0}),
+    # a response beyond the requests: the read is complete, then EPROTO
+    reader_case("read_rsp_extra", act_read_rsp_extra,
+                dict(reader_error(0, 6 * RLEN, cq_errs=0), read="done",
+                     read_len=6 * RLEN)),
+    # wrong lengths: refused at the header, before a byte is written;
+    # the first frame's response (the read still outstanding: flushed,
+    # ECANCELED) and the last frame's (failed with the cause)
+    reader_case("read_rsp_too_long", act_read_rsp_too_long,
+                reader_error(ECANCELED, 0)),
+    reader_case("read_rsp_short", act_read_rsp_short,
+                reader_error(EPROTO, 4 * RLEN)),
+    # no read outstanding at all
+    reader_case("read_rsp_unsolicited", act_read_rsp_unsolicited,
+                reader_error(0, 0, cq_errs=0), regions=0),
+    # responses to requests not sent yet (the d957e29 fix): the read is
+    # flushed (ECANCELED), only the responses to sent frames written
+    reader_case("read_rsp_early", act_read_rsp_early,
+                {k: v for k, v in reader_error(ECANCELED, 0).items()
+                 if k not in ("written", "changed")},
+                regions=EARLY_REGIONS, rcvbuf=1024,
+                wmem="4096 4096 4096", check=check_early),
+]
+
+
+def listen_on(port, rcvbuf=None):
+    """Our listening socket on ADDR:port (SO_RCVBUF set before listen, so
+    the connection's window starts from it)."""
+    ls = socket.socket(socket.AF_INET6 if ":" in ADDR else socket.AF_INET,
+                       socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if rcvbuf is not None:
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    ls.bind((ADDR, port))
+    ls.listen(1)
+    ls.settimeout(CONNECT_TIMEOUT)
+    return ls
+
+
+def accept_handshake(ls):
+    """Passive side of the CM exchange: connreq in, connresp out."""
+    s, _peer = ls.accept()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    s.settimeout(CLOSE_TIMEOUT)
+    req = recv_exact(s, 32)
+    if req[0] != 3 or req[1] != 0:
+        raise ConnectionError("bad connreq: version %d type %d" %
+                              (req[0], req[1]))
+    (seg_size,) = struct.unpack_from(">H", req, 2)
+    (probe,) = struct.unpack_from("=Q", req, 24)
+    if probe != 1:
+        raise ConnectionError("connreq endianness probe %#x" % probe)
+    if seg_size:
+        recv_exact(s, seg_size)
+    s.sendall(connreq(kind=1))
+    return s
+
+
+class Sysctl:
+    """Sets /proc/sys/NAME for a with block (nothing with value None)."""
+
+    def __init__(self, name, value):
+        self.path = "/proc/sys/" + name.replace(".", "/")
+        self.value = value
+        self.old = None
+
+    def __enter__(self):
+        if self.value is not None:
+            with open(self.path) as f:
+                self.old = f.read().strip()
+            with open(self.path, "w") as f:
+                f.write(self.value)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            with open(self.path, "w") as f:
+                f.write(self.old)
+        return False
+
+
+def run_reader_case(c, port):
+    """One reader session; returns True if the case passed."""
+    notes = []
+    ctx = {}
+    log_mark = len(kernel_log())
+    t0 = time.monotonic()
+    with Sysctl("net.ipv4.tcp_wmem", c.wmem):
+        ls = listen_on(port, c.rcvbuf)
+        reader = Reader(port, c.regions)
+        reader.start()
+        s = None
+        try:
+            s = accept_handshake(ls)
+            how = c.act(s, notes, ctx)
+            if how == "close":
+                status, _data = read_to_eof(s)
+                if status == "hang":
+                    notes.append("!hang: the kernel did not close the "
+                                 "connection within %.0f s" % CLOSE_TIMEOUT)
+                else:
+                    notes.append("kernel closed (%s) after %.1f s" %
+                                 (status, time.monotonic() - t0))
+        except Exception as e:  # any failure of the peer side fails it
+            notes.append("!peer side failed: %r" % e)
+        finally:
+            if s is not None:
+                s.close()
+            ls.close()
+        ended = reader.wait()
+    if not ended:
+        notes.append("!the reader session did not end")
+    elif reader.failure is not None:
+        notes.append("!the reader session failed: %s" % reader.failure)
+    elif reader.errno is None:
+        notes.append("!the reader session did not run")
+    elif reader.errno:
+        notes.append("!write to run failed: %s" % os.strerror(reader.errno))
+    last = read_last()
+    report = parse_report(last, "reader")
+    if report is None:
+        notes.append("!no reader report in last: %r" % last.strip())
+    else:
+        for key, want in c.expect.items():
+            got = report.get(key)
+            if got != str(want):
+                notes.append("!%s=%s, expected %s" % (key, got, want))
+        if c.check is not None:
+            c.check(report, ctx, notes)
+    bad = [l for l in kernel_log()[log_mark:] if KERNEL_BAD.search(l)]
+    if bad:
+        notes.append("!kernel log: %s" % " | ".join(bad[:6]))
+    ok = not any(n.startswith("!") for n in notes)
+    print("KFI-RESULT %s %s%s" % ("PASS" if ok else "FAIL", PREFIX, c.name))
+    if report is not None:
+        print("    report: %s" % " ".join(
+            "%s=%s" % (k, report[k]) for k in
+            ("eq", "eq_err", "read", "read_err", "read_len", "cq_errs",
+             "written", "intact", "changed", "outside") if k in report))
+    for n in notes:
+        print("    %s" % n.lstrip("!"))
+    sys.stdout.flush()
+    return ok
+
+
 def module_still_works(port):
     """A kernel-to-kernel pingpong (guest.sh's "pair") after the cases."""
     lines = {
@@ -796,7 +1228,7 @@ def main():
     if args.family == 6:
         ADDR, PREFIX = "::1", "hostile6_"
     if args.list:
-        for c in CASES:
+        for c in CASES + READER_CASES:
             print(c.name)
         return 0
     only = set(args.only.split(",")) if args.only else None
@@ -810,8 +1242,14 @@ def main():
             continue
         if not guarded(c.name, run_case, c, args.port_base + i):
             failed += 1
+    for i, c in enumerate(READER_CASES):
+        if only is not None and c.name not in only:
+            continue
+        if not guarded(c.name, run_reader_case, c,
+                       args.port_base + len(CASES) + i):
+            failed += 1
     if not guarded("module_still_works", module_still_works,
-                   args.port_base + len(CASES)):
+                   args.port_base + len(CASES) + len(READER_CASES)):
         failed += 1
     return 1 if failed else 0
 
