@@ -1859,32 +1859,19 @@ static void pp_sink_free(struct pp_session *s)
 }
 
 /*
- * The endpoint of the accepted request: region, CQs, endpoint, bindings,
- * the pre-posted receives (untagged first, then tagged).
+ * The endpoint of the sink and the reader on their open domain: a tagged
+ * CQ per direction (sized as the info says), the endpoint bound to the EQ
+ * and the CQs, enabled.
  */
-static int pp_sink_endpoint(struct pp_session *s)
+static int pp_bound_ep(struct pp_session *s)
 {
 	struct pp_kfi *k = &s->k;
 	struct kfi_cq_attr attr = {
 		.format = KFI_CQ_FORMAT_TAGGED,
 		.wait_obj = KFI_WAIT_NONE,
 	};
-	size_t i, n = pp_sink_nrecv(s);
-	ssize_t rd;
 	int ret;
 
-	ret = kfi_domain(k->fabric, k->info, &k->domain, NULL);
-	if (ret) {
-		k->domain = NULL;
-		return pp_kfi_err(s, "kfi_domain", ret);
-	}
-	ret = kfi_mr_reg(k->domain, s->mr_buf, PP_SINK_MR_LEN,
-			 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0, s->o.key, 0,
-			 &k->rma_mr, NULL);
-	if (ret) {
-		k->rma_mr = NULL;
-		return pp_kfi_err(s, "kfi_mr_reg", ret);
-	}
 	attr.size = k->info->tx_attr->size;
 	ret = kfi_cq_open(k->domain, &attr, &k->txcq, NULL, NULL);
 	if (ret) {
@@ -1914,6 +1901,35 @@ static int pp_sink_endpoint(struct pp_session *s)
 	ret = kfi_enable(k->ep);
 	if (ret)
 		return pp_kfi_err(s, "kfi_enable", ret);
+	return 0;
+}
+
+/*
+ * The endpoint of the accepted request: region, CQs, endpoint, bindings,
+ * the pre-posted receives (untagged first, then tagged).
+ */
+static int pp_sink_endpoint(struct pp_session *s)
+{
+	struct pp_kfi *k = &s->k;
+	size_t i, n = pp_sink_nrecv(s);
+	ssize_t rd;
+	int ret;
+
+	ret = kfi_domain(k->fabric, k->info, &k->domain, NULL);
+	if (ret) {
+		k->domain = NULL;
+		return pp_kfi_err(s, "kfi_domain", ret);
+	}
+	ret = kfi_mr_reg(k->domain, s->mr_buf, PP_SINK_MR_LEN,
+			 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0, s->o.key, 0,
+			 &k->rma_mr, NULL);
+	if (ret) {
+		k->rma_mr = NULL;
+		return pp_kfi_err(s, "kfi_mr_reg", ret);
+	}
+	ret = pp_bound_ep(s);
+	if (ret)
+		return ret;
 	for (i = 0; i < n; i++) {
 		u8 *buf = s->sink_bufs + i * s->o.recv_size;
 
@@ -2289,10 +2305,6 @@ static int pp_reader_hints(struct pp_session *s)
 static int pp_reader_endpoint(struct pp_session *s)
 {
 	struct pp_kfi *k = &s->k;
-	struct kfi_cq_attr attr = {
-		.format = KFI_CQ_FORMAT_TAGGED,
-		.wait_obj = KFI_WAIT_NONE,
-	};
 	int ret;
 
 	ret = kfi_domain(k->fabric, k->info, &k->domain, NULL);
@@ -2300,36 +2312,7 @@ static int pp_reader_endpoint(struct pp_session *s)
 		k->domain = NULL;
 		return pp_kfi_err(s, "kfi_domain", ret);
 	}
-	attr.size = k->info->tx_attr->size;
-	ret = kfi_cq_open(k->domain, &attr, &k->txcq, NULL, NULL);
-	if (ret) {
-		k->txcq = NULL;
-		return pp_kfi_err(s, "kfi_cq_open(tx)", ret);
-	}
-	attr.size = k->info->rx_attr->size;
-	ret = kfi_cq_open(k->domain, &attr, &k->rxcq, NULL, NULL);
-	if (ret) {
-		k->rxcq = NULL;
-		return pp_kfi_err(s, "kfi_cq_open(rx)", ret);
-	}
-	ret = kfi_endpoint(k->domain, k->info, &k->ep, NULL);
-	if (ret) {
-		k->ep = NULL;
-		return pp_kfi_err(s, "kfi_endpoint", ret);
-	}
-	ret = kfi_ep_bind(k->ep, &k->eq->fid, 0);
-	if (ret)
-		return pp_kfi_err(s, "kfi_ep_bind(eq)", ret);
-	ret = kfi_ep_bind(k->ep, &k->txcq->fid, KFI_TRANSMIT);
-	if (ret)
-		return pp_kfi_err(s, "kfi_ep_bind(tx cq)", ret);
-	ret = kfi_ep_bind(k->ep, &k->rxcq->fid, KFI_RECV);
-	if (ret)
-		return pp_kfi_err(s, "kfi_ep_bind(rx cq)", ret);
-	ret = kfi_enable(k->ep);
-	if (ret)
-		return pp_kfi_err(s, "kfi_enable", ret);
-	return 0;
+	return pp_bound_ep(s);
 }
 
 /**
