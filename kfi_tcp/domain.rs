@@ -19,7 +19,6 @@ use crate::util::fid::DomainBase;
 use crate::util::getinfo::info_domain_name;
 use crate::ffi::{kfi_info, sys};
 use crate::logic::mr::KeyChooser;
-use crate::trigger::cntr::CntrList;
 use crate::util::eq::Eq;
 use crate::mr::MrPtr;
 use core::ffi::{c_int, c_void};
@@ -192,11 +191,6 @@ impl Domain {
     /// Uncounts a closed child.
     pub(crate) fn child_closed(&self) {
         self.base.children.closed();
-    }
-
-    /// The domain's open counters.
-    pub(crate) fn cntrs(&self) -> &CntrList {
-        &self.base.cntrs
     }
 }
 

@@ -143,8 +143,8 @@ void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context)
 }
 
 /*
- * Passive endpoints, connection requests and endpoints. Data operations
- * come with the data path; until then they are the -KFI_ENOSYS defaults.
+ * Passive endpoints, connection requests, and the connection management of
+ * endpoints (the rest of an endpoint's tables are the toolkit's).
  */
 static struct kfi_ops kfi_tcp_pep_fid_ops = {
 	.size = sizeof(struct kfi_ops),
@@ -211,23 +211,6 @@ void kfi_tcp_glue_connreq_init(struct kfid *fid)
 	fid->ops = &kfi_tcp_connreq_fid_ops;
 }
 
-static struct kfi_ops kfi_tcp_ep_fid_ops = {
-	.size = sizeof(struct kfi_ops),
-	.close = kfi_tcp_ep_close,
-	.bind = kfi_tcp_ep_bind,
-	.control = kfi_tcp_ep_control,
-	.ops_open = kfi_no_ops_open,
-};
-
-static struct kfi_ops_ep kfi_tcp_ep_ops = {
-	.size = sizeof(struct kfi_ops_ep),
-	.cancel = kfi_tcp_ep_cancel,
-	.getopt = kfi_tcp_ep_getopt,
-	.setopt = kfi_tcp_ep_setopt,
-	.tx_ctx = kfi_no_tx_ctx,
-	.rx_ctx = kfi_no_rx_ctx,
-};
-
 static struct kfi_ops_cm kfi_tcp_ep_cm_ops = {
 	.size = sizeof(struct kfi_ops_cm),
 	.setname = kfi_no_setname,
@@ -242,94 +225,13 @@ static struct kfi_ops_cm kfi_tcp_ep_cm_ops = {
 };
 
 /**
- * kfi_tcp_glue_ep_init() - Fill the kfabric header of a new endpoint.
- * @ep: The embedded struct kfid_ep.
+ * kfi_tcp_glue_ep_init() - Fill the kfabric header of a new endpoint: the
+ *	toolkit's tables (kfi_util/ep.rs) with this provider's connection
+ *	management.
+ * @ep: The embedded struct kfid_ep of the endpoint's EpBase.
  * @context: The consumer's context.
  */
 void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context)
 {
-	ep->fid.fclass = KFI_CLASS_EP;
-	ep->fid.context = context;
-	ep->fid.ops = &kfi_tcp_ep_fid_ops;
-	ep->ops = &kfi_tcp_ep_ops;
-	ep->cm = &kfi_tcp_ep_cm_ops;
-	ep->msg = &kfi_util_ep_msg_ops;
-	ep->rma = &kfi_util_ep_rma_ops;
-	ep->tagged = &kfi_util_ep_tagged_ops;
-	ep->atomic = &kfi_util_ep_atomic_ops;
+	kfi_util_ep_init(ep, context, &kfi_tcp_ep_cm_ops);
 }
-
-/**
- * kfi_tcp_glue_is_ep() - Tell whether an object is an endpoint of this
- * provider.
- * @fid: A valid object header (e.g. the endpoint of deferred work).
- *
- * Return: true if @fid was made by kfi_tcp_glue_ep_init().
- */
-bool kfi_tcp_glue_is_ep(const struct kfid *fid)
-{
-	return fid->fclass == KFI_CLASS_EP && fid->ops == &kfi_tcp_ep_fid_ops;
-}
-
-static struct kfi_ops kfi_tcp_alias_fid_ops = {
-	.size = sizeof(struct kfi_ops),
-	.close = kfi_tcp_alias_close,
-	.bind = kfi_no_bind,
-	.control = kfi_no_control,
-	.ops_open = kfi_no_ops_open,
-};
-
-static struct kfi_ops_ep kfi_tcp_alias_ops = {
-	.size = sizeof(struct kfi_ops_ep),
-	.cancel = kfi_tcp_alias_cancel,
-	.getopt = kfi_no_getopt,
-	.setopt = kfi_no_setopt,
-	.tx_ctx = kfi_no_tx_ctx,
-	.rx_ctx = kfi_no_rx_ctx,
-};
-
-static struct kfi_ops_cm kfi_tcp_alias_cm_ops = {
-	.size = sizeof(struct kfi_ops_cm),
-	.setname = kfi_no_setname,
-	.getname = kfi_no_getname,
-	.getpeer = kfi_no_getpeer,
-	.connect = kfi_no_connect,
-	.listen = kfi_no_listen,
-	.accept = kfi_no_accept,
-	.reject = kfi_no_reject,
-	.shutdown = kfi_no_shutdown,
-	.join = kfi_no_join,
-};
-
-/**
- * kfi_tcp_glue_alias_init() - Fill the kfabric header of an endpoint alias.
- * @ep: The embedded struct kfid_ep of the alias.
- * @context: Context (the endpoint's).
- *
- * The data-transfer tables are the endpoint's (kfi_util_ep_xfer() tells an
- * alias by its fid ops); connection management is not offered.
- */
-void kfi_tcp_glue_alias_init(struct kfid_ep *ep, void *context)
-{
-	ep->fid.fclass = KFI_CLASS_EP;
-	ep->fid.context = context;
-	ep->fid.ops = &kfi_tcp_alias_fid_ops;
-	ep->ops = &kfi_tcp_alias_ops;
-	ep->cm = &kfi_tcp_alias_cm_ops;
-	ep->msg = &kfi_util_ep_msg_ops;
-	ep->rma = &kfi_util_ep_rma_ops;
-	ep->tagged = &kfi_util_ep_tagged_ops;
-	ep->atomic = &kfi_util_ep_atomic_ops;
-}
-
-/**
- * kfi_tcp_glue_is_alias() - Tell whether an endpoint header is an alias.
- * @fid: The header of one of this provider's endpoints or aliases.
- *
- * Return: true for an alias made by kfi_tcp_glue_alias_init().
- */
-bool kfi_tcp_glue_is_alias(const struct kfid *fid)
-{
-	return fid->ops == &kfi_tcp_alias_fid_ops;
-}
-

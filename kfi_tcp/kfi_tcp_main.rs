@@ -16,7 +16,8 @@
 //!   the C entry points);
 //! - `prov.rs`: `kgetinfo` (this provider's attributes over the toolkit's
 //!   getinfo) and `kfabric`; one file per object: `domain.rs`, `mr.rs`,
-//!   `pep.rs`, `ep.rs` (fabrics, EQs, CQs and counters are the toolkit's);
+//!   `pep.rs`, `ep.rs` (fabrics, EQs, CQs and counters are the toolkit's,
+//!   and so is the endpoint base `ep.rs` embeds);
 //! - `sock.rs`, `kfi_tcp_sock.c`: kernel sockets; `conn.rs` (+ `data.rs`):
 //!   a connection's work item; `wire/`: the frame codec;
 //! - `xfer.rs`: an endpoint's transfer queues;
@@ -49,6 +50,7 @@ pub(crate) struct Prov;
 
 impl util::Provider for Prov {
     type Ep = xfer::EpData;
+    type Endpoint = ep::Ep;
     type TxExt = xfer::TxTcp;
     const TX_EXT_INIT: xfer::TxTcp = xfer::TxTcp::INIT;
 
@@ -64,12 +66,9 @@ impl util::Provider for Prov {
         ffi::tr(match point {
             util::Trace::CqPush => ffi::sys::KFI_TCP_TR_CQ_PUSH,
             util::Trace::CqGot => ffi::sys::KFI_TCP_TR_CQ_GOT,
+            util::Trace::Post => ffi::sys::KFI_TCP_TR_POST,
+            util::Trace::PostDone => ffi::sys::KFI_TCP_TR_POST_DONE,
         });
-    }
-
-    unsafe fn fire_target<'a>(ep: *mut ffi::sys::kfid_ep) -> Option<&'a (dyn trigger::target::FireTarget + 'static)> {
-        // SAFETY: by the trait's contract.
-        unsafe { ep::data_of(ep) }.map(|d| d as &dyn trigger::target::FireTarget)
     }
 
     unsafe fn domain_scope<'a>(dom: *mut ffi::sys::kfid_domain) -> Option<(*mut ffi::sys::kfid_fabric, Option<&'a [u8]>)> {

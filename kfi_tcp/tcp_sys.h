@@ -28,9 +28,6 @@ void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
 void kfi_tcp_glue_pep_init(struct kfid_pep *pep, void *context);
 void kfi_tcp_glue_connreq_init(struct kfid *fid);
 void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context);
-bool kfi_tcp_glue_is_ep(const struct kfid *fid);
-void kfi_tcp_glue_alias_init(struct kfid_ep *ep, void *context);
-bool kfi_tcp_glue_is_alias(const struct kfid *fid);
 
 /* kfi_tcp_sock.c: the provider's sockets (see the comment there). */
 struct kfi_tcp_sk;
@@ -78,11 +75,6 @@ ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 			int n, size_t skip, size_t len);
 
 /* Implemented in Rust. */
-ssize_t kfi_tcp_ep_cancel(struct kfid *fid, void *context);
-int kfi_tcp_ep_getopt(struct kfid *fid, int level, int optname, void *optval,
-		      size_t *optlen);
-int kfi_tcp_ep_setopt(struct kfid *fid, int level, int optname,
-		      const void *optval, size_t optlen);
 int kfi_tcp_mr_regattr(struct kfid *fid, const struct kfi_mr_attr *attr,
 		       uint64_t flags, struct kfid_mr **mr);
 int kfi_tcp_mr_close(struct kfid *fid);
@@ -95,11 +87,6 @@ int kfi_tcp_pep_getname(struct kfid *fid, void *addr, size_t *addrlen);
 int kfi_tcp_pep_reject(struct kfid_pep *pep, struct kfid *handle,
 		       const void *param, size_t paramlen);
 int kfi_tcp_connreq_close(struct kfid *fid);
-int kfi_tcp_ep_close(struct kfid *fid);
-int kfi_tcp_alias_close(struct kfid *fid);
-ssize_t kfi_tcp_alias_cancel(struct kfid *fid, void *context);
-int kfi_tcp_ep_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
-int kfi_tcp_ep_control(struct kfid *fid, int command, void *arg);
 int kfi_tcp_ep_connect(struct kfid_ep *ep, const void *addr,
 		       const void *param, size_t paramlen);
 int kfi_tcp_ep_accept(struct kfid_ep *ep, const void *param, size_t paramlen);

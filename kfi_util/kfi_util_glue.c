@@ -1029,3 +1029,125 @@ bool kfi_util_is_domain(const struct kfid_domain *domain)
 	return domain->fid.fclass == KFI_CLASS_DOMAIN &&
 	       domain->ops == &kfi_util_domain_ops;
 }
+
+/*
+ * Endpoints (kfi_util/ep.rs): the provider's object, whose bind, control,
+ * close, cancel and option entries are the toolkit's (the provider's part
+ * of close is its ProvEp::closing()) and whose connection management is
+ * the provider's CM table. The data-transfer tables (kfi_util_xfer.c) hand
+ * every call to kfi_util_ep_xfer().
+ */
+static struct kfi_ops kfi_util_ep_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_util_ep_close,
+	.bind = kfi_util_ep_bind,
+	.control = kfi_util_ep_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_ep kfi_util_ep_ops = {
+	.size = sizeof(struct kfi_ops_ep),
+	.cancel = kfi_util_ep_cancel,
+	.getopt = kfi_util_ep_getopt,
+	.setopt = kfi_util_ep_setopt,
+	.tx_ctx = kfi_no_tx_ctx,
+	.rx_ctx = kfi_no_rx_ctx,
+};
+
+/* No connection management: aliases, and endpoints of a provider without. */
+static struct kfi_ops_cm kfi_util_no_cm_ops = {
+	.size = sizeof(struct kfi_ops_cm),
+	.setname = kfi_no_setname,
+	.getname = kfi_no_getname,
+	.getpeer = kfi_no_getpeer,
+	.connect = kfi_no_connect,
+	.listen = kfi_no_listen,
+	.accept = kfi_no_accept,
+	.reject = kfi_no_reject,
+	.shutdown = kfi_no_shutdown,
+	.join = kfi_no_join,
+};
+
+/* The data-transfer tables of endpoints and aliases. */
+static void kfi_util_ep_data_ops(struct kfid_ep *ep)
+{
+	ep->msg = &kfi_util_ep_msg_ops;
+	ep->rma = &kfi_util_ep_rma_ops;
+	ep->tagged = &kfi_util_ep_tagged_ops;
+	ep->atomic = &kfi_util_ep_atomic_ops;
+}
+
+/**
+ * kfi_util_ep_init() - Fill the kfabric header of a new endpoint.
+ * @ep: The embedded struct kfid_ep of the provider's endpoint object (its
+ *	EpBase, kfi_util/ep.rs).
+ * @context: The consumer's context.
+ * @cm: The provider's connection management ops; NULL: none (-KFI_ENOSYS).
+ */
+void kfi_util_ep_init(struct kfid_ep *ep, void *context,
+		      struct kfi_ops_cm *cm)
+{
+	ep->fid.fclass = KFI_CLASS_EP;
+	ep->fid.context = context;
+	ep->fid.ops = &kfi_util_ep_fid_ops;
+	ep->ops = &kfi_util_ep_ops;
+	ep->cm = cm ?: &kfi_util_no_cm_ops;
+	kfi_util_ep_data_ops(ep);
+}
+
+/**
+ * kfi_util_is_ep() - Tell whether an object is an endpoint of this provider.
+ * @fid: A valid object header (e.g. the endpoint of deferred work).
+ *
+ * Return: true if @fid was made by kfi_util_ep_init() (an alias is not).
+ */
+bool kfi_util_is_ep(const struct kfid *fid)
+{
+	return fid->fclass == KFI_CLASS_EP && fid->ops == &kfi_util_ep_fid_ops;
+}
+
+static struct kfi_ops kfi_util_alias_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_util_alias_close,
+	.bind = kfi_no_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_ep kfi_util_alias_ops = {
+	.size = sizeof(struct kfi_ops_ep),
+	.cancel = kfi_util_alias_cancel,
+	.getopt = kfi_no_getopt,
+	.setopt = kfi_no_setopt,
+	.tx_ctx = kfi_no_tx_ctx,
+	.rx_ctx = kfi_no_rx_ctx,
+};
+
+/**
+ * kfi_util_alias_init() - Fill the kfabric header of an endpoint alias.
+ * @ep: The embedded struct kfid_ep of the alias.
+ * @context: Context (the endpoint's).
+ *
+ * The data-transfer tables are the endpoint's (kfi_util_ep_xfer() tells an
+ * alias by its fid ops); connection management is not offered.
+ */
+void kfi_util_alias_init(struct kfid_ep *ep, void *context)
+{
+	ep->fid.fclass = KFI_CLASS_EP;
+	ep->fid.context = context;
+	ep->fid.ops = &kfi_util_alias_fid_ops;
+	ep->ops = &kfi_util_alias_ops;
+	ep->cm = &kfi_util_no_cm_ops;
+	kfi_util_ep_data_ops(ep);
+}
+
+/**
+ * kfi_util_is_alias() - Tell whether an endpoint header is an alias.
+ * @fid: The header of one of this provider's endpoints or aliases.
+ *
+ * Return: true for an alias made by kfi_util_alias_init().
+ */
+bool kfi_util_is_alias(const struct kfid *fid)
+{
+	return fid->ops == &kfi_util_alias_fid_ops;
+}

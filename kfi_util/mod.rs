@@ -22,6 +22,8 @@
 //!   probes;
 //! - `cq`: the completion queue, with its progress hook (`ProgressSource`);
 //! - `eq`: the event queue;
+//! - `ep`: the endpoint base (bindings, enable, aliases, cancel, options,
+//!   the entry of every data transfer) a provider's endpoint embeds;
 //! - `logic`: kernel-independent rules (also the host crate
 //!   `kfi-util-logic`);
 //! - `fid`: child counting, and the fabric and domain bases a provider's
@@ -40,9 +42,14 @@ pub(crate) use crate::ffi::sys;
 /// `crate::Prov` (and its endpoint type) directly, so nothing here is
 /// generic and nothing on the data path is a `dyn` call.
 pub(crate) trait Provider {
-    /// What a CQ makes progress on (kfi_tcp: an endpoint's data, through
-    /// its connection).
-    type Ep: cq::ProgressSource;
+    /// An endpoint's transfer queues: what a CQ makes progress on
+    /// (kfi_tcp: an endpoint's data, through its connection) and what
+    /// the toolkit's endpoint entries post to.
+    type Ep: cq::ProgressSource + ep::EpXfer;
+
+    /// The endpoint object, which embeds [`ep::EpBase`] first (its queues
+    /// are [`Provider::Ep`]).
+    type Endpoint: ep::ProvEp;
 
     /// What a transmit operation ([`xfer::TxOp`]) carries for the
     /// provider alone (kfi_tcp: the ACK it asks for, the read responses
@@ -62,12 +69,22 @@ pub(crate) trait Provider {
 
     /// The fire target of one of the provider's endpoints (deferred work
     /// names its endpoint by the consumer's pointer); `None` for NULL or
-    /// an object that is not one of its endpoints.
+    /// an object that is not one of its endpoints. By default its queues'
+    /// ([`ep::EpXfer::target`]).
     ///
     /// # Safety
     /// `ep` is NULL or a valid `kfid_ep`; the endpoint stays open while the
     /// reference is used.
-    unsafe fn fire_target<'a>(ep: *mut sys::kfid_ep) -> Option<&'a (dyn crate::trigger::target::FireTarget + 'static)>;
+    unsafe fn fire_target<'a>(hdr: *mut sys::kfid_ep) -> Option<&'a (dyn crate::trigger::target::FireTarget + 'static)> {
+        use ep::{EpXfer, ProvEp};
+        if hdr.is_null() {
+            return None;
+        }
+        // SAFETY: a valid header (the trait's contract); the endpoint
+        // stays open while the reference is used.
+        let e = unsafe { ep::endpoint_of(core::ptr::addr_of_mut!((*hdr).fid)) }?;
+        Some(EpXfer::target(e.data()))
+    }
 
     /// What a consumer's getinfo hint naming an open domain restricts
     /// (`hints->domain_attr->domain`): `None` if `dom` is not one of the
@@ -89,11 +106,16 @@ pub(crate) enum Trace {
     CqPush,
     /// A CQ read returned entries.
     CqGot,
+    /// A data transfer call starts (`kfi_util_ep_xfer`).
+    Post,
+    /// It returns.
+    PostDone,
 }
 
 pub(crate) mod addr;
 pub(crate) mod base;
 pub(crate) mod cq;
+pub(crate) mod ep;
 pub(crate) mod eq;
 pub(crate) mod fabric;
 pub(crate) mod fid;

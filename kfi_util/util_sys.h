@@ -140,8 +140,9 @@ extern struct kfi_ops_tagged kfi_util_ep_tagged_ops;
 extern struct kfi_ops_atomic kfi_util_ep_atomic_ops;
 
 /**
- * kfi_util_ep_xfer() - Validate and queue one data transfer; implemented
- *	by the provider (kfi_tcp: ep.rs).
+ * kfi_util_ep_xfer() - Validate and queue one data transfer (kfi_util/ep.rs:
+ *	an alias's flags added, a triggered one handed to the trigger
+ *	machinery, the rest to the endpoint's queues).
  * @ep: The endpoint (or alias) the consumer called.
  * @x: The call, valid for the call only.
  *
@@ -363,5 +364,26 @@ int kfi_prov_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
  */
 int kfi_prov_domain_endpoint(struct kfid_domain *domain, struct kfi_info *info,
 			     struct kfid_ep **ep, void *context);
+
+/*
+ * Endpoints: the provider's object (embedding the toolkit's EpBase), its
+ * header filled by the toolkit's ops tables (kfi_util_glue.c) with the
+ * provider's CM table; the entries below are kfi_util/ep.rs's.
+ */
+void kfi_util_ep_init(struct kfid_ep *ep, void *context,
+		      struct kfi_ops_cm *cm);
+bool kfi_util_is_ep(const struct kfid *fid);
+void kfi_util_alias_init(struct kfid_ep *ep, void *context);
+bool kfi_util_is_alias(const struct kfid *fid);
+int kfi_util_ep_close(struct kfid *fid);
+int kfi_util_ep_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
+int kfi_util_ep_control(struct kfid *fid, int command, void *arg);
+ssize_t kfi_util_ep_cancel(struct kfid *fid, void *context);
+int kfi_util_ep_getopt(struct kfid *fid, int level, int optname, void *optval,
+		       size_t *optlen);
+int kfi_util_ep_setopt(struct kfid *fid, int level, int optname,
+		       const void *optval, size_t optlen);
+int kfi_util_alias_close(struct kfid *fid);
+ssize_t kfi_util_alias_cancel(struct kfid *fid, void *context);
 
 #endif

@@ -69,16 +69,3 @@ int kfi_prov_fabric_passive_ep(struct kfid_fabric *fabric,
 {
 	return kfi_no_passive_ep(fabric, info, pep, context);
 }
-
-/**
- * kfi_util_ep_xfer() - Where the toolkit's data-transfer ops tables hand a
- *	transfer: this provider has no endpoint yet, so none reaches it.
- * @ep: The endpoint.
- * @x: The transfer.
- *
- * Return: -KFI_ENOSYS.
- */
-ssize_t kfi_util_ep_xfer(struct kfid_ep *ep, const struct kfi_util_xfer *x)
-{
-	return -KFI_ENOSYS;
-}

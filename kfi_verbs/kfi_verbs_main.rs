@@ -66,8 +66,61 @@ impl util::cq::ProgressRef for NoProgress {
     }
 }
 
+// `NoEndpoint` is also the endpoint object (`Provider::Endpoint`) and its
+// queues: none is ever published, so the toolkit's endpoint entries
+// (kfi_util/ep.rs) never reach these.
+impl util::ep::EpXfer for NoEndpoint {
+    fn post(&self, _x: &ffi::sys::kfi_util_xfer) -> isize {
+        match *self {}
+    }
+
+    fn cancel(&self, _context: *mut core::ffi::c_void) -> isize {
+        match *self {}
+    }
+
+    fn min_multi(&self) -> u64 {
+        match *self {}
+    }
+
+    fn set_min_multi(&self, _v: u64) {
+        match *self {}
+    }
+
+    fn trig_pending(&self) -> usize {
+        match *self {}
+    }
+
+    fn target(&self) -> &(dyn trigger::target::FireTarget + 'static) {
+        match *self {}
+    }
+}
+
+// SAFETY: the type has no value: none is ever published or recovered.
+unsafe impl util::ep::ProvEp for NoEndpoint {
+    // Nothing is offered.
+    const RULES: util::ep::EpRules =
+        util::ep::EpRules { default_queue: 0, max_queue: 0, tx_op_flags: 0, rx_op_flags: 0, cntr_events: 0 };
+
+    fn data(&self) -> &NoEndpoint {
+        self
+    }
+
+    fn enable(&self, _cfg: &util::ep::EpConfig) -> Result {
+        match *self {}
+    }
+
+    fn closing(&self) {
+        match *self {}
+    }
+
+    fn cm_data_size(&self) -> usize {
+        match *self {}
+    }
+}
+
 impl util::Provider for Prov {
     type Ep = NoEndpoint;
+    type Endpoint = NoEndpoint;
     type TxExt = ();
     const TX_EXT_INIT: () = ();
 
