@@ -376,7 +376,7 @@ pub(crate) unsafe fn publish_ep<E: ProvEp>(
 ) {
     // SAFETY: never moved: `kfi_util_ep_close` frees it in place.
     let p = KBox::into_raw(unsafe { Pin::into_inner_unchecked(b) });
-    // SAFETY: `E` starts with its `EpBase` (trait contract).
+    // `E` starts with its `EpBase` (trait contract).
     let base = p.cast::<EpBase>();
     // SAFETY: `p` is our fresh object, its domain open (caller's
     // contract); the glue fills the header before the consumer sees it.

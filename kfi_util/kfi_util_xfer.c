@@ -4,8 +4,8 @@
  * and atomic ops tables every provider's endpoints install. Each call,
  * whatever its variant, is described in one struct kfi_util_xfer (its
  * buffers as segments, its memory descriptors and address kept for the
- * provider) and handed to kfi_util_ep_xfer(), which the provider
- * implements. Compiled into each provider module (kfi_tcp/kfi_tcp_util.c).
+ * provider) and handed to kfi_util_ep_xfer() (kfi_util/ep.rs), which
+ * passes it to the provider's queues. Compiled into each provider module (kfi_tcp/kfi_tcp_util.c).
  */
 #include <linux/bvec.h>
 #include <linux/scatterlist.h>
@@ -17,8 +17,8 @@
 
 /*
  * Data transfers: every variant of every call becomes one struct
- * kfi_util_xfer handed to the provider's kfi_util_ep_xfer(), which
- * validates and queues it. The calls never sleep (kfi_endpoint.h).
+ * kfi_util_xfer handed to kfi_util_ep_xfer(), whose provider queues
+ * validate and queue it. The calls never sleep (kfi_endpoint.h).
  */
 static int kfi_util_xfer_segs(struct kfi_util_xfer *x, enum kfi_iov_type type,
 			      const void *list, size_t count);

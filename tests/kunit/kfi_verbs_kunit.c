@@ -364,8 +364,8 @@ static void verbs_hot_remove_and_add(struct kunit *test)
 }
 
 /*
- * Objects stay with their provider: a verbs CQ or counter bound to a tcp
- * endpoint is refused (-EINVAL), and hints for verbs naming a tcp domain
+ * Objects stay with their provider: a verbs CQ, counter or EQ bound to a
+ * tcp endpoint is refused (-EINVAL), and hints for verbs naming a tcp domain
  * find nothing. (Both providers loaded, as make check has them.)
  */
 static void verbs_objects_stay_with_their_provider(struct kunit *test)
@@ -377,6 +377,8 @@ static void verbs_objects_stay_with_their_provider(struct kunit *test)
 	struct kfid_ep *tep;
 	struct kfid_cq *cq;
 	struct kfid_cntr *cntr;
+	struct kfi_eq_attr eattr = { .size = 8 };
+	struct kfid_eq *eq;
 	struct vdom v;
 
 	th = kfi_allocinfo();
@@ -396,6 +398,10 @@ static void verbs_objects_stay_with_their_provider(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_ep_bind(tep, &cq->fid, KFI_TRANSMIT),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, kfi_ep_bind(tep, &cntr->fid, KFI_SEND), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(v.fab, &eattr, &eq, NULL, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(tep, &eq->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), 0);
 	v.hints->domain_attr->domain = tdom;
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, v.hints, &list),
 			-ENODATA);
