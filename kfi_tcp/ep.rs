@@ -27,7 +27,7 @@ use crate::util::eq::Eq;
 use crate::util::fabric::Fabric;
 use crate::util::fid::DomainBase;
 use crate::ffi::{kfi_info, sys};
-use crate::pep::ConnReq;
+use crate::util::pep::ConnReq;
 use crate::logic::xfer as rules;
 use crate::util::addr::{self, SockAddr};
 use crate::trigger::target::FireTarget;

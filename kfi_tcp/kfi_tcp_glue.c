@@ -143,74 +143,10 @@ void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context)
 }
 
 /*
- * Passive endpoints, connection requests, and the connection management of
- * endpoints (the rest of an endpoint's tables are the toolkit's).
+ * The connection management of endpoints (the rest of an endpoint's tables,
+ * and every table of passive endpoints and connection requests, are the
+ * toolkit's).
  */
-static struct kfi_ops kfi_tcp_pep_fid_ops = {
-	.size = sizeof(struct kfi_ops),
-	.close = kfi_tcp_pep_close,
-	.bind = kfi_tcp_pep_bind,
-	.control = kfi_no_control,
-	.ops_open = kfi_no_ops_open,
-};
-
-static struct kfi_ops_ep kfi_tcp_pep_ops = {
-	.size = sizeof(struct kfi_ops_ep),
-	.cancel = kfi_no_cancel,
-	.getopt = kfi_no_getopt,
-	.setopt = kfi_no_setopt,
-	.tx_ctx = kfi_no_tx_ctx,
-	.rx_ctx = kfi_no_rx_ctx,
-};
-
-static struct kfi_ops_cm kfi_tcp_pep_cm_ops = {
-	.size = sizeof(struct kfi_ops_cm),
-	.setname = kfi_no_setname,
-	.getname = kfi_tcp_pep_getname,
-	.getpeer = kfi_no_getpeer,
-	.connect = kfi_no_connect,
-	.listen = kfi_tcp_pep_listen,
-	.accept = kfi_no_accept,
-	.reject = kfi_tcp_pep_reject,
-	.shutdown = kfi_no_shutdown,
-	.join = kfi_no_join,
-};
-
-/**
- * kfi_tcp_glue_pep_init() - Fill the kfabric header of a new passive
- *	endpoint.
- * @pep: The embedded struct kfid_pep.
- * @context: The consumer's context.
- */
-void kfi_tcp_glue_pep_init(struct kfid_pep *pep, void *context)
-{
-	pep->fid.fclass = KFI_CLASS_PEP;
-	pep->fid.context = context;
-	pep->fid.ops = &kfi_tcp_pep_fid_ops;
-	pep->ops = &kfi_tcp_pep_ops;
-	pep->cm = &kfi_tcp_pep_cm_ops;
-}
-
-static struct kfi_ops kfi_tcp_connreq_fid_ops = {
-	.size = sizeof(struct kfi_ops),
-	.close = kfi_tcp_connreq_close,
-	.bind = kfi_no_bind,
-	.control = kfi_no_control,
-	.ops_open = kfi_no_ops_open,
-};
-
-/**
- * kfi_tcp_glue_connreq_init() - Fill the header of a connection request
- *	(info->handle of a KFI_CONNREQ event; kfi_close() rejects it).
- * @fid: The embedded struct kfid.
- */
-void kfi_tcp_glue_connreq_init(struct kfid *fid)
-{
-	fid->fclass = KFI_CLASS_CONNREQ;
-	fid->context = NULL;
-	fid->ops = &kfi_tcp_connreq_fid_ops;
-}
-
 static struct kfi_ops_cm kfi_tcp_ep_cm_ops = {
 	.size = sizeof(struct kfi_ops_cm),
 	.setname = kfi_no_setname,

@@ -51,6 +51,7 @@ pub(crate) struct Prov;
 impl util::Provider for Prov {
     type Ep = xfer::EpData;
     type Endpoint = ep::Ep;
+    type Pep = pep::Pep;
     type TxExt = xfer::TxTcp;
     const TX_EXT_INIT: xfer::TxTcp = xfer::TxTcp::INIT;
 
@@ -69,6 +70,10 @@ impl util::Provider for Prov {
             util::Trace::Post => ffi::sys::KFI_TCP_TR_POST,
             util::Trace::PostDone => ffi::sys::KFI_TCP_TR_POST_DONE,
         });
+    }
+
+    fn fail_alloc() -> Result {
+        ffi::fail_alloc()
     }
 
     unsafe fn domain_scope<'a>(dom: *mut ffi::sys::kfid_domain) -> Option<(*mut ffi::sys::kfid_fabric, Option<&'a [u8]>)> {

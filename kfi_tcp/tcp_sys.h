@@ -25,8 +25,6 @@ int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
 			 struct kfi_util_seg *out);
 void kfi_tcp_glue_mr_init(struct kfid_mr *mr, void *context);
 void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
-void kfi_tcp_glue_pep_init(struct kfid_pep *pep, void *context);
-void kfi_tcp_glue_connreq_init(struct kfid *fid);
 void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context);
 
 /* kfi_tcp_sock.c: the provider's sockets (see the comment there). */
@@ -80,13 +78,6 @@ int kfi_tcp_mr_regattr(struct kfid *fid, const struct kfi_mr_attr *attr,
 int kfi_tcp_mr_close(struct kfid *fid);
 int kfi_tcp_mr_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
 int kfi_tcp_mr_control(struct kfid *fid, int command, void *arg);
-int kfi_tcp_pep_close(struct kfid *fid);
-int kfi_tcp_pep_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
-int kfi_tcp_pep_listen(struct kfid_pep *pep);
-int kfi_tcp_pep_getname(struct kfid *fid, void *addr, size_t *addrlen);
-int kfi_tcp_pep_reject(struct kfid_pep *pep, struct kfid *handle,
-		       const void *param, size_t paramlen);
-int kfi_tcp_connreq_close(struct kfid *fid);
 int kfi_tcp_ep_connect(struct kfid_ep *ep, const void *addr,
 		       const void *param, size_t paramlen);
 int kfi_tcp_ep_accept(struct kfid_ep *ep, const void *param, size_t paramlen);

@@ -1151,3 +1151,85 @@ bool kfi_util_is_alias(const struct kfid *fid)
 {
 	return fid->ops == &kfi_util_alias_fid_ops;
 }
+
+/*
+ * Passive endpoints and connection requests: every entry is the toolkit's
+ * (kfi_util/pep.rs), which calls the provider's ProvPep hooks.
+ */
+static struct kfi_ops kfi_util_pep_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_util_pep_close,
+	.bind = kfi_util_pep_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_ep kfi_util_pep_ops = {
+	.size = sizeof(struct kfi_ops_ep),
+	.cancel = kfi_no_cancel,
+	.getopt = kfi_no_getopt,
+	.setopt = kfi_no_setopt,
+	.tx_ctx = kfi_no_tx_ctx,
+	.rx_ctx = kfi_no_rx_ctx,
+};
+
+static struct kfi_ops_cm kfi_util_pep_cm_ops = {
+	.size = sizeof(struct kfi_ops_cm),
+	.setname = kfi_no_setname,
+	.getname = kfi_util_pep_getname,
+	.getpeer = kfi_no_getpeer,
+	.connect = kfi_no_connect,
+	.listen = kfi_util_pep_listen,
+	.accept = kfi_no_accept,
+	.reject = kfi_util_pep_reject,
+	.shutdown = kfi_no_shutdown,
+	.join = kfi_no_join,
+};
+
+/**
+ * kfi_util_pep_init() - Fill the kfabric header of a new passive endpoint.
+ * @pep: The embedded struct kfid_pep of the provider's passive endpoint
+ *	object (its PepBase, kfi_util/pep.rs).
+ * @context: The consumer's context.
+ */
+void kfi_util_pep_init(struct kfid_pep *pep, void *context)
+{
+	pep->fid.fclass = KFI_CLASS_PEP;
+	pep->fid.context = context;
+	pep->fid.ops = &kfi_util_pep_fid_ops;
+	pep->ops = &kfi_util_pep_ops;
+	pep->cm = &kfi_util_pep_cm_ops;
+}
+
+static struct kfi_ops kfi_util_connreq_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_util_connreq_close,
+	.bind = kfi_no_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+/**
+ * kfi_util_connreq_init() - Fill the header of a connection request
+ *	(info->handle of a KFI_CONNREQ event; kfi_close() rejects it).
+ * @fid: The embedded struct kfid of the request (kfi_util/pep.rs).
+ */
+void kfi_util_connreq_init(struct kfid *fid)
+{
+	fid->fclass = KFI_CLASS_CONNREQ;
+	fid->context = NULL;
+	fid->ops = &kfi_util_connreq_fid_ops;
+}
+
+/**
+ * kfi_util_is_connreq() - Tell whether an object is a connection request of
+ *	this provider.
+ * @fid: A valid object header (the info->handle a consumer passes).
+ *
+ * Return: true if @fid was made by kfi_util_connreq_init().
+ */
+bool kfi_util_is_connreq(const struct kfid *fid)
+{
+	return fid->fclass == KFI_CLASS_CONNREQ &&
+	       fid->ops == &kfi_util_connreq_fid_ops;
+}

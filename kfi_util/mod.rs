@@ -24,6 +24,9 @@
 //! - `eq`: the event queue;
 //! - `ep`: the endpoint base (bindings, enable, aliases, cancel, options,
 //!   the entry of every data transfer) a provider's endpoint embeds;
+//! - `pep`: the passive endpoint base (EQ binding, listen and reject
+//!   checks, close order) a provider's passive endpoint embeds, and
+//!   connection requests (`info->handle` of `KFI_CONNREQ`);
 //! - `logic`: kernel-independent rules (also the host crate
 //!   `kfi-util-logic`);
 //! - `fid`: child counting, and the fabric and domain bases a provider's
@@ -51,6 +54,9 @@ pub(crate) trait Provider {
     /// are [`Provider::Ep`]).
     type Endpoint: ep::ProvEp;
 
+    /// The passive endpoint object, which embeds [`pep::PepBase`] first.
+    type Pep: pep::ProvPep;
+
     /// What a transmit operation ([`xfer::TxOp`]) carries for the
     /// provider alone (kfi_tcp: the ACK it asks for, the read responses
     /// received so far).
@@ -66,6 +72,14 @@ pub(crate) trait Provider {
 
     /// Records a trace point (`KFI_TRACE` builds; nothing otherwise).
     fn trace(point: Trace);
+
+    /// An injected allocation failure (the provider's fault injection
+    /// attribute, tests/faults): `ENOMEM` when one is due. The toolkit
+    /// asks where the provider asked before the code moved, so the same
+    /// paths keep being exercised. By default never.
+    fn fail_alloc() -> kernel::error::Result {
+        Ok(())
+    }
 
     /// The fire target of one of the provider's endpoints (deferred work
     /// names its endpoint by the consumer's pointer); `None` for NULL or
@@ -120,6 +134,7 @@ pub(crate) mod eq;
 pub(crate) mod fabric;
 pub(crate) mod fid;
 pub(crate) mod getinfo;
+pub(crate) mod pep;
 pub(crate) mod sync;
 pub(crate) mod tagmatch;
 pub(crate) mod xfer;

@@ -386,4 +386,21 @@ int kfi_util_ep_setopt(struct kfid *fid, int level, int optname,
 int kfi_util_alias_close(struct kfid *fid);
 ssize_t kfi_util_alias_cancel(struct kfid *fid, void *context);
 
+/*
+ * Passive endpoints: the provider's object (embedding the toolkit's
+ * PepBase), its header filled by the toolkit's ops tables
+ * (kfi_util_glue.c); connection requests (info->handle of KFI_CONNREQ).
+ * The entries below are kfi_util/pep.rs's.
+ */
+void kfi_util_pep_init(struct kfid_pep *pep, void *context);
+void kfi_util_connreq_init(struct kfid *fid);
+bool kfi_util_is_connreq(const struct kfid *fid);
+int kfi_util_pep_close(struct kfid *fid);
+int kfi_util_pep_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
+int kfi_util_pep_listen(struct kfid_pep *pep);
+int kfi_util_pep_getname(struct kfid *fid, void *addr, size_t *addrlen);
+int kfi_util_pep_reject(struct kfid_pep *pep, struct kfid *handle,
+			const void *param, size_t paramlen);
+int kfi_util_connreq_close(struct kfid *fid);
+
 #endif
