@@ -6,8 +6,8 @@
 //! A domain holds a reference on the device. When the device goes away
 //! (hot removal) the domain stays valid until the consumer closes it;
 //! nothing new can be opened on a removed device. Like every domain, it
-//! counts its open children (CQs, counters): closing it with any open
-//! fails with -EBUSY.
+//! counts its open children (CQs, counters, endpoints): closing it with
+//! any open fails with -EBUSY.
 
 use crate::ffi::{kfi_info, sys, DevRef};
 use crate::util::base::{self, einval};
@@ -31,8 +31,8 @@ pub(crate) struct Domain {
     fabric: *mut Fabric,
     /// The device, referenced for the domain's life (its ib resources
     /// are the device's to free at removal; the reference keeps only the
-    /// provider's record of it).
-    _dev: DevRef,
+    /// provider's record of it). Endpoints create their queue pairs on it.
+    dev: DevRef,
     /// The device name the domain was opened with.
     name: ([u8; NAME_MAX], usize),
 }
@@ -58,6 +58,11 @@ impl Domain {
     /// The fabric the domain belongs to (outlives it).
     pub(crate) fn fabric(&self) -> *mut Fabric {
         self.fabric
+    }
+
+    /// The device.
+    pub(crate) fn dev(&self) -> &DevRef {
+        &self.dev
     }
 }
 
@@ -93,7 +98,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     let init = pin_init!(Domain {
         base <- DomainBase::new(),
         fabric: f,
-        _dev: dev,
+        dev,
         name: n,
     });
     // SAFETY: `f` is live (as above); `dom` was checked; the glue fills a

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 //! FFI layer of kfi_verbs.ko: its bindings, and RAII wrappers of its own C
-//! (the RDMA devices of kfi_verbs_ib.c). The wrappers every provider needs
+//! (the RDMA devices of kfi_verbs_ib.c, the connections of
+//! kfi_verbs_cm.c). The wrappers every provider needs
 //! are the toolkit's (`crate::util::base`). Every `unsafe` block states the
 //! contract it relies on.
 
-use core::ffi::c_void;
+use crate::util::addr::SockAddr;
+use core::ffi::{c_int, c_void};
 use core::ptr::NonNull;
+use kernel::bindings;
 use kernel::prelude::*;
 
 /// Bindings generated from `include/`, `verbs_sys.h` and the toolkit's
@@ -112,4 +115,149 @@ impl Ports {
 /// The name of a port's device, as bytes.
 pub(crate) fn dev_name(p: &sys::kfi_verbs_port) -> &[u8] {
     crate::util::base::name_bytes(&p.dev_name)
+}
+
+impl DevRef {
+    /// The device, for kfi_verbs_cm.c (which takes its own reference).
+    fn as_ptr(&self) -> *mut sys::kfi_verbs_dev {
+        self.0.as_ptr()
+    }
+}
+
+/// A negative errno of kfi_verbs_cm.c as a result.
+fn cm_result(ret: c_int) -> core::result::Result<(), c_int> {
+    if ret == 0 {
+        Ok(())
+    } else {
+        Err(ret)
+    }
+}
+
+/// One connection of kfi_verbs_cm.c: an rdma_cm id (an endpoint's, a
+/// passive endpoint's listening one, or a connection request's) and the
+/// queue pair on it. Every method is process context and may sleep; the
+/// ones that take the id's handler mutex (`take`, `accept`, `addr`,
+/// `set_owner`, `close`) are never called with a lock the owner's event
+/// function takes.
+///
+/// # Invariants
+/// `0` is a connection this value owns (freed by `kfi_verbs_conn_free`).
+pub(crate) struct Conn(NonNull<sys::kfi_verbs_conn>);
+
+// SAFETY: kfi_verbs_cm.c protects a connection's state with its own locks
+// (its file comment); its functions may be called from any thread.
+unsafe impl Send for Conn {}
+// SAFETY: as above: every function taking a shared connection is safe to
+// call concurrently (the C side counts the calls using the id).
+unsafe impl Sync for Conn {}
+
+impl Conn {
+    /// Makes the id of an endpoint (`dev`: its domain's device) or of a
+    /// passive endpoint (`dev` None), in namespace `net`.
+    pub(crate) fn create(net: *mut c_void, pep: bool, dev: Option<&DevRef>) -> core::result::Result<Conn, c_int> {
+        let kind = if pep { sys::KFI_VERBS_CONN_PEP } else { sys::KFI_VERBS_CONN_EP };
+        let dev = dev.map_or(core::ptr::null_mut(), DevRef::as_ptr);
+        let mut out = core::ptr::null_mut();
+        // SAFETY: `net` is a namespace the caller holds (its fabric's);
+        // `dev` is NULL or referenced by the caller; `out` is writable.
+        cm_result(unsafe { sys::kfi_verbs_conn_create(net, kind as c_int, dev, &mut out) })?;
+        // The C side returned 0: `out` is a new connection, ours.
+        NonNull::new(out).map(Conn).ok_or(-(bindings::ENOMEM as c_int))
+    }
+
+    /// Takes ownership of the request of a `KFI_VERBS_EV_CONNREQ` event.
+    ///
+    /// # Safety
+    /// `req` is the event's request, not owned by anyone else.
+    pub(crate) unsafe fn from_request(req: *mut sys::kfi_verbs_conn) -> Option<Conn> {
+        NonNull::new(req).map(Conn)
+    }
+
+    fn ptr(&self) -> *mut sys::kfi_verbs_conn {
+        self.0.as_ptr()
+    }
+
+    /// Names the object events are reported to (`kfi_verbs_ep_cm_event`
+    /// or `kfi_verbs_pep_cm_event` get it as `ctx`).
+    ///
+    /// # Safety
+    /// `owner` stays valid until [`Conn::close`] has returned (or the
+    /// connection is dropped).
+    pub(crate) unsafe fn set_owner(&self, owner: *const c_void) {
+        // SAFETY: our connection (invariant); the pointer's lifetime is
+        // the caller's contract.
+        unsafe { sys::kfi_verbs_conn_set_owner(self.ptr(), owner.cast_mut()) }
+    }
+
+    /// Binds a passive endpoint's id to `src` and listens.
+    pub(crate) fn listen(&self, src: &SockAddr, backlog: c_int) -> core::result::Result<(), c_int> {
+        // SAFETY: our connection (invariant); `src` is a valid address.
+        cm_result(unsafe { sys::kfi_verbs_conn_listen(self.ptr(), src, backlog) })
+    }
+
+    /// Starts connecting to `dst` (from `src` if given) with private data
+    /// `pdata`, creating a queue pair of the given depths.
+    pub(crate) fn connect(
+        &self,
+        src: Option<&SockAddr>,
+        dst: &SockAddr,
+        pdata: &[u8],
+        sq: u32,
+        rq: u32,
+    ) -> core::result::Result<(), c_int> {
+        let src = src.map_or(core::ptr::null(), |s| s as *const SockAddr);
+        // SAFETY: our connection; the addresses and `pdata` are valid for
+        // the call (the C side copies the private data).
+        cm_result(unsafe {
+            sys::kfi_verbs_conn_connect(self.ptr(), src, dst, pdata.as_ptr().cast(), pdata.len(), sq, rq)
+        })
+    }
+
+    /// Makes a request an endpoint's connection on `dev`, with a queue pair
+    /// of the given depths.
+    pub(crate) fn take(&self, dev: &DevRef, sq: u32, rq: u32) -> core::result::Result<(), c_int> {
+        // SAFETY: our connection; `dev` is referenced by the caller.
+        cm_result(unsafe { sys::kfi_verbs_conn_take(self.ptr(), dev.as_ptr(), sq, rq) })
+    }
+
+    /// Accepts a taken request with private data `pdata`.
+    pub(crate) fn accept(&self, pdata: &[u8]) -> core::result::Result<(), c_int> {
+        // SAFETY: our connection; `pdata` valid for the call.
+        cm_result(unsafe { sys::kfi_verbs_conn_accept(self.ptr(), pdata.as_ptr().cast(), pdata.len()) })
+    }
+
+    /// Refuses a request with private data `pdata`.
+    pub(crate) fn reject(&self, pdata: &[u8]) -> core::result::Result<(), c_int> {
+        // SAFETY: our connection; `pdata` valid for the call.
+        cm_result(unsafe { sys::kfi_verbs_conn_reject(self.ptr(), pdata.as_ptr().cast(), pdata.len()) })
+    }
+
+    /// Disconnects.
+    pub(crate) fn disconnect(&self) -> core::result::Result<(), c_int> {
+        // SAFETY: our connection.
+        cm_result(unsafe { sys::kfi_verbs_conn_disconnect(self.ptr()) })
+    }
+
+    /// The local (or the peer's) address.
+    pub(crate) fn addr(&self, peer: bool) -> core::result::Result<SockAddr, c_int> {
+        // SAFETY: all-zero is a valid address.
+        let mut a: SockAddr = unsafe { core::mem::zeroed() };
+        // SAFETY: our connection; `a` is writable.
+        cm_result(unsafe { sys::kfi_verbs_conn_addr(self.ptr(), peer, &mut a) })?;
+        Ok(a)
+    }
+
+    /// Tears the connection down (idempotent): nothing is reported to
+    /// the owner once this has returned.
+    pub(crate) fn close(&self) {
+        // SAFETY: our connection.
+        unsafe { sys::kfi_verbs_conn_close(self.ptr()) }
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        // SAFETY: the connection this value owns (invariant).
+        unsafe { sys::kfi_verbs_conn_free(self.ptr()) }
+    }
 }

@@ -3,8 +3,9 @@
  * kfi_verbs.ko, C side: what the toolkit's ops tables (kfi_util/,
  * kfi_trigger/, compiled in by kfi_verbs_util.c) need of the provider. The
  * entries not implemented yet are kfi_enosys.h's -KFI_ENOSYS defaults,
- * never NULL. The fabric, event queues, completion queues and counters are
- * the toolkit's.
+ * never NULL. The fabric, event queues, completion queues, counters and
+ * the endpoints' tables are the toolkit's; the endpoints' connection
+ * management is this provider's (ep.rs).
  */
 #include <linux/module.h>
 
@@ -37,20 +38,29 @@ int kfi_prov_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags)
 	return kfi_no_bind(fid, bfid, flags);
 }
 
+static struct kfi_ops_cm kfi_verbs_ep_cm_ops = {
+	.size = sizeof(struct kfi_ops_cm),
+	.setname = kfi_no_setname,
+	.getname = kfi_verbs_ep_getname,
+	.getpeer = kfi_verbs_ep_getpeer,
+	.connect = kfi_verbs_ep_connect,
+	.listen = kfi_no_listen,
+	.accept = kfi_verbs_ep_accept,
+	.reject = kfi_no_reject,
+	.shutdown = kfi_verbs_ep_shutdown,
+	.join = kfi_no_join,
+};
+
 /**
- * kfi_prov_domain_endpoint() - The domain's endpoint entry: active
- *	endpoints are not implemented yet.
- * @domain: The domain.
- * @info: The consumer's info.
- * @ep: Where the endpoint would go.
+ * kfi_verbs_glue_ep_init() - Fill the kfabric header of a new endpoint: the
+ *	toolkit's tables (kfi_util/ep.rs) with this provider's connection
+ *	management (ep.rs).
+ * @ep: The embedded struct kfid_ep of the endpoint's EpBase.
  * @context: The consumer's context.
- *
- * Return: -KFI_ENOSYS.
  */
-int kfi_prov_domain_endpoint(struct kfid_domain *domain, struct kfi_info *info,
-			     struct kfid_ep **ep, void *context)
+void kfi_verbs_glue_ep_init(struct kfid_ep *ep, void *context)
 {
-	return kfi_no_endpoint(domain, info, ep, context);
+	kfi_util_ep_init(ep, context, &kfi_verbs_ep_cm_ops);
 }
 
 /**

@@ -11,7 +11,10 @@
  * Each device's @lock (rw_semaphore) protects @ib, @pd and @name: readers
  * use the ib_device only while holding it for read and seeing @ib non-NULL;
  * the remove callback takes it for write, so after it no reader is left on
- * the ib_device. Order: kfi_verbs_devs_lock, then a device's @lock.
+ * the ib_device. Queue pairs are created and destroyed under it for read
+ * (kfi_verbs_cm.c), each listed on the device's @conns under @conns_lock,
+ * so the remove callback finds them all. Order: kfi_verbs_devs_lock, a
+ * device's @lock, its @conns_lock.
  */
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -26,27 +29,9 @@
 #include <rdma/ib_verbs.h>
 
 #include "verbs_sys.h"
+#include "kfi_verbs_priv.h"
 
 static_assert(KFI_VERBS_NAME_MAX == IB_DEVICE_NAME_MAX);
-
-/**
- * struct kfi_verbs_dev - One RDMA device as the provider sees it.
- * @ref: References: the list's while the device is live, one per domain.
- * @node: In kfi_verbs_devs while live (under kfi_verbs_devs_lock).
- * @lock: Protects @ib, @pd and @name (see the file comment).
- * @ib: The device; NULL once removed.
- * @pd: The protection domain of every kfabric domain on the device;
- *	NULL once removed.
- * @name: The device's name (updated on rename).
- */
-struct kfi_verbs_dev {
-	struct kref ref;
-	struct list_head node;
-	struct rw_semaphore lock;
-	struct ib_device *ib;
-	struct ib_pd *pd;
-	char name[IB_DEVICE_NAME_MAX];
-};
 
 static DEFINE_MUTEX(kfi_verbs_devs_lock);
 static LIST_HEAD(kfi_verbs_devs);
@@ -198,6 +183,31 @@ struct kfi_verbs_dev *kfi_verbs_dev_get(const char *name, size_t len,
 	return found;
 }
 
+/**
+ * kfi_verbs_dev_of() - The provider's record of a live RDMA device.
+ * @ib: The device.
+ *
+ * Context: Process context (sleeps).
+ * Return: The device, referenced (kfi_verbs_dev_put()), or NULL if it is
+ * not tracked (no fast registration) or being removed.
+ */
+struct kfi_verbs_dev *kfi_verbs_dev_of(struct ib_device *ib)
+{
+	struct kfi_verbs_dev *d, *found = NULL;
+
+	mutex_lock(&kfi_verbs_devs_lock);
+	list_for_each_entry(d, &kfi_verbs_devs, node) {
+		/* @ib is set before and cleared after the device is listed */
+		if (d->ib == ib) {
+			kref_get(&d->ref);
+			found = d;
+			break;
+		}
+	}
+	mutex_unlock(&kfi_verbs_devs_lock);
+	return found;
+}
+
 static struct ib_client kfi_verbs_client;
 
 /*
@@ -216,6 +226,8 @@ static int kfi_verbs_add(struct ib_device *ib)
 		return -ENOMEM;
 	kref_init(&d->ref);
 	init_rwsem(&d->lock);
+	mutex_init(&d->conns_lock);
+	INIT_LIST_HEAD(&d->conns);
 	d->pd = ib_alloc_pd(ib, 0);
 	if (IS_ERR(d->pd)) {
 		int ret = PTR_ERR(d->pd);
@@ -235,8 +247,12 @@ static int kfi_verbs_add(struct ib_device *ib)
 /*
  * The device goes away (or the client is unregistered): from now on
  * nothing new opens on it and nobody touches the ib_device. Every ib
- * resource on it must be gone before the PD is freed; domains hold none
- * but the shared PD.
+ * resource on it must be gone before the PD is freed: the queue pairs and
+ * completion queues of connections are destroyed here (their owners see
+ * their work requests flushed, then the connection's end); domains hold
+ * none but the shared PD. The rdma_cm ids go with rdma_cm's own removal,
+ * which runs after this (clients are removed in reverse order of
+ * registration) and reports DEVICE_REMOVAL to kfi_verbs_cm.c.
  */
 static void kfi_verbs_remove(struct ib_device *ib, void *data)
 {
@@ -246,6 +262,7 @@ static void kfi_verbs_remove(struct ib_device *ib, void *data)
 	list_del(&d->node);
 	mutex_unlock(&kfi_verbs_devs_lock);
 	down_write(&d->lock);
+	kfi_verbs_conns_remove(d);
 	ib_dealloc_pd(d->pd);
 	d->pd = NULL;
 	d->ib = NULL;

@@ -6,31 +6,35 @@
 //! and removal), `kfi_getinfo` entries for every address of an active
 //! port (fabric and domain names as libfabric's verbs provider gives
 //! them), the fabric, the domain (one per device, holding the device's
-//! protection domain), and the toolkit's event queues, completion queues,
-//! counters and deferred work on them. Endpoints, memory registration and
-//! data transfers return -KFI_ENOSYS, and `kfi_getinfo` advertises no
-//! capability for them.
+//! protection domain), the toolkit's event queues, completion queues,
+//! counters and deferred work on them, and MSG endpoints that connect
+//! over rdma_cm (an RC queue pair each; `KFI_CONNECTED`, rejects with CM
+//! data, `KFI_SHUTDOWN`, hot removal). Passive endpoints, memory
+//! registration and data transfers return -KFI_ENOSYS, and `kfi_getinfo`
+//! advertises no capability for them.
 //!
 //! Layout:
 //! - `logic/` (+ the core's `host.rs`, `writer.rs`): kernel-independent
 //!   logic, also the host crate `kfi-verbs-logic`;
 //! - `ffi.rs` (and the toolkit's `util::base`): bindings generated from
-//!   `include/` and `verbs_sys.h`, RAII wrappers of kfi_verbs_ib.c (the
-//!   only `unsafe` besides the C entry points);
+//!   `include/` and `verbs_sys.h`, RAII wrappers of kfi_verbs_ib.c and
+//!   kfi_verbs_cm.c (the only `unsafe` besides the C entry points);
 //! - `prov.rs`: `kgetinfo`; `domain.rs`: the domain (the fabric, EQs, CQs
-//!   and counters are the toolkit's);
+//!   and counters are the toolkit's); `ep.rs`: endpoints and their
+//!   connections;
 //! - `trigger` (`kfi_trigger/`) and `util` (`kfi_util/`): the provider
 //!   toolkit shared with the other providers.
 
 use kernel::prelude::*;
 
 mod domain;
+mod ep;
 mod ffi;
 mod prov;
 // The provider toolkit and the KFI_TRIGGER machinery (shared with the
-// other providers). Their endpoint side (transfer queues, triggered
+// other providers). Their data-transfer side (transfer queues, triggered
 // transfers, counters bound to endpoints) has no user here until this
-// provider has endpoints.
+// provider's endpoints transfer data.
 #[allow(dead_code)]
 #[path = "../kfi_trigger/mod.rs"]
 mod trigger;
@@ -41,19 +45,8 @@ mod util;
 /// The provider, as the toolkit sees it.
 pub(crate) struct Prov;
 
-/// The endpoint type of a provider without endpoints yet: it has no value,
-/// so no CQ ever has one bound to make progress on.
-pub(crate) enum NoEndpoint {}
-
-impl util::cq::ProgressSource for NoEndpoint {
-    type Ref<'a> = NoProgress;
-
-    fn progress_ref(&self) -> Option<NoProgress> {
-        match *self {}
-    }
-}
-
-/// Progress of a [`NoEndpoint`]: never made.
+/// Progress of an endpoint's queues: none is made yet (no data
+/// transfers), so none is ever handed out.
 pub(crate) enum NoProgress {}
 
 impl util::cq::ProgressRef for NoProgress {
@@ -66,64 +59,16 @@ impl util::cq::ProgressRef for NoProgress {
     }
 }
 
-// `NoEndpoint` is also the endpoint object (`Provider::Endpoint`) and its
-// queues: none is ever published, so the toolkit's endpoint entries
-// (kfi_util/ep.rs) never reach these.
-impl util::ep::EpXfer for NoEndpoint {
-    fn post(&self, _x: &ffi::sys::kfi_util_xfer) -> isize {
-        match *self {}
-    }
+/// The passive endpoint object (`Provider::Pep`) of a provider without
+/// passive endpoints yet: it has no value.
+pub(crate) enum NoPep {}
 
-    fn cancel(&self, _context: *mut core::ffi::c_void) -> isize {
-        match *self {}
-    }
-
-    fn min_multi(&self) -> u64 {
-        match *self {}
-    }
-
-    fn set_min_multi(&self, _v: u64) {
-        match *self {}
-    }
-
-    fn trig_pending(&self) -> usize {
-        match *self {}
-    }
-
-    fn target(&self) -> &(dyn trigger::target::FireTarget + 'static) {
-        match *self {}
-    }
-}
-
-// SAFETY: the type has no value: none is ever published or recovered.
-unsafe impl util::ep::ProvEp for NoEndpoint {
-    // Nothing is offered.
-    const RULES: util::ep::EpRules =
-        util::ep::EpRules { default_queue: 0, max_queue: 0, tx_op_flags: 0, rx_op_flags: 0, cntr_events: 0 };
-
-    fn data(&self) -> &NoEndpoint {
-        self
-    }
-
-    fn enable(&self, _cfg: &util::ep::EpConfig) -> Result {
-        match *self {}
-    }
-
-    fn closing(&self) {
-        match *self {}
-    }
-
-    fn cm_data_size(&self) -> usize {
-        match *self {}
-    }
-}
-
-// `NoEndpoint` is also the passive endpoint object (`Provider::Pep`): the
+// `NoPep` is the passive endpoint object (`Provider::Pep`): the
 // fabric's passive_ep entry is -KFI_ENOSYS (kfi_verbs_glue.c), so none is
 // ever published, no request is ever reported, and the toolkit's entries
 // (kfi_util/pep.rs) never reach these.
 // SAFETY: the type has no value: none is ever published or recovered.
-unsafe impl util::pep::ProvPep for NoEndpoint {
+unsafe impl util::pep::ProvPep for NoPep {
     // Requests carry nothing (there are none: an uninhabited type here
     // would make the toolkit's request code unreachable, which rustc
     // warns about).
@@ -152,9 +97,9 @@ unsafe impl util::pep::ProvPep for NoEndpoint {
 }
 
 impl util::Provider for Prov {
-    type Ep = NoEndpoint;
-    type Endpoint = NoEndpoint;
-    type Pep = NoEndpoint;
+    type Ep = ep::Queues;
+    type Endpoint = ep::Ep;
+    type Pep = NoPep;
     type TxExt = ();
     const TX_EXT_INIT: () = ();
 
@@ -165,11 +110,6 @@ impl util::Provider for Prov {
 
     #[inline(always)]
     fn trace(_point: util::Trace) {}
-
-    unsafe fn fire_target<'a>(_ep: *mut ffi::sys::kfid_ep) -> Option<&'a (dyn trigger::target::FireTarget + 'static)> {
-        // No endpoint of this provider exists.
-        None
-    }
 
     unsafe fn domain_scope<'a>(dom: *mut ffi::sys::kfid_domain) -> Option<(*mut ffi::sys::kfid_fabric, Option<&'a [u8]>)> {
         // SAFETY: by the trait's contract `dom` is an open domain (of any

@@ -71,7 +71,86 @@ struct kfi_verbs_dev *kfi_verbs_dev_get(const char *name, size_t len,
 					void *net);
 void kfi_verbs_dev_put(struct kfi_verbs_dev *dev);
 
+/* Connections (kfi_verbs_cm.c): rdma_cm ids and their queue pairs. */
+
+/* Most private data a connect, accept or reject carries (an IB REQ's). */
+#define KFI_VERBS_PDATA_MAX 56
+
+/* Whom a connection reports to. */
+#define KFI_VERBS_CONN_EP 1	/* an endpoint: kfi_verbs_ep_cm_event() */
+#define KFI_VERBS_CONN_PEP 2	/* a passive endpoint: kfi_verbs_pep_cm_event() */
+#define KFI_VERBS_CONN_REQ 3	/* a request not taken yet: nobody */
+
+/* What a connection reports (struct kfi_verbs_cm_ev.type). */
+#define KFI_VERBS_EV_ESTABLISHED 1	/* ep: connected, the peer's data */
+#define KFI_VERBS_EV_ERROR 2		/* ep: connecting failed (@status) */
+#define KFI_VERBS_EV_DISCONNECTED 3	/* ep: the connection ended */
+#define KFI_VERBS_EV_REMOVED 4		/* ep, pep: the device went away */
+#define KFI_VERBS_EV_CONNREQ 5		/* pep: a request (@req) */
+
+struct kfi_verbs_conn;
+
+/**
+ * struct kfi_verbs_cm_ev - What a connection reports to its owner.
+ * @type: KFI_VERBS_EV_*.
+ * @status: For KFI_VERBS_EV_ERROR and _REMOVED, a negative errno
+ *	(-ECONNREFUSED when rejected, -ETIMEDOUT, -ENODEV...); else 0.
+ * @pdata: The peer's private data as it arrived (padded by some
+ *	transports), valid during the call only; NULL if none.
+ * @pdata_len: Its length.
+ * @req: For KFI_VERBS_EV_CONNREQ, the request, which the owner then
+ *	owns (kfi_verbs_conn_take(), _reject(), _free()).
+ */
+struct kfi_verbs_cm_ev {
+	int type;
+	int status;
+	const uint8_t *pdata;
+	uint8_t pdata_len;
+	struct kfi_verbs_conn *req;
+};
+
+int kfi_verbs_conn_create(void *net, int kind, struct kfi_verbs_dev *dev,
+			  struct kfi_verbs_conn **out);
+void kfi_verbs_conn_set_owner(struct kfi_verbs_conn *c, void *ctx);
+int kfi_verbs_conn_listen(struct kfi_verbs_conn *c,
+			  const struct kfi_util_addr *src, int backlog);
+int kfi_verbs_conn_connect(struct kfi_verbs_conn *c,
+			   const struct kfi_util_addr *src,
+			   const struct kfi_util_addr *dst,
+			   const void *pdata, size_t len,
+			   unsigned int sq, unsigned int rq);
+int kfi_verbs_conn_take(struct kfi_verbs_conn *c, struct kfi_verbs_dev *dev,
+			unsigned int sq, unsigned int rq);
+int kfi_verbs_conn_accept(struct kfi_verbs_conn *c, const void *pdata,
+			  size_t len);
+int kfi_verbs_conn_reject(struct kfi_verbs_conn *c, const void *pdata,
+			  size_t len);
+int kfi_verbs_conn_disconnect(struct kfi_verbs_conn *c);
+int kfi_verbs_conn_addr(struct kfi_verbs_conn *c, bool peer,
+			struct kfi_util_addr *out);
+void kfi_verbs_conn_close(struct kfi_verbs_conn *c);
+void kfi_verbs_conn_free(struct kfi_verbs_conn *c);
+
+/*
+ * Defined in Rust (ep.rs, pep.rs): called from the rdma_cm handler (process
+ * context, the id's handler mutex held) or the removal work.
+ * kfi_verbs_pep_cm_event() returns 0 when it takes a request, else a
+ * negative errno (the request is rejected).
+ */
+void kfi_verbs_ep_cm_event(void *ctx, const struct kfi_verbs_cm_ev *ev);
+int kfi_verbs_pep_cm_event(void *ctx, const struct kfi_verbs_cm_ev *ev);
+
 /* kfi_verbs_glue.c */
 void kfi_verbs_glue_domain_init(struct kfid_domain *domain, void *context);
+void kfi_verbs_glue_ep_init(struct kfid_ep *ep, void *context);
+
+/* ep.rs: an endpoint's connection management (its CM ops table) */
+int kfi_verbs_ep_connect(struct kfid_ep *ep, const void *addr,
+			 const void *param, size_t paramlen);
+int kfi_verbs_ep_accept(struct kfid_ep *ep, const void *param,
+			size_t paramlen);
+int kfi_verbs_ep_shutdown(struct kfid_ep *ep, uint64_t flags);
+int kfi_verbs_ep_getname(struct kfid *fid, void *addr, size_t *addrlen);
+int kfi_verbs_ep_getpeer(struct kfid_ep *ep, void *addr, size_t *addrlen);
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * KUnit suites of kfi_verbs.ko through the public API only: its
  * kfi_getinfo entries for the software RDMA devices the guest set up,
- * domains on them, and hot removal and addition of a device. The guest
+ * domains on them, hot removal and addition of a device, and endpoints'
+ * connection management. The guest
  * (tests/guest/verbs.sh) creates one rxe and one siw device, each on a
  * network device with an IPv4 address, and names them in the module
  * parameters; without them every case skips.
@@ -21,6 +22,7 @@
 #include <kfi_endpoint.h>
 #include <kfi_eq.h>
 #include <kfi_errno.h>
+#include <kfi_cm.h>
 
 #define V17 KFI_VERSION(1, 7)
 /*
@@ -246,7 +248,6 @@ static void verbs_domain_objects(struct kunit *test)
 	struct kfi_cq_data_entry ent;
 	struct kfid_cq *cq;
 	struct kfid_cntr *cntr;
-	struct kfid_ep *ep;
 	struct kfid_pep *pep;
 	struct kfid_mr *mr;
 	struct vdom v, w;
@@ -262,8 +263,6 @@ static void verbs_domain_objects(struct kunit *test)
 	/* a domain with a child open does not close */
 	KUNIT_EXPECT_EQ(test, kfi_close(&v.dom->fid), -EBUSY);
 	KUNIT_EXPECT_EQ(test, kfi_close(&w.dom->fid), -EBUSY);
-	KUNIT_EXPECT_EQ(test, kfi_endpoint(v.dom, v.e, &ep, NULL),
-			-KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_passive_ep(v.fab, v.e, &pep, NULL),
 			-KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_mr_reg(v.dom, buf, sizeof(buf),
@@ -323,47 +322,6 @@ static void verbs_getinfo_reuses_open_domain(struct kunit *test)
 }
 
 /*
- * Hot removal of a device with a domain and a CQ open on it: the device
- * leaves the listing, no new domain opens on it (-ENODEV), the open ones
- * keep working and close. Added back, it is listed and opens again.
- */
-static void verbs_hot_remove_and_add(struct kunit *test)
-{
-	struct kfi_cq_attr cattr = { .size = 8, .format = KFI_CQ_FORMAT_DATA };
-	struct kfi_cq_data_entry ent;
-	struct kfi_info *h, *list = NULL;
-	struct kfid_domain *dom;
-	struct kfid_cq *cq;
-	struct vdom v;
-	const char *del[] = { "link", "delete", rxe_dev, NULL };
-	const char *add[] = { "link", "add", rxe_dev, "type", "rxe", "netdev",
-			      rxe_netdev, NULL };
-
-	vdom_open(test, &v, rxe_dev, rxe_node);
-	KUNIT_ASSERT_EQ(test, kfi_cq_open(v.dom, &cattr, &cq, NULL, NULL), 0);
-	KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
-	h = verbs_hints(test);
-	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
-	KUNIT_EXPECT_NULL(test, find_entry(list, rxe_dev, rxe_node));
-	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, siw_dev, siw_node));
-	kfi_freeinfo(list);
-	list = NULL;
-	KUNIT_EXPECT_EQ(test, kfi_domain(v.fab, v.e, &dom, NULL), -ENODEV);
-	/* what is open stays usable, and closes */
-	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, &ent, 1), -EAGAIN);
-	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
-	KUNIT_EXPECT_EQ(test, kfi_close(&v.dom->fid), 0);
-	kfi_freeinfo(h);
-	KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
-	KUNIT_EXPECT_TRUE(test, listed_soon(test, rxe_dev, rxe_node));
-	KUNIT_EXPECT_EQ(test, kfi_domain(v.fab, v.e, &dom, NULL), 0);
-	KUNIT_EXPECT_EQ(test, kfi_close(&dom->fid), 0);
-	KUNIT_EXPECT_EQ(test, kfi_close(&v.fab->fid), 0);
-	kfi_freeinfo(v.list);
-	kfi_freeinfo(v.hints);
-}
-
-/*
  * Objects stay with their provider: a verbs CQ, counter or EQ bound to a
  * tcp endpoint is refused (-EINVAL), and hints for verbs naming a tcp domain
  * find nothing. (Both providers loaded, as make check has them.)
@@ -416,6 +374,268 @@ static void verbs_objects_stay_with_their_provider(struct kunit *test)
 	kfi_freeinfo(th);
 }
 
+/* ----------------------------------------------------------------- cm */
+
+/* A port nothing listens on. */
+#define NO_LISTENER 7999
+/* An address of the test subnet no host has. */
+#define NOBODY "10.95.0.99"
+
+/*
+ * An endpoint on @v's domain with an EQ bound, enabled. Its source
+ * address is the entry's with port 0 (any), so that endpoints of one case
+ * do not collide.
+ */
+static void vep_open(struct kunit *test, struct vdom *v, struct kfid_eq **eq,
+		     struct kfid_ep **ep)
+{
+	struct kfi_eq_attr eattr = { .size = 8 };
+
+	((struct sockaddr_in *)v->e->src_addr)->sin_port = 0;
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(v->fab, &eattr, eq, NULL, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(v->dom, v->e, ep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(*ep, &(*eq)->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(*ep), 0);
+}
+
+static void vep_close(struct kunit *test, struct kfid_eq *eq,
+		      struct kfid_ep *ep)
+{
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), 0);
+}
+
+/* @node:@port as a sockaddr_in. */
+static struct sockaddr_in vaddr(const char *node, u16 port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+
+	in4_pton(node, -1, (u8 *)&a.sin_addr.s_addr, -1, NULL);
+	return a;
+}
+
+/*
+ * Waits up to @ms for the next event of @eq: an error entry (copied to
+ * @err, returns -KFI_EAVAIL), or an event (its number in @event, its
+ * entry in @ent; returns its size); -EAGAIN if none came.
+ */
+static ssize_t veq_wait(struct kfid_eq *eq, int ms, uint32_t *event,
+			struct kfi_eq_cm_entry *ent,
+			struct kfi_eq_err_entry *err)
+{
+	char buf[sizeof(*ent) + 64];
+	ssize_t rd;
+
+	rd = kfi_eq_sread(eq, event, buf, sizeof(buf), ms, 0);
+	if (rd == -KFI_EAVAIL) {
+		memset(err, 0, sizeof(*err));
+		return kfi_eq_readerr(eq, err, 0) > 0 ? -KFI_EAVAIL : -EIO;
+	}
+	if (rd > 0)
+		memcpy(ent, buf, min_t(size_t, rd, sizeof(*ent)));
+	return rd;
+}
+
+/*
+ * Connecting to a port nothing listens on (on each device, through its
+ * own address): one error entry for the endpoint, -ECONNREFUSED with no
+ * CM data, then nothing more; the endpoint cannot connect again
+ * (-KFI_EOPBADSTATE) nor shut down (-ENOTCONN), and closes.
+ */
+static void verbs_cm_refused(struct kunit *test)
+{
+	const char *dev[] = { rxe_dev, siw_dev };
+	const char *node[] = { rxe_node, siw_node };
+	struct kfi_eq_err_entry err;
+	struct kfi_eq_cm_entry ent;
+	struct sockaddr_in dst;
+	struct kfid_eq *eq;
+	struct kfid_ep *ep;
+	uint32_t event;
+	struct vdom v;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		vdom_open(test, &v, dev[i], node[i]);
+		vep_open(test, &v, &eq, &ep);
+		dst = vaddr(node[i], NO_LISTENER);
+		KUNIT_ASSERT_EQ(test, kfi_connect(ep, &dst, "hi", 2), 0);
+		KUNIT_EXPECT_EQ_MSG(test, veq_wait(eq, 10000, &event, &ent,
+						   &err),
+				    (ssize_t)-KFI_EAVAIL, "%s", dev[i]);
+		KUNIT_EXPECT_EQ_MSG(test, err.err, ECONNREFUSED, "%s", dev[i]);
+		KUNIT_EXPECT_PTR_EQ(test, err.fid, &ep->fid);
+		KUNIT_EXPECT_EQ(test, err.err_data_size, (size_t)0);
+		KUNIT_EXPECT_EQ(test, veq_wait(eq, 200, &event, &ent, &err),
+				(ssize_t)-EAGAIN);
+		KUNIT_EXPECT_EQ(test, kfi_connect(ep, &dst, NULL, 0),
+				-KFI_EOPBADSTATE);
+		KUNIT_EXPECT_EQ(test, kfi_shutdown(ep, 0), -ENOTCONN);
+		vep_close(test, eq, ep);
+		vdom_close(test, &v);
+	}
+}
+
+/*
+ * The calls' argument and state checks: CM data of at most 55 bytes
+ * (libfabric verbs' limit, KFI_OPT_CM_DATA_SIZE), an address of the
+ * source's family, connect only once enabled; accept without a request
+ * and shutdown without a connection fail; data transfers are not there
+ * yet (-KFI_ENOSYS); getname gives the source address.
+ */
+static void verbs_cm_checks(struct kunit *test)
+{
+	struct sockaddr_in6 dst6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons(NO_LISTENER) };
+	struct kfi_eq_attr eattr = { .size = 8 };
+	struct sockaddr_in dst = vaddr(rxe_node, NO_LISTENER), name;
+	struct kfi_eq_err_entry err;
+	struct kfi_eq_cm_entry ent;
+	size_t len = sizeof(size_t), nlen;
+	char data[56], buf[8];
+	struct kfid_eq *eq, *eq2;
+	struct kfid_ep *ep, *ep2;
+	size_t size = 0;
+	uint32_t event;
+	struct vdom v;
+
+	memset(data, 'd', sizeof(data));
+	vdom_open(test, &v, rxe_dev, rxe_node);
+	/* not enabled: no connect */
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(v.fab, &eattr, &eq2, NULL, NULL), 0);
+	((struct sockaddr_in *)v.e->src_addr)->sin_port = 0;
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(v.dom, v.e, &ep2, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_connect(ep2, &dst, NULL, 0),
+			-KFI_EOPBADSTATE);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep2->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq2->fid), 0);
+
+	vep_open(test, &v, &eq, &ep);
+	KUNIT_EXPECT_EQ(test, kfi_getopt(&ep->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_CM_DATA_SIZE, &size, &len), 0);
+	KUNIT_EXPECT_EQ(test, size, (size_t)55);
+	nlen = sizeof(name);
+	KUNIT_EXPECT_EQ(test, kfi_getname(&ep->fid, &name, &nlen), 0);
+	KUNIT_EXPECT_EQ(test, nlen, sizeof(name));
+	KUNIT_EXPECT_EQ(test, name.sin_addr.s_addr, dst.sin_addr.s_addr);
+	KUNIT_EXPECT_EQ(test, kfi_connect(ep, &dst, data, 56), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_connect(ep, &dst6, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_connect(ep, NULL, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_accept(ep, NULL, 0), -KFI_EOPBADSTATE);
+	KUNIT_EXPECT_EQ(test, kfi_accept(ep, data, 56), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_shutdown(ep, 0), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, kfi_shutdown(ep, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_send(ep, buf, sizeof(buf), NULL, 0, NULL),
+			(ssize_t)-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_recv(ep, buf, sizeof(buf), NULL, 0, NULL),
+			(ssize_t)-KFI_ENOSYS);
+	/* nothing was started: no event */
+	KUNIT_EXPECT_EQ(test, veq_wait(eq, 100, &event, &ent, &err),
+			(ssize_t)-EAGAIN);
+	/* 55 bytes go (and are refused by nobody listening) */
+	KUNIT_EXPECT_EQ(test, kfi_connect(ep, &dst, data, 55), 0);
+	KUNIT_EXPECT_EQ(test, veq_wait(eq, 10000, &event, &ent, &err),
+			(ssize_t)-KFI_EAVAIL);
+	KUNIT_EXPECT_EQ(test, err.err, ECONNREFUSED);
+	vep_close(test, eq, ep);
+	vdom_close(test, &v);
+}
+
+/*
+ * An address nobody answers for: an error entry (the address resolution
+ * times out), not a hang. An endpoint closed while its connect is still
+ * resolving reports nothing and closes at once.
+ */
+static void verbs_cm_unreachable(struct kunit *test)
+{
+	struct sockaddr_in dst = vaddr(NOBODY, NO_LISTENER);
+	struct kfi_eq_err_entry err;
+	struct kfi_eq_cm_entry ent;
+	struct kfid_eq *eq, *eq2;
+	struct kfid_ep *ep, *ep2;
+	uint32_t event;
+	struct vdom v;
+
+	vdom_open(test, &v, rxe_dev, rxe_node);
+	vep_open(test, &v, &eq, &ep);
+	vep_open(test, &v, &eq2, &ep2);
+	KUNIT_ASSERT_EQ(test, kfi_connect(ep, &dst, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_connect(ep2, &dst, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep2->fid), 0);
+	KUNIT_EXPECT_EQ(test, veq_wait(eq, 30000, &event, &ent, &err),
+			(ssize_t)-KFI_EAVAIL);
+	KUNIT_EXPECT_TRUE_MSG(test, err.err == ETIMEDOUT ||
+			      err.err == EHOSTUNREACH ||
+			      err.err == ENETUNREACH, "err %d", err.err);
+	KUNIT_EXPECT_PTR_EQ(test, err.fid, &ep->fid);
+	KUNIT_EXPECT_EQ(test, veq_wait(eq2, 100, &event, &ent, &err),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq2->fid), 0);
+	vep_close(test, eq, ep);
+	vdom_close(test, &v);
+}
+
+/*
+ * Hot removal of a device with a domain, a CQ and endpoints open on it (one
+ * whose queue pair exists: its connect was refused; one idle): `rdma link
+ * delete` returns; the device leaves the listing, no new domain opens on it
+ * (-ENODEV), the idle endpoint cannot connect (-ENODEV), and what is open
+ * stays usable and closes. Added back, it is listed and opens again.
+ */
+static void verbs_hot_remove_and_add(struct kunit *test)
+{
+	struct kfi_cq_attr cattr = { .size = 8, .format = KFI_CQ_FORMAT_DATA };
+	struct kfi_cq_data_entry ent;
+	struct kfi_info *h, *list = NULL;
+	struct kfi_eq_err_entry err;
+	struct kfi_eq_cm_entry cm;
+	struct kfid_domain *dom;
+	struct kfid_eq *eq, *eq2;
+	struct kfid_ep *ep, *ep2;
+	struct sockaddr_in dst;
+	struct kfid_cq *cq;
+	uint32_t event;
+	struct vdom v;
+	const char *del[] = { "link", "delete", rxe_dev, NULL };
+	const char *add[] = { "link", "add", rxe_dev, "type", "rxe", "netdev",
+			      rxe_netdev, NULL };
+
+	vdom_open(test, &v, rxe_dev, rxe_node);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(v.dom, &cattr, &cq, NULL, NULL), 0);
+	vep_open(test, &v, &eq, &ep);
+	vep_open(test, &v, &eq2, &ep2);
+	dst = vaddr(rxe_node, NO_LISTENER);
+	KUNIT_ASSERT_EQ(test, kfi_connect(ep, &dst, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, veq_wait(eq, 10000, &event, &cm, &err),
+			(ssize_t)-KFI_EAVAIL);
+	KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+	h = verbs_hints(test);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
+	KUNIT_EXPECT_NULL(test, find_entry(list, rxe_dev, rxe_node));
+	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, siw_dev, siw_node));
+	kfi_freeinfo(list);
+	list = NULL;
+	KUNIT_EXPECT_EQ(test, kfi_domain(v.fab, v.e, &dom, NULL), -ENODEV);
+	KUNIT_EXPECT_EQ(test, kfi_connect(ep2, &dst, NULL, 0), -ENODEV);
+	/* what is open stays usable, and closes */
+	KUNIT_EXPECT_EQ(test, veq_wait(eq, 100, &event, &cm, &err),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(cq, &ent, 1), -EAGAIN);
+	vep_close(test, eq, ep);
+	vep_close(test, eq2, ep2);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&v.dom->fid), 0);
+	kfi_freeinfo(h);
+	KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
+	KUNIT_EXPECT_TRUE(test, listed_soon(test, rxe_dev, rxe_node));
+	KUNIT_EXPECT_EQ(test, kfi_domain(v.fab, v.e, &dom, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&v.fab->fid), 0);
+	kfi_freeinfo(v.list);
+	kfi_freeinfo(v.hints);
+}
+
 static struct kunit_case verbs_getinfo_cases[] = {
 	KUNIT_CASE(verbs_getinfo_lists_devices),
 	KUNIT_CASE(verbs_getinfo_by_node),
@@ -432,6 +652,13 @@ static struct kunit_case verbs_domain_cases[] = {
 	{}
 };
 
+static struct kunit_case verbs_cm_cases[] = {
+	KUNIT_CASE(verbs_cm_refused),
+	KUNIT_CASE(verbs_cm_checks),
+	KUNIT_CASE(verbs_cm_unreachable),
+	{}
+};
+
 static struct kunit_suite verbs_getinfo_suite = {
 	.name = "kfi_verbs_getinfo",
 	.init = verbs_init,
@@ -444,7 +671,13 @@ static struct kunit_suite verbs_domain_suite = {
 	.test_cases = verbs_domain_cases,
 };
 
-kunit_test_suites(&verbs_getinfo_suite, &verbs_domain_suite);
+static struct kunit_suite verbs_cm_suite = {
+	.name = "kfi_verbs_cm",
+	.init = verbs_init,
+	.test_cases = verbs_cm_cases,
+};
+
+kunit_test_suites(&verbs_getinfo_suite, &verbs_domain_suite, &verbs_cm_suite);
 
 MODULE_DESCRIPTION("KUnit suites of the kfabric verbs provider");
 MODULE_LICENSE("GPL");

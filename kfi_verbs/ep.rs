@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Active MSG endpoints (`kfi_endpoint`) and their connection management
+//! over rdma_cm: `connect`, `accept`, `shutdown`, `getname`, `getpeer`,
+//! and the events reported on the endpoint's EQ (`KFI_CONNECTED`,
+//! `KFI_SHUTDOWN`, error entries). Binding, enabling, aliases, options,
+//! cancel and the entry of every data transfer are the toolkit's endpoint
+//! base (`kfi_util/ep.rs`), which the endpoint embeds.
+//!
+//! An endpoint owns one connection of kfi_verbs_cm.c (an rdma_cm id; its
+//! queue pair is created on the domain's device when the address is
+//! resolved, or when the endpoint is opened from a `KFI_CONNREQ`), from
+//! its opening to its close. The private data is libfabric verbs' (one
+//! length byte, then at most 55 bytes of the consumer's CM data:
+//! `logic/cmdata.rs`), so a userspace libfabric peer understands it.
+//!
+//! Data transfers are not implemented yet: they return -KFI_ENOSYS, and
+//! `kfi_getinfo` advertises no capability.
+//!
+//! # Locks
+//! `cm` (mutex; the consumer's CM calls and the rdma_cm handler, process
+//! context): the connection's state. The handler calls in with the id's
+//! handler mutex held, so `cm` is never held while calling a connection
+//! method that takes that mutex (`accept`, `addr`, `close`), nor while
+//! posting an event (the consumer's EQ handler runs from the post).
+
+use crate::domain::Domain;
+use crate::ffi::{kfi_info, sys, Conn};
+use crate::logic::cmdata;
+use crate::trigger::cntr::Cntr;
+use crate::trigger::target::FireTarget;
+use crate::util::addr::{self, SockAddr};
+use crate::util::base::{self, einval};
+use crate::util::cq::ProgressSource;
+use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, EpXfer, ProvEp};
+use crate::util::fabric::Fabric;
+use crate::util::fid::DomainBase;
+use crate::NoProgress;
+use core::ffi::{c_int, c_void};
+use kernel::bindings;
+use kernel::new_mutex;
+use kernel::prelude::*;
+use kernel::sync::Mutex;
+
+/// Where an endpoint's connection is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum St {
+    /// Neither connecting nor accepting yet (an endpoint opened from a
+    /// request has taken it, and waits for `accept`).
+    Idle,
+    /// `connect` or `accept` was called; `KFI_CONNECTED` or an error
+    /// entry is to come.
+    Connecting,
+    /// `KFI_CONNECTED` was reported.
+    Connected,
+    /// The connection failed or ended (its event was reported).
+    Down,
+}
+
+/// The connection's state, under `Ep::cm`.
+struct CmState {
+    st: St,
+    /// The peer's reject data: `err_data` of the error entry, which stays
+    /// valid while the endpoint is open. Written once, on the one
+    /// transition from `Connecting` to `Down`.
+    rej: [u8; cmdata::APP_MAX],
+    rej_len: usize,
+}
+
+/// An endpoint: the consumer sees the header in `base`.
+#[pin_data]
+#[repr(C)]
+pub(crate) struct Ep {
+    /// Header, bindings, attributes, aliases and CM events; first.
+    #[pin]
+    base: EpBase,
+    domain: *const Domain,
+    /// `info->src_addr`, bound when connecting.
+    src: Option<SockAddr>,
+    /// Send and receive queue depths of the queue pair.
+    depths: (u32, u32),
+    /// The rdma_cm id and queue pair.
+    conn: Conn,
+    #[pin]
+    cm: Mutex<CmState>,
+    data: Queues,
+}
+
+const _: () = assert!(core::mem::offset_of!(Ep, base) == 0);
+
+/// Default queue depth (a size of 0 in the attributes).
+const DEFAULT_QUEUE: usize = 128;
+
+fn opbadstate() -> c_int {
+    -(sys::KFI_EOPBADSTATE as c_int)
+}
+
+impl Ep {
+    /// Recovers an endpoint from its header.
+    ///
+    /// # Safety
+    /// `ep` is the header of a live endpoint made by
+    /// `kfi_prov_domain_endpoint` (our CM table is installed on those only).
+    unsafe fn from_ep<'a>(ep: *mut sys::kfid_ep) -> &'a Ep {
+        // SAFETY: by the caller's contract.
+        unsafe { Ep::from_fid(&mut (*ep).fid) }
+    }
+
+    /// Moves `Idle` to `Connecting` and holds the EQ slots of the events
+    /// to come; the EQ (the endpoint must be enabled).
+    fn start(&self) -> core::result::Result<&crate::util::eq::Eq, c_int> {
+        // Final once enabled: read before `cm` is taken (lock order).
+        let eq = self.base.enabled_eq().ok_or_else(opbadstate)?;
+        let mut g = self.cm.lock();
+        match g.st {
+            St::Idle => {}
+            St::Connecting | St::Connected => return Err(base::neg(bindings::EISCONN)),
+            St::Down => return Err(opbadstate()),
+        }
+        self.base.hold_cm(eq)?;
+        g.st = St::Connecting;
+        Ok(eq)
+    }
+
+    /// Undoes [`Ep::start`] after a call that failed.
+    fn unstart(&self, eq: &crate::util::eq::Eq) {
+        let mut g = self.cm.lock();
+        if g.st == St::Connecting {
+            g.st = St::Idle;
+        }
+        drop(g);
+        self.base.unhold_cm(eq);
+    }
+
+    /// An event of the connection (the rdma_cm handler or the removal
+    /// work, process context).
+    fn cm_event(&self, kind: u32, status: c_int, pdata: &[u8]) {
+        let Some(eq) = self.base.enabled_eq() else {
+            return;
+        };
+        let fid = self.base.fid();
+        let cm = self.base.cm();
+        let mut g = self.cm.lock();
+        match (kind, g.st) {
+            (sys::KFI_VERBS_EV_ESTABLISHED, St::Connecting) => {
+                g.st = St::Connected;
+                drop(g);
+                cm.report(eq, fid, sys::KFI_CONNECTED, cmdata::decode(pdata).app);
+            }
+            (sys::KFI_VERBS_EV_ERROR | sys::KFI_VERBS_EV_DISCONNECTED | sys::KFI_VERBS_EV_REMOVED, St::Connecting) => {
+                g.st = St::Down;
+                let app = cmdata::decode(pdata).app;
+                let n = app.len().min(g.rej.len());
+                g.rej[..n].copy_from_slice(&app[..n]);
+                g.rej_len = n;
+                let rej = g.rej[..n].as_ptr();
+                drop(g);
+                let err = if status != 0 { status } else { base::neg(bindings::ECONNRESET) };
+                // SAFETY: `fid` is this endpoint's header, open while its
+                // connection reports (close stops the connection first).
+                // `rej` points into the pinned endpoint, written only on
+                // this one transition to `Down` (just above), so its `n`
+                // bytes stay as they are until the endpoint is freed.
+                unsafe { cm.error(eq, fid, err, core::slice::from_raw_parts(rej, n)) };
+            }
+            (sys::KFI_VERBS_EV_DISCONNECTED | sys::KFI_VERBS_EV_REMOVED, St::Connected) => {
+                g.st = St::Down;
+                drop(g);
+                cm.report(eq, fid, sys::KFI_SHUTDOWN, &[]);
+            }
+            _ => {}
+        }
+    }
+}
+
+// SAFETY: `#[repr(C)]` with its `EpBase` first (asserted above); allocated
+// with KBox and published by `publish_ep` only (`kfi_prov_domain_endpoint`).
+unsafe impl ProvEp for Ep {
+    const RULES: EpRules = EpRules {
+        default_queue: DEFAULT_QUEUE,
+        max_queue: crate::logic::info::QUEUE_SIZE,
+        tx_op_flags: 0,
+        rx_op_flags: 0,
+        // An RDMA target sees no completion of remote accesses.
+        cntr_events: sys::KFI_SEND as u64 | sys::KFI_RECV as u64 | sys::KFI_READ as u64 | sys::KFI_WRITE as u64,
+    };
+
+    fn data(&self) -> &Queues {
+        &self.data
+    }
+
+    fn enable(&self, _c: &EpConfig) -> Result {
+        Ok(())
+    }
+
+    /// Tears the connection down: the peer sees it end; no event is
+    /// reported after this.
+    fn closing(&self) {
+        self.conn.close();
+    }
+
+    fn cm_data_size(&self) -> usize {
+        cmdata::APP_MAX
+    }
+}
+
+/// An endpoint's transfer queues: none yet (data transfers are the next
+/// increment). Every transfer is refused with -KFI_ENOSYS.
+pub(crate) struct Queues;
+
+fn enosys() -> isize {
+    -(sys::KFI_ENOSYS as isize)
+}
+
+impl EpXfer for Queues {
+    fn post(&self, _x: &sys::kfi_util_xfer) -> isize {
+        enosys()
+    }
+
+    fn cancel(&self, _context: *mut c_void) -> isize {
+        -(sys::KFI_ENOENT as isize)
+    }
+
+    fn min_multi(&self) -> u64 {
+        0
+    }
+
+    fn set_min_multi(&self, _v: u64) {}
+
+    fn trig_pending(&self) -> usize {
+        0
+    }
+
+    fn target(&self) -> &(dyn FireTarget + 'static) {
+        self
+    }
+}
+
+/// No triggered operation or deferred work is accepted: every check
+/// fails, so nothing is ever reserved, counted or fired.
+impl FireTarget for Queues {
+    fn check(&self, _x: &mut sys::kfi_util_xfer) -> isize {
+        enosys()
+    }
+
+    fn check_deferred(&self, _x: &mut sys::kfi_util_xfer) -> isize {
+        enosys()
+    }
+
+    fn reserve_for(&self, _x: &sys::kfi_util_xfer) -> core::result::Result<bool, isize> {
+        Err(enosys())
+    }
+
+    fn unreserve_for(&self, _x: &sys::kfi_util_xfer) {}
+
+    fn post_fired(&self, _x: &sys::kfi_util_xfer, _extra: Option<*const Cntr>, _deferred: bool) -> isize {
+        enosys()
+    }
+
+    fn report_lost(&self, _x: &sys::kfi_util_xfer, _err: u32, _extra: Option<*const Cntr>, _deferred: bool) {}
+
+    fn trig_inc(&self) {}
+
+    fn trig_dec(&self) {}
+}
+
+/// Nothing to progress: a CQ bound to the endpoint gets no entry from it.
+impl ProgressSource for Queues {
+    type Ref<'a> = NoProgress;
+
+    fn progress_ref(&self) -> Option<NoProgress> {
+        None
+    }
+}
+
+/// `endpoint` of a domain: a MSG endpoint with its rdma_cm id; with
+/// `info->handle` from a `KFI_CONNREQ`, the endpoint that will accept that
+/// request (its queue pair is created now).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
+    domain: *mut sys::kfid_domain,
+    info: *mut kfi_info,
+    ep: *mut *mut sys::kfid_ep,
+    context: *mut c_void,
+) -> c_int {
+    // SAFETY: NULL or valid by the API contract (allocated by
+    // kfi_allocinfo or the consumer).
+    let (i, attrs) = match unsafe { util_ep::ep_info(&Ep::RULES, domain, info, ep) } {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    if !i.handle.is_null() {
+        // Passive endpoints come with the next step.
+        return einval();
+    }
+    // SAFETY: `src_addr` holds `src_addrlen` bytes (API contract).
+    let src = match unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) } {
+        Ok(a) => a,
+        Err(e) => return e.to_errno(),
+    };
+    // SAFETY: our domain ops table passes our domains (checked non-NULL).
+    let (d, db) = unsafe { (Domain::from_fid(&mut (*domain).fid), DomainBase::from_header(domain)) };
+    // SAFETY: the domain is open for the call; so is its fabric.
+    let net = unsafe { Fabric::net(d.fabric()) };
+    let conn = match Conn::create(net, false, Some(d.dev())) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let init = pin_init!(Ep {
+        base <- EpBase::new(db, attrs),
+        domain: d,
+        src,
+        depths: (attrs.tx_size as u32, attrs.rx_size as u32),
+        conn,
+        cm <- new_mutex!(CmState { st: St::Idle, rej: [0; cmdata::APP_MAX], rej_len: 0 }, "kfi_verbs_ep"),
+        data: Queues,
+    });
+    let Ok(b) = KBox::pin_init(init, GFP_KERNEL) else {
+        return base::neg(bindings::ENOMEM);
+    };
+    // SAFETY: the endpoint is pinned and outlives its connection's reports
+    // (`closing` closes the connection before the endpoint is freed).
+    unsafe { b.conn.set_owner((&*b as *const Ep).cast()) };
+    // SAFETY: `Ep` meets `ProvEp`'s contract; its base was made for
+    // `domain`, which the consumer holds open; the glue fills an endpoint
+    // header (`kfi_util_ep_init`); `ep` was checked.
+    unsafe { publish_ep(b, sys::kfi_verbs_glue_ep_init, context, ep) };
+    0
+}
+
+/// The consumer's CM data of a `connect` or `accept` as private data
+/// (libfabric's layout); -EINVAL beyond 55 bytes.
+///
+/// # Safety
+/// `param` is readable for `len` bytes (API contract).
+unsafe fn pdata(param: *const c_void, len: usize, out: &mut [u8; cmdata::TOTAL]) -> core::result::Result<usize, c_int> {
+    // SAFETY: by the caller's contract.
+    let app = unsafe { base::param_bytes(param, len) }.ok_or_else(einval)?;
+    cmdata::encode(app, None, out).map_err(|_| einval())
+}
+
+/// `connect` of an endpoint: starts connecting to `addr` (a sockaddr_in
+/// or sockaddr_in6) with `param` as CM data (at most 55 bytes).
+/// `KFI_CONNECTED` or an error entry (-ECONNREFUSED when rejected, with
+/// the reject's CM data; -ETIMEDOUT, -ENETUNREACH... when the peer cannot
+/// be reached; -ENODEV when the route leaves through another device than
+/// the domain's) follows on the EQ.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_ep_connect(
+    ep: *mut sys::kfid_ep,
+    addr: *const c_void,
+    param: *const c_void,
+    paramlen: usize,
+) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_ep(ep) };
+    let mut pd = [0u8; cmdata::TOTAL];
+    // SAFETY: readable for `paramlen` bytes by the API contract.
+    let n = match unsafe { pdata(param, paramlen, &mut pd) } {
+        Ok(n) => n,
+        Err(err) => return err,
+    };
+    // SAFETY: NULL or a sockaddr_in/sockaddr_in6 by the API contract (no
+    // length given: the family's).
+    let dst = match unsafe { addr::read_addr(addr, 0) } {
+        Ok(a) => a,
+        Err(err) => return err.to_errno(),
+    };
+    if e.src.is_some_and(|s| s.family != dst.family) {
+        return einval();
+    }
+    let eq = match e.start() {
+        Ok(eq) => eq,
+        Err(err) => return err,
+    };
+    let (sq, rq) = e.depths;
+    match e.conn.connect(e.src.as_ref(), &dst, &pd[..n], sq, rq) {
+        Ok(()) => 0,
+        Err(err) => {
+            e.unstart(eq);
+            err
+        }
+    }
+}
+
+/// `accept` of an endpoint: -EINVAL for more than 55 bytes of CM data;
+/// -KFI_EOPBADSTATE as no endpoint is opened from a request yet (passive
+/// endpoints come next).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_ep_accept(_ep: *mut sys::kfid_ep, param: *const c_void, paramlen: usize) -> c_int {
+    let mut pd = [0u8; cmdata::TOTAL];
+    // SAFETY: readable for `paramlen` bytes by the API contract.
+    match unsafe { pdata(param, paramlen, &mut pd) } {
+        Ok(_) => opbadstate(),
+        Err(err) => err,
+    }
+}
+
+/// `shutdown` of an endpoint: disconnects; `KFI_SHUTDOWN` is reported
+/// once, here (the peer gets its own). -ENOTCONN if not connected.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_ep_shutdown(ep: *mut sys::kfid_ep, flags: u64) -> c_int {
+    if flags != 0 {
+        return einval();
+    }
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_ep(ep) };
+    let Some(eq) = e.base.enabled_eq() else {
+        return base::neg(bindings::ENOTCONN);
+    };
+    {
+        let mut g = e.cm.lock();
+        if g.st != St::Connected {
+            return base::neg(bindings::ENOTCONN);
+        }
+        g.st = St::Down;
+    }
+    let _ = e.conn.disconnect();
+    e.base.cm().report(eq, e.base.fid(), sys::KFI_SHUTDOWN, &[]);
+    0
+}
+
+/// `getname` of an endpoint: the connection's local address, else the
+/// source address it was opened with.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_ep_getname(fid: *mut sys::kfid, addr: *mut c_void, len: *mut usize) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_fid(fid) };
+    let a = match (e.conn.addr(false), e.src) {
+        (Ok(a), _) => a,
+        (Err(_), Some(a)) => a,
+        (Err(_), None) => return opbadstate(),
+    };
+    // SAFETY: buffers as given by the consumer (API contract).
+    unsafe { addr::write_addr(&a, addr, len) }
+}
+
+/// `getpeer` of an endpoint: the peer's address (-ENOTCONN before the
+/// connection is resolved).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_ep_getpeer(ep: *mut sys::kfid_ep, addr: *mut c_void, len: *mut usize) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_ep(ep) };
+    let a = match e.conn.addr(true) {
+        Ok(a) => a,
+        Err(_) => return base::neg(bindings::ENOTCONN),
+    };
+    // SAFETY: buffers as given by the consumer (API contract).
+    unsafe { addr::write_addr(&a, addr, len) }
+}
+
+/// An event of an endpoint's connection (kfi_verbs_cm.c: the rdma_cm
+/// handler or the removal work, process context).
+///
+/// # Safety
+/// `ctx` is the endpoint named by `Conn::set_owner` (live until its
+/// connection is closed); `ev` is valid for the call, its private data
+/// `pdata_len` bytes (or NULL).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_ep_cm_event(ctx: *mut c_void, ev: *const sys::kfi_verbs_cm_ev) {
+    // SAFETY: by the caller's contract.
+    let (e, ev) = unsafe { (&*ctx.cast::<Ep>(), &*ev) };
+    let pdata: &[u8] = if ev.pdata.is_null() {
+        &[]
+    } else {
+        // SAFETY: `pdata_len` readable bytes, for the call.
+        unsafe { core::slice::from_raw_parts(ev.pdata, ev.pdata_len as usize) }
+    };
+    e.cm_event(ev.type_ as u32, ev.status, pdata);
+}
+
+/// An event of a passive endpoint's connection. No passive endpoint
+/// exists yet (`kfi_passive_ep` is -KFI_ENOSYS), so no listening id
+/// reports; a request would be refused.
+///
+/// # Safety
+/// As `kfi_verbs_ep_cm_event`.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_pep_cm_event(_ctx: *mut c_void, _ev: *const sys::kfi_verbs_cm_ev) -> c_int {
+    base::neg(bindings::ECONNREFUSED)
+}

@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfi_verbs.ko, C side: connections over rdma_cm (Documentation/
+ * kfi_verbs.md, "Connections"). A struct kfi_verbs_conn is one rdma_cm id
+ * (RDMA_PS_TCP, an RC queue pair) owned by a Rust object: an endpoint, a
+ * passive endpoint (a listening id) or a connection request not taken
+ * yet. C does the rdma_cm mechanics (address and route resolution, the
+ * queue pair and its completion queue, connect, accept, reject,
+ * disconnect, teardown, device removal) and reports what the consumer
+ * must learn to the owner: kfi_verbs_ep_cm_event() for an endpoint,
+ * kfi_verbs_pep_cm_event() for a passive endpoint (Rust: ep.rs, pep.rs).
+ *
+ * Contexts: every function here is process context and may sleep. The
+ * rdma_cm handler runs in process context with the id's handler mutex
+ * held; it calls the owner with that mutex held, so the owner never holds
+ * a lock of its own while calling a function here that takes the handler
+ * mutex (kfi_verbs_conn_take(), kfi_verbs_conn_accept(),
+ * kfi_verbs_conn_close()).
+ *
+ * Locks: @lock (spinlock) of a connection protects @id, @closing,
+ * @removed and @users. The consumer's calls use the id as a user
+ * (kfi_verbs_conn_get()/_put()). Whoever clears @id destroys the id: the
+ * owner's kfi_verbs_conn_close(), or, when the device goes away
+ * (DEVICE_REMOVAL), the connection's @remove_work once no user is left.
+ * The queue pair (@cq, @qp_id, @node) is created and destroyed with the
+ * device's @lock held for read, and destroyed by the device's removal
+ * with it held for write (kfi_verbs_ib.c), so each queue pair is destroyed
+ * once and before the device's protection domain.
+ */
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "verbs_sys.h"
+#include "kfi_verbs_priv.h"
+
+/* Address and route resolution time-outs, milliseconds (as libfabric). */
+#define KFI_VERBS_RESOLVE_MS 2000
+
+/**
+ * struct kfi_verbs_conn - One rdma_cm id and what hangs on it.
+ * @lock: Protects @id, @closing, @removed and @users.
+ * @id: The rdma_cm id; NULL once its destruction is someone's (above).
+ * @closing: The owner is destroying the connection: nothing more is
+ *	reported to it.
+ * @removed: The device went away (DEVICE_REMOVAL): @remove_work destroys
+ *	the id.
+ * @users: Consumer calls using @id.
+ * @remove_work: Reports the removal to the owner and destroys the id.
+ * @kind: Whom the handler reports to (KFI_VERBS_CONN_*).
+ * @ctx: The owner (Rust; kfi_verbs_conn_set_owner()), NULL until named.
+ * @dev: The device of the queue pair (referenced), NULL until known.
+ * @cq: Completion queue of the queue pair (from the device's pool), NULL
+ *	without a queue pair.
+ * @cq_size: Entries taken from the pool for @cq.
+ * @qp_id: The id the queue pair was created on (@id, kept until the queue
+ *	pair is destroyed, which comes before the id's destruction).
+ * @node: On the device's @conns while the queue pair exists.
+ * @sq: Send queue depth to create (the consumer's, one more for drain).
+ * @rq: Receive queue depth to create (likewise).
+ * @connected: ESTABLISHED came: the connection must be disconnected.
+ * @pdata: Private data of the active side's connect.
+ * @pdata_len: Its length.
+ */
+struct kfi_verbs_conn {
+	spinlock_t lock;
+	struct rdma_cm_id *id;
+	bool closing;
+	bool removed;
+	unsigned int users;
+	struct work_struct remove_work;
+	int kind;
+	void *ctx;
+	struct kfi_verbs_dev *dev;
+	struct ib_cq *cq;
+	unsigned int cq_size;
+	struct rdma_cm_id *qp_id;
+	struct list_head node;
+	unsigned int sq;
+	unsigned int rq;
+	bool connected;
+	u8 pdata[KFI_VERBS_PDATA_MAX];
+	u8 pdata_len;
+};
+
+static int kfi_verbs_cm_handler(struct rdma_cm_id *id,
+				struct rdma_cm_event *ev);
+static void kfi_verbs_remove_work(struct work_struct *w);
+
+static struct kfi_verbs_conn *kfi_verbs_conn_alloc(int kind)
+{
+	struct kfi_verbs_conn *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return NULL;
+	spin_lock_init(&c->lock);
+	INIT_WORK(&c->remove_work, kfi_verbs_remove_work);
+	INIT_LIST_HEAD(&c->node);
+	c->kind = kind;
+	return c;
+}
+
+/**
+ * kfi_verbs_conn_create() - Make a connection's rdma_cm id.
+ * @net: The network namespace (the fabric's).
+ * @kind: KFI_VERBS_CONN_EP or KFI_VERBS_CONN_PEP.
+ * @dev: For an endpoint, the domain's device: the queue pair is created
+ *	there, and a connection routed through another device fails.
+ *	Referenced by the connection. NULL for a passive endpoint.
+ * @out: The connection, without an owner (kfi_verbs_conn_set_owner()).
+ *
+ * Context: Process context (sleeps). Return: 0 or a negative errno.
+ */
+int kfi_verbs_conn_create(void *net, int kind, struct kfi_verbs_dev *dev,
+			  struct kfi_verbs_conn **out)
+{
+	struct kfi_verbs_conn *c = kfi_verbs_conn_alloc(kind);
+	struct rdma_cm_id *id;
+
+	if (!c)
+		return -ENOMEM;
+	id = rdma_create_id(net, kfi_verbs_cm_handler, c, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id)) {
+		kfree(c);
+		return PTR_ERR(id);
+	}
+	c->id = id;
+	if (dev) {
+		kref_get(&dev->ref);
+		c->dev = dev;
+	}
+	*out = c;
+	return 0;
+}
+
+/*
+ * The id, for a consumer's call (kfi_verbs_conn_put() after); NULL once
+ * the connection is being destroyed or its device went away.
+ */
+static struct rdma_cm_id *kfi_verbs_conn_get(struct kfi_verbs_conn *c)
+{
+	struct rdma_cm_id *id = NULL;
+
+	spin_lock(&c->lock);
+	if (!c->closing && !c->removed && c->id) {
+		id = c->id;
+		c->users++;
+	}
+	spin_unlock(&c->lock);
+	return id;
+}
+
+static void kfi_verbs_conn_put(struct kfi_verbs_conn *c)
+{
+	spin_lock(&c->lock);
+	c->users--;
+	spin_unlock(&c->lock);
+	wake_up_var(&c->users);
+}
+
+static bool kfi_verbs_conn_idle(struct kfi_verbs_conn *c)
+{
+	bool idle;
+
+	spin_lock(&c->lock);
+	idle = !c->users;
+	spin_unlock(&c->lock);
+	return idle;
+}
+
+/* Whether the handler still reports to the owner. */
+static bool kfi_verbs_conn_live(struct kfi_verbs_conn *c)
+{
+	bool live;
+
+	spin_lock(&c->lock);
+	live = !c->closing && !c->removed && c->id;
+	spin_unlock(&c->lock);
+	return live;
+}
+
+/**
+ * kfi_verbs_conn_set_owner() - Name the owner events are reported to
+ *	(none is reported before).
+ * @c: The connection (an endpoint's or passive endpoint's).
+ * @ctx: The owner, passed to its event function until
+ *	kfi_verbs_conn_close().
+ *
+ * Context: Process context (sleeps: takes the handler mutex).
+ */
+void kfi_verbs_conn_set_owner(struct kfi_verbs_conn *c, void *ctx)
+{
+	struct rdma_cm_id *id = kfi_verbs_conn_get(c);
+
+	if (id)
+		rdma_lock_handler(id);
+	WRITE_ONCE(c->ctx, ctx);
+	if (id) {
+		rdma_unlock_handler(id);
+		kfi_verbs_conn_put(c);
+	}
+}
+
+static int kfi_verbs_sockaddr(const struct kfi_util_addr *a,
+			      struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	return kfi_util_addr_encode(a, ss) ? 0 : -EINVAL;
+}
+
+/**
+ * kfi_verbs_conn_listen() - Bind a passive endpoint's id and listen.
+ * @c: The connection (KFI_VERBS_CONN_PEP).
+ * @src: The address to listen on (port 0: one is chosen).
+ * @backlog: Requests rdma_cm may hold before they are reported.
+ *
+ * Context: Process context (sleeps). Return: 0 or a negative errno.
+ */
+int kfi_verbs_conn_listen(struct kfi_verbs_conn *c,
+			  const struct kfi_util_addr *src, int backlog)
+{
+	struct rdma_cm_id *id;
+	struct sockaddr_storage ss;
+	int ret;
+
+	ret = kfi_verbs_sockaddr(src, &ss);
+	if (ret)
+		return ret;
+	id = kfi_verbs_conn_get(c);
+	if (!id)
+		return -ENODEV;
+	/* a passive endpoint of one family does not take the other's */
+	if (ss.ss_family == AF_INET6)
+		ret = rdma_set_afonly(id, 1);
+	if (!ret)
+		ret = rdma_bind_addr(id, (struct sockaddr *)&ss);
+	if (!ret)
+		ret = rdma_listen(id, backlog);
+	kfi_verbs_conn_put(c);
+	return ret;
+}
+
+/**
+ * kfi_verbs_conn_connect() - Start an endpoint's connection: resolve
+ *	@dst, create the queue pair, resolve the route, connect with
+ *	@pdata. The outcome is reported to the owner.
+ * @c: The connection (KFI_VERBS_CONN_EP, with a device).
+ * @src: Source address, or NULL for the one the route gives.
+ * @dst: The peer's address.
+ * @pdata: Private data of the request (at most KFI_VERBS_PDATA_MAX).
+ * @len: Its length.
+ * @sq: Send queue depth (the consumer's transmit size).
+ * @rq: Receive queue depth.
+ *
+ * Context: Process context (sleeps). Return: 0 or a negative errno (then
+ * nothing is reported).
+ */
+int kfi_verbs_conn_connect(struct kfi_verbs_conn *c,
+			   const struct kfi_util_addr *src,
+			   const struct kfi_util_addr *dst,
+			   const void *pdata, size_t len,
+			   unsigned int sq, unsigned int rq)
+{
+	struct sockaddr_storage s, d;
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (len > sizeof(c->pdata) || !c->dev)
+		return -EINVAL;
+	ret = kfi_verbs_sockaddr(dst, &d);
+	if (!ret && src)
+		ret = kfi_verbs_sockaddr(src, &s);
+	if (ret)
+		return ret;
+	id = kfi_verbs_conn_get(c);
+	if (!id)
+		return -ENODEV;
+	/* the handler reads these once the resolution is under way */
+	memcpy(c->pdata, pdata, len);
+	c->pdata_len = len;
+	c->sq = sq;
+	c->rq = rq;
+	ret = rdma_resolve_addr(id, src ? (struct sockaddr *)&s : NULL,
+				(struct sockaddr *)&d, KFI_VERBS_RESOLVE_MS);
+	kfi_verbs_conn_put(c);
+	return ret;
+}
+
+/*
+ * Creates the queue pair of @c on its device, which must be that of @id
+ * (-EXDEV if not). Called from the handler (active side) or with the
+ * handler mutex held (kfi_verbs_conn_take()).
+ */
+static int kfi_verbs_qp_create(struct kfi_verbs_conn *c,
+			       struct rdma_cm_id *id)
+{
+	struct kfi_verbs_dev *d = c->dev;
+	struct ib_qp_init_attr a = {};
+	int ret = 0;
+
+	down_read(&d->lock);
+	if (!d->ib) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (id->device != d->ib) {
+		ret = -EXDEV;
+		goto out;
+	}
+	if (c->sq + 1 > d->ib->attrs.max_qp_wr ||
+	    c->rq + 1 > d->ib->attrs.max_qp_wr) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* one more work request each way for ib_drain_qp() */
+	c->cq_size = c->sq + c->rq + 2;
+	c->cq = ib_cq_pool_get(d->ib, c->cq_size, -1, IB_POLL_SOFTIRQ);
+	if (IS_ERR(c->cq)) {
+		ret = PTR_ERR(c->cq);
+		c->cq = NULL;
+		goto out;
+	}
+	a.qp_context = c;
+	a.send_cq = c->cq;
+	a.recv_cq = c->cq;
+	a.cap.max_send_wr = c->sq + 1;
+	a.cap.max_recv_wr = c->rq + 1;
+	a.cap.max_send_sge = 1;
+	a.cap.max_recv_sge = 1;
+	a.sq_sig_type = IB_SIGNAL_REQ_WR;
+	a.qp_type = IB_QPT_RC;
+	ret = rdma_create_qp(id, d->pd, &a);
+	if (ret) {
+		ib_cq_pool_put(c->cq, c->cq_size);
+		c->cq = NULL;
+		goto out;
+	}
+	c->qp_id = id;
+	mutex_lock(&d->conns_lock);
+	list_add_tail(&c->node, &d->conns);
+	mutex_unlock(&d->conns_lock);
+out:
+	up_read(&d->lock);
+	return ret;
+}
+
+/*
+ * Destroys the queue pair of @c, if any: every work request still posted
+ * completes (flushed) first. With the device's lock held (read: the
+ * owner's teardown; write: the device's removal).
+ */
+static void kfi_verbs_qp_destroy_locked(struct kfi_verbs_conn *c)
+{
+	if (!c->cq)
+		return;
+	ib_drain_qp(c->qp_id->qp);
+	rdma_destroy_qp(c->qp_id);
+	c->qp_id = NULL;
+	ib_cq_pool_put(c->cq, c->cq_size);
+	c->cq = NULL;
+	mutex_lock(&c->dev->conns_lock);
+	list_del_init(&c->node);
+	mutex_unlock(&c->dev->conns_lock);
+}
+
+/**
+ * kfi_verbs_conns_remove() - Destroy the queue pair of every connection
+ *	on a device that goes away.
+ * @d: The device, its @lock held for write.
+ *
+ * The connections' ids stay; rdma_cm's removal, which comes after, reports
+ * DEVICE_REMOVAL on each and the connection's @remove_work destroys it.
+ *
+ * Context: Process context (the ib_client's remove callback).
+ */
+void kfi_verbs_conns_remove(struct kfi_verbs_dev *d)
+{
+	struct kfi_verbs_conn *c;
+
+	/*
+	 * A connection's @qp_id cannot go meanwhile: whoever destroys the id
+	 * destroys the queue pair first, under the device's lock, which
+	 * this holds.
+	 */
+	while ((c = list_first_entry_or_null(&d->conns, struct kfi_verbs_conn,
+					     node)))
+		kfi_verbs_qp_destroy_locked(c);
+}
+
+/* Reports @type to an endpoint's owner. */
+static void kfi_verbs_report(struct kfi_verbs_conn *c, int type, int status,
+			     const void *pdata, u8 len)
+{
+	struct kfi_verbs_cm_ev e = {
+		.type = type,
+		.status = status,
+		.pdata = pdata,
+		.pdata_len = pdata ? len : 0,
+	};
+
+	void *ctx = READ_ONCE(c->ctx);
+
+	if (ctx)
+		kfi_verbs_ep_cm_event(ctx, &e);
+}
+
+/*
+ * CONNECT_REQUEST on a listening id (rdma_cm holds the listener's handler
+ * mutex too): @id is the request's new id, @l the listener. The request
+ * becomes a connection of kind KFI_VERBS_CONN_REQ offered to the passive
+ * endpoint; non-zero makes rdma_cm destroy @id.
+ */
+static int kfi_verbs_cm_connreq(struct kfi_verbs_conn *l,
+				struct rdma_cm_id *id,
+				struct rdma_cm_event *ev)
+{
+	struct kfi_verbs_conn *c;
+	struct kfi_verbs_cm_ev e = {
+		.type = KFI_VERBS_EV_CONNREQ,
+		.pdata = ev->param.conn.private_data,
+		.pdata_len = ev->param.conn.private_data_len,
+	};
+
+	if (l->kind != KFI_VERBS_CONN_PEP || !READ_ONCE(l->ctx) ||
+	    !kfi_verbs_conn_live(l))
+		goto refuse;
+	c = kfi_verbs_conn_alloc(KFI_VERBS_CONN_REQ);
+	if (!c)
+		goto refuse;
+	c->dev = kfi_verbs_dev_of(id->device);
+	if (!c->dev) {
+		kfree(c);
+		goto refuse;
+	}
+	c->id = id;
+	id->context = c;
+	e.req = c;
+	if (!e.pdata)
+		e.pdata_len = 0;
+	if (kfi_verbs_pep_cm_event(l->ctx, &e) == 0)
+		return 0;
+	id->context = l;
+	kfi_verbs_dev_put(c->dev);
+	kfree(c);
+refuse:
+	rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
+	return 1;
+}
+
+/*
+ * After DEVICE_REMOVAL: once no consumer's call uses the id, it is taken
+ * (unless the owner's teardown took it first), the owner told, and the id
+ * destroyed, which ends rdma_cm's removal.
+ */
+static void kfi_verbs_remove_work(struct work_struct *w)
+{
+	struct kfi_verbs_conn *c = container_of(w, struct kfi_verbs_conn,
+						remove_work);
+	struct kfi_verbs_cm_ev e = { .type = KFI_VERBS_EV_REMOVED,
+				     .status = -ENODEV };
+	struct rdma_cm_id *id;
+	void *ctx;
+
+	wait_var_event(&c->users, kfi_verbs_conn_idle(c));
+	spin_lock(&c->lock);
+	id = c->closing ? NULL : c->id;
+	if (id)
+		c->id = NULL;
+	spin_unlock(&c->lock);
+	if (!id)
+		return;
+	/* (the owner's teardown waits for this work before going) */
+	ctx = READ_ONCE(c->ctx);
+	if (ctx && c->kind == KFI_VERBS_CONN_EP)
+		kfi_verbs_ep_cm_event(ctx, &e);
+	else if (ctx && c->kind == KFI_VERBS_CONN_PEP)
+		kfi_verbs_pep_cm_event(ctx, &e);
+	rdma_destroy_id(id);
+}
+
+/*
+ * DEVICE_REMOVAL (rdma_cm's removal, after kfi_verbs_conns_remove()): the
+ * id is left to @remove_work (rdma_cm waits for its destruction).
+ */
+static int kfi_verbs_cm_removal(struct kfi_verbs_conn *c)
+{
+	bool queue;
+
+	spin_lock(&c->lock);
+	queue = !c->closing && !c->removed && c->id;
+	c->removed = true;
+	spin_unlock(&c->lock);
+	if (queue)
+		queue_work(system_unbound_wq, &c->remove_work);
+	return 0;
+}
+
+/* The status of a failed resolution or connection, as a negative errno. */
+static int kfi_verbs_cm_status(const struct rdma_cm_event *ev)
+{
+	switch (ev->status) {
+	case -ECONNREFUSED:
+	case -ECONNRESET:
+	case -ENETUNREACH:
+	case -EHOSTUNREACH:
+	case -EADDRNOTAVAIL:
+		return ev->status;
+	default:
+		return -ETIMEDOUT;
+	}
+}
+
+static void kfi_verbs_conn_param(struct rdma_cm_id *id,
+				 struct rdma_conn_param *p,
+				 const void *pdata, size_t len)
+{
+	const struct ib_device_attr *a = &id->device->attrs;
+
+	memset(p, 0, sizeof(*p));
+	p->private_data = pdata;
+	p->private_data_len = len;
+	p->responder_resources = clamp(a->max_qp_rd_atom, 0, 255);
+	p->initiator_depth = clamp(a->max_qp_init_rd_atom, 0, 255);
+	p->flow_control = 1;
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;
+}
+
+/* ADDR_RESOLVED and ROUTE_RESOLVED: the next step of a connect. */
+static void kfi_verbs_cm_resolved(struct kfi_verbs_conn *c,
+				  struct rdma_cm_id *id, bool route)
+{
+	struct rdma_conn_param p;
+	int ret;
+
+	if (!route) {
+		ret = kfi_verbs_qp_create(c, id);
+		if (!ret)
+			ret = rdma_resolve_route(id, KFI_VERBS_RESOLVE_MS);
+	} else {
+		kfi_verbs_conn_param(id, &p, c->pdata, c->pdata_len);
+		ret = rdma_connect_locked(id, &p);
+	}
+	if (ret)
+		kfi_verbs_report(c, KFI_VERBS_EV_ERROR,
+				 ret == -EXDEV ? -ENODEV : ret, NULL, 0);
+}
+
+static int kfi_verbs_cm_handler(struct rdma_cm_id *id,
+				struct rdma_cm_event *ev)
+{
+	struct kfi_verbs_conn *c = id->context;
+	const void *data;
+	u8 len;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return kfi_verbs_cm_connreq(c, id, ev);
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return kfi_verbs_cm_removal(c);
+	/* a request not taken yet learns it when accepted; a pep, never */
+	if (c->kind != KFI_VERBS_CONN_EP || !kfi_verbs_conn_live(c))
+		return 0;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		kfi_verbs_cm_resolved(c, id, false);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		kfi_verbs_cm_resolved(c, id, true);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		c->connected = true;
+		data = ev->param.conn.private_data;
+		kfi_verbs_report(c, KFI_VERBS_EV_ESTABLISHED, 0, data,
+				 ev->param.conn.private_data_len);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		data = rdma_consumer_reject_data(id, ev, &len);
+		kfi_verbs_report(c, KFI_VERBS_EV_ERROR, -ECONNREFUSED, data,
+				 len);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		kfi_verbs_report(c, KFI_VERBS_EV_ERROR, kfi_verbs_cm_status(ev),
+				 NULL, 0);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		kfi_verbs_report(c, KFI_VERBS_EV_DISCONNECTED, 0, NULL, 0);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/**
+ * kfi_verbs_conn_take() - Make a connection request an endpoint's: its
+ *	queue pair is created on the domain's device and later events go to
+ *	the endpoint once it is the owner (kfi_verbs_conn_set_owner()).
+ * @c: The request (KFI_VERBS_CONN_REQ, from KFI_VERBS_EV_CONNREQ).
+ * @dev: The domain's device.
+ * @sq: Send queue depth.
+ * @rq: Receive queue depth.
+ *
+ * On failure the request stays a request.
+ *
+ * Context: Process context (sleeps; takes the id's handler mutex, so never
+ * called with a lock the owner's event function takes).
+ * Return: 0; -ENODEV if the device went away; -EINVAL if the request
+ * is not on @dev or for depths the device cannot hold; another errno.
+ */
+int kfi_verbs_conn_take(struct kfi_verbs_conn *c, struct kfi_verbs_dev *dev,
+			unsigned int sq, unsigned int rq)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (c->dev != dev)
+		return -EINVAL;
+	id = kfi_verbs_conn_get(c);
+	if (!id)
+		return -ENODEV;
+	rdma_lock_handler(id);
+	c->sq = sq;
+	c->rq = rq;
+	ret = kfi_verbs_qp_create(c, id);
+	if (ret == -EXDEV)
+		ret = -EINVAL;
+	if (!ret)
+		c->kind = KFI_VERBS_CONN_EP;
+	rdma_unlock_handler(id);
+	kfi_verbs_conn_put(c);
+	return ret;
+}
+
+/**
+ * kfi_verbs_conn_accept() - Accept a request taken by an endpoint.
+ * @c: The connection (taken: KFI_VERBS_CONN_EP with a queue pair).
+ * @pdata: Private data of the reply (at most KFI_VERBS_PDATA_MAX).
+ * @len: Its length.
+ *
+ * Context: Process context (sleeps; takes the handler mutex).
+ * Return: 0 (ESTABLISHED or an error is reported later) or a negative
+ * errno.
+ */
+int kfi_verbs_conn_accept(struct kfi_verbs_conn *c, const void *pdata,
+			  size_t len)
+{
+	struct rdma_conn_param p;
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (len > KFI_VERBS_PDATA_MAX)
+		return -EINVAL;
+	id = kfi_verbs_conn_get(c);
+	if (!id)
+		return -ENODEV;
+	rdma_lock_handler(id);
+	if (c->cq) {
+		kfi_verbs_conn_param(id, &p, pdata, len);
+		ret = rdma_accept(id, &p);
+	} else {
+		ret = -ENODEV;
+	}
+	rdma_unlock_handler(id);
+	kfi_verbs_conn_put(c);
+	return ret;
+}
+
+/**
+ * kfi_verbs_conn_reject() - Refuse a connection request.
+ * @c: The request (KFI_VERBS_CONN_REQ).
+ * @pdata: Private data for the peer (at most KFI_VERBS_PDATA_MAX).
+ * @len: Its length.
+ *
+ * The request is then to be freed (kfi_verbs_conn_free()).
+ *
+ * Context: Process context (sleeps). Return: 0 or a negative errno.
+ */
+int kfi_verbs_conn_reject(struct kfi_verbs_conn *c, const void *pdata,
+			  size_t len)
+{
+	struct rdma_cm_id *id;
+	int ret;
+
+	if (len > KFI_VERBS_PDATA_MAX)
+		return -EINVAL;
+	id = kfi_verbs_conn_get(c);
+	if (!id)
+		return -ENODEV;
+	ret = rdma_reject(id, pdata, len, IB_CM_REJ_CONSUMER_DEFINED);
+	kfi_verbs_conn_put(c);
+	return ret;
+}
+
+/**
+ * kfi_verbs_conn_disconnect() - Disconnect a connection (the peer gets
+ *	DISCONNECTED).
+ * @c: The connection.
+ *
+ * Context: Process context (sleeps). Return: 0 or a negative errno.
+ */
+int kfi_verbs_conn_disconnect(struct kfi_verbs_conn *c)
+{
+	struct rdma_cm_id *id = kfi_verbs_conn_get(c);
+	int ret;
+
+	if (!id)
+		return -ENOTCONN;
+	ret = rdma_disconnect(id);
+	kfi_verbs_conn_put(c);
+	return ret;
+}
+
+/**
+ * kfi_verbs_conn_addr() - A connection's local or peer address.
+ * @c: The connection.
+ * @peer: The peer's (else the local one).
+ * @out: The address.
+ *
+ * Context: Process context (sleeps: takes the handler mutex).
+ * Return: 0; -ENOTCONN if there is none (not bound or resolved yet, or
+ * the device went away).
+ */
+int kfi_verbs_conn_addr(struct kfi_verbs_conn *c, bool peer,
+			struct kfi_util_addr *out)
+{
+	struct rdma_cm_id *id = kfi_verbs_conn_get(c);
+	struct sockaddr *sa;
+	int ret;
+
+	if (!id)
+		return -ENOTCONN;
+	rdma_lock_handler(id);
+	sa = (struct sockaddr *)(peer ? &id->route.addr.dst_addr :
+				      &id->route.addr.src_addr);
+	if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
+		ret = -ENOTCONN;
+	else
+		ret = kfi_util_addr_decode(sa, rdma_addr_size(sa), out);
+	rdma_unlock_handler(id);
+	kfi_verbs_conn_put(c);
+	return ret;
+}
+
+/**
+ * kfi_verbs_conn_close() - Tear a connection down: it is disconnected,
+ *	the queue pair's work requests flushed, the queue pair, its
+ *	completion queue and the id destroyed. Nothing is reported to the
+ *	owner once this has returned; later calls on the connection fail
+ *	(-ENODEV, -ENOTCONN). Idempotent.
+ * @c: The connection (or request).
+ *
+ * Context: Process context (sleeps: waits for a running handler, the
+ * removal work and the consumer's calls on @c; never called with a lock
+ * the owner's event function takes).
+ */
+void kfi_verbs_conn_close(struct kfi_verbs_conn *c)
+{
+	struct rdma_cm_id *id;
+
+	spin_lock(&c->lock);
+	c->closing = true;
+	id = c->id;
+	c->id = NULL;
+	spin_unlock(&c->lock);
+	/* a removal reporting now, or about to find @closing */
+	cancel_work_sync(&c->remove_work);
+	wait_var_event(&c->users, kfi_verbs_conn_idle(c));
+	if (id) {
+		/* wait out a handler that started before @closing was set */
+		rdma_lock_handler(id);
+		rdma_unlock_handler(id);
+		if (c->connected)
+			rdma_disconnect(id);
+	}
+	if (c->dev) {
+		down_read(&c->dev->lock);
+		kfi_verbs_qp_destroy_locked(c);
+		up_read(&c->dev->lock);
+	}
+	if (id)
+		rdma_destroy_id(id);
+}
+
+/**
+ * kfi_verbs_conn_free() - Close a connection (kfi_verbs_conn_close()) and
+ *	free it.
+ * @c: The connection (or request); NULL is ignored.
+ *
+ * Context: Process context (sleeps), as kfi_verbs_conn_close().
+ */
+void kfi_verbs_conn_free(struct kfi_verbs_conn *c)
+{
+	if (!c)
+		return;
+	kfi_verbs_conn_close(c);
+	if (c->dev)
+		kfi_verbs_dev_put(c->dev);
+	kfree(c);
+}
