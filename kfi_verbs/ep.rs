@@ -34,6 +34,7 @@ use crate::util::cq::ProgressSource;
 use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, EpXfer, ProvEp};
 use crate::util::fabric::Fabric;
 use crate::util::fid::DomainBase;
+use crate::util::pep::ConnReq;
 use crate::NoProgress;
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
@@ -78,6 +79,8 @@ pub(crate) struct Ep {
     src: Option<SockAddr>,
     /// Send and receive queue depths of the queue pair.
     depths: (u32, u32),
+    /// Opened from a request (`accept`, not `connect`).
+    from_req: bool,
     /// The rdma_cm id and queue pair.
     conn: Conn,
     #[pin]
@@ -274,7 +277,9 @@ impl ProgressSource for Queues {
 
 /// `endpoint` of a domain: a MSG endpoint with its rdma_cm id; with
 /// `info->handle` from a `KFI_CONNREQ`, the endpoint that will accept that
-/// request (its queue pair is created now).
+/// request (its queue pair is created now, on the domain's device, which
+/// must be the request's: else -EINVAL, and the request is refused, as it
+/// is when the queue pair cannot be made).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
     domain: *mut sys::kfid_domain,
@@ -288,10 +293,6 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
         Ok(v) => v,
         Err(e) => return e,
     };
-    if !i.handle.is_null() {
-        // Passive endpoints come with the next step.
-        return einval();
-    }
     // SAFETY: `src_addr` holds `src_addrlen` bytes (API contract).
     let src = match unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) } {
         Ok(a) => a,
@@ -299,17 +300,35 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
     };
     // SAFETY: our domain ops table passes our domains (checked non-NULL).
     let (d, db) = unsafe { (Domain::from_fid(&mut (*domain).fid), DomainBase::from_header(domain)) };
-    // SAFETY: the domain is open for the call; so is its fabric.
-    let net = unsafe { Fabric::net(d.fabric()) };
-    let conn = match Conn::create(net, false, Some(d.dev())) {
-        Ok(c) => c,
-        Err(e) => return e,
+    let depths = (attrs.tx_size as u32, attrs.rx_size as u32);
+    let (conn, src) = if i.handle.is_null() {
+        // SAFETY: the domain is open for the call; so is its fabric.
+        let net = unsafe { Fabric::net(d.fabric()) };
+        match Conn::create(net, false, Some(d.dev())) {
+            Ok(c) => (c, src),
+            Err(e) => return e,
+        }
+    } else {
+        // SAFETY: the consumer passes the info of one of our CONNREQ
+        // events, its passive endpoint still open.
+        let req = match unsafe { ConnReq::take(i.handle) } {
+            Ok(r) => r,
+            Err(e) => return e.to_errno(),
+        };
+        // The request is ours now: if its queue pair cannot be made on
+        // this domain's device, it is refused (freed when `req` drops).
+        if let Err(e) = req.take(d.dev(), depths.0, depths.1) {
+            let _ = req.reject(&[0]);
+            return e;
+        }
+        (req, None)
     };
     let init = pin_init!(Ep {
         base <- EpBase::new(db, attrs),
         domain: d,
         src,
-        depths: (attrs.tx_size as u32, attrs.rx_size as u32),
+        depths,
+        from_req: !i.handle.is_null(),
         conn,
         cm <- new_mutex!(CmState { st: St::Idle, rej: [0; cmdata::APP_MAX], rej_len: 0 }, "kfi_verbs_ep"),
         data: Queues,
@@ -368,6 +387,9 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_connect(
     if e.src.is_some_and(|s| s.family != dst.family) {
         return einval();
     }
+    if e.from_req {
+        return base::neg(bindings::EISCONN);
+    }
     let eq = match e.start() {
         Ok(eq) => eq,
         Err(err) => return err,
@@ -382,16 +404,34 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_connect(
     }
 }
 
-/// `accept` of an endpoint: -EINVAL for more than 55 bytes of CM data;
-/// -KFI_EOPBADSTATE as no endpoint is opened from a request yet (passive
-/// endpoints come next).
+/// `accept` of an endpoint opened from a request: replies with `param`
+/// as CM data (at most 55 bytes); `KFI_CONNECTED` follows on the EQ.
+/// -KFI_EOPBADSTATE for an endpoint not opened from a request (or not
+/// enabled), -ENODEV if the device went away.
 #[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_verbs_ep_accept(_ep: *mut sys::kfid_ep, param: *const c_void, paramlen: usize) -> c_int {
+pub(crate) unsafe extern "C" fn kfi_verbs_ep_accept(ep: *mut sys::kfid_ep, param: *const c_void, paramlen: usize) -> c_int {
+    // SAFETY: only installed on our endpoints.
+    let e = unsafe { Ep::from_ep(ep) };
     let mut pd = [0u8; cmdata::TOTAL];
     // SAFETY: readable for `paramlen` bytes by the API contract.
-    match unsafe { pdata(param, paramlen, &mut pd) } {
-        Ok(_) => opbadstate(),
-        Err(err) => err,
+    let n = match unsafe { pdata(param, paramlen, &mut pd) } {
+        Ok(n) => n,
+        Err(err) => return err,
+    };
+    if !e.from_req {
+        return opbadstate();
+    }
+    let eq = match e.start() {
+        Ok(eq) => eq,
+        Err(err) => return err,
+    };
+    // `cm` is not held: accepting takes the handler mutex.
+    match e.conn.accept(&pd[..n]) {
+        Ok(()) => 0,
+        Err(err) => {
+            e.unstart(eq);
+            err
+        }
     }
 }
 
@@ -468,13 +508,3 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_cm_event(ctx: *mut c_void, ev: *con
     e.cm_event(ev.type_ as u32, ev.status, pdata);
 }
 
-/// An event of a passive endpoint's connection. No passive endpoint
-/// exists yet (`kfi_passive_ep` is -KFI_ENOSYS), so no listening id
-/// reports; a request would be refused.
-///
-/// # Safety
-/// As `kfi_verbs_ep_cm_event`.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_verbs_pep_cm_event(_ctx: *mut c_void, _ev: *const sys::kfi_verbs_cm_ev) -> c_int {
-    base::neg(bindings::ECONNREFUSED)
-}

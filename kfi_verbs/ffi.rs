@@ -177,6 +177,14 @@ impl Conn {
         self.0.as_ptr()
     }
 
+    /// Gives a request back to kfi_verbs_cm.c (a `KFI_VERBS_EV_CONNREQ`
+    /// refused: C rejects and frees it).
+    pub(crate) fn into_raw(self) -> *mut sys::kfi_verbs_conn {
+        let p = self.ptr();
+        core::mem::forget(self);
+        p
+    }
+
     /// Names the object events are reported to (`kfi_verbs_ep_cm_event`
     /// or `kfi_verbs_pep_cm_event` get it as `ctx`).
     ///

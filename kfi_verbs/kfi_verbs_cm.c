@@ -440,6 +440,10 @@ static int kfi_verbs_cm_connreq(struct kfi_verbs_conn *l,
 		kfree(c);
 		goto refuse;
 	}
+	if (kfi_verbs_dev_port(c->dev, id->port_num, &e.port) ||
+	    kfi_util_addr_decode(&id->route.addr.src_addr, 0, &e.local) ||
+	    kfi_util_addr_decode(&id->route.addr.dst_addr, 0, &e.peer))
+		goto free;
 	c->id = id;
 	id->context = c;
 	e.req = c;
@@ -448,6 +452,7 @@ static int kfi_verbs_cm_connreq(struct kfi_verbs_conn *l,
 	if (kfi_verbs_pep_cm_event(l->ctx, &e) == 0)
 		return 0;
 	id->context = l;
+free:
 	kfi_verbs_dev_put(c->dev);
 	kfree(c);
 refuse:

@@ -62,20 +62,3 @@ void kfi_verbs_glue_ep_init(struct kfid_ep *ep, void *context)
 {
 	kfi_util_ep_init(ep, context, &kfi_verbs_ep_cm_ops);
 }
-
-/**
- * kfi_prov_fabric_passive_ep() - The fabric's passive endpoint entry:
- *	passive endpoints (rdma_cm listeners) are not implemented yet.
- * @fabric: The fabric.
- * @info: The consumer's info.
- * @pep: Where the endpoint would go.
- * @context: The consumer's context.
- *
- * Return: -KFI_ENOSYS.
- */
-int kfi_prov_fabric_passive_ep(struct kfid_fabric *fabric,
-			       struct kfi_info *info, struct kfid_pep **pep,
-			       void *context)
-{
-	return kfi_no_passive_ep(fabric, info, pep, context);
-}

@@ -142,6 +142,34 @@ next:
 }
 
 /**
+ * kfi_verbs_dev_port() - What kfi_getinfo would list of one port of a
+ *	device (a connection request's).
+ * @d: The device.
+ * @port: The port number.
+ * @out: The port.
+ *
+ * Context: Process context (sleeps).
+ * Return: 0; -ENODEV if the device went away, the port has no network
+ * device or is not active.
+ */
+int kfi_verbs_dev_port(struct kfi_verbs_dev *d, u32 port,
+		       struct kfi_verbs_port *out)
+{
+	struct net_device *nd = NULL;
+	int ret = -ENODEV;
+
+	down_read(&d->lock);
+	if (d->ib && rdma_is_port_valid(d->ib, port))
+		nd = ib_device_get_netdev(d->ib, port);
+	if (nd && kfi_verbs_port_fill(d, port, nd, out))
+		ret = 0;
+	if (nd)
+		dev_put(nd);
+	up_read(&d->lock);
+	return ret;
+}
+
+/**
  * kfi_verbs_dev_get() - Find a live RDMA device by name, one of whose ports
  *	has its network device in @net.
  * @name: The name (not NUL-terminated).

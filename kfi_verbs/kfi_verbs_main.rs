@@ -30,6 +30,7 @@ use kernel::prelude::*;
 mod domain;
 mod ep;
 mod ffi;
+mod pep;
 mod prov;
 // The provider toolkit and the KFI_TRIGGER machinery (shared with the
 // other providers). Their data-transfer side (transfer queues, triggered
@@ -59,47 +60,10 @@ impl util::cq::ProgressRef for NoProgress {
     }
 }
 
-/// The passive endpoint object (`Provider::Pep`) of a provider without
-/// passive endpoints yet: it has no value.
-pub(crate) enum NoPep {}
-
-// `NoPep` is the passive endpoint object (`Provider::Pep`): the
-// fabric's passive_ep entry is -KFI_ENOSYS (kfi_verbs_glue.c), so none is
-// ever published, no request is ever reported, and the toolkit's entries
-// (kfi_util/pep.rs) never reach these.
-// SAFETY: the type has no value: none is ever published or recovered.
-unsafe impl util::pep::ProvPep for NoPep {
-    // Requests carry nothing (there are none: an uninhabited type here
-    // would make the toolkit's request code unreachable, which rustc
-    // warns about).
-    type Req = ();
-
-    // No CM data is offered.
-    const CM_DATA_MAX: usize = 0;
-
-    fn listen(&self) -> Result {
-        match *self {}
-    }
-
-    fn name(&self) -> Result<util::addr::SockAddr> {
-        match *self {}
-    }
-
-    fn closing(&self) {
-        match *self {}
-    }
-
-    fn reject(_req: (), _data: &[u8]) -> Result {
-        Err(Error::from_errno(-(ffi::sys::KFI_ENOSYS as i32)))
-    }
-
-    fn drop_req(_req: ()) {}
-}
-
 impl util::Provider for Prov {
     type Ep = ep::Queues;
     type Endpoint = ep::Ep;
-    type Pep = NoPep;
+    type Pep = pep::Pep;
     type TxExt = ();
     const TX_EXT_INIT: () = ();
 

@@ -12,6 +12,8 @@
 #include <linux/rwsem.h>
 #include <rdma/ib_verbs.h>
 
+struct kfi_verbs_port;
+
 /**
  * struct kfi_verbs_dev - One RDMA device as the provider sees it.
  * @ref: References: the list's while the device is live, one per domain
@@ -41,6 +43,8 @@ struct kfi_verbs_dev {
 };
 
 struct kfi_verbs_dev *kfi_verbs_dev_of(struct ib_device *ib);
+int kfi_verbs_dev_port(struct kfi_verbs_dev *d, u32 port,
+		       struct kfi_verbs_port *out);
 void kfi_verbs_conns_remove(struct kfi_verbs_dev *d);
 
 #endif

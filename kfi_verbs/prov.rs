@@ -12,7 +12,7 @@
 
 use crate::ffi::{self, kfi_info, sys, Ports};
 use crate::logic::info::{fabric_name, queue_size};
-use crate::logic::plan::{Iface, Plan};
+use crate::logic::plan::{Family, Iface, Plan};
 use crate::logic::writer::BufWriter;
 use crate::util::base::{self, einval, Ifaces};
 use crate::util::getinfo::{addr_format, fill_common, getinfo, info_addr};
@@ -39,11 +39,13 @@ pub(crate) fn provider() -> sys::kfi_provider {
     p
 }
 
-/// Fills entry `e` for `port` (the address in `p`).
-fn fill(e: &mut kfi_info, iface: &Iface<'_>, port: &sys::kfi_verbs_port, p: &Plan, version: u32) -> Result {
+/// Fills entry `e` for `port` (the addresses, of `family`, in `p`): a
+/// `kgetinfo` entry, or the info of a connection request that came to
+/// `port` (`pep.rs`).
+pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port, p: &Plan, version: u32) -> Result {
     e.caps = 0;
     e.mode = 0;
-    e.addr_format = addr_format(iface.family);
+    e.addr_format = addr_format(family);
     if let Some(src) = p.src {
         (e.src_addr, e.src_addrlen) = info_addr(src)?;
     }
@@ -109,7 +111,7 @@ unsafe extern "C" fn verbs_getinfo(
     }
     let tag_of = |i: usize| ffi::dev_name(&ports[owner[i]]);
     let fill = |e: &mut kfi_info, iface: Option<&Iface<'_>>, p: &Plan, version: u32| match iface {
-        Some(iface) => fill(e, iface, &ports[owner[p.iface]], p, version),
+        Some(iface) => fill(e, iface.family, &ports[owner[p.iface]], p, version),
         None => Err(EINVAL),
     };
     // SAFETY: the core's arguments, passed on unchanged.

@@ -99,7 +99,11 @@ struct kfi_verbs_conn;
  *	transports), valid during the call only; NULL if none.
  * @pdata_len: Its length.
  * @req: For KFI_VERBS_EV_CONNREQ, the request, which the owner then
- *	owns (kfi_verbs_conn_take(), _reject(), _free()).
+ *	owns if it returns 0 (kfi_verbs_conn_take(), _reject(), _free()).
+ * @local: For KFI_VERBS_EV_CONNREQ, the address the request came to.
+ * @peer: For KFI_VERBS_EV_CONNREQ, the address it came from.
+ * @port: For KFI_VERBS_EV_CONNREQ, the port it came to (its device
+ *	names the domain an endpoint accepting it must be opened on).
  */
 struct kfi_verbs_cm_ev {
 	int type;
@@ -107,6 +111,9 @@ struct kfi_verbs_cm_ev {
 	const uint8_t *pdata;
 	uint8_t pdata_len;
 	struct kfi_verbs_conn *req;
+	struct kfi_util_addr local;
+	struct kfi_util_addr peer;
+	struct kfi_verbs_port port;
 };
 
 int kfi_verbs_conn_create(void *net, int kind, struct kfi_verbs_dev *dev,

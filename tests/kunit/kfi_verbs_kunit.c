@@ -248,7 +248,6 @@ static void verbs_domain_objects(struct kunit *test)
 	struct kfi_cq_data_entry ent;
 	struct kfid_cq *cq;
 	struct kfid_cntr *cntr;
-	struct kfid_pep *pep;
 	struct kfid_mr *mr;
 	struct vdom v, w;
 	char buf[8];
@@ -263,8 +262,6 @@ static void verbs_domain_objects(struct kunit *test)
 	/* a domain with a child open does not close */
 	KUNIT_EXPECT_EQ(test, kfi_close(&v.dom->fid), -EBUSY);
 	KUNIT_EXPECT_EQ(test, kfi_close(&w.dom->fid), -EBUSY);
-	KUNIT_EXPECT_EQ(test, kfi_passive_ep(v.fab, v.e, &pep, NULL),
-			-KFI_ENOSYS);
 	KUNIT_EXPECT_EQ(test, kfi_mr_reg(v.dom, buf, sizeof(buf),
 					 KFI_REMOTE_WRITE, 0, 0, 0, &mr, NULL),
 			-KFI_ENOSYS);
@@ -415,25 +412,31 @@ static struct sockaddr_in vaddr(const char *node, u16 port)
 	return a;
 }
 
+/* An EQ entry with room for CM data (struct kfi_eq_cm_entry's data[]). */
+struct vev {
+	u64 words[(sizeof(struct kfi_eq_cm_entry) + 64) / 8];
+};
+
+static struct kfi_eq_cm_entry *vev_cm(struct vev *ev)
+{
+	return (struct kfi_eq_cm_entry *)ev->words;
+}
+
 /*
  * Waits up to @ms for the next event of @eq: an error entry (copied to
  * @err, returns -KFI_EAVAIL), or an event (its number in @event, its
- * entry in @ent; returns its size); -EAGAIN if none came.
+ * entry in @ev; returns its size); -EAGAIN if none came.
  */
 static ssize_t veq_wait(struct kfid_eq *eq, int ms, uint32_t *event,
-			struct kfi_eq_cm_entry *ent,
-			struct kfi_eq_err_entry *err)
+			struct vev *ev, struct kfi_eq_err_entry *err)
 {
-	char buf[sizeof(*ent) + 64];
 	ssize_t rd;
 
-	rd = kfi_eq_sread(eq, event, buf, sizeof(buf), ms, 0);
+	rd = kfi_eq_sread(eq, event, ev->words, sizeof(ev->words), ms, 0);
 	if (rd == -KFI_EAVAIL) {
 		memset(err, 0, sizeof(*err));
 		return kfi_eq_readerr(eq, err, 0) > 0 ? -KFI_EAVAIL : -EIO;
 	}
-	if (rd > 0)
-		memcpy(ent, buf, min_t(size_t, rd, sizeof(*ent)));
 	return rd;
 }
 
@@ -448,7 +451,7 @@ static void verbs_cm_refused(struct kunit *test)
 	const char *dev[] = { rxe_dev, siw_dev };
 	const char *node[] = { rxe_node, siw_node };
 	struct kfi_eq_err_entry err;
-	struct kfi_eq_cm_entry ent;
+	struct vev ent;
 	struct sockaddr_in dst;
 	struct kfid_eq *eq;
 	struct kfid_ep *ep;
@@ -491,7 +494,7 @@ static void verbs_cm_checks(struct kunit *test)
 	struct kfi_eq_attr eattr = { .size = 8 };
 	struct sockaddr_in dst = vaddr(rxe_node, NO_LISTENER), name;
 	struct kfi_eq_err_entry err;
-	struct kfi_eq_cm_entry ent;
+	struct vev ent;
 	size_t len = sizeof(size_t), nlen;
 	char data[56], buf[8];
 	struct kfid_eq *eq, *eq2;
@@ -551,7 +554,7 @@ static void verbs_cm_unreachable(struct kunit *test)
 {
 	struct sockaddr_in dst = vaddr(NOBODY, NO_LISTENER);
 	struct kfi_eq_err_entry err;
-	struct kfi_eq_cm_entry ent;
+	struct vev ent;
 	struct kfid_eq *eq, *eq2;
 	struct kfid_ep *ep, *ep2;
 	uint32_t event;
@@ -577,6 +580,288 @@ static void verbs_cm_unreachable(struct kunit *test)
 }
 
 /*
+ * A listening passive endpoint on @v's address (port chosen by rdma_cm,
+ * returned in @port), its EQ bound.
+ */
+static void vpep_open(struct kunit *test, struct vdom *v, struct kfid_eq **eq,
+		      struct kfid_pep **pep, u16 *port)
+{
+	struct kfi_eq_attr eattr = { .size = 8 };
+	struct sockaddr_in name;
+	size_t len = sizeof(name);
+
+	((struct sockaddr_in *)v->e->src_addr)->sin_port = 0;
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(v->fab, &eattr, eq, NULL, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(v->fab, v->e, pep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_listen(*pep), -KFI_ENOEQ);
+	KUNIT_ASSERT_EQ(test, kfi_pep_bind(*pep, &(*eq)->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_listen(*pep), 0);
+	KUNIT_EXPECT_EQ(test, kfi_listen(*pep), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&(*pep)->fid, &name, &len), 0);
+	KUNIT_EXPECT_EQ(test, name.sin_addr.s_addr,
+			((struct sockaddr_in *)v->e->src_addr)->sin_addr.s_addr);
+	*port = ntohs(name.sin_port);
+	KUNIT_EXPECT_NE(test, *port, 0);
+}
+
+/* Waits for @eq's KFI_CONNREQ; its info (the caller frees it). */
+static struct kfi_info *vconnreq(struct kunit *test, struct kfid_eq *eq,
+				 struct kfid_pep *pep, const char *data)
+{
+	struct kfi_eq_err_entry err;
+	struct vev ent;
+	uint32_t event = ~0;
+	ssize_t rd;
+
+	rd = veq_wait(eq, 10000, &event, &ent, &err);
+	KUNIT_ASSERT_EQ_MSG(test, rd,
+			    (ssize_t)(sizeof(*vev_cm(&ent)) + strlen(data)),
+			    "err %d", rd == -KFI_EAVAIL ? err.err : 0);
+	KUNIT_EXPECT_EQ(test, event, (uint32_t)KFI_CONNREQ);
+	KUNIT_EXPECT_PTR_EQ(test, vev_cm(&ent)->fid, &pep->fid);
+	KUNIT_EXPECT_EQ(test, memcmp(vev_cm(&ent)->data, data, strlen(data)),
+			0);
+	KUNIT_ASSERT_NOT_NULL(test, vev_cm(&ent)->info);
+	KUNIT_EXPECT_NOT_NULL(test, vev_cm(&ent)->info->handle);
+	return vev_cm(&ent)->info;
+}
+
+/* Waits for @event on @eq for @ep with CM data @data (NULL: none). */
+static void vexpect(struct kunit *test, struct kfid_eq *eq, uint32_t event,
+		    struct kfid_ep *ep, const char *data)
+{
+	struct kfi_eq_err_entry err;
+	struct vev ent;
+	size_t n = data ? strlen(data) : 0;
+	uint32_t got = ~0;
+	ssize_t rd;
+
+	rd = veq_wait(eq, 10000, &got, &ent, &err);
+	KUNIT_EXPECT_EQ_MSG(test, rd, (ssize_t)(sizeof(*vev_cm(&ent)) + n),
+			    "event %u: err %d", event,
+			    rd == -KFI_EAVAIL ? err.err : 0);
+	if (rd < 0)
+		return;
+	KUNIT_EXPECT_EQ(test, got, event);
+	KUNIT_EXPECT_PTR_EQ(test, vev_cm(&ent)->fid, &ep->fid);
+	if (n)
+		KUNIT_EXPECT_EQ(test, memcmp(vev_cm(&ent)->data, data, n), 0);
+}
+
+/*
+ * A connection between two kernel endpoints on each device (rxe: RoCE
+ * loopback; siw: iWARP over the loopback TCP path): the request reaches
+ * the passive endpoint with the active side's CM data and an info naming
+ * the device; the endpoint opened from it accepts with CM data, which the
+ * active side gets with KFI_CONNECTED; both name each other (getname,
+ * getpeer); kfi_shutdown on one side reports KFI_SHUTDOWN there and on the
+ * peer, once each.
+ */
+static void verbs_cm_connect_accept(struct kunit *test)
+{
+	const char *dev[] = { rxe_dev, siw_dev };
+	const char *node[] = { rxe_node, siw_node };
+	struct kfi_eq_attr eattr = { .size = 8 };
+	struct sockaddr_in dst, a, b;
+	struct kfi_eq_err_entry err;
+	struct vev ent;
+	struct kfid_eq *eq, *peq, *aeq;
+	struct kfid_ep *ep, *aep;
+	struct kfid_pep *pep;
+	struct kfi_info *info;
+	size_t len;
+	uint32_t event;
+	struct vdom v;
+	u16 port;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		vdom_open(test, &v, dev[i], node[i]);
+		vpep_open(test, &v, &peq, &pep, &port);
+		vep_open(test, &v, &eq, &ep);
+		dst = vaddr(node[i], port);
+		KUNIT_ASSERT_EQ(test, kfi_connect(ep, &dst, "hello", 5), 0);
+		info = vconnreq(test, peq, pep, "hello");
+		KUNIT_EXPECT_STREQ(test, info->domain_attr->name, dev[i]);
+		KUNIT_EXPECT_STREQ(test, info->fabric_attr->name,
+				   v.e->fabric_attr->name);
+		KUNIT_EXPECT_EQ(test, info->ep_attr->type, KFI_EP_MSG);
+		KUNIT_ASSERT_EQ(test, kfi_eq_open(v.fab, &eattr, &aeq, NULL,
+						  NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_endpoint(v.dom, info, &aep, NULL), 0);
+		/* the request is taken: its handle is no longer one */
+		KUNIT_EXPECT_EQ(test, kfi_reject(pep, info->handle, NULL, 0),
+				-EINVAL);
+		kfi_freeinfo(info);
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(aep, &aeq->fid, 0), 0);
+		KUNIT_EXPECT_EQ(test, kfi_connect(aep, &dst, NULL, 0),
+				-EISCONN);
+		KUNIT_EXPECT_EQ(test, kfi_accept(aep, NULL, 0),
+				-KFI_EOPBADSTATE);
+		KUNIT_ASSERT_EQ(test, kfi_enable(aep), 0);
+		KUNIT_ASSERT_EQ(test, kfi_accept(aep, "world", 5), 0);
+		vexpect(test, eq, KFI_CONNECTED, ep, "world");
+		vexpect(test, aeq, KFI_CONNECTED, aep, NULL);
+		len = sizeof(a);
+		KUNIT_EXPECT_EQ(test, kfi_getpeer(ep, &a, &len), 0);
+		KUNIT_EXPECT_EQ(test, a.sin_port, dst.sin_port);
+		KUNIT_EXPECT_EQ(test, a.sin_addr.s_addr, dst.sin_addr.s_addr);
+		len = sizeof(a);
+		KUNIT_EXPECT_EQ(test, kfi_getname(&ep->fid, &a, &len), 0);
+		len = sizeof(b);
+		KUNIT_EXPECT_EQ(test, kfi_getpeer(aep, &b, &len), 0);
+		KUNIT_EXPECT_EQ(test, a.sin_port, b.sin_port);
+		KUNIT_EXPECT_EQ(test, a.sin_addr.s_addr, b.sin_addr.s_addr);
+		KUNIT_EXPECT_EQ(test, kfi_connect(ep, &dst, NULL, 0),
+				-EISCONN);
+		KUNIT_EXPECT_EQ(test, kfi_shutdown(ep, 0), 0);
+		vexpect(test, eq, KFI_SHUTDOWN, ep, NULL);
+		vexpect(test, aeq, KFI_SHUTDOWN, aep, NULL);
+		KUNIT_EXPECT_EQ(test, kfi_shutdown(ep, 0), -ENOTCONN);
+		KUNIT_EXPECT_EQ(test, kfi_shutdown(aep, 0), -ENOTCONN);
+		KUNIT_EXPECT_EQ(test, veq_wait(eq, 200, &event, &ent, &err),
+				(ssize_t)-EAGAIN);
+		KUNIT_EXPECT_EQ(test, veq_wait(aeq, 10, &event, &ent, &err),
+				(ssize_t)-EAGAIN);
+		vep_close(test, aeq, aep);
+		vep_close(test, eq, ep);
+		KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
+		KUNIT_EXPECT_EQ(test, kfi_close(&peq->fid), 0);
+		vdom_close(test, &v);
+	}
+}
+
+/*
+ * A request is refused three ways, each seen by the active side as an
+ * error entry -ECONNREFUSED: kfi_reject with CM data (the entry's
+ * err_data), kfi_close of the request's handle, and the passive
+ * endpoint's close with the request pending. An endpoint opened from a
+ * request on a domain of another device fails (-EINVAL) and refuses it.
+ */
+static void verbs_cm_reject(struct kunit *test)
+{
+	struct kfi_eq_err_entry err;
+	struct vev ent;
+	struct sockaddr_in dst;
+	struct kfid_eq *eq, *peq;
+	struct kfid_ep *ep, *xep;
+	struct kfid_pep *pep;
+	struct kfi_info *info;
+	uint32_t event;
+	struct vdom v, w;
+	char big[56];
+	u16 port;
+	int way;
+
+	memset(big, 'b', sizeof(big));
+	vdom_open(test, &v, rxe_dev, rxe_node);
+	vdom_open(test, &w, siw_dev, siw_node);
+	for (way = 0; way < 4; way++) {
+		vpep_open(test, &v, &peq, &pep, &port);
+		vep_open(test, &v, &eq, &ep);
+		dst = vaddr(rxe_node, port);
+		KUNIT_ASSERT_EQ(test, kfi_connect(ep, &dst, "q", 1), 0);
+		info = vconnreq(test, peq, pep, "q");
+		switch (way) {
+		case 0:
+			KUNIT_EXPECT_EQ(test, kfi_reject(pep, info->handle,
+							 big, 56), -EINVAL);
+			KUNIT_EXPECT_EQ(test, kfi_reject(pep, info->handle,
+							 "no!", 3), 0);
+			break;
+		case 1:
+			KUNIT_EXPECT_EQ(test, kfi_close(info->handle), 0);
+			break;
+		case 2:
+			break;
+		case 3:
+			KUNIT_EXPECT_EQ(test, kfi_endpoint(w.dom, info, &xep,
+							   NULL), -EINVAL);
+			break;
+		}
+		kfi_freeinfo(info);
+		if (way == 2) {
+			KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
+			KUNIT_EXPECT_EQ(test, kfi_close(&peq->fid), 0);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, veq_wait(eq, 10000, &event, &ent,
+						   &err),
+				    (ssize_t)-KFI_EAVAIL, "way %d", way);
+		KUNIT_EXPECT_EQ_MSG(test, err.err, ECONNREFUSED, "way %d", way);
+		KUNIT_EXPECT_EQ(test, err.err_data_size, way ? 0 : (size_t)3);
+		if (!way && err.err_data_size == 3)
+			KUNIT_EXPECT_EQ(test, memcmp(err.err_data, "no!", 3), 0);
+		vep_close(test, eq, ep);
+		if (way != 2) {
+			KUNIT_EXPECT_EQ(test, veq_wait(peq, 10, &event, &ent,
+						       &err), (ssize_t)-EAGAIN);
+			KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
+			KUNIT_EXPECT_EQ(test, kfi_close(&peq->fid), 0);
+		}
+	}
+	vdom_close(test, &w);
+	vdom_close(test, &v);
+}
+
+/*
+ * Hot removal under a connected pair: `rdma link delete` returns, both
+ * endpoints get KFI_SHUTDOWN (once), then nothing; every object closes.
+ * The device is added back for the cases after.
+ */
+static void verbs_cm_remove_connected(struct kunit *test)
+{
+	struct kfi_eq_attr eattr = { .size = 8 };
+	struct kfi_eq_err_entry err;
+	struct vev ent;
+	struct kfid_eq *eq, *peq, *aeq;
+	struct kfid_ep *ep, *aep;
+	struct kfid_pep *pep;
+	struct kfi_info *info;
+	struct sockaddr_in dst;
+	uint32_t event;
+	struct vdom v;
+	u16 port;
+	const char *del[] = { "link", "delete", rxe_dev, NULL };
+	const char *add[] = { "link", "add", rxe_dev, "type", "rxe", "netdev",
+			      rxe_netdev, NULL };
+
+	vdom_open(test, &v, rxe_dev, rxe_node);
+	vpep_open(test, &v, &peq, &pep, &port);
+	vep_open(test, &v, &eq, &ep);
+	dst = vaddr(rxe_node, port);
+	KUNIT_ASSERT_EQ(test, kfi_connect(ep, &dst, NULL, 0), 0);
+	info = vconnreq(test, peq, pep, "");
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(v.fab, &eattr, &aeq, NULL, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(v.dom, info, &aep, NULL), 0);
+	kfi_freeinfo(info);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(aep, &aeq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(aep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_accept(aep, NULL, 0), 0);
+	vexpect(test, eq, KFI_CONNECTED, ep, NULL);
+	vexpect(test, aeq, KFI_CONNECTED, aep, NULL);
+	KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+	vexpect(test, eq, KFI_SHUTDOWN, ep, NULL);
+	vexpect(test, aeq, KFI_SHUTDOWN, aep, NULL);
+	KUNIT_EXPECT_EQ(test, veq_wait(eq, 200, &event, &ent, &err),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, veq_wait(aeq, 10, &event, &ent, &err),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, veq_wait(peq, 10, &event, &ent, &err),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_shutdown(ep, 0), -ENOTCONN);
+	vep_close(test, aeq, aep);
+	vep_close(test, eq, ep);
+	KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&peq->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&v.dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&v.fab->fid), 0);
+	kfi_freeinfo(v.list);
+	kfi_freeinfo(v.hints);
+	KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
+	KUNIT_EXPECT_TRUE(test, listed_soon(test, rxe_dev, rxe_node));
+}
+
+/*
  * Hot removal of a device with a domain, a CQ and endpoints open on it (one
  * whose queue pair exists: its connect was refused; one idle): `rdma link
  * delete` returns; the device leaves the listing, no new domain opens on it
@@ -589,7 +874,7 @@ static void verbs_hot_remove_and_add(struct kunit *test)
 	struct kfi_cq_data_entry ent;
 	struct kfi_info *h, *list = NULL;
 	struct kfi_eq_err_entry err;
-	struct kfi_eq_cm_entry cm;
+	struct vev cm;
 	struct kfid_domain *dom;
 	struct kfid_eq *eq, *eq2;
 	struct kfid_ep *ep, *ep2;
@@ -656,6 +941,9 @@ static struct kunit_case verbs_cm_cases[] = {
 	KUNIT_CASE(verbs_cm_refused),
 	KUNIT_CASE(verbs_cm_checks),
 	KUNIT_CASE(verbs_cm_unreachable),
+	KUNIT_CASE(verbs_cm_connect_accept),
+	KUNIT_CASE(verbs_cm_reject),
+	KUNIT_CASE(verbs_cm_remove_connected),
 	{}
 };
 
