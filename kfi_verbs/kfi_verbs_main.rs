@@ -7,11 +7,12 @@
 //! port (fabric and domain names as libfabric's verbs provider gives
 //! them), the fabric, the domain (one per device, holding the device's
 //! protection domain), the toolkit's event queues, completion queues,
-//! counters and deferred work on them, and MSG endpoints that connect
-//! over rdma_cm (an RC queue pair each; `KFI_CONNECTED`, rejects with CM
-//! data, `KFI_SHUTDOWN`, hot removal). Passive endpoints, memory
-//! registration and data transfers return -KFI_ENOSYS, and `kfi_getinfo`
-//! advertises no capability for them.
+//! counters and deferred work on them, and MSG endpoints and passive
+//! endpoints that connect over rdma_cm (an RC queue pair each; CM data
+//! in libfabric verbs' layout, `KFI_CONNREQ`, `KFI_CONNECTED`, rejects,
+//! `KFI_SHUTDOWN`, hot removal). Memory registration and data transfers
+//! return -KFI_ENOSYS, and `kfi_getinfo` advertises no capability for
+//! them.
 //!
 //! Layout:
 //! - `logic/` (+ the core's `host.rs`, `writer.rs`): kernel-independent
@@ -20,8 +21,8 @@
 //!   `include/` and `verbs_sys.h`, RAII wrappers of kfi_verbs_ib.c and
 //!   kfi_verbs_cm.c (the only `unsafe` besides the C entry points);
 //! - `prov.rs`: `kgetinfo`; `domain.rs`: the domain (the fabric, EQs, CQs
-//!   and counters are the toolkit's); `ep.rs`: endpoints and their
-//!   connections;
+//!   and counters are the toolkit's); `ep.rs`, `pep.rs`: endpoints,
+//!   passive endpoints and their connections;
 //! - `trigger` (`kfi_trigger/`) and `util` (`kfi_util/`): the provider
 //!   toolkit shared with the other providers.
 

@@ -5,8 +5,9 @@
 //!
 //! What the entries advertise is exactly what works. So far that is the
 //! fabric, the domain (one per RDMA device), event and completion queues
-//! and counters with deferred work; endpoints, memory registration and
-//! data transfers are not implemented yet, so no capability bit is set:
+//! and counters with deferred work, and MSG endpoints that connect (no
+//! capability bit names that); memory registration and data transfers
+//! are not implemented yet, so no capability bit is set:
 //! a consumer asking for `KFI_MSG` (or any other capability) does not get
 //! these entries, a consumer listing everything (NULL hints) does.
 
