@@ -10,8 +10,8 @@
 //! `bindings` crate that vmlinux does not always export.) A domain counts its
 //! open children (MRs, CQs and endpoints): closing it with any open fails
 //! with -EBUSY. An EQ bound with `KFI_REG_MR` gets a `KFI_MR_COMPLETE` for
-//! every registration (`mr.rs`); the domain holds that binding until it
-//! closes.
+//! every registration (the toolkit's `util::mr`, which holds that binding
+//! in the domain's base until it closes).
 
 use crate::util::base::{self, einval};
 use crate::util::fabric::{close_domain, open_domain, Fabric, ProvDomain};
@@ -19,10 +19,8 @@ use crate::util::fid::DomainBase;
 use crate::util::getinfo::info_domain_name;
 use crate::ffi::{kfi_info, sys};
 use crate::logic::mr::KeyChooser;
-use crate::util::eq::Eq;
 use crate::mr::MrPtr;
 use core::ffi::{c_int, c_void};
-use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::bindings;
 use kernel::new_mutex;
 use kernel::prelude::*;
@@ -90,10 +88,6 @@ pub(crate) struct Domain {
     iface: ([u8; IFNAMSIZ], usize),
     #[pin]
     pub(crate) mrs: Mutex<MrTable>,
-    /// The EQ bound with `KFI_REG_MR` (NULL: none): registrations report
-    /// `KFI_MR_COMPLETE` there. Set once; the binding it counts keeps the
-    /// EQ open until the domain closes.
-    mr_eq: AtomicPtr<Eq>,
 }
 
 const _: () = assert!(core::mem::offset_of!(Domain, base) == 0);
@@ -156,7 +150,7 @@ impl Domain {
     ///
     /// # Safety
     /// `fid` is the fid of a live domain made by `kfi_prov_fabric_domain`
-    /// (our domain and MR ops tables only pass those).
+    /// (our domain ops tables only pass those).
     pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Domain {
         // SAFETY: the fid is the first field of the header, itself first.
         unsafe { &*kernel::container_of!(fid, Domain, base.dom.fid) }
@@ -172,25 +166,6 @@ impl Domain {
     /// The fabric the domain belongs to (outlives it).
     pub(crate) fn fabric(&self) -> *mut Fabric {
         self.fabric
-    }
-
-    /// The EQ registrations report to (`KFI_REG_MR`), if one is bound.
-    pub(crate) fn mr_eq(&self) -> Option<&Eq> {
-        let p = self.mr_eq.load(Ordering::Acquire);
-        // SAFETY: NULL or an EQ bound to this domain, which stays open
-        // while the domain is (the binding is counted; `Eq` close refuses
-        // with -EBUSY until the domain's close uncounts it).
-        unsafe { p.as_ref() }
-    }
-
-    /// Counts a new child.
-    pub(crate) fn child_opened(&self) {
-        self.base.children.opened();
-    }
-
-    /// Uncounts a closed child.
-    pub(crate) fn child_closed(&self) {
-        self.base.children.closed();
     }
 }
 
@@ -235,40 +210,24 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
         prov_key,
         iface,
         mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),
-        mr_eq: AtomicPtr::new(core::ptr::null_mut()),
     });
     // SAFETY: `f` is live (the consumer holds it open while calling us);
     // `dom` was checked; the glue fills a domain header.
     unsafe { open_domain(f, init, sys::kfi_tcp_glue_domain_init, context, dom) }
 }
 
-/// `bind` of a domain: an EQ of this provider with `KFI_REG_MR` (memory
-/// registrations then report `KFI_MR_COMPLETE` on it), once. Any other
-/// flags (also 0: a default EQ for the domain's endpoints is not
-/// implemented), another object, or a second binding: -EINVAL.
+/// `bind` of a domain: an EQ of this provider with `KFI_REG_MR`, once
+/// (the toolkit's [`DomainBase::bind_mr_eq`]).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_prov_domain_bind(fid: *mut sys::kfid, bfid: *mut sys::kfid, flags: u64) -> c_int {
     // SAFETY: only installed on our domains.
-    let d = unsafe { Domain::from_fid(fid) };
+    let d = unsafe { DomainBase::from_fid(fid) };
     // SAFETY: NULL or a valid fid by the API contract.
-    if flags != sys::KFI_REG_MR as u64 || !unsafe { Eq::is_eq(bfid) } {
-        return einval();
-    }
-    // SAFETY: an EQ of this provider (checked above), open.
-    let eq = unsafe { Eq::from_fid(bfid) };
-    // Counted before it is published: a registration that sees it may
-    // post at once.
-    eq.bind();
-    let p = eq as *const Eq as *mut Eq;
-    if d.mr_eq.compare_exchange(core::ptr::null_mut(), p, Ordering::AcqRel, Ordering::Acquire).is_err() {
-        eq.unbind();
-        return einval();
-    }
-    0
+    unsafe { d.bind_mr_eq(bfid, flags) }
 }
 
 /// `close` of a domain: -EBUSY while a child (region, CQ, endpoint) is
-/// open. Releases the EQ bound with `KFI_REG_MR`.
+/// open (the toolkit releases the EQ bound with `KFI_REG_MR`).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_prov_domain_close(fid: *mut sys::kfid) -> c_int {
     // SAFETY: only installed on our domains, made by `open_domain`.
@@ -280,12 +239,5 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_close(fid: *mut sys::kfid) -> c_
 unsafe impl ProvDomain for Domain {
     fn fabric(&self) -> *mut Fabric {
         self.fabric
-    }
-
-    /// Releases the EQ bound with `KFI_REG_MR`.
-    fn closing(&self) {
-        if let Some(eq) = self.mr_eq() {
-            eq.unbind();
-        }
     }
 }

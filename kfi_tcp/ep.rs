@@ -356,14 +356,4 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_getpeer(ep: *mut sys::kfid_ep, addr: 
     unsafe { crate::util::addr::write_addr(&a, addr, len) }
 }
 
-/// The domain of a consumer's endpoint (a region bound to it): `None` for
-/// NULL or an object that is not one of our endpoints.
-///
-/// # Safety
-/// `fid` is NULL or a valid `kfid`.
-pub(crate) unsafe fn domain_of(fid: *mut sys::kfid) -> Option<*const Domain> {
-    // SAFETY: by the caller's contract; only the domain pointer is kept.
-    unsafe { util_ep::endpoint_of(fid) }.map(|e| e.domain)
-}
-
 const _: () = assert!(rules::IOV_LIMIT == sys::KFI_UTIL_IOV_LIMIT as usize);

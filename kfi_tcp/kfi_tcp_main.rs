@@ -52,6 +52,7 @@ impl util::Provider for Prov {
     type Ep = xfer::EpData;
     type Endpoint = ep::Ep;
     type Pep = pep::Pep;
+    type Mr = mr::Mr;
     type TxExt = xfer::TxTcp;
     const TX_EXT_INIT: xfer::TxTcp = xfer::TxTcp::INIT;
 

@@ -21,9 +21,6 @@
 #include "../kfi_util/util_sys.h"
 #include "../kfi_trigger/trigger_sys.h"
 
-int kfi_tcp_glue_mr_segs(const struct kfi_mr_attr *attr,
-			 struct kfi_util_seg *out);
-void kfi_tcp_glue_mr_init(struct kfid_mr *mr, void *context);
 void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context);
 void kfi_tcp_glue_ep_init(struct kfid_ep *ep, void *context);
 
@@ -73,11 +70,6 @@ ssize_t kfi_tcp_sk_recv(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 			int n, size_t skip, size_t len);
 
 /* Implemented in Rust. */
-int kfi_tcp_mr_regattr(struct kfid *fid, const struct kfi_mr_attr *attr,
-		       uint64_t flags, struct kfid_mr **mr);
-int kfi_tcp_mr_close(struct kfid *fid);
-int kfi_tcp_mr_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
-int kfi_tcp_mr_control(struct kfid *fid, int command, void *arg);
 int kfi_tcp_ep_connect(struct kfid_ep *ep, const void *addr,
 		       const void *param, size_t paramlen);
 int kfi_tcp_ep_accept(struct kfid_ep *ep, const void *param, size_t paramlen);

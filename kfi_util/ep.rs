@@ -290,6 +290,11 @@ impl EpBase {
         unsafe { &*kernel::container_of!(fid, EpBase, ep.fid) }
     }
 
+    /// The domain the endpoint was opened on (open while it is).
+    pub(crate) fn domain(&self) -> *const DomainBase {
+        self.domain
+    }
+
     /// The endpoint's fid (what its events name).
     pub(crate) fn fid(&self) -> *mut sys::kfid {
         &self.ep.fid as *const sys::kfid as *mut sys::kfid

@@ -145,8 +145,19 @@ pub(crate) unsafe trait ProvDomain: Sized {
     fn fabric(&self) -> *mut Fabric;
 
     /// Called by [`close_domain`] once the close is decided, before the
-    /// object is freed (kfi_tcp: releases its `KFI_REG_MR` EQ binding).
+    /// object is freed.
     fn closing(&self) {}
+
+    /// Recovers the domain from its base.
+    ///
+    /// # Safety
+    /// `b` is the base of a live `Self`.
+    #[inline(always)]
+    unsafe fn from_base(b: &DomainBase) -> &Self {
+        // SAFETY: the base is the first field (trait contract) of a live
+        // `Self` (caller's contract).
+        unsafe { &*(b as *const DomainBase).cast::<Self>() }
+    }
 }
 
 /// Opens a provider's domain on fabric `f`: allocates `init` in place
@@ -184,8 +195,8 @@ pub(crate) unsafe fn open_domain<D: ProvDomain>(
 
 /// Closes a domain opened by [`open_domain`]: -EBUSY while a child
 /// (memory region, CQ, counter, endpoint) is open; else
-/// [`ProvDomain::closing`], the object is dropped and freed, and it is
-/// uncounted on its fabric.
+/// [`ProvDomain::closing`], the `KFI_REG_MR` binding is released, the
+/// object is dropped and freed, and it is uncounted on its fabric.
 ///
 /// # Safety
 /// `fid` is the fid of a live domain of type `D` (the provider's domain
@@ -200,6 +211,8 @@ pub(crate) unsafe fn close_domain<D: ProvDomain>(fid: *mut sys::kfid) -> c_int {
     }
     // SAFETY: a live `D` (caller's contract).
     unsafe { (*d).closing() };
+    // SAFETY: as above.
+    unsafe { (*d.cast::<DomainBase>()).unbind_mr_eq() };
     // SAFETY: allocated by `open_domain` with KBox; no child refers to it;
     // the consumer gave up its pointer by closing.
     let d = unsafe { KBox::from_raw(d) };

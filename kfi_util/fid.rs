@@ -7,9 +7,10 @@
 //! queues and counters on a domain) find their parent's count from the
 //! header alone, without naming the provider's types.
 
+use super::eq::Eq;
 use super::sys;
 use crate::trigger::cntr::CntrList;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use kernel::prelude::*;
 
 /// Open children of an object. The object's close refuses (`-EBUSY`)
@@ -83,6 +84,10 @@ pub(crate) struct DomainBase {
     /// context; deferred work is flushed there).
     #[pin]
     pub(crate) cntrs: CntrList,
+    /// The EQ bound with `KFI_REG_MR` (NULL: none; `mr.rs`): registrations
+    /// report `KFI_MR_COMPLETE` there. Set once; the binding it counts
+    /// keeps the EQ open until the domain closes.
+    pub(crate) mr_eq: AtomicPtr<Eq>,
 }
 
 impl DomainBase {
@@ -93,6 +98,7 @@ impl DomainBase {
             dom: unsafe { core::mem::zeroed() },
             children: ChildCount::new(),
             cntrs <- CntrList::new(),
+            mr_eq: AtomicPtr::new(core::ptr::null_mut()),
         })
     }
 

@@ -989,6 +989,117 @@ static struct kfi_ops_domain kfi_util_domain_ops = {
 	.query_atomic = kfi_no_query_atomic,
 };
 
+/*
+ * Memory regions (kfi_util/mr.rs): every registration call becomes one
+ * kfi_mr_attr handed to kfi_util_mr_regattr(), which validates it; the
+ * region's fid entries are the toolkit's (the provider's part of a
+ * registration and of a close are its ProvMr hooks).
+ */
+static int kfi_util_mr_reg_common(struct kfid *fid, struct kfi_mr_attr *attr,
+				  uint64_t access, uint64_t offset,
+				  uint64_t requested_key, uint64_t flags,
+				  struct kfid_mr **mr, void *context)
+{
+	attr->access = access;
+	attr->offset = offset;
+	attr->requested_key = requested_key;
+	attr->context = context;
+	return kfi_util_mr_regattr(fid, attr, flags, mr);
+}
+
+static int kfi_util_mr_reg(struct kfid *fid, const void *buf, size_t len,
+			   uint64_t access, uint64_t offset,
+			   uint64_t requested_key, uint64_t flags,
+			   struct kfid_mr **mr, void *context)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct kfi_mr_attr attr = { .type = KFI_KVEC, .mr_iov = &iov,
+				    .iov_count = 1 };
+
+	return kfi_util_mr_reg_common(fid, &attr, access, offset,
+				      requested_key, flags, mr, context);
+}
+
+static int kfi_util_mr_regv(struct kfid *fid, const struct kvec *iov,
+			    size_t count, uint64_t access, uint64_t offset,
+			    uint64_t requested_key, uint64_t flags,
+			    struct kfid_mr **mr, void *context)
+{
+	struct kfi_mr_attr attr = { .type = KFI_KVEC, .mr_iov = iov,
+				    .iov_count = count };
+
+	return kfi_util_mr_reg_common(fid, &attr, access, offset,
+				      requested_key, flags, mr, context);
+}
+
+static int kfi_util_mr_regbv(struct kfid *fid, const struct bio_vec *biov,
+			     size_t count, uint64_t access, uint64_t offset,
+			     uint64_t requested_key, uint64_t flags,
+			     struct kfid_mr **mr, void *context)
+{
+	struct kfi_mr_attr attr = { .type = KFI_BVEC, .mr_biov = biov,
+				    .iov_count = count };
+
+	return kfi_util_mr_reg_common(fid, &attr, access, offset,
+				      requested_key, flags, mr, context);
+}
+
+static int kfi_util_mr_regsgl(struct kfid *fid, const struct scatterlist *sgl,
+			      size_t count, uint64_t access, uint64_t offset,
+			      uint64_t requested_key, uint64_t flags,
+			      struct kfid_mr **mr, void *context)
+{
+	struct kfi_mr_attr attr = { .type = KFI_SGL, .mr_sgl = sgl,
+				    .iov_count = count };
+
+	return kfi_util_mr_reg_common(fid, &attr, access, offset,
+				      requested_key, flags, mr, context);
+}
+
+static struct kfi_ops_mr kfi_util_mr_ops = {
+	.size = sizeof(struct kfi_ops_mr),
+	.reg = kfi_util_mr_reg,
+	.regv = kfi_util_mr_regv,
+	.regbv = kfi_util_mr_regbv,
+	.regattr = kfi_util_mr_regattr,
+	.regsgl = kfi_util_mr_regsgl,
+};
+
+/**
+ * kfi_util_mr_segs() - Copy a registration's segments.
+ * @attr: The registration; @attr->iov_count descriptors of @attr->type.
+ * @out: Room for @attr->iov_count segments.
+ *
+ * Return: 0, or -EINVAL as kfi_util_segs() (also for an empty list).
+ */
+int kfi_util_mr_segs(const struct kfi_mr_attr *attr, struct kfi_util_seg *out)
+{
+	if (!attr->iov_count || !attr->mr_iov)
+		return -EINVAL;
+	return kfi_util_segs(attr->type, attr->mr_iov, attr->iov_count, out);
+}
+
+static struct kfi_ops kfi_util_mr_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_util_mr_close,
+	.bind = kfi_util_mr_bind,
+	.control = kfi_util_mr_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+/**
+ * kfi_util_mr_init() - Fill the kfabric header of a new memory region.
+ * @mr: The embedded struct kfid_mr of the provider's region object (its
+ *	MrBase, kfi_util/mr.rs; key, iova and mem_desc already set).
+ * @context: The consumer's context.
+ */
+void kfi_util_mr_init(struct kfid_mr *mr, void *context)
+{
+	mr->fid.fclass = KFI_CLASS_MR;
+	mr->fid.context = context;
+	mr->fid.ops = &kfi_util_mr_fid_ops;
+}
+
 /* Memory registration of a provider that has none yet. */
 static struct kfi_ops_mr kfi_util_no_mr_ops = {
 	.size = sizeof(struct kfi_ops_mr),
@@ -1004,16 +1115,17 @@ static struct kfi_ops_mr kfi_util_no_mr_ops = {
  * @domain: The embedded struct kfid_domain of the provider's domain object
  *	(its DomainBase, kfi_util/fid.rs).
  * @context: The consumer's context.
- * @mr: The provider's memory registration ops; NULL: none (-KFI_ENOSYS).
+ * @mr: Whether the provider registers memory (its region type implements
+ *	ProvMr, kfi_util/mr.rs): the toolkit's memory registration ops; else
+ *	none (-KFI_ENOSYS).
  */
-void kfi_util_domain_init(struct kfid_domain *domain, void *context,
-			  struct kfi_ops_mr *mr)
+void kfi_util_domain_init(struct kfid_domain *domain, void *context, bool mr)
 {
 	domain->fid.fclass = KFI_CLASS_DOMAIN;
 	domain->fid.context = context;
 	domain->fid.ops = &kfi_util_domain_fid_ops;
 	domain->ops = &kfi_util_domain_ops;
-	domain->mr = mr ?: &kfi_util_no_mr_ops;
+	domain->mr = mr ? &kfi_util_mr_ops : &kfi_util_no_mr_ops;
 }
 
 /**

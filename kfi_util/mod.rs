@@ -27,6 +27,9 @@
 //! - `pep`: the passive endpoint base (EQ binding, listen and reject
 //!   checks, close order) a provider's passive endpoint embeds, and
 //!   connection requests (`info->handle` of `KFI_CONNREQ`);
+//! - `mr`: the memory region base (argument checks, segment copy, the
+//!   `KFI_REG_MR` binding and `KFI_MR_COMPLETE` events, bind, control,
+//!   close) a provider's region embeds;
 //! - `logic`: kernel-independent rules (also the host crate
 //!   `kfi-util-logic`);
 //! - `fid`: child counting, and the fabric and domain bases a provider's
@@ -56,6 +59,9 @@ pub(crate) trait Provider {
 
     /// The passive endpoint object, which embeds [`pep::PepBase`] first.
     type Pep: pep::ProvPep;
+
+    /// The memory region object, which embeds [`mr::MrBase`] first.
+    type Mr: mr::ProvMr;
 
     /// What a transmit operation ([`xfer::TxOp`]) carries for the
     /// provider alone (kfi_tcp: the ACK it asks for, the read responses
@@ -134,6 +140,7 @@ pub(crate) mod eq;
 pub(crate) mod fabric;
 pub(crate) mod fid;
 pub(crate) mod getinfo;
+pub(crate) mod mr;
 pub(crate) mod pep;
 pub(crate) mod sync;
 pub(crate) mod tagmatch;

@@ -325,8 +325,7 @@ int kfi_prov_fabric_passive_ep(struct kfid_fabric *fabric,
  * tables (kfi_util_glue.c), whose CQ, counter and control entries are the
  * toolkit's and whose close, bind and endpoint entries the provider's.
  */
-void kfi_util_domain_init(struct kfid_domain *domain, void *context,
-			  struct kfi_ops_mr *mr);
+void kfi_util_domain_init(struct kfid_domain *domain, void *context, bool mr);
 bool kfi_util_is_domain(const struct kfid_domain *domain);
 
 /**
@@ -364,6 +363,20 @@ int kfi_prov_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
  */
 int kfi_prov_domain_endpoint(struct kfid_domain *domain, struct kfi_info *info,
 			     struct kfid_ep **ep, void *context);
+
+/*
+ * Memory regions: the provider's object (embedding the toolkit's MrBase),
+ * its header filled by the toolkit's ops tables (kfi_util_glue.c); the
+ * domain's MR ops are the toolkit's when kfi_util_domain_init() is told the
+ * provider registers memory. The entries below are kfi_util/mr.rs's.
+ */
+int kfi_util_mr_segs(const struct kfi_mr_attr *attr, struct kfi_util_seg *out);
+void kfi_util_mr_init(struct kfid_mr *mr, void *context);
+int kfi_util_mr_regattr(struct kfid *fid, const struct kfi_mr_attr *attr,
+			uint64_t flags, struct kfid_mr **mr);
+int kfi_util_mr_close(struct kfid *fid);
+int kfi_util_mr_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
+int kfi_util_mr_control(struct kfid *fid, int command, void *arg);
 
 /*
  * Endpoints: the provider's object (embedding the toolkit's EpBase), its

@@ -20,7 +20,7 @@
 void kfi_verbs_glue_domain_init(struct kfid_domain *domain, void *context)
 {
 	/* no memory registration yet */
-	kfi_util_domain_init(domain, context, NULL);
+	kfi_util_domain_init(domain, context, false);
 }
 
 /**
