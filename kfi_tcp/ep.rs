@@ -29,7 +29,7 @@ use crate::util::fid::DomainBase;
 use crate::ffi::{kfi_info, sys};
 use crate::util::pep::ConnReq;
 use crate::logic::xfer as rules;
-use crate::util::addr::{self, SockAddr};
+use crate::util::addr::SockAddr;
 use crate::trigger::target::FireTarget;
 use crate::xfer::{self, Config, EpData};
 use core::ffi::{c_int, c_void};
@@ -183,11 +183,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
         Ok(v) => v,
         Err(e) => return e,
     };
-    // SAFETY: `src_addr` holds `src_addrlen` bytes (API contract).
-    let src = match unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) } {
-        Ok(a) => a,
-        Err(e) => return e.to_errno(),
-    };
+    let src = attrs.src;
     let from_req = !i.handle.is_null();
     // SAFETY: our domain ops table passes our domains (checked non-NULL).
     let (d, db) = unsafe { (Domain::from_fid(&mut (*domain).fid), DomainBase::from_header(domain)) };

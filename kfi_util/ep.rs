@@ -31,6 +31,7 @@
 //! provider's): transfers may be posted from softirq context, and never
 //! take `binds`.
 
+use super::addr::{self, SockAddr};
 use super::base::{self, einval};
 use super::cq::Cq;
 use super::eq::{CmEvents, Eq};
@@ -114,6 +115,9 @@ pub(crate) struct EpAttrs {
     pub(crate) rx_size: usize,
     pub(crate) tx_flags: u64,
     pub(crate) rx_flags: u64,
+    /// `info->src_addr`, if any (the address an active endpoint connects
+    /// from).
+    pub(crate) src: Option<SockAddr>,
 }
 
 /// What `kfi_enable` hands the provider's queues ([`ProvEp::enable`]):
@@ -332,7 +336,9 @@ impl EpBase {
 /// transport, in this order: `info`, `domain` and `ep` set (-EINVAL), a
 /// MSG (or unspecified) endpoint type (-EINVAL), then per direction the
 /// queue size (-EINVAL beyond `rules.max_queue`) and the default operation
-/// flags (-KFI_EBADFLAGS). The consumer's info and the attributes.
+/// flags (-KFI_EBADFLAGS), then `src_addr` (a sockaddr_in or sockaddr_in6
+/// of `src_addrlen` bytes, or NULL: -EINVAL otherwise). The consumer's info
+/// and the attributes.
 ///
 /// # Safety
 /// `info` is NULL or a valid info (allocated by `kfi_allocinfo` or the
@@ -360,7 +366,9 @@ pub(crate) unsafe fn ep_info<'a>(
     let (tx_size, tx_flags) = rules.dir_attrs(unsafe { i.tx_attr.as_ref() }.map(|t| (t.size, t.op_flags)), rules.tx_op_flags)?;
     // SAFETY: as above.
     let (rx_size, rx_flags) = rules.dir_attrs(unsafe { i.rx_attr.as_ref() }.map(|r| (r.size, r.op_flags)), rules.rx_op_flags)?;
-    let attrs = EpAttrs { tx_size, rx_size, tx_flags, rx_flags };
+    // SAFETY: `src_addr` holds `src_addrlen` bytes (caller's contract).
+    let src = unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) }.map_err(|e| e.to_errno())?;
+    let attrs = EpAttrs { tx_size, rx_size, tx_flags, rx_flags, src };
     Ok((i, attrs))
 }
 

@@ -293,11 +293,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
         Ok(v) => v,
         Err(e) => return e,
     };
-    // SAFETY: `src_addr` holds `src_addrlen` bytes (API contract).
-    let src = match unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) } {
-        Ok(a) => a,
-        Err(e) => return e.to_errno(),
-    };
+    let src = attrs.src;
     // SAFETY: our domain ops table passes our domains (checked non-NULL).
     let (d, db) = unsafe { (Domain::from_fid(&mut (*domain).fid), DomainBase::from_header(domain)) };
     let depths = (attrs.tx_size as u32, attrs.rx_size as u32);
