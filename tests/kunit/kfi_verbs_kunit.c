@@ -802,6 +802,70 @@ static void verbs_cm_reject(struct kunit *test)
 }
 
 /*
+ * A passive endpoint listening on any address (no src_addr in its info)
+ * takes requests through every device: one from an rxe endpoint to the rxe
+ * address, one from a siw endpoint to the siw address, each reported with
+ * an info naming its own device, accepted on that device's domain, both
+ * connected.
+ */
+static void verbs_cm_wildcard_listen(struct kunit *test)
+{
+	struct kfi_eq_attr eattr = { .size = 8 };
+	struct kfid_eq *peq, *eq[2], *aeq[2];
+	struct kfid_ep *ep[2], *aep[2];
+	struct kfi_info *pinfo, *info;
+	struct sockaddr_in name, dst;
+	struct vdom v[2];
+	struct kfid_pep *pep;
+	size_t len = sizeof(name);
+	int i;
+
+	vdom_open(test, &v[0], rxe_dev, rxe_node);
+	vdom_open(test, &v[1], siw_dev, siw_node);
+	pinfo = kfi_dupinfo(v[0].e);
+	KUNIT_ASSERT_NOT_NULL(test, pinfo);
+	kfree(pinfo->src_addr);
+	pinfo->src_addr = NULL;
+	pinfo->src_addrlen = 0;
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(v[0].fab, &eattr, &peq, NULL, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_passive_ep(v[0].fab, pinfo, &pep, NULL), 0);
+	kfi_freeinfo(pinfo);
+	KUNIT_ASSERT_EQ(test, kfi_pep_bind(pep, &peq->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_listen(pep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&pep->fid, &name, &len), 0);
+	KUNIT_EXPECT_EQ(test, name.sin_addr.s_addr, htonl(INADDR_ANY));
+	KUNIT_ASSERT_NE(test, name.sin_port, 0);
+	for (i = 0; i < 2; i++) {
+		vep_open(test, &v[i], &eq[i], &ep[i]);
+		dst = vaddr(i ? siw_node : rxe_node, ntohs(name.sin_port));
+		KUNIT_ASSERT_EQ(test, kfi_connect(ep[i], &dst, "w", 1), 0);
+		info = vconnreq(test, peq, pep, "w");
+		KUNIT_EXPECT_STREQ(test, info->domain_attr->name,
+				   i ? siw_dev : rxe_dev);
+		KUNIT_ASSERT_EQ(test, kfi_eq_open(v[i].fab, &eattr, &aeq[i],
+						  NULL, NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_endpoint(v[i].dom, info, &aep[i],
+						   NULL), 0);
+		kfi_freeinfo(info);
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(aep[i], &aeq[i]->fid, 0), 0);
+		KUNIT_ASSERT_EQ(test, kfi_enable(aep[i]), 0);
+		KUNIT_ASSERT_EQ(test, kfi_accept(aep[i], NULL, 0), 0);
+		vexpect(test, eq[i], KFI_CONNECTED, ep[i], NULL);
+		vexpect(test, aeq[i], KFI_CONNECTED, aep[i], NULL);
+	}
+	for (i = 0; i < 2; i++) {
+		vep_close(test, aeq[i], aep[i]);
+		vexpect(test, eq[i], KFI_SHUTDOWN, ep[i], NULL);
+		vep_close(test, eq[i], ep[i]);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&peq->fid), 0);
+	vdom_close(test, &v[1]);
+	vdom_close(test, &v[0]);
+}
+
+/*
  * Hot removal under a connected pair: `rdma link delete` returns, both
  * endpoints get KFI_SHUTDOWN (once), then nothing; every object closes.
  * The device is added back for the cases after.
@@ -941,6 +1005,7 @@ static struct kunit_case verbs_cm_cases[] = {
 	KUNIT_CASE(verbs_cm_unreachable),
 	KUNIT_CASE(verbs_cm_connect_accept),
 	KUNIT_CASE(verbs_cm_reject),
+	KUNIT_CASE(verbs_cm_wildcard_listen),
 	KUNIT_CASE(verbs_cm_remove_connected),
 	{}
 };
