@@ -866,6 +866,62 @@ static void verbs_cm_wildcard_listen(struct kunit *test)
 }
 
 /*
+ * Hot removal while connections are being made: a request reported and
+ * not taken yet (its active endpoint waiting), and a connect still
+ * resolving an address nobody answers for. `rdma link delete` returns;
+ * both active endpoints get one error entry (-ENODEV; the resolving one
+ * may time out first: -ETIMEDOUT), the request can only be refused
+ * (-ENODEV) and closed, and everything closes.
+ */
+static void verbs_cm_remove_connecting(struct kunit *test)
+{
+	struct kfi_eq_err_entry err;
+	struct sockaddr_in dst;
+	struct kfid_eq *eq, *eq2, *peq;
+	struct kfid_ep *ep, *ep2;
+	struct kfid_pep *pep;
+	struct kfi_info *info;
+	uint32_t event;
+	struct vev ent;
+	struct vdom v;
+	u16 port;
+	const char *del[] = { "link", "delete", rxe_dev, NULL };
+	const char *add[] = { "link", "add", rxe_dev, "type", "rxe", "netdev",
+			      rxe_netdev, NULL };
+
+	vdom_open(test, &v, rxe_dev, rxe_node);
+	vpep_open(test, &v, &peq, &pep, &port);
+	vep_open(test, &v, &eq, &ep);
+	vep_open(test, &v, &eq2, &ep2);
+	dst = vaddr(rxe_node, port);
+	KUNIT_ASSERT_EQ(test, kfi_connect(ep, &dst, NULL, 0), 0);
+	info = vconnreq(test, peq, pep, "");
+	dst = vaddr(NOBODY, NO_LISTENER);
+	KUNIT_ASSERT_EQ(test, kfi_connect(ep2, &dst, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+	KUNIT_EXPECT_EQ(test, veq_wait(eq, 10000, &event, &ent, &err),
+			(ssize_t)-KFI_EAVAIL);
+	KUNIT_EXPECT_EQ(test, err.err, ENODEV);
+	KUNIT_EXPECT_EQ(test, veq_wait(eq2, 10000, &event, &ent, &err),
+			(ssize_t)-KFI_EAVAIL);
+	KUNIT_EXPECT_TRUE_MSG(test, err.err == ENODEV || err.err == ETIMEDOUT,
+			      "err %d", err.err);
+	KUNIT_EXPECT_EQ(test, kfi_reject(pep, info->handle, NULL, 0), -ENODEV);
+	kfi_freeinfo(info);
+	KUNIT_EXPECT_EQ(test, veq_wait(eq, 100, &event, &ent, &err),
+			(ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, veq_wait(peq, 10, &event, &ent, &err),
+			(ssize_t)-EAGAIN);
+	vep_close(test, eq2, ep2);
+	vep_close(test, eq, ep);
+	KUNIT_EXPECT_EQ(test, kfi_close(&pep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&peq->fid), 0);
+	vdom_close(test, &v);
+	KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
+	KUNIT_EXPECT_TRUE(test, listed_soon(test, rxe_dev, rxe_node));
+}
+
+/*
  * Hot removal under a connected pair: `rdma link delete` returns, both
  * endpoints get KFI_SHUTDOWN (once), then nothing; every object closes.
  * The device is added back for the cases after.
@@ -1007,6 +1063,7 @@ static struct kunit_case verbs_cm_cases[] = {
 	KUNIT_CASE(verbs_cm_reject),
 	KUNIT_CASE(verbs_cm_wildcard_listen),
 	KUNIT_CASE(verbs_cm_remove_connected),
+	KUNIT_CASE(verbs_cm_remove_connecting),
 	{}
 };
 
