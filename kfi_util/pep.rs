@@ -296,16 +296,15 @@ impl PepBase {
         unsafe { sys::kfi_util_connreq_init(addr_of_mut!((*r).fid)) };
         // SAFETY: as above.
         let info = connreq_info(fill, local, peer, unsafe { addr_of_mut!((*r).fid) }, self.op_flags);
-        let info = match info.and_then(|i| crate::Prov::fail_alloc().map(|()| i)) {
+        let info = match info {
             Ok(i) => i,
             Err(e) => {
-                // SAFETY: never published; freed once. (An info built
-                // before an injected failure is freed with it.)
+                // SAFETY: never published; freed once.
                 let r = unsafe { KBox::from_raw(r) };
                 return Err((e, KBox::into_inner(r).req));
             }
         };
-        if g.reqs.push(r, GFP_KERNEL).is_err() {
+        if crate::Prov::fail_alloc().is_err() || g.reqs.push(r, GFP_KERNEL).is_err() {
             // SAFETY: never published; freed once each.
             let r = unsafe {
                 sys::kfi_freeinfo(info);
