@@ -64,7 +64,6 @@ struct CmState {
     /// valid while the endpoint is open. Written once, on the one
     /// transition from `Connecting` to `Down`.
     rej: [u8; cmdata::APP_MAX],
-    rej_len: usize,
 }
 
 /// An endpoint: the consumer sees the header in `base`.
@@ -154,7 +153,6 @@ impl Ep {
                 let app = cmdata::decode(pdata).app;
                 let n = app.len().min(g.rej.len());
                 g.rej[..n].copy_from_slice(&app[..n]);
-                g.rej_len = n;
                 let rej = g.rej[..n].as_ptr();
                 drop(g);
                 let err = if status != 0 { status } else { base::neg(bindings::ECONNRESET) };
@@ -326,7 +324,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
         depths,
         from_req: !i.handle.is_null(),
         conn,
-        cm <- new_mutex!(CmState { st: St::Idle, rej: [0; cmdata::APP_MAX], rej_len: 0 }, "kfi_verbs_ep"),
+        cm <- new_mutex!(CmState { st: St::Idle, rej: [0; cmdata::APP_MAX] }, "kfi_verbs_ep"),
         data: Queues,
     });
     let Ok(b) = KBox::pin_init(init, GFP_KERNEL) else {

@@ -649,6 +649,28 @@ static void vexpect(struct kunit *test, struct kfid_eq *eq, uint32_t event,
 }
 
 /*
+ * Accepts the request of @info (freed) on @v's domain without CM data: an
+ * endpoint with its own EQ (@aep, @aeq), and both it and the connecting
+ * endpoint @ep (EQ @eq) report KFI_CONNECTED.
+ */
+static void vaccept(struct kunit *test, struct vdom *v, struct kfi_info *info,
+		    struct kfid_eq *eq, struct kfid_ep *ep,
+		    struct kfid_eq **aeq, struct kfid_ep **aep)
+{
+	struct kfi_eq_attr eattr = { .size = 8 };
+
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(v->fab, &eattr, aeq, NULL, NULL), 0);
+	/* (the handle is freed once taken: not used after this) */
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(v->dom, info, aep, NULL), 0);
+	kfi_freeinfo(info);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(*aep, &(*aeq)->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(*aep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_accept(*aep, NULL, 0), 0);
+	vexpect(test, eq, KFI_CONNECTED, ep, NULL);
+	vexpect(test, *aeq, KFI_CONNECTED, *aep, NULL);
+}
+
+/*
  * A connection between two kernel endpoints on each device (rxe: RoCE
  * loopback; siw: iWARP over the loopback TCP path): the request reaches
  * the passive endpoint with the active side's CM data and an info naming
@@ -843,16 +865,7 @@ static void verbs_cm_wildcard_listen(struct kunit *test)
 		info = vconnreq(test, peq, pep, "w");
 		KUNIT_EXPECT_STREQ(test, info->domain_attr->name,
 				   i ? siw_dev : rxe_dev);
-		KUNIT_ASSERT_EQ(test, kfi_eq_open(v[i].fab, &eattr, &aeq[i],
-						  NULL, NULL), 0);
-		KUNIT_ASSERT_EQ(test, kfi_endpoint(v[i].dom, info, &aep[i],
-						   NULL), 0);
-		kfi_freeinfo(info);
-		KUNIT_ASSERT_EQ(test, kfi_ep_bind(aep[i], &aeq[i]->fid, 0), 0);
-		KUNIT_ASSERT_EQ(test, kfi_enable(aep[i]), 0);
-		KUNIT_ASSERT_EQ(test, kfi_accept(aep[i], NULL, 0), 0);
-		vexpect(test, eq[i], KFI_CONNECTED, ep[i], NULL);
-		vexpect(test, aeq[i], KFI_CONNECTED, aep[i], NULL);
+		vaccept(test, &v[i], info, eq[i], ep[i], &aeq[i], &aep[i]);
 	}
 	for (i = 0; i < 2; i++) {
 		vep_close(test, aeq[i], aep[i]);
@@ -928,7 +941,6 @@ static void verbs_cm_remove_connecting(struct kunit *test)
  */
 static void verbs_cm_remove_connected(struct kunit *test)
 {
-	struct kfi_eq_attr eattr = { .size = 8 };
 	struct kfi_eq_err_entry err;
 	struct vev ent;
 	struct kfid_eq *eq, *peq, *aeq;
@@ -949,14 +961,7 @@ static void verbs_cm_remove_connected(struct kunit *test)
 	dst = vaddr(rxe_node, port);
 	KUNIT_ASSERT_EQ(test, kfi_connect(ep, &dst, NULL, 0), 0);
 	info = vconnreq(test, peq, pep, "");
-	KUNIT_ASSERT_EQ(test, kfi_eq_open(v.fab, &eattr, &aeq, NULL, NULL), 0);
-	KUNIT_ASSERT_EQ(test, kfi_endpoint(v.dom, info, &aep, NULL), 0);
-	kfi_freeinfo(info);
-	KUNIT_ASSERT_EQ(test, kfi_ep_bind(aep, &aeq->fid, 0), 0);
-	KUNIT_ASSERT_EQ(test, kfi_enable(aep), 0);
-	KUNIT_ASSERT_EQ(test, kfi_accept(aep, NULL, 0), 0);
-	vexpect(test, eq, KFI_CONNECTED, ep, NULL);
-	vexpect(test, aeq, KFI_CONNECTED, aep, NULL);
+	vaccept(test, &v, info, eq, ep, &aeq, &aep);
 	KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
 	vexpect(test, eq, KFI_SHUTDOWN, ep, NULL);
 	vexpect(test, aeq, KFI_SHUTDOWN, aep, NULL);
