@@ -53,7 +53,8 @@ use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
 use crate::util::xfer::{Buf, Seg, EMPTY_SEG};
 use crate::util::tagmatch::{Unexp, UnexpList};
 use crate::util::xfer::{RxWork, TxOp};
-use crate::xfer::{Chunk, EpData, NoRoom, Room, TxItem, TxTaken};
+use crate::util::queues::{NoRoom, Room};
+use crate::xfer::{Chunk, EpData, TxItem, TxTaken};
 use core::ffi::c_int;
 use kernel::bindings;
 use kernel::prelude::*;
@@ -669,7 +670,7 @@ impl Conn {
                     match core::mem::replace(&mut cur.what, TxWhat::Idle) {
                         // A read is reported when its responses are in.
                         TxWhat::Op(_) if cur.read => {}
-                        TxWhat::Op(i) => ep.tx_sent(i),
+                        TxWhat::Op(i) => ep.tx_complete(i),
                         TxWhat::Rsp => {
                             cur.rsp = RmaSegs::EMPTY;
                             ep.remote_hit(false);

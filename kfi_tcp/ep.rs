@@ -4,7 +4,8 @@
 //! `getname`, `getpeer`) and this provider's part of enabling and closing.
 //! Binding, enabling, aliases, cancel, options and the entry of every
 //! data transfer are the toolkit's endpoint base (`kfi_util/ep.rs`),
-//! which the endpoint embeds; the queues are in `xfer.rs`.
+//! which the endpoint embeds; the queues are the toolkit's
+//! (`kfi_util/queues.rs`) with kfi_tcp's part in `xfer.rs`.
 //!
 //! An endpoint opened from a `KFI_CONNREQ` info (`info->handle`) takes the
 //! request's connection at once and accepts it with `kfi_accept`; any other
@@ -16,13 +17,13 @@
 //! `conn` (mutex; the consumer's CM calls and close, process context):
 //! the connection. Never held while the base's `binds` is taken (the EQ is
 //! read from the base first). The data queues have their own BH spinlock
-//! (`xfer.rs`): transfers may be posted from softirq context. The
+//! (`kfi_util/queues.rs`): transfers may be posted from softirq context. The
 //! connection has its own locks; none is held while it reports.
 
 use crate::util::base::{self, einval};
 use crate::conn::{Conn, Owner};
 use crate::domain::Domain;
-use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, EpXfer, ProvEp};
+use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, ProvEp};
 use crate::util::eq::Eq;
 use crate::util::fabric::Fabric;
 use crate::util::fid::DomainBase;
@@ -30,8 +31,8 @@ use crate::ffi::{kfi_info, sys};
 use crate::util::pep::ConnReq;
 use crate::logic::xfer as rules;
 use crate::util::addr::SockAddr;
-use crate::trigger::target::FireTarget;
-use crate::xfer::{self, Config, EpData};
+use crate::util::queues::Config;
+use crate::xfer::{self, EpData};
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
 use kernel::new_mutex;
@@ -104,19 +105,7 @@ unsafe impl ProvEp for Ep {
     }
 
     fn enable(&self, c: &EpConfig) -> Result {
-        self.data.enable(Config {
-            tx_cq: c.tx_cq,
-            rx_cq: c.rx_cq,
-            tx_selective: c.tx_selective,
-            rx_selective: c.rx_selective,
-            tx_flags: c.attrs.tx_flags,
-            rx_flags: c.attrs.rx_flags,
-            tx_size: c.attrs.tx_size,
-            rx_size: c.attrs.rx_size,
-            max_msg: MAX_MSG_SIZE,
-            domain: self.domain,
-            cntrs: c.cntrs,
-        })
+        self.data.enable(Config::new(c, MAX_MSG_SIZE, self.domain))
     }
 
     /// Stops the connection (the peer sees it close), then returns the
@@ -136,35 +125,6 @@ unsafe impl ProvEp for Ep {
 
     fn cm_data_size(&self) -> usize {
         crate::wire::cm::MAX_CM_DATA
-    }
-}
-
-/// The endpoint's queues, as the toolkit's entries use them.
-impl EpXfer for EpData {
-    #[inline(always)]
-    fn post(&self, x: &sys::kfi_util_xfer) -> isize {
-        EpData::post(self, x)
-    }
-
-    fn cancel(&self, context: *mut c_void) -> isize {
-        EpData::cancel(self, context)
-    }
-
-    fn min_multi(&self) -> u64 {
-        EpData::min_multi(self)
-    }
-
-    fn set_min_multi(&self, v: u64) {
-        EpData::set_min_multi(self, v)
-    }
-
-    fn trig_pending(&self) -> usize {
-        EpData::trig_pending(self)
-    }
-
-    #[inline(always)]
-    fn target(&self) -> &(dyn FireTarget + 'static) {
-        self
     }
 }
 

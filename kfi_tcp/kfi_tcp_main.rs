@@ -20,7 +20,8 @@
 //!   and so is the endpoint base `ep.rs` embeds);
 //! - `sock.rs`, `kfi_tcp_sock.c`: kernel sockets; `conn.rs` (+ `data.rs`):
 //!   a connection's work item; `wire/`: the frame codec;
-//! - `xfer.rs`: an endpoint's transfer queues;
+//! - `xfer.rs`: kfi_tcp's part of an endpoint's transfer queues (the
+//!   queues are the toolkit's `util::queues`);
 //! - `trigger` (`kfi_trigger/`): counters, triggered operations and
 //!   deferred work, shared with the other providers;
 //! - `util` (`kfi_util/`): the provider toolkit shared with the other
@@ -101,7 +102,7 @@ mod wire;
 mod logic {
     #[path = "../../rust/logic/writer.rs"]
     pub mod writer;
-    pub use crate::util::logic::{cq, host, plan, xfer};
+    pub use crate::util::logic::{host, plan, xfer};
     #[path = "../logic/mr.rs"]
     pub mod mr;
     #[path = "../logic/xfer_tcp.rs"]

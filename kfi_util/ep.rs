@@ -134,7 +134,8 @@ pub(crate) struct EpConfig {
 }
 
 /// What the toolkit's endpoint entries ask of an endpoint's transfer
-/// queues (`Provider::Ep`; kfi_tcp: `EpData`).
+/// queues (`Provider::Ep`): implemented by the toolkit's
+/// [`super::queues::EpQueues`] (kfi_tcp's `EpData`).
 pub(crate) trait EpXfer {
     /// Validates and queues one transfer (`kfi_util_ep_xfer`): 0 or a
     /// negative errno. Any context but hard interrupts; never sleeps.

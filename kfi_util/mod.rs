@@ -18,6 +18,9 @@
 //! - `sync`: the `spin_lock_bh` lock and a try-only lock;
 //! - `xfer`: transfer records (buffers, transmits, receives, bound
 //!   counters, reports);
+//! - `queues`: an endpoint's transfer queues (posting, CQ reservations,
+//!   cancel, multi-receive, completions), with the provider's part behind
+//!   `QueueExt`;
 //! - `tagmatch`: unexpected tagged messages, matched to receives and
 //!   probes;
 //! - `cq`: the completion queue, with its progress hook (`ProgressSource`);
@@ -142,6 +145,7 @@ pub(crate) mod fid;
 pub(crate) mod getinfo;
 pub(crate) mod mr;
 pub(crate) mod pep;
+pub(crate) mod queues;
 pub(crate) mod sync;
 pub(crate) mod tagmatch;
 pub(crate) mod xfer;

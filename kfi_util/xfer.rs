@@ -266,7 +266,6 @@ impl Cntrs {
 
 /// What happened to an operation.
 pub(crate) enum What {
-    Nothing,
     Done(Completion),
     Failed(ErrCompletion),
     /// Succeeded without an entry: return its CQ reservation.
@@ -283,8 +282,6 @@ pub(crate) struct Report {
 }
 
 impl Report {
-    pub(crate) const NONE: Report = Report { cq: None, what: What::Nothing, cntr: None, extra: None };
-
     #[inline]
     pub(crate) fn done(cq: Option<*const Cq>, c: Completion, cntr: Option<*const Cntr>) -> Report {
         Report { cq, what: What::Done(c), cntr, extra: None }
@@ -314,14 +311,13 @@ impl Report {
             // while it is bound (a CQ refuses to close while bound).
             let cq = unsafe { &*cq };
             match &self.what {
-                What::Nothing => {}
                 What::Done(c) => cq.complete(c),
                 What::Failed(e) => cq.complete_err(e),
                 What::Quiet => cq.unreserve(1),
             }
         }
         let err = matches!(self.what, What::Failed(_));
-        if let (Some(c), false) = (self.cntr, matches!(self.what, What::Nothing)) {
+        if let Some(c) = self.cntr {
             // SAFETY: as for CQs.
             unsafe { &*c }.hit(err);
         }
