@@ -105,7 +105,7 @@ unsafe impl ProvEp for Ep {
     }
 
     fn enable(&self, c: &EpConfig) -> Result {
-        self.data.enable(Config::new(c, MAX_MSG_SIZE, self.domain))
+        self.data.enable(Config::new(c, MAX_MSG_SIZE, self.domain), ())
     }
 
     /// Stops the connection (the peer sees it close), then returns the

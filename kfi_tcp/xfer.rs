@@ -31,7 +31,6 @@ use crate::wire::RmaIov;
 use crate::logic::xfer::{Kind, List};
 use crate::logic::xfer_tcp as wire_rules;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use kernel::prelude::*;
 use kernel::sync::Arc;
 
 /// Largest queue an endpoint accepts (slots are preallocated).
@@ -171,10 +170,6 @@ impl QueueExt for TcpExt {
 
     fn new() -> TcpExt {
         TcpExt { conn: None, msg_waiting: false, tx_await: List::new(), tx_read: List::new(), acks_owed: 0 }
-    }
-
-    fn prepare(_cfg: &Config) -> Result {
-        Ok(())
     }
 
     /// The connection's work runs on the CQs' `KFI_AFFINITY` CPU.

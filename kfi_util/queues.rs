@@ -78,7 +78,8 @@ pub(crate) trait QueueExt: Send + Sized + 'static {
     /// calls holding the connection, the "frames may be queued" hint).
     type Shared: Sync + Default;
 
-    /// What [`QueueExt::prepare`] makes at `kfi_enable` for
+    /// What the provider makes at `kfi_enable` (process context, before
+    /// `q` is taken: it may allocate) and hands [`EpQueues::enable`] for
     /// [`QueueExt::enable`] to install (per-slot provider state).
     type Prepared;
 
@@ -97,13 +98,8 @@ pub(crate) trait QueueExt: Send + Sized + 'static {
     /// The state of queues not enabled yet.
     fn new() -> Self;
 
-    /// `kfi_enable`, before `q` is taken (process context; may allocate):
-    /// the provider's per-slot state for `cfg`'s queue sizes. An error
-    /// fails the enable.
-    fn prepare(cfg: &Config) -> Result<Self::Prepared>;
-
-    /// `kfi_enable`, under `q` once `q.cfg` is set: installs what
-    /// `prepare` made, leaving in `p` what it replaces (dropped after `q`
+    /// `kfi_enable`, under `q` once `q.cfg` is set: installs what the
+    /// provider prepared, leaving in `p` what it replaces (dropped after `q`
     /// is released).
     fn enable(q: &mut Queues<Self>, p: &mut Self::Prepared);
 
@@ -436,9 +432,9 @@ impl<X: QueueExt> EpQueues<X> {
         })
     }
 
-    /// `kfi_enable`: allocates the slots (process context).
-    pub(crate) fn enable(&self, cfg: Config) -> Result {
-        let mut prep = X::prepare(&cfg)?;
+    /// `kfi_enable`: allocates the slots and installs `prep`, the
+    /// provider's state for them (process context).
+    pub(crate) fn enable(&self, cfg: Config, mut prep: X::Prepared) -> Result {
         let mut tx = KVVec::with_capacity(cfg.tx_size, GFP_KERNEL | __GFP_NOWARN)?;
         let mut tx_next = KVVec::with_capacity(cfg.tx_size, GFP_KERNEL | __GFP_NOWARN)?;
         for _ in 0..cfg.tx_size {

@@ -13,8 +13,8 @@
 //! length byte, then at most 55 bytes of the consumer's CM data:
 //! `logic/cmdata.rs`), so a userspace libfabric peer understands it.
 //!
-//! Data transfers are not implemented yet: they return -KFI_ENOSYS, and
-//! `kfi_getinfo` advertises no capability.
+//! Its data transfers are the toolkit's queues over the queue pair
+//! (`xfer.rs`).
 //!
 //! # Locks
 //! `cm` (mutex; the consumer's CM calls and the rdma_cm handler, process
@@ -24,18 +24,16 @@
 //! posting an event (the consumer's EQ handler runs from the post).
 
 use crate::domain::Domain;
-use crate::ffi::{kfi_info, sys, Conn};
+use crate::ffi::{kfi_info, sys, Conn, Wrs};
+use crate::util::queues::Config;
+use crate::xfer::{EpData, Prepared};
 use crate::logic::cmdata;
-use crate::trigger::cntr::Cntr;
-use crate::trigger::target::FireTarget;
 use crate::util::addr::{self, SockAddr};
 use crate::util::base::{self, einval};
-use crate::util::cq::ProgressSource;
-use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, EpXfer, ProvEp};
+use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, ProvEp};
 use crate::util::fabric::Fabric;
 use crate::util::fid::DomainBase;
 use crate::util::pep::ConnReq;
-use crate::NoProgress;
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
 use kernel::new_mutex;
@@ -84,10 +82,15 @@ pub(crate) struct Ep {
     conn: Conn,
     #[pin]
     cm: Mutex<CmState>,
-    data: Queues,
+    /// The transfer queues (`xfer.rs`).
+    #[pin]
+    data: EpData,
 }
 
 const _: () = assert!(core::mem::offset_of!(Ep, base) == 0);
+
+/// Largest message (a work request's bytes; every device takes 1 GiB).
+pub(crate) const MAX_MSG_SIZE: u64 = 1 << 30;
 
 /// Default queue depth (a size of 0 in the attributes).
 const DEFAULT_QUEUE: usize = 128;
@@ -143,9 +146,14 @@ impl Ep {
         let cm = self.base.cm();
         let mut g = self.cm.lock();
         match (kind, g.st) {
+            (sys::KFI_VERBS_EV_QP, _) => {
+                drop(g);
+                self.data.qp_ready();
+            }
             (sys::KFI_VERBS_EV_ESTABLISHED, St::Connecting) => {
                 g.st = St::Connected;
                 drop(g);
+                self.data.connected();
                 cm.report(eq, fid, sys::KFI_CONNECTED, cmdata::decode(pdata).app);
             }
             (sys::KFI_VERBS_EV_ERROR | sys::KFI_VERBS_EV_DISCONNECTED | sys::KFI_VERBS_EV_REMOVED, St::Connecting) => {
@@ -155,6 +163,7 @@ impl Ep {
                 g.rej[..n].copy_from_slice(&app[..n]);
                 let rej = g.rej[..n].as_ptr();
                 drop(g);
+                self.data.disconnected();
                 let err = if status != 0 { status } else { base::neg(bindings::ECONNRESET) };
                 // SAFETY: `fid` is this endpoint's header, open while its
                 // connection reports (close stops the connection first).
@@ -166,6 +175,9 @@ impl Ep {
             (sys::KFI_VERBS_EV_DISCONNECTED | sys::KFI_VERBS_EV_REMOVED, St::Connected) => {
                 g.st = St::Down;
                 drop(g);
+                // Flushed entries before the event (the connection
+                // quiesced before reporting).
+                self.data.disconnected();
                 cm.report(eq, fid, sys::KFI_SHUTDOWN, &[]);
             }
             _ => {}
@@ -179,97 +191,38 @@ unsafe impl ProvEp for Ep {
     const RULES: EpRules = EpRules {
         default_queue: DEFAULT_QUEUE,
         max_queue: crate::logic::info::QUEUE_SIZE,
-        tx_op_flags: 0,
-        rx_op_flags: 0,
+        tx_op_flags: crate::prov::TX_OP_FLAGS,
+        rx_op_flags: crate::prov::RX_OP_FLAGS,
         // An RDMA target sees no completion of remote accesses.
         cntr_events: sys::KFI_SEND as u64 | sys::KFI_RECV as u64 | sys::KFI_READ as u64 | sys::KFI_WRITE as u64,
     };
 
-    fn data(&self) -> &Queues {
+    fn data(&self) -> &EpData {
         &self.data
     }
 
-    fn enable(&self, _c: &EpConfig) -> Result {
-        Ok(())
+    /// Makes the work request contexts of the queues' slots (completions
+    /// name the queues) and enables the queues.
+    fn enable(&self, c: &EpConfig) -> Result {
+        // SAFETY: the domain outlives its endpoints.
+        let d = unsafe { &*self.domain };
+        let cfg = Config::new(c, MAX_MSG_SIZE, self.domain);
+        let owner = (&self.data as *const EpData).cast::<c_void>();
+        let wrs = Wrs::new(owner, cfg.tx_size, cfg.rx_size)?;
+        let prep = Prepared { wrs: Some(wrs), conn: &self.conn, qp: self.from_req, iwarp: d.dev().iwarp() };
+        self.data.enable(cfg, prep)
     }
 
-    /// Tears the connection down: the peer sees it end; no event is
-    /// reported after this.
+    /// Tears the connection down (the peer sees it end; no event is
+    /// reported after this; every work request completes, flushed), then
+    /// the queues.
     fn closing(&self) {
         self.conn.close();
+        drop(self.data.close());
     }
 
     fn cm_data_size(&self) -> usize {
         cmdata::APP_MAX
-    }
-}
-
-/// An endpoint's transfer queues: none yet (data transfers are the next
-/// increment). Every transfer is refused with -KFI_ENOSYS.
-pub(crate) struct Queues;
-
-fn enosys() -> isize {
-    -(sys::KFI_ENOSYS as isize)
-}
-
-impl EpXfer for Queues {
-    fn post(&self, _x: &sys::kfi_util_xfer) -> isize {
-        enosys()
-    }
-
-    fn cancel(&self, _context: *mut c_void) -> isize {
-        -(sys::KFI_ENOENT as isize)
-    }
-
-    fn min_multi(&self) -> u64 {
-        0
-    }
-
-    fn set_min_multi(&self, _v: u64) {}
-
-    fn trig_pending(&self) -> usize {
-        0
-    }
-
-    fn target(&self) -> &(dyn FireTarget + 'static) {
-        self
-    }
-}
-
-/// No triggered operation or deferred work is accepted: every check
-/// fails, so nothing is ever reserved, counted or fired.
-impl FireTarget for Queues {
-    fn check(&self, _x: &mut sys::kfi_util_xfer) -> isize {
-        enosys()
-    }
-
-    fn check_deferred(&self, _x: &mut sys::kfi_util_xfer) -> isize {
-        enosys()
-    }
-
-    fn reserve_for(&self, _x: &sys::kfi_util_xfer) -> core::result::Result<bool, isize> {
-        Err(enosys())
-    }
-
-    fn unreserve_for(&self, _x: &sys::kfi_util_xfer) {}
-
-    fn post_fired(&self, _x: &sys::kfi_util_xfer, _extra: Option<*const Cntr>, _deferred: bool) -> isize {
-        enosys()
-    }
-
-    fn report_lost(&self, _x: &sys::kfi_util_xfer, _err: u32, _extra: Option<*const Cntr>, _deferred: bool) {}
-
-    fn trig_inc(&self) {}
-
-    fn trig_dec(&self) {}
-}
-
-/// Nothing to progress: a CQ bound to the endpoint gets no entry from it.
-impl ProgressSource for Queues {
-    type Ref<'a> = NoProgress;
-
-    fn progress_ref(&self) -> Option<NoProgress> {
-        None
     }
 }
 
@@ -325,7 +278,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
         from_req: !i.handle.is_null(),
         conn,
         cm <- new_mutex!(CmState { st: St::Idle, rej: [0; cmdata::APP_MAX] }, "kfi_verbs_ep"),
-        data: Queues,
+        data <- EpData::new(),
     });
     let Ok(b) = KBox::pin_init(init, GFP_KERNEL) else {
         return base::neg(bindings::ENOMEM);
@@ -449,6 +402,9 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_shutdown(ep: *mut sys::kfid_ep, fla
         g.st = St::Down;
     }
     let _ = e.conn.disconnect();
+    // Every posted operation completes (flushed) before the event.
+    e.conn.quiesce();
+    e.data.disconnected();
     e.base.cm().report(eq, e.base.fid(), sys::KFI_SHUTDOWN, &[]);
     0
 }
@@ -501,4 +457,3 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_cm_event(ctx: *mut c_void, ev: *con
     };
     e.cm_event(ev.type_ as u32, ev.status, pdata);
 }
-

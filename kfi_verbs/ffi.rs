@@ -118,6 +118,13 @@ pub(crate) fn dev_name(p: &sys::kfi_verbs_port) -> &[u8] {
 }
 
 impl DevRef {
+    /// Whether the device speaks iWARP (no immediate data). Process
+    /// context.
+    pub(crate) fn iwarp(&self) -> bool {
+        // SAFETY: a device this value references.
+        unsafe { sys::kfi_verbs_dev_iwarp(self.as_ptr()) }
+    }
+
     /// The device, for kfi_verbs_cm.c (which takes its own reference).
     fn as_ptr(&self) -> *mut sys::kfi_verbs_dev {
         self.0.as_ptr()
@@ -255,6 +262,14 @@ impl Conn {
         Ok(a)
     }
 
+    /// Stops the data path: nothing is posted after this, and everything
+    /// posted has completed (flushed once disconnected) when it returns.
+    /// Process context.
+    pub(crate) fn quiesce(&self) {
+        // SAFETY: our connection.
+        unsafe { sys::kfi_verbs_conn_quiesce(self.ptr()) }
+    }
+
     /// Tears the connection down (idempotent): nothing is reported to
     /// the owner once this has returned.
     pub(crate) fn close(&self) {
@@ -267,5 +282,77 @@ impl Drop for Conn {
     fn drop(&mut self) {
         // SAFETY: the connection this value owns (invariant).
         unsafe { sys::kfi_verbs_conn_free(self.ptr()) }
+    }
+}
+
+/// The work request contexts of an endpoint (kfi_verbs_qp.c): one per
+/// transmit and receive slot.
+///
+/// # Invariants
+/// `ptr` is a set this value owns (freed by `kfi_verbs_wrs_free`), with
+/// `ntx` transmit and `nrx` receive contexts.
+pub(crate) struct Wrs {
+    ptr: NonNull<sys::kfi_verbs_wrs>,
+    ntx: u32,
+    nrx: u32,
+}
+
+// SAFETY: the set is plain memory; who uses which context is the owner's
+// business (its queue lock, see `Conn::post_send`).
+unsafe impl Send for Wrs {}
+
+impl Wrs {
+    /// Allocates the contexts of `ntx` transmit and `nrx` receive slots of
+    /// `owner` (the endpoint's queues), which completions name
+    /// (`kfi_verbs_tx_done`/`kfi_verbs_rx_done`). Process context.
+    pub(crate) fn new(owner: *const c_void, ntx: usize, nrx: usize) -> Result<Wrs> {
+        let (ntx, nrx) = (u32::try_from(ntx).map_err(|_| EINVAL)?, u32::try_from(nrx).map_err(|_| EINVAL)?);
+        // SAFETY: process context (`kfi_enable`); `owner` is only stored.
+        let p = unsafe { sys::kfi_verbs_wrs_alloc(owner.cast_mut(), ntx, nrx) };
+        let ptr = NonNull::new(p).ok_or(ENOMEM)?;
+        Ok(Wrs { ptr, ntx, nrx })
+    }
+
+    fn as_ptr(&self) -> *mut sys::kfi_verbs_wrs {
+        self.ptr.as_ptr()
+    }
+}
+
+impl Drop for Wrs {
+    fn drop(&mut self) {
+        // SAFETY: our set (invariant); its owner closed the connection
+        // before dropping it, so no work request of it is posted.
+        unsafe { sys::kfi_verbs_wrs_free(self.as_ptr()) }
+    }
+}
+
+impl Conn {
+    /// Posts transmit slot `slot` of `w` as `r` describes it.
+    ///
+    /// # Safety
+    /// The slot's context is not posted now, and `r`'s segments (memory
+    /// they describe included) stay valid until the slot's completion;
+    /// `w` outlives this connection's queue pair (it is dropped after
+    /// [`Conn::close`]).
+    pub(crate) unsafe fn post_send(&self, w: &Wrs, slot: usize, r: &sys::kfi_verbs_sq_req) -> core::result::Result<(), c_int> {
+        if slot >= w.ntx as usize {
+            return Err(-(bindings::EINVAL as c_int));
+        }
+        // SAFETY: our connection and set; the rest is the caller's
+        // contract.
+        cm_result(unsafe { sys::kfi_verbs_post_send(self.ptr(), w.as_ptr(), slot as u32, r) })
+    }
+
+    /// Posts receive slot `slot` of `w` on the buffer `segs`.
+    ///
+    /// # Safety
+    /// As [`Conn::post_send`].
+    pub(crate) unsafe fn post_recv(&self, w: &Wrs, slot: usize, segs: &[sys::kfi_util_seg]) -> core::result::Result<(), c_int> {
+        if slot >= w.nrx as usize {
+            return Err(-(bindings::EINVAL as c_int));
+        }
+        // SAFETY: our connection and set; the rest is the caller's
+        // contract.
+        cm_result(unsafe { sys::kfi_verbs_post_recv(self.ptr(), w.as_ptr(), slot as u32, segs.as_ptr(), segs.len() as u32) })
     }
 }

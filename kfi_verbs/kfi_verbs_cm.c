@@ -44,55 +44,10 @@
 /* Address and route resolution time-outs, milliseconds (as libfabric). */
 #define KFI_VERBS_RESOLVE_MS 2000
 
-/**
- * struct kfi_verbs_conn - One rdma_cm id and what hangs on it.
- * @lock: Protects @id, @closing, @removed and @users.
- * @id: The rdma_cm id; NULL once its destruction is someone's (above).
- * @closing: The owner is destroying the connection: nothing more is
- *	reported to it.
- * @removed: The device went away (DEVICE_REMOVAL): @remove_work destroys
- *	the id.
- * @users: Consumer calls using @id.
- * @remove_work: Reports the removal to the owner and destroys the id.
- * @kind: Whom the handler reports to (KFI_VERBS_CONN_*).
- * @ctx: The owner (Rust; kfi_verbs_conn_set_owner()), NULL until named.
- * @dev: The device of the queue pair (referenced), NULL until known.
- * @cq: Completion queue of the queue pair (from the device's pool), NULL
- *	without a queue pair.
- * @cq_size: Entries taken from the pool for @cq.
- * @qp_id: The id the queue pair was created on (@id, kept until the queue
- *	pair is destroyed, which comes before the id's destruction).
- * @node: On the device's @conns while the queue pair exists.
- * @sq: Send queue depth to create (the consumer's, one more for drain).
- * @rq: Receive queue depth to create (likewise).
- * @connected: ESTABLISHED came: the connection must be disconnected.
- * @pdata: Private data of the active side's connect.
- * @pdata_len: Its length.
- */
-struct kfi_verbs_conn {
-	spinlock_t lock;
-	struct rdma_cm_id *id;
-	bool closing;
-	bool removed;
-	unsigned int users;
-	struct work_struct remove_work;
-	int kind;
-	void *ctx;
-	struct kfi_verbs_dev *dev;
-	struct ib_cq *cq;
-	unsigned int cq_size;
-	struct rdma_cm_id *qp_id;
-	struct list_head node;
-	unsigned int sq;
-	unsigned int rq;
-	bool connected;
-	u8 pdata[KFI_VERBS_PDATA_MAX];
-	u8 pdata_len;
-};
-
 static int kfi_verbs_cm_handler(struct rdma_cm_id *id,
 				struct rdma_cm_event *ev);
 static void kfi_verbs_remove_work(struct work_struct *w);
+static void kfi_verbs_break_work(struct work_struct *w);
 
 static struct kfi_verbs_conn *kfi_verbs_conn_alloc(int kind)
 {
@@ -101,7 +56,9 @@ static struct kfi_verbs_conn *kfi_verbs_conn_alloc(int kind)
 	if (!c)
 		return NULL;
 	spin_lock_init(&c->lock);
+	spin_lock_init(&c->post_lock);
 	INIT_WORK(&c->remove_work, kfi_verbs_remove_work);
+	INIT_WORK(&c->break_work, kfi_verbs_break_work);
 	INIT_LIST_HEAD(&c->node);
 	c->kind = kind;
 	return c;
@@ -333,17 +290,32 @@ static int kfi_verbs_qp_create(struct kfi_verbs_conn *c,
 	a.recv_cq = c->cq;
 	a.cap.max_send_wr = c->sq + 1;
 	a.cap.max_recv_wr = c->rq + 1;
-	a.cap.max_send_sge = 1;
-	a.cap.max_recv_sge = 1;
+	a.cap.max_send_sge = min_t(u32, KFI_VERBS_SGE_MAX,
+				   d->ib->attrs.max_send_sge);
+	a.cap.max_recv_sge = min_t(u32, KFI_VERBS_SGE_MAX,
+				   d->ib->attrs.max_recv_sge);
+	a.cap.max_inline_data = KFI_VERBS_INLINE;
 	a.sq_sig_type = IB_SIGNAL_REQ_WR;
 	a.qp_type = IB_QPT_RC;
 	ret = rdma_create_qp(id, d->pd, &a);
+	if (ret == -EINVAL && a.cap.max_inline_data) {
+		/* a device without inline sends */
+		a.cap.max_inline_data = 0;
+		ret = rdma_create_qp(id, d->pd, &a);
+	}
 	if (ret) {
 		ib_cq_pool_put(c->cq, c->cq_size);
 		c->cq = NULL;
 		goto out;
 	}
 	c->qp_id = id;
+	/* the device's answers: what the queue pair really holds */
+	c->max_inline = a.cap.max_inline_data;
+	c->max_send_sge = a.cap.max_send_sge;
+	c->max_recv_sge = a.cap.max_recv_sge;
+	spin_lock_bh(&c->post_lock);
+	c->post_qp = id->qp;
+	spin_unlock_bh(&c->post_lock);
 	mutex_lock(&d->conns_lock);
 	list_add_tail(&c->node, &d->conns);
 	mutex_unlock(&d->conns_lock);
@@ -361,6 +333,10 @@ static void kfi_verbs_qp_destroy_locked(struct kfi_verbs_conn *c)
 {
 	if (!c->cq)
 		return;
+	/* no post after this; every one before completes in the drain */
+	spin_lock_bh(&c->post_lock);
+	c->post_qp = NULL;
+	spin_unlock_bh(&c->post_lock);
 	ib_drain_qp(c->qp_id->qp);
 	rdma_destroy_qp(c->qp_id);
 	c->qp_id = NULL;
@@ -548,8 +524,11 @@ static void kfi_verbs_cm_resolved(struct kfi_verbs_conn *c,
 
 	if (!route) {
 		ret = kfi_verbs_qp_create(c, id);
-		if (!ret)
+		if (!ret) {
+			/* receives go on before the peer can send */
+			kfi_verbs_report(c, KFI_VERBS_EV_QP, 0, NULL, 0);
 			ret = rdma_resolve_route(id, KFI_VERBS_RESOLVE_MS);
+		}
 	} else {
 		kfi_verbs_conn_param(id, &p, c->pdata, c->pdata_len);
 		ret = rdma_connect_locked(id, &p);
@@ -587,6 +566,7 @@ static int kfi_verbs_cm_handler(struct rdma_cm_id *id,
 				 ev->param.conn.private_data_len);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
+		kfi_verbs_conn_quiesce(c);
 		data = rdma_consumer_reject_data(id, ev, &len);
 		kfi_verbs_report(c, KFI_VERBS_EV_ERROR, -ECONNREFUSED, data,
 				 len);
@@ -595,11 +575,14 @@ static int kfi_verbs_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
+		kfi_verbs_conn_quiesce(c);
 		kfi_verbs_report(c, KFI_VERBS_EV_ERROR, kfi_verbs_cm_status(ev),
 				 NULL, 0);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
+		/* what was posted completes (flushed) before the news */
+		kfi_verbs_conn_quiesce(c);
 		kfi_verbs_report(c, KFI_VERBS_EV_DISCONNECTED, 0, NULL, 0);
 		break;
 	default:
@@ -708,6 +691,56 @@ int kfi_verbs_conn_reject(struct kfi_verbs_conn *c, const void *pdata,
 	return ret;
 }
 
+static void kfi_verbs_break_work(struct work_struct *w)
+{
+	struct kfi_verbs_conn *c = container_of(w, struct kfi_verbs_conn,
+						break_work);
+
+	kfi_verbs_conn_disconnect(c);
+}
+
+/**
+ * kfi_verbs_conn_broken() - A work request of the connection failed (not
+ *	flushed): its queue pair is in the error state, so the connection
+ *	is over. Disconnects it from process context; DISCONNECTED follows.
+ * @c: The connection.
+ *
+ * Context: Any (a completion: softirq); does not sleep.
+ */
+void kfi_verbs_conn_broken(struct kfi_verbs_conn *c)
+{
+	spin_lock_bh(&c->post_lock);
+	/* without a queue pair the connection is being torn down anyway */
+	if (c->post_qp)
+		queue_work(system_unbound_wq, &c->break_work);
+	spin_unlock_bh(&c->post_lock);
+}
+
+/**
+ * kfi_verbs_conn_quiesce() - Stop a connection's data path: no work
+ *	request is posted after this, and every one posted before has
+ *	completed (flushed, if the queue pair is in the error state, as it
+ *	is once disconnected) when this returns.
+ * @c: The connection.
+ *
+ * The queue pair stays until kfi_verbs_conn_close().
+ *
+ * Context: Process context (sleeps: waits for the completions).
+ */
+void kfi_verbs_conn_quiesce(struct kfi_verbs_conn *c)
+{
+	spin_lock_bh(&c->post_lock);
+	c->post_qp = NULL;
+	spin_unlock_bh(&c->post_lock);
+	if (!c->dev)
+		return;
+	/* the device's removal may be destroying the queue pair */
+	down_read(&c->dev->lock);
+	if (c->cq)
+		ib_drain_qp(c->qp_id->qp);
+	up_read(&c->dev->lock);
+}
+
 /**
  * kfi_verbs_conn_disconnect() - Disconnect a connection (the peer gets
  *	DISCONNECTED).
@@ -794,6 +827,8 @@ void kfi_verbs_conn_close(struct kfi_verbs_conn *c)
 		kfi_verbs_qp_destroy_locked(c);
 		up_read(&c->dev->lock);
 	}
+	/* queued by a completion before the queue pair went: finds @closing */
+	cancel_work_sync(&c->break_work);
 	if (id)
 		rdma_destroy_id(id);
 }

@@ -52,6 +52,25 @@ void kfi_verbs_dev_put(struct kfi_verbs_dev *dev)
 	kref_put(&dev->ref, kfi_verbs_dev_free);
 }
 
+/**
+ * kfi_verbs_dev_iwarp() - Whether a device speaks iWARP (no immediate
+ *	data: sends and writes carry no remote CQ data).
+ * @dev: The device (referenced).
+ *
+ * Context: Process context (sleeps). Return: true for iWARP; false for
+ * InfiniBand transports, and once the device is gone.
+ */
+bool kfi_verbs_dev_iwarp(struct kfi_verbs_dev *dev)
+{
+	bool iwarp = false;
+
+	down_read(&dev->lock);
+	if (dev->ib)
+		iwarp = rdma_protocol_iwarp(dev->ib, rdma_start_port(dev->ib));
+	up_read(&dev->lock);
+	return iwarp;
+}
+
 /*
  * The network device of @port of @ib if it is in @net, referenced; NULL
  * otherwise. Called with the device's lock held for read.

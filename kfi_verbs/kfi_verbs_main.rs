@@ -33,6 +33,7 @@ mod ep;
 mod ffi;
 mod pep;
 mod prov;
+mod xfer;
 // The provider toolkit and the KFI_TRIGGER machinery (shared with the
 // other providers). Their data-transfer side (transfer queues, triggered
 // transfers, counters bound to endpoints) has no user here until this
@@ -81,7 +82,7 @@ unsafe impl util::mr::ProvMr for NoMr {
 }
 
 impl util::Provider for Prov {
-    type Ep = ep::Queues;
+    type Ep = xfer::EpData;
     type Endpoint = ep::Ep;
     type Pep = pep::Pep;
     type Mr = NoMr;
@@ -122,6 +123,8 @@ mod logic {
     // increment use it).
     #[path = "../logic/cmdata.rs"]
     pub mod cmdata;
+    #[path = "../logic/status.rs"]
+    pub mod status;
 }
 
 module! {

@@ -10,7 +10,11 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+
+#include "verbs_sys.h"
 
 struct kfi_verbs_port;
 
@@ -42,9 +46,70 @@ struct kfi_verbs_dev {
 	struct list_head conns;
 };
 
+/**
+ * struct kfi_verbs_conn - One rdma_cm id and what hangs on it.
+ * @lock: Protects @id, @closing, @removed and @users.
+ * @id: The rdma_cm id; NULL once its destruction is someone's (above).
+ * @closing: The owner is destroying the connection: nothing more is
+ *	reported to it.
+ * @removed: The device went away (DEVICE_REMOVAL): @remove_work destroys
+ *	the id.
+ * @users: Consumer calls using @id.
+ * @remove_work: Reports the removal to the owner and destroys the id.
+ * @kind: Whom the handler reports to (KFI_VERBS_CONN_*).
+ * @ctx: The owner (Rust; kfi_verbs_conn_set_owner()), NULL until named.
+ * @dev: The device of the queue pair (referenced), NULL until known.
+ * @cq: Completion queue of the queue pair (from the device's pool), NULL
+ *	without a queue pair.
+ * @cq_size: Entries taken from the pool for @cq.
+ * @qp_id: The id the queue pair was created on (@id, kept until the queue
+ *	pair is destroyed, which comes before the id's destruction).
+ * @node: On the device's @conns while the queue pair exists.
+ * @sq: Send queue depth to create (the consumer's, one more for drain).
+ * @rq: Receive queue depth to create (likewise).
+ * @connected: ESTABLISHED came: the connection must be disconnected.
+ * @pdata: Private data of the active side's connect.
+ * @pdata_len: Its length.
+ * @post_lock: Protects @post_qp (kfi_verbs_qp.c posts under it).
+ * @post_qp: The queue pair while work requests may be posted on it: set
+ *	when it is created, cleared before it is drained and destroyed.
+ * @max_inline: Bytes a send may carry inline on the queue pair.
+ * @max_send_sge: Scatter/gather entries of a send work request.
+ * @max_recv_sge: Scatter/gather entries of a receive work request.
+ * @break_work: Disconnects after a failed work request
+ *	(kfi_verbs_conn_broken()); queued only while @post_qp is set.
+ */
+struct kfi_verbs_conn {
+	spinlock_t lock;
+	struct rdma_cm_id *id;
+	bool closing;
+	bool removed;
+	unsigned int users;
+	struct work_struct remove_work;
+	int kind;
+	void *ctx;
+	struct kfi_verbs_dev *dev;
+	struct ib_cq *cq;
+	unsigned int cq_size;
+	struct rdma_cm_id *qp_id;
+	struct list_head node;
+	unsigned int sq;
+	unsigned int rq;
+	bool connected;
+	u8 pdata[KFI_VERBS_PDATA_MAX];
+	u8 pdata_len;
+	spinlock_t post_lock;
+	struct ib_qp *post_qp;
+	unsigned int max_inline;
+	unsigned int max_send_sge;
+	unsigned int max_recv_sge;
+	struct work_struct break_work;
+};
+
 struct kfi_verbs_dev *kfi_verbs_dev_of(struct ib_device *ib);
 int kfi_verbs_dev_port(struct kfi_verbs_dev *d, u32 port,
 		       struct kfi_verbs_port *out);
 void kfi_verbs_conns_remove(struct kfi_verbs_dev *d);
+void kfi_verbs_conn_broken(struct kfi_verbs_conn *c);
 
 #endif

@@ -4,12 +4,12 @@
 //! toolkit's).
 //!
 //! What the entries advertise is exactly what works. So far that is the
-//! fabric, the domain (one per RDMA device), event and completion queues
-//! and counters with deferred work, and MSG endpoints that connect (no
-//! capability bit names that); memory registration and data transfers
-//! are not implemented yet, so no capability bit is set:
-//! a consumer asking for `KFI_MSG` (or any other capability) does not get
-//! these entries, a consumer listing everything (NULL hints) does.
+//! fabric, the domain (one per RDMA device), event and completion queues,
+//! counters with deferred work, and MSG endpoints that connect and send
+//! and receive messages (`KFI_MSG`, `KFI_SEND`, `KFI_RECV`; remote CQ
+//! data on InfiniBand transports only), also triggered (`KFI_TRIGGER`). Memory registration, RMA, tagged
+//! messages and multi-receive buffers are not implemented yet and not
+//! advertised.
 
 use crate::ffi::{self, kfi_info, sys, Ports};
 use crate::logic::info::{fabric_name, queue_size};
@@ -26,6 +26,28 @@ const PROV_VERSION: u32 = (1 << 16) | 0;
 /// Version of the wire convention on connections (libfabric 1.17 verbs
 /// MSG: private data and immediate data as it carries them).
 const WIRE_VERSION: u32 = 1;
+
+/// Transmit capabilities: `KFI_TRIGGER` (triggered operations, aliases,
+/// deferred work: the toolkit's, over the same queues).
+const TX_CAPS: u64 = sys::KFI_MSG as u64 | sys::KFI_SEND as u64 | sys::KFI_TRIGGER as u64;
+/// Receive capabilities (`KFI_TRIGGER`: triggered receives).
+const RX_CAPS: u64 = sys::KFI_MSG as u64 | sys::KFI_RECV as u64 | sys::KFI_TRIGGER as u64;
+/// Both devices reach their own addresses and others'.
+const DOMAIN_CAPS: u64 = sys::KFI_LOCAL_COMM as u64 | sys::KFI_REMOTE_COMM as u64;
+/// Default operation flags an endpoint accepts in `tx_attr->op_flags`.
+/// An RC send completes once the peer's device acknowledged it, placed
+/// in the receive buffer: transmit and delivery complete hold. `KFI_MORE`
+/// is accepted and changes nothing (one work request per call).
+pub(crate) const TX_OP_FLAGS: u64 = sys::KFI_COMPLETION as u64
+    | sys::KFI_INJECT as u64
+    | sys::KFI_INJECT_COMPLETE as u64
+    | sys::KFI_TRANSMIT_COMPLETE as u64
+    | sys::KFI_DELIVERY_COMPLETE as u64
+    | sys::KFI_MORE as u64;
+/// The same for `rx_attr->op_flags`.
+pub(crate) const RX_OP_FLAGS: u64 = sys::KFI_COMPLETION as u64 | sys::KFI_MORE as u64;
+/// An RC queue pair delivers sends in order.
+const MSG_ORDER: u64 = sys::KFI_ORDER_SAS as u64;
 
 /// The provider structure handed to the core.
 pub(crate) fn provider() -> sys::kfi_provider {
@@ -44,7 +66,7 @@ pub(crate) fn provider() -> sys::kfi_provider {
 /// `kgetinfo` entry, or the info of a connection request that came to
 /// `port` (`pep.rs`).
 pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port, p: &Plan, version: u32) -> Result {
-    e.caps = 0;
+    e.caps = TX_CAPS | RX_CAPS | DOMAIN_CAPS;
     e.mode = 0;
     e.addr_format = addr_format(family);
     if let Some(src) = p.src {
@@ -58,20 +80,43 @@ pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port,
         (&mut *e.tx_attr, &mut *e.rx_attr, &mut *e.ep_attr, &mut *e.domain_attr, &mut *e.fabric_attr)
     };
     let depth = queue_size(port.max_qp_wr);
+    tx.caps = TX_CAPS;
+    tx.op_flags = TX_OP_FLAGS;
+    tx.msg_order = MSG_ORDER;
+    tx.inject_size = INJECT_SIZE;
     tx.size = depth;
+    tx.iov_limit = iov_limit(port.max_send_sge);
+    rx.caps = RX_CAPS;
+    rx.op_flags = RX_OP_FLAGS;
+    rx.msg_order = MSG_ORDER;
     rx.size = depth;
+    rx.iov_limit = iov_limit(port.max_recv_sge);
     ep.type_ = sys::KFI_EP_MSG;
     ep.protocol = if port.iwarp { sys::KFI_PROTO_IWARP } else { sys::KFI_PROTO_RDMA_CM_IB_RC };
     ep.protocol_version = WIRE_VERSION;
-    ep.max_msg_size = port.max_msg as usize;
+    ep.max_msg_size = (port.max_msg as usize).min(crate::ep::MAX_MSG_SIZE as usize);
     ep.tx_ctx_cnt = 1;
     ep.rx_ctx_cnt = 1;
+    // Immediate data: 4 bytes on InfiniBand transports, none on iWARP.
+    dom.cq_data_size = if port.iwarp { 0 } else { 4 };
+    dom.caps = DOMAIN_CAPS;
+    dom.max_ep_tx_ctx = 1;
+    dom.max_ep_rx_ctx = 1;
     dom.name = base::kstrdup(ffi::dev_name(port))?;
     let mut buf = [0u8; 32];
     let mut w = BufWriter::new(&mut buf);
     let _ = fabric_name(&mut w, port.iwarp, port.gid_prefix);
     fab.name = base::kstrdup(w.as_bytes())?;
     fill_common(dom, fab, b"verbs", PROV_VERSION, version)
+}
+
+/// Bytes of an inject (copied into the slot's own buffer at the call).
+pub(crate) const INJECT_SIZE: usize = crate::util::logic::xfer::INJECT_LIMIT;
+
+/// Segments of one operation: what a work request of the device holds,
+/// at most `KFI_VERBS_SGE_MAX`.
+fn iov_limit(dev_sge: u32) -> usize {
+    (dev_sge as usize).min(sys::KFI_VERBS_SGE_MAX as usize)
 }
 
 /// `kgetinfo`: for each active port of an RDMA device whose network

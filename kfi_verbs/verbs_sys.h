@@ -70,6 +70,7 @@ int kfi_verbs_ports(struct kfi_verbs_port *out, int max);
 struct kfi_verbs_dev *kfi_verbs_dev_get(const char *name, size_t len,
 					void *net);
 void kfi_verbs_dev_put(struct kfi_verbs_dev *dev);
+bool kfi_verbs_dev_iwarp(struct kfi_verbs_dev *dev);
 
 /* Connections (kfi_verbs_cm.c): rdma_cm ids and their queue pairs. */
 
@@ -87,6 +88,7 @@ void kfi_verbs_dev_put(struct kfi_verbs_dev *dev);
 #define KFI_VERBS_EV_DISCONNECTED 3	/* ep: the connection ended */
 #define KFI_VERBS_EV_REMOVED 4		/* ep, pep: the device went away */
 #define KFI_VERBS_EV_CONNREQ 5		/* pep: a request (@req) */
+#define KFI_VERBS_EV_QP 6		/* ep: the queue pair exists (connect) */
 
 struct kfi_verbs_conn;
 
@@ -135,6 +137,7 @@ int kfi_verbs_conn_reject(struct kfi_verbs_conn *c, const void *pdata,
 int kfi_verbs_conn_disconnect(struct kfi_verbs_conn *c);
 int kfi_verbs_conn_addr(struct kfi_verbs_conn *c, bool peer,
 			struct kfi_util_addr *out);
+void kfi_verbs_conn_quiesce(struct kfi_verbs_conn *c);
 void kfi_verbs_conn_close(struct kfi_verbs_conn *c);
 void kfi_verbs_conn_free(struct kfi_verbs_conn *c);
 
@@ -146,6 +149,82 @@ void kfi_verbs_conn_free(struct kfi_verbs_conn *c);
  */
 void kfi_verbs_ep_cm_event(void *ctx, const struct kfi_verbs_cm_ev *ev);
 int kfi_verbs_pep_cm_event(void *ctx, const struct kfi_verbs_cm_ev *ev);
+
+/* Data transfers (kfi_verbs_qp.c): work requests on a connection's QP. */
+
+/* Scatter/gather entries asked for per work request (at most). */
+#define KFI_VERBS_SGE_MAX 4
+/* Bytes asked for inline sends (the device may give fewer, or none). */
+#define KFI_VERBS_INLINE 64
+
+/* What a transmit work request does (struct kfi_verbs_sq_req.op). */
+#define KFI_VERBS_OP_SEND 1
+#define KFI_VERBS_OP_WRITE 2
+#define KFI_VERBS_OP_READ 3
+
+struct kfi_verbs_wrs;
+
+/**
+ * struct kfi_verbs_sq_req - One transmit work request to post.
+ * @op: KFI_VERBS_OP_*.
+ * @segs: The local buffer (source; for a read, the sink).
+ * @nseg: Its segments.
+ * @inline_ok: The bytes may be copied at the post (an inject, from the
+ *	slot's own copy): sent inline when the queue pair allows.
+ * @imm: Carry @imm_data (send or write with immediate data).
+ * @imm_data: The immediate data (host order; big-endian on the wire).
+ * @fence: Wait for earlier reads and atomics (KFI_FENCE).
+ * @raddr: Remote address of a write or read.
+ * @rkey: Remote key of a write or read.
+ */
+struct kfi_verbs_sq_req {
+	int op;
+	const struct kfi_util_seg *segs;
+	unsigned int nseg;
+	bool inline_ok;
+	bool imm;
+	uint32_t imm_data;
+	bool fence;
+	uint64_t raddr;
+	uint32_t rkey;
+};
+
+/**
+ * struct kfi_verbs_wc - How a work request completed.
+ * @status: The ib_wc_status (0: success).
+ * @vendor_err: The device's own error code.
+ * @byte_len: Bytes received (receives only; 0 on error).
+ * @imm: Immediate data came (@imm_data, host order).
+ * @imm_data: The immediate data.
+ * @write_imm: The receive was consumed by a write with immediate data
+ *	(no bytes landed in its buffer).
+ */
+struct kfi_verbs_wc {
+	int status;
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	bool imm;
+	uint32_t imm_data;
+	bool write_imm;
+};
+
+struct kfi_verbs_wrs *kfi_verbs_wrs_alloc(void *owner, unsigned int ntx,
+					  unsigned int nrx);
+void kfi_verbs_wrs_free(struct kfi_verbs_wrs *w);
+int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
+			unsigned int slot, const struct kfi_verbs_sq_req *r);
+int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
+			unsigned int slot, const struct kfi_util_seg *segs,
+			unsigned int n);
+
+/*
+ * Defined in Rust (ep.rs): a slot's work request completed. Softirq
+ * context (the completion queue's), no lock held.
+ */
+void kfi_verbs_tx_done(void *owner, unsigned int slot,
+		       const struct kfi_verbs_wc *wc);
+void kfi_verbs_rx_done(void *owner, unsigned int slot,
+		       const struct kfi_verbs_wc *wc);
 
 /* kfi_verbs_glue.c */
 void kfi_verbs_glue_domain_init(struct kfid_domain *domain, void *context);

@@ -7,3 +7,5 @@
 pub mod info;
 #[path = "../../kfi_verbs/logic/cmdata.rs"]
 pub mod cmdata;
+#[path = "../../kfi_verbs/logic/status.rs"]
+pub mod status;

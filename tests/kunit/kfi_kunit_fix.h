@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Fixtures of the KUnit modules that reach a provider through the public
- * API only: kfi_tcp_kunit.c (the tcp provider's own suites) and
+ * API only: kfi_tcp_kunit.c (the tcp provider's own suites),
+ * kfi_verbs_kunit.c (the verbs provider's data transfers) and
  * kfi_prov_kunit.c (suites run against each provider of kfi_provs[]).
  * Each includes this file and gets its own copy of the statics; neither
  * uses every function, hence __maybe_unused.
@@ -55,10 +56,12 @@ static struct kfi_kunit_prov kfi_provs[] = {
 	/*
 	 * verbs: node is the address of the RDMA device under test, set by
 	 * kfi_prov_kunit's verbs_node parameter (without it, its suites
-	 * skip); no capability is advertised yet (no endpoints), so only
-	 * the cases on domains, CQs, EQs and counters run.
+	 * skip); messages and triggered messages so far (no RMA, tagged
+	 * messages or multi-receive buffers yet).
 	 */
-	[KFI_PROV_verbs] = { "verbs", NULL, NULL, 0 },
+	[KFI_PROV_verbs] = { "verbs", NULL, NULL,
+			     KFI_MSG | KFI_SEND | KFI_RECV | KFI_TRIGGER |
+			     KFI_LOCAL_COMM | KFI_REMOTE_COMM },
 };
 
 /* The provider the fixtures open. */
@@ -266,7 +269,9 @@ static __maybe_unused struct kfi_info *cm_get_connreq(struct kunit *test,
 				sizeof(struct sockaddr_in6));
 		peer6 = ev.e.info->dest_addr;
 		KUNIT_EXPECT_EQ(test, peer6->sin6_family, (sa_family_t)AF_INET6);
-		KUNIT_EXPECT_TRUE(test, ipv6_addr_loopback(&peer6->sin6_addr));
+		/* the fixtures connect from the listener's own address */
+		KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&peer6->sin6_addr,
+							&f->paddr6.sin6_addr));
 		KUNIT_EXPECT_NE(test, peer6->sin6_port, 0);
 		peer6 = ev.e.info->src_addr;
 		KUNIT_EXPECT_EQ(test, peer6->sin6_port, f->paddr6.sin6_port);
@@ -275,7 +280,7 @@ static __maybe_unused struct kfi_info *cm_get_connreq(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, ev.e.info->addr_format, (u32)KFI_SOCKADDR_IN);
 	peer = ev.e.info->dest_addr;
 	KUNIT_EXPECT_EQ(test, peer->sin_family, (sa_family_t)AF_INET);
-	KUNIT_EXPECT_EQ(test, peer->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+	KUNIT_EXPECT_EQ(test, peer->sin_addr.s_addr, f->paddr.sin_addr.s_addr);
 	KUNIT_EXPECT_NE(test, peer->sin_port, 0);
 	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)ev.e.info->src_addr)->sin_port,
 			f->paddr.sin_port);
@@ -443,9 +448,12 @@ static __maybe_unused void xf_connect(struct kunit *test, struct xf_fixture *f)
 	if (f->cn[2]) {
 		KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->cn[2]->fid,
 						  KFI_RECV), 0);
-		KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep, &f->cn[3]->fid,
-						  KFI_REMOTE_READ |
-						  KFI_REMOTE_WRITE), 0);
+		/* remote accesses count only where they are events */
+		if (cur_prov->caps & KFI_RMA_EVENT)
+			KUNIT_ASSERT_EQ(test, kfi_ep_bind(c->sep,
+							  &f->cn[3]->fid,
+							  KFI_REMOTE_READ |
+							  KFI_REMOTE_WRITE), 0);
 	}
 	KUNIT_ASSERT_EQ(test, kfi_enable(c->sep), 0);
 	KUNIT_ASSERT_EQ(test, kfi_accept(c->sep, NULL, 0), 0);

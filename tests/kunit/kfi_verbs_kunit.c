@@ -23,6 +23,11 @@
 #include <kfi_eq.h>
 #include <kfi_errno.h>
 #include <kfi_cm.h>
+#include <linux/bvec.h>
+#include <linux/scatterlist.h>
+#include <linux/vmalloc.h>
+
+#include "kfi_kunit_fix.h"
 
 #define V17 KFI_VERSION(1, 7)
 /*
@@ -180,17 +185,25 @@ static void verbs_getinfo_by_node(struct kunit *test)
 }
 
 /*
- * Nothing the provider does not do yet is advertised: a consumer asking
- * for messages, RMA, tagged messages, triggered transfers or reliable
- * datagram endpoints does not get its entries.
+ * Exactly what the provider does is advertised: a consumer asking for
+ * messages (send, receive, triggered) gets its entries on both devices;
+ * one asking for RMA, tagged messages, atomics, multi-receive buffers or
+ * reliable datagram endpoints does not.
  */
 static void verbs_getinfo_advertises_what_works(struct kunit *test)
 {
-	static const uint64_t caps[] = { KFI_MSG, KFI_RMA, KFI_TAGGED,
-					 KFI_TRIGGER, KFI_ATOMIC, KFI_SEND };
+	static const uint64_t caps[] = { KFI_RMA, KFI_TAGGED, KFI_ATOMIC,
+					 KFI_MULTI_RECV, KFI_MSG | KFI_READ,
+					 KFI_RMA_EVENT };
 	struct kfi_info *h = verbs_hints(test), *list = NULL;
 	int i;
 
+	h->caps = KFI_MSG | KFI_SEND | KFI_RECV | KFI_TRIGGER;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
+	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, rxe_dev, rxe_node));
+	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, siw_dev, siw_node));
+	kfi_freeinfo(list);
+	list = NULL;
 	for (i = 0; i < ARRAY_SIZE(caps); i++) {
 		h->caps = caps[i];
 		KUNIT_EXPECT_EQ_MSG(test, kfi_getinfo(V17, NULL, NULL, 0, h,
@@ -529,10 +542,11 @@ static void verbs_cm_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_accept(ep, data, 56), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kfi_shutdown(ep, 0), -ENOTCONN);
 	KUNIT_EXPECT_EQ(test, kfi_shutdown(ep, 1), -EINVAL);
+	/* no CQ bound */
 	KUNIT_EXPECT_EQ(test, kfi_send(ep, buf, sizeof(buf), NULL, 0, NULL),
-			(ssize_t)-KFI_ENOSYS);
+			(ssize_t)-KFI_ENOCQ);
 	KUNIT_EXPECT_EQ(test, kfi_recv(ep, buf, sizeof(buf), NULL, 0, NULL),
-			(ssize_t)-KFI_ENOSYS);
+			(ssize_t)-KFI_ENOCQ);
 	/* nothing was started: no event */
 	KUNIT_EXPECT_EQ(test, veq_wait(eq, 100, &event, &ent, &err),
 			(ssize_t)-EAGAIN);
@@ -1044,6 +1058,361 @@ static void verbs_hot_remove_and_add(struct kunit *test)
 	kfi_freeinfo(v.hints);
 }
 
+/* ------------------------------------------------ data transfers (MSG) */
+
+/*
+ * The toolkit's connected-pair fixture (kfi_kunit_fix.h) on one device:
+ * the verbs row of its provider table, at @node (the device's address).
+ */
+static void vx_open(struct kunit *test, struct xf_fixture *f,
+		    const char *node, size_t tx_size, bool connect)
+{
+	kfi_provs[KFI_PROV_verbs].node = node;
+	cur_prov = &kfi_provs[KFI_PROV_verbs];
+	xf_open(test, f, tx_size, 0);
+	if (connect)
+		xf_connect(test, f);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(vfree_action, vfree, const void *);
+
+/* @n bytes of vmalloc'ed memory, freed when the case ends. */
+static u8 *vx_vzalloc(struct kunit *test, size_t n)
+{
+	u8 *p = vzalloc(n);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vfree_action, p),
+			0);
+	return p;
+}
+
+static void vx_fill(u8 *p, size_t n, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = seed + i * 7;
+}
+
+/*
+ * Waits for a receive entry of @len bytes for @ctx whose buf is @buf (the
+ * address of a kvec buffer; NULL for pages).
+ */
+static void vx_expect_recv(struct kunit *test, struct kfid_cq *cq, void *ctx,
+			   void *buf, size_t len, uint64_t more)
+{
+	struct kfi_cq_tagged_entry e;
+	ssize_t rd = xf_wait(cq, &e);
+	struct kfi_cq_err_entry err = {};
+
+	if (rd == -KFI_EAVAIL)
+		kfi_cq_readerr(cq, &err, 0);
+	KUNIT_ASSERT_EQ_MSG(test, rd, 1, "err %d prov_errno %d", err.err,
+			    err.prov_errno);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, ctx);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG | more);
+	KUNIT_EXPECT_EQ(test, e.len, len);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, buf);
+}
+
+/* Waits for a send entry for @ctx. */
+static void vx_expect_send(struct kunit *test, struct kfid_cq *cq, void *ctx)
+{
+	struct kfi_cq_tagged_entry e;
+	ssize_t rd = xf_wait(cq, &e);
+	struct kfi_cq_err_entry err = {};
+
+	if (rd == -KFI_EAVAIL)
+		kfi_cq_readerr(cq, &err, 0);
+	KUNIT_ASSERT_EQ_MSG(test, rd, 1, "err %d prov_errno %d", err.err,
+			    err.prov_errno);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, ctx);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_MSG);
+}
+
+/*
+ * Every buffer kind both ways, on rxe and on siw: kvec (one and several),
+ * bio_vec, scatterlist, a vmalloc'ed buffer across pages, an empty
+ * message; receives in a kvec array, a bio_vec and a scatterlist. Each
+ * receive completes in order with its context, length and buffer, and
+ * holds exactly the bytes sent; each send completes with its context.
+ */
+static void verbs_msg_buffer_kinds(struct kunit *test)
+{
+	const char *node[] = { rxe_node, siw_node };
+	struct xf_fixture f;
+	struct scatterlist ssg[2], rsg[2];
+	struct bio_vec sbv[2], rbv;
+	struct kvec siov[3], riov[2];
+	u8 *src, *dst, *vsrc;
+	size_t off[7] = { 0, 512, 1024, 1536, 4096, 8192, 12288 };
+	int i, k;
+
+	src = kunit_kzalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
+	dst = kunit_kzalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	vsrc = vx_vzalloc(test, 3 * PAGE_SIZE);
+	for (i = 0; i < 2; i++) {
+		vx_open(test, &f, node[i], 0, true);
+		memset(dst, 0, 4 * PAGE_SIZE);
+		vx_fill(src, 4 * PAGE_SIZE, 3 + i);
+		vx_fill(vsrc, 3 * PAGE_SIZE, 101 + i);
+		/* receives: 0-2 kvec (512 B), 3 kvec pair, 4 bvec, 5 sgl, 6 kvec */
+		for (k = 0; k < 3; k++)
+			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst + off[k],
+						       512, NULL, 0,
+						       dst + off[k]), 0);
+		riov[0] = (struct kvec){ dst + off[3], 100 };
+		riov[1] = (struct kvec){ dst + off[3] + 200, 300 };
+		KUNIT_ASSERT_EQ(test, kfi_recvv(f.c.sep, riov, NULL, 2, 0,
+						dst + off[3]), 0);
+		bvec_set_page(&rbv, virt_to_page(dst + off[4]), PAGE_SIZE, 0);
+		KUNIT_ASSERT_EQ(test, kfi_recvbv(f.c.sep, &rbv, NULL, 1, 0,
+						 dst + off[4]), 0);
+		sg_init_table(rsg, 2);
+		sg_set_buf(&rsg[0], dst + off[5], 1000);
+		sg_set_buf(&rsg[1], dst + off[5] + 2000, 1000);
+		KUNIT_ASSERT_EQ(test, kfi_recvsgl(f.c.sep, rsg, NULL, 2, 0,
+						  dst + off[5]), 0);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst + off[6], 4096,
+					       NULL, 0, dst + off[6]), 0);
+		/* sends in the same order */
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src, 300, NULL, 0,
+					       src), 0);
+		siov[0] = (struct kvec){ src + 400, 10 };
+		siov[1] = (struct kvec){ src + 500, 20 };
+		siov[2] = (struct kvec){ src + 600, 30 };
+		KUNIT_ASSERT_EQ(test, kfi_sendv(f.c.cep, siov, NULL, 3, 0,
+						src + 400), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src, 0, NULL, 0,
+					       src + 1), 0);
+		KUNIT_ASSERT_EQ(test, kfi_sendv(f.c.cep, siov, NULL, 2, 0,
+						src + 401), 0);
+		bvec_set_page(&sbv[0], virt_to_page(src + PAGE_SIZE), 1500, 100);
+		bvec_set_page(&sbv[1], virt_to_page(src + 2 * PAGE_SIZE), 2000,
+			      0);
+		KUNIT_ASSERT_EQ(test, kfi_sendbv(f.c.cep, sbv, NULL, 2, 0,
+						 sbv), 0);
+		sg_init_table(ssg, 2);
+		sg_set_buf(&ssg[0], src + 3 * PAGE_SIZE, 700);
+		sg_set_buf(&ssg[1], src + 3 * PAGE_SIZE + 800, 1100);
+		KUNIT_ASSERT_EQ(test, kfi_sendsgl(f.c.cep, ssg, NULL, 2, 0,
+						  ssg), 0);
+		/* across the first page boundary of a vmalloc area */
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, vsrc + 3000, 3000,
+					       NULL, 0, vsrc), 0);
+		vx_expect_send(test, f.ctx, src);
+		vx_expect_send(test, f.ctx, src + 400);
+		vx_expect_send(test, f.ctx, src + 1);
+		vx_expect_send(test, f.ctx, src + 401);
+		vx_expect_send(test, f.ctx, sbv);
+		vx_expect_send(test, f.ctx, ssg);
+		vx_expect_send(test, f.ctx, vsrc);
+
+		vx_expect_recv(test, f.srx, dst, dst, 300, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst, src, 300), 0);
+		vx_expect_recv(test, f.srx, dst + off[1], dst + off[1], 60, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[1], src + 400, 10), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[1] + 10, src + 500, 20),
+				0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[1] + 30, src + 600, 30),
+				0);
+		vx_expect_recv(test, f.srx, dst + off[2], dst + off[2], 0, 0);
+		KUNIT_EXPECT_EQ(test, dst[off[2]], 0);
+		/* 30 bytes into the pair: the first 100-byte piece */
+		vx_expect_recv(test, f.srx, dst + off[3], dst + off[3], 30, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[3], src + 400, 10), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[3] + 10, src + 500, 20),
+				0);
+		vx_expect_recv(test, f.srx, dst + off[4], NULL, 3500, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[4],
+					     src + PAGE_SIZE + 100, 1500), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[4] + 1500,
+					     src + 2 * PAGE_SIZE, 2000), 0);
+		/* 1800 bytes: 1000 in the first entry, 800 in the second */
+		vx_expect_recv(test, f.srx, dst + off[5], NULL, 1800, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[5],
+					     src + 3 * PAGE_SIZE, 700), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[5] + 700,
+					     src + 3 * PAGE_SIZE + 800, 300),
+				0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[5] + 2000,
+					     src + 3 * PAGE_SIZE + 1100, 800),
+				0);
+		vx_expect_recv(test, f.srx, dst + off[6], dst + off[6], 3000, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + off[6], vsrc + 3000, 3000),
+				0);
+		xf_expect_none(test, f.srx);
+		xf_expect_none(test, f.ctx);
+		xf_teardown(test, &f);
+	}
+}
+
+/*
+ * Inject (inline on both devices: no transmit entry, the buffer reusable
+ * at once) and remote CQ data: on rxe senddata and injectdata carry their
+ * 4 bytes to the receive entry (KFI_REMOTE_CQ_DATA); siw (iWARP has no
+ * immediate data) refuses them with -EOPNOTSUPP and loses nothing. An
+ * inject longer than inject_size is refused with -EMSGSIZE.
+ */
+static void verbs_msg_inject_and_data(struct kunit *test)
+{
+	const char *node[] = { rxe_node, siw_node };
+	struct kfi_cq_tagged_entry e;
+	struct xf_fixture f;
+	u8 buf[64], dst[4][64], *big;
+	int i, k;
+
+	big = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	for (i = 0; i < 2; i++) {
+		vx_open(test, &f, node[i], 0, true);
+		KUNIT_EXPECT_EQ(test, f.c.d.list->domain_attr->cq_data_size,
+				i == 0 ? 4u : 0u);
+		KUNIT_EXPECT_GE(test, f.c.d.list->tx_attr->inject_size, 64u);
+		for (k = 0; k < 4; k++)
+			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst[k], 64, NULL,
+						       0, dst[k]), 0);
+		vx_fill(buf, sizeof(buf), 9);
+		KUNIT_ASSERT_EQ(test, kfi_inject(f.c.cep, buf, 40, 0), 0);
+		/* the bytes were taken at the call */
+		memset(buf, 0xee, sizeof(buf));
+		KUNIT_EXPECT_EQ(test, kfi_inject(f.c.cep, big,
+				f.c.d.list->tx_attr->inject_size + 1, 0),
+				-EMSGSIZE);
+		if (i == 0) {
+			KUNIT_ASSERT_EQ(test, kfi_senddata(f.c.cep, "abcd", 4,
+							   NULL, 0x1234abcd, 0,
+							   buf), 0);
+			KUNIT_ASSERT_EQ(test, kfi_injectdata(f.c.cep, "ef", 2,
+							     0xfeedf00d, 0), 0);
+		} else {
+			KUNIT_EXPECT_EQ(test, kfi_senddata(f.c.cep, "abcd", 4,
+							   NULL, 1, 0, buf),
+					-EOPNOTSUPP);
+			KUNIT_EXPECT_EQ(test, kfi_injectdata(f.c.cep, "ef", 2,
+							     1, 0),
+					-EOPNOTSUPP);
+			KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "abcd", 4, NULL,
+						       0, buf), 0);
+			KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "ef", 2, NULL,
+						       0, NULL), 0);
+		}
+		vx_expect_recv(test, f.srx, dst[0], dst[0], 40, 0);
+		vx_fill(buf, sizeof(buf), 9);
+		KUNIT_EXPECT_EQ(test, memcmp(dst[0], buf, 40), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_EXPECT_EQ(test, e.len, 4u);
+		KUNIT_EXPECT_MEMEQ(test, dst[1], "abcd", 4);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_EXPECT_EQ(test, e.len, 2u);
+		KUNIT_EXPECT_EQ(test, memcmp(dst[2], "ef", 2), 0);
+		if (i == 0) {
+			KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG |
+					KFI_REMOTE_CQ_DATA);
+			KUNIT_EXPECT_EQ(test, e.data, 0xfeedf00dull);
+		}
+		/* the senddata's entry; none for the injects */
+		vx_expect_send(test, f.ctx, buf);
+		if (i == 1)
+			KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		xf_expect_none(test, f.ctx);
+		xf_teardown(test, &f);
+	}
+}
+
+/*
+ * Receives and sends posted before the connection exists: the receives
+ * are handed to the queue pair when it is made, the sends wait for
+ * KFI_CONNECTED, in order; one more than the transmit queue holds is
+ * refused with -EAGAIN. After kfi_shutdown, receives still posted
+ * complete with -KFI_ECANCELED error entries (in order, before
+ * KFI_SHUTDOWN is read) and posts fail with -ENOTCONN.
+ */
+static void verbs_msg_before_and_after(struct kunit *test)
+{
+	const char *node[] = { rxe_node, siw_node };
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct kfi_info *req;
+	struct cm_event ev;
+	struct xf_fixture f;
+	u8 rbuf[2][16], sbuf[3][16], s_rx[3][16];
+	ssize_t len;
+	int i, k;
+
+	for (i = 0; i < 2; i++) {
+		vx_open(test, &f, node[i], 2, false);
+		memset(rbuf, 0, sizeof(rbuf));
+		for (k = 0; k < 2; k++) {
+			snprintf(sbuf[k], 16, "early %d", k);
+			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, rbuf[k], 16,
+						       NULL, 0, rbuf[k]), 0);
+			KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, sbuf[k], 16,
+						       NULL, 0, sbuf[k]), 0);
+		}
+		KUNIT_EXPECT_EQ(test, kfi_send(f.c.cep, sbuf[2], 16, NULL, 0,
+					       NULL), -EAGAIN);
+		/* xf_connect() without its accept: receives go first */
+		KUNIT_ASSERT_EQ(test, kfi_connect(f.c.cep, &f.c.paddr, NULL, 0),
+				0);
+		req = cm_get_connreq(test, &f.c, "", 0);
+		KUNIT_ASSERT_EQ(test, kfi_endpoint(f.c.d.dom, req, &f.c.sep,
+						   &f), 0);
+		kfi_freeinfo(req);
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(f.c.sep, &f.c.peq->fid, 0), 0);
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(f.c.sep, &f.stx->fid,
+						  KFI_TRANSMIT), 0);
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(f.c.sep, &f.srx->fid,
+						  KFI_RECV), 0);
+		KUNIT_ASSERT_EQ(test, kfi_enable(f.c.sep), 0);
+		for (k = 0; k < 3; k++)
+			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, s_rx[k],
+						       16, NULL, 0,
+						       s_rx[k]), 0);
+		KUNIT_ASSERT_EQ(test, kfi_accept(f.c.sep, NULL, 0), 0);
+		KUNIT_ASSERT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len),
+				KFI_CONNECTED);
+		KUNIT_ASSERT_EQ(test, cm_wait(test, f.c.peq, &ev, &len),
+				KFI_CONNECTED);
+		vx_expect_recv(test, f.srx, s_rx[0], s_rx[0], 16, 0);
+		KUNIT_EXPECT_STREQ(test, (char *)s_rx[0], "early 0");
+		vx_expect_recv(test, f.srx, s_rx[1], s_rx[1], 16, 0);
+		KUNIT_EXPECT_STREQ(test, (char *)s_rx[1], "early 1");
+		vx_expect_send(test, f.ctx, sbuf[0]);
+		vx_expect_send(test, f.ctx, sbuf[1]);
+		/* the server answers into the client's early receives */
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.sep, "back", 5, NULL,
+					       0, NULL), 0);
+		vx_expect_recv(test, f.crx, rbuf[0], rbuf[0], 5, 0);
+		KUNIT_EXPECT_STREQ(test, (char *)rbuf[0], "back");
+		KUNIT_ASSERT_EQ(test, xf_wait(f.stx, &e),
+				1);
+		/* shut down: the rest is flushed */
+		KUNIT_ASSERT_EQ(test, kfi_shutdown(f.c.cep, 0), 0);
+		xf_wait_err(test, f.crx, &err);
+		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)rbuf[1]);
+		KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
+		xf_wait_err(test, f.srx, &err);
+		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)s_rx[2]);
+		KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len),
+				KFI_SHUTDOWN);
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.peq, &ev, &len),
+				KFI_SHUTDOWN);
+		KUNIT_EXPECT_EQ(test, kfi_send(f.c.cep, "x", 1, NULL, 0,
+					       NULL), -ENOTCONN);
+		KUNIT_EXPECT_EQ(test, kfi_recv(f.c.sep, s_rx[0], 16,
+					       NULL, 0, NULL),
+				-ENOTCONN);
+		xf_expect_none(test, f.crx);
+		xf_expect_none(test, f.srx);
+		xf_teardown(test, &f);
+	}
+}
+
 static struct kunit_case verbs_getinfo_cases[] = {
 	KUNIT_CASE(verbs_getinfo_lists_devices),
 	KUNIT_CASE(verbs_getinfo_by_node),
@@ -1072,6 +1441,13 @@ static struct kunit_case verbs_cm_cases[] = {
 	{}
 };
 
+static struct kunit_case verbs_msg_cases[] = {
+	KUNIT_CASE(verbs_msg_buffer_kinds),
+	KUNIT_CASE(verbs_msg_inject_and_data),
+	KUNIT_CASE(verbs_msg_before_and_after),
+	{}
+};
+
 static struct kunit_suite verbs_getinfo_suite = {
 	.name = "kfi_verbs_getinfo",
 	.init = verbs_init,
@@ -1090,7 +1466,14 @@ static struct kunit_suite verbs_cm_suite = {
 	.test_cases = verbs_cm_cases,
 };
 
-kunit_test_suites(&verbs_getinfo_suite, &verbs_domain_suite, &verbs_cm_suite);
+static struct kunit_suite verbs_msg_suite = {
+	.name = "kfi_verbs_msg",
+	.init = verbs_init,
+	.test_cases = verbs_msg_cases,
+};
+
+kunit_test_suites(&verbs_getinfo_suite, &verbs_domain_suite, &verbs_cm_suite,
+		  &verbs_msg_suite);
 
 MODULE_DESCRIPTION("KUnit suites of the kfabric verbs provider");
 MODULE_LICENSE("GPL");

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kfi_verbs.ko, C side: the data path of a connection's queue pair
+ * (Documentation/kfi_verbs.md, "Data transfers"). An endpoint owns a set of
+ * work request contexts (struct kfi_verbs_wrs), one per transmit and per
+ * receive slot of its queues (kfi_util/queues.rs): posting a slot maps its
+ * buffer for the device (the protection domain's local_dma_lkey; never a
+ * global rkey), builds one work request on the stack and posts it; its
+ * completion, through the ib_cqe of the slot (IB_POLL_SOFTIRQ), unmaps the
+ * buffer and hands the outcome to Rust (kfi_verbs_tx_done(),
+ * kfi_verbs_rx_done()).
+ *
+ * Contexts and locks: posts come from any context but hard interrupts
+ * (under the endpoint's queue lock, a BH spinlock) and never sleep; the
+ * connection's @post_lock (kfi_verbs_cm.c) keeps its queue pair from being
+ * destroyed during a post. Completions run in softirq context with no lock
+ * held. Every work request posted completes exactly once: with its status,
+ * or flushed (IB_WC_WR_FLUSH_ERR) when the queue pair is drained before it
+ * is destroyed, so the contexts outlive every completion as long as the
+ * owner frees them only after kfi_verbs_conn_close().
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "verbs_sys.h"
+#include "kfi_verbs_priv.h"
+
+/**
+ * struct kfi_verbs_wr - The context of one slot's work request.
+ * @cqe: Its completion entry (@cqe.done: send or receive).
+ * @set: The set it belongs to.
+ * @ib: The device of the mappings in @sge while posted, else NULL.
+ * @slot: The slot's index (transmit or receive, by @cqe.done).
+ * @nsge: Mapped entries of @sge.
+ * @dir: Their DMA direction.
+ * @pages: Bit i set: @sge[i] was mapped from a page, else from a kernel
+ *	address (each is unmapped the way it was mapped).
+ * @sge: The scatter/gather list of the work request.
+ */
+struct kfi_verbs_wr {
+	struct ib_cqe cqe;
+	struct kfi_verbs_wrs *set;
+	struct ib_device *ib;
+	u32 slot;
+	u8 nsge;
+	u8 dir;
+	u8 pages;
+	struct ib_sge sge[KFI_VERBS_SGE_MAX];
+};
+
+/**
+ * struct kfi_verbs_wrs - The work request contexts of an endpoint.
+ * @owner: The endpoint (Rust), passed to the completion functions.
+ * @ntx: Transmit slots (@wr[0 .. @ntx)).
+ * @nrx: Receive slots (@wr[@ntx .. @ntx + @nrx)).
+ * @conn: The connection the set's work requests were last posted on
+ *	(told when one fails).
+ * @wr: The contexts.
+ */
+struct kfi_verbs_wrs {
+	void *owner;
+	unsigned int ntx;
+	unsigned int nrx;
+	struct kfi_verbs_conn *conn;
+	struct kfi_verbs_wr wr[];
+};
+
+static void kfi_verbs_send_done(struct ib_cq *cq, struct ib_wc *wc);
+static void kfi_verbs_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/**
+ * kfi_verbs_wrs_alloc() - Allocate an endpoint's work request contexts.
+ * @owner: The endpoint, passed to kfi_verbs_tx_done()/_rx_done().
+ * @ntx: Transmit slots.
+ * @nrx: Receive slots.
+ *
+ * Context: Process context (sleeps). Return: the set, or NULL without
+ * memory.
+ */
+struct kfi_verbs_wrs *kfi_verbs_wrs_alloc(void *owner, unsigned int ntx,
+					  unsigned int nrx)
+{
+	struct kfi_verbs_wrs *w;
+	unsigned int i;
+
+	w = kvzalloc(struct_size(w, wr, (size_t)ntx + nrx), GFP_KERNEL);
+	if (!w)
+		return NULL;
+	w->owner = owner;
+	w->ntx = ntx;
+	w->nrx = nrx;
+	for (i = 0; i < ntx + nrx; i++) {
+		w->wr[i].set = w;
+		w->wr[i].slot = i < ntx ? i : i - ntx;
+		w->wr[i].cqe.done = i < ntx ? kfi_verbs_send_done :
+					      kfi_verbs_recv_done;
+	}
+	return w;
+}
+
+/**
+ * kfi_verbs_wrs_free() - Free work request contexts.
+ * @w: The set (NULL is ignored); none of its work requests is posted
+ *	(the queue pair they were posted on is destroyed).
+ *
+ * Context: Process context.
+ */
+void kfi_verbs_wrs_free(struct kfi_verbs_wrs *w)
+{
+	if (!w)
+		return;
+	kvfree(w);
+}
+
+static void kfi_verbs_unmap(struct kfi_verbs_wr *wr)
+{
+	unsigned int i;
+
+	for (i = 0; i < wr->nsge; i++) {
+		if (wr->pages & BIT(i))
+			ib_dma_unmap_page(wr->ib, wr->sge[i].addr,
+					  wr->sge[i].length, wr->dir);
+		else
+			ib_dma_unmap_single(wr->ib, wr->sge[i].addr,
+					    wr->sge[i].length, wr->dir);
+	}
+	wr->nsge = 0;
+	wr->pages = 0;
+	wr->ib = NULL;
+}
+
+/* Maps one piece of a segment into the next entry of @wr's list. */
+static int kfi_verbs_map_one(struct kfi_verbs_wr *wr, struct ib_device *ib,
+			     u32 lkey, struct page *page, void *addr,
+			     unsigned int off, size_t len)
+{
+	struct ib_sge *sge;
+	u64 dma;
+
+	if (wr->nsge >= KFI_VERBS_SGE_MAX)
+		return -EINVAL;
+	if (page)
+		dma = ib_dma_map_page(ib, page, off, len, wr->dir);
+	else
+		dma = ib_dma_map_single(ib, addr, len, wr->dir);
+	if (ib_dma_mapping_error(ib, dma))
+		return -ENOMEM;
+	sge = &wr->sge[wr->nsge];
+	sge->addr = dma;
+	sge->length = len;
+	sge->lkey = lkey;
+	if (page)
+		wr->pages |= BIT(wr->nsge);
+	wr->nsge++;
+	return 0;
+}
+
+/*
+ * Maps @segs into @wr's list: a page segment as one entry (it may span
+ * pages: the pages of a bio_vec or scatterlist entry are contiguous), an
+ * address in the kernel's linear map as one, a vmalloc or module address
+ * (a vmalloc'ed buffer, a stack, a module's constant) as one per page,
+ * through its page (devices that work on kernel addresses, as rxe does,
+ * take them from the linear map). Too many entries, or an address of
+ * none of these kinds: -EINVAL; nothing stays mapped on failure.
+ */
+static int kfi_verbs_map(struct kfi_verbs_wr *wr, struct ib_device *ib,
+			 u32 lkey, const struct kfi_util_seg *segs,
+			 unsigned int n, int max, enum dma_data_direction dir)
+{
+	unsigned int i;
+	int ret = 0;
+
+	wr->ib = ib;
+	wr->dir = dir;
+	wr->nsge = 0;
+	wr->pages = 0;
+	for (i = 0; i < n && !ret; i++) {
+		const struct kfi_util_seg *s = &segs[i];
+		size_t len = s->len, part;
+		u8 *p = s->base;
+
+		if (!len)
+			continue;
+		if (len > U32_MAX) {
+			ret = -EINVAL;
+		} else if (s->page) {
+			ret = kfi_verbs_map_one(wr, ib, lkey, s->page, NULL,
+						s->offset, len);
+		} else if (virt_addr_valid(p)) {
+			ret = kfi_verbs_map_one(wr, ib, lkey, NULL, p, 0, len);
+		} else if (!is_vmalloc_or_module_addr(p)) {
+			ret = -EINVAL;
+		} else {
+			for (; len && !ret; len -= part, p += part) {
+				part = min_t(size_t, len,
+					     PAGE_SIZE - offset_in_page(p));
+				ret = kfi_verbs_map_one(wr, ib, lkey,
+							vmalloc_to_page(p),
+							NULL,
+							offset_in_page(p),
+							part);
+			}
+		}
+	}
+	if (!ret && wr->nsge > max)
+		ret = -EINVAL;
+	if (ret)
+		kfi_verbs_unmap(wr);
+	return ret;
+}
+
+static enum ib_wr_opcode kfi_verbs_opcode(const struct kfi_verbs_sq_req *r)
+{
+	switch (r->op) {
+	case KFI_VERBS_OP_WRITE:
+		return r->imm ? IB_WR_RDMA_WRITE_WITH_IMM : IB_WR_RDMA_WRITE;
+	case KFI_VERBS_OP_READ:
+		return IB_WR_RDMA_READ;
+	default:
+		return r->imm ? IB_WR_SEND_WITH_IMM : IB_WR_SEND;
+	}
+}
+
+/**
+ * kfi_verbs_post_send() - Post a transmit slot's work request.
+ * @c: The endpoint's connection.
+ * @w: The endpoint's contexts.
+ * @slot: The transmit slot (below the set's @ntx), not posted now.
+ * @r: What to post; its segments (and their memory) stay valid until the
+ *	slot completes.
+ *
+ * A send's or write's bytes are read by the device until the completion,
+ * except for an inline one (@r->inline_ok, one kernel-address segment no
+ * larger than the queue pair's inline size: copied now). One completion follows a 0 return,
+ * through kfi_verbs_tx_done().
+ *
+ * Context: Any but hard interrupts; never sleeps.
+ * Return: 0; -ENOTCONN without a queue pair (none yet, or destroyed);
+ * -EINVAL for more pieces than a work request holds or an unknown @r->op;
+ * -ENOMEM when a buffer cannot be mapped; the device's error (-ENOMEM
+ * when its send queue is full).
+ */
+int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
+			unsigned int slot, const struct kfi_verbs_sq_req *r)
+{
+	struct kfi_verbs_wr *wr;
+	struct ib_rdma_wr rw = {};
+	struct ib_send_wr *s = &rw.wr;
+	enum dma_data_direction dir = DMA_TO_DEVICE;
+	struct ib_qp *qp;
+	size_t total = 0;
+	unsigned int i;
+	int ret;
+
+	if (slot >= w->ntx || r->op < KFI_VERBS_OP_SEND ||
+	    r->op > KFI_VERBS_OP_READ || r->nseg > KFI_UTIL_IOV_MAX)
+		return -EINVAL;
+	if (r->op == KFI_VERBS_OP_READ) {
+		if (r->imm)
+			return -EINVAL;
+		dir = DMA_FROM_DEVICE;
+	}
+	wr = &w->wr[slot];
+	WRITE_ONCE(w->conn, c);
+	for (i = 0; i < r->nseg; i++)
+		total += r->segs[i].len;
+	spin_lock_bh(&c->post_lock);
+	qp = c->post_qp;
+	if (!qp) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	if (r->inline_ok && dir == DMA_TO_DEVICE && r->nseg == 1 &&
+	    r->segs[0].base && total <= c->max_inline) {
+		/* copied by ib_post_send(): nothing to map */
+		wr->nsge = 0;
+		wr->ib = NULL;
+		rw.wr.send_flags |= IB_SEND_INLINE;
+		wr->sge[0].addr = (uintptr_t)r->segs[0].base;
+		wr->sge[0].length = total;
+		wr->sge[0].lkey = 0;
+		s->sg_list = wr->sge;
+		s->num_sge = total ? 1 : 0;
+	} else {
+		ret = kfi_verbs_map(wr, qp->device, qp->pd->local_dma_lkey,
+				    r->segs, r->nseg, c->max_send_sge, dir);
+		if (ret)
+			goto out;
+		s->sg_list = wr->sge;
+		s->num_sge = wr->nsge;
+	}
+	s->wr_cqe = &wr->cqe;
+	s->opcode = kfi_verbs_opcode(r);
+	s->send_flags |= IB_SEND_SIGNALED;
+	if (r->fence)
+		s->send_flags |= IB_SEND_FENCE;
+	if (r->imm)
+		s->ex.imm_data = cpu_to_be32(r->imm_data);
+	if (r->op != KFI_VERBS_OP_SEND) {
+		rw.remote_addr = r->raddr;
+		rw.rkey = r->rkey;
+	}
+	ret = ib_post_send(qp, s, NULL);
+	if (ret)
+		kfi_verbs_unmap(wr);
+out:
+	spin_unlock_bh(&c->post_lock);
+	return ret;
+}
+
+/**
+ * kfi_verbs_post_recv() - Post a receive slot's buffer.
+ * @c: The endpoint's connection.
+ * @w: The endpoint's contexts.
+ * @slot: The receive slot (below the set's @nrx), not posted now.
+ * @segs: The buffer, valid until the slot completes.
+ * @n: Its segments.
+ *
+ * One completion follows a 0 return, through kfi_verbs_rx_done().
+ *
+ * Context: Any but hard interrupts; never sleeps.
+ * Return: 0; -ENOTCONN without a queue pair; -EINVAL for more pieces than
+ * a work request holds; -ENOMEM when the buffer cannot be mapped; the
+ * device's error.
+ */
+int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
+			unsigned int slot, const struct kfi_util_seg *segs,
+			unsigned int n)
+{
+	struct kfi_verbs_wr *wr;
+	struct ib_recv_wr rcv = {};
+	struct ib_qp *qp;
+	int ret;
+
+	if (slot >= w->nrx || n > KFI_UTIL_IOV_MAX)
+		return -EINVAL;
+	wr = &w->wr[w->ntx + slot];
+	WRITE_ONCE(w->conn, c);
+	spin_lock_bh(&c->post_lock);
+	qp = c->post_qp;
+	if (!qp) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	ret = kfi_verbs_map(wr, qp->device, qp->pd->local_dma_lkey, segs, n,
+			    c->max_recv_sge, DMA_FROM_DEVICE);
+	if (ret)
+		goto out;
+	rcv.wr_cqe = &wr->cqe;
+	rcv.sg_list = wr->sge;
+	rcv.num_sge = wr->nsge;
+	ret = ib_post_recv(qp, &rcv, NULL);
+	if (ret)
+		kfi_verbs_unmap(wr);
+out:
+	spin_unlock_bh(&c->post_lock);
+	return ret;
+}
+
+/* The outcome of a completion, as Rust reads it. */
+static void kfi_verbs_wc_of(const struct ib_wc *wc, struct kfi_verbs_wc *k)
+{
+	k->status = wc->status;
+	k->vendor_err = wc->vendor_err;
+	k->byte_len = 0;
+	k->imm = false;
+	k->imm_data = 0;
+	k->write_imm = false;
+	if (wc->status != IB_WC_SUCCESS)
+		return;
+	k->byte_len = wc->byte_len;
+	if (wc->wc_flags & IB_WC_WITH_IMM) {
+		k->imm = true;
+		k->imm_data = be32_to_cpu(wc->ex.imm_data);
+	}
+	k->write_imm = wc->opcode == IB_WC_RECV_RDMA_WITH_IMM;
+}
+
+/* A failure that is not the flush of a teardown ends the connection. */
+static void kfi_verbs_check_wc(struct kfi_verbs_wr *wr, const struct ib_wc *wc)
+{
+	struct kfi_verbs_conn *c = READ_ONCE(wr->set->conn);
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR &&
+	    c)
+		kfi_verbs_conn_broken(c);
+}
+
+static void kfi_verbs_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kfi_verbs_wr *wr = container_of(wc->wr_cqe, struct kfi_verbs_wr,
+					       cqe);
+	struct kfi_verbs_wc k;
+
+	if (wr->ib)
+		kfi_verbs_unmap(wr);
+	kfi_verbs_check_wc(wr, wc);
+	kfi_verbs_wc_of(wc, &k);
+	kfi_verbs_tx_done(wr->set->owner, wr->slot, &k);
+}
+
+static void kfi_verbs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kfi_verbs_wr *wr = container_of(wc->wr_cqe, struct kfi_verbs_wr,
+					       cqe);
+	struct kfi_verbs_wc k;
+
+	if (wr->ib)
+		kfi_verbs_unmap(wr);
+	kfi_verbs_check_wc(wr, wc);
+	kfi_verbs_wc_of(wc, &k);
+	kfi_verbs_rx_done(wr->set->owner, wr->slot, &k);
+}

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+//! An endpoint's data transfers over its RC queue pair: the toolkit's
+//! queues (`util::queues::EpQueues`) with this provider's part,
+//! [`VerbsExt`]. Every posted operation is one work request
+//! (kfi_verbs_qp.c): a send (with immediate data for `KFI_REMOTE_CQ_DATA`)
+//! on the send queue, a receive buffer on the receive queue; its
+//! completion (softirq) reports it through the toolkit.
+//!
+//! # Where a slot is
+//! - Receives: on the toolkit's `rx_msg` until the queue pair exists
+//!   (posted before the connection), then handed to the receive queue in
+//!   posting order and kept on [`VerbsExt::rq`], whose head is the next
+//!   to complete (an RC receive queue completes in order).
+//! - Transmits: on the toolkit's `tx_pending` until the connection is up
+//!   (the backlog, kept in order), then handed to the send queue and off
+//!   every list until they complete.
+//!
+//! A slot handed to the device completes exactly once, by its work
+//! completion: successfully, with an error, or flushed (`KFI_ECANCELED`)
+//! when the connection ends (the queue pair is drained before
+//! `KFI_SHUTDOWN` is reported and before it is destroyed). Slots still on
+//! the toolkit's lists fail through `fail_all`. A receive handed to the
+//! device cannot be taken back: `kfi_cancel` does not find it (-ENOENT).
+//!
+//! # Locks
+//! Everything here runs under the queues' lock `q` (BH spinlock) but the
+//! completion entry points, which take it through the toolkit. Posting a
+//! work request takes the connection's post lock inside `q`.
+
+use crate::ffi::{sys, Conn, Wrs};
+use crate::logic::status::error_of;
+use crate::util::logic::xfer::{self as rules, Kind, List};
+use crate::util::queues::{EpQueues, QueueExt, Queues};
+use crate::util::xfer::{RxWork, Seg};
+use crate::NoProgress;
+use core::ffi::{c_uint, c_void};
+use kernel::bindings;
+
+/// The endpoint's queues.
+pub(crate) type EpData = EpQueues<VerbsExt>;
+
+/// What `kfi_enable` hands the queues ([`EpQueues::enable`]).
+pub(crate) struct Prepared {
+    /// The work request contexts (taken by the queues).
+    pub(crate) wrs: Option<Wrs>,
+    /// The endpoint's connection.
+    pub(crate) conn: *const Conn,
+    /// Its queue pair exists already (an endpoint opened from a request).
+    pub(crate) qp: bool,
+    /// The device has no immediate data (iWARP).
+    pub(crate) iwarp: bool,
+}
+
+/// This provider's part of the queues (under `q`).
+pub(crate) struct VerbsExt {
+    /// The endpoint's connection: set at enable, valid while the queues
+    /// are (the endpoint owns both and closes the connection first).
+    conn: *const Conn,
+    /// The work request contexts, from enable to close.
+    wrs: Option<Wrs>,
+    /// Receives can be handed to the device (the queue pair exists).
+    qp: bool,
+    /// Transmits can be handed to the device (connected).
+    up: bool,
+    /// Receives handed to the device, in order (`rx_links`).
+    rq: List,
+    /// No immediate data: `KFI_REMOTE_CQ_DATA` is refused.
+    iwarp: bool,
+}
+
+// SAFETY: `conn` names a connection, whose functions may be called from
+// any thread (`Conn` is `Sync`), kept alive by the endpoint as above.
+unsafe impl Send for VerbsExt {}
+
+fn neg(e: u32) -> isize {
+    -(e as isize)
+}
+
+impl VerbsExt {
+    fn conn(&self) -> &Conn {
+        // SAFETY: set at enable before any slot can be posted, and valid
+        // while the queues are (field invariant).
+        unsafe { &*self.conn }
+    }
+}
+
+impl Queues<VerbsExt> {
+    /// Hands transmit slot `i` (off every list) to the send queue.
+    fn post_tx(&mut self, i: usize) -> core::result::Result<(), isize> {
+        let op = &self.tx[i];
+        let one: Seg;
+        let segs: &[Seg] = if op.inject {
+            // The bytes were copied into the slot at the call.
+            one = Seg { base: op.inline.as_ptr().cast_mut().cast(), page: core::ptr::null_mut(), offset: 0, len: op.buf.len as usize };
+            core::slice::from_ref(&one)
+        } else {
+            op.buf.segs()
+        };
+        let imm = op.flags & rules::F_REMOTE_CQ_DATA != 0;
+        let r = sys::kfi_verbs_sq_req {
+            op: sys::KFI_VERBS_OP_SEND as i32,
+            segs: segs.as_ptr(),
+            nseg: segs.len() as c_uint,
+            inline_ok: op.inject,
+            imm,
+            // Immediate data is 4 bytes (`cq_data_size`).
+            imm_data: op.data as u32,
+            fence: op.flags & rules::F_FENCE != 0,
+            raddr: 0,
+            rkey: 0,
+        };
+        let Some(w) = self.ext.wrs.as_ref() else {
+            return Err(neg(bindings::ENOTCONN));
+        };
+        // SAFETY: slot `i` is held (off every list) until its completion,
+        // so its context is not posted and its buffer description (the
+        // consumer's memory, or the slot's `inline` copy in the slot
+        // vector, which is never resized after enable) stays valid; `wrs`
+        // outlives the queue pair (dropped after the connection's close).
+        unsafe { self.ext.conn().post_send(w, i, &r) }.map_err(|e| e as isize)
+    }
+
+    /// Hands receive slot `i` (off the toolkit's lists) to the receive
+    /// queue, at the tail of `ext.rq`.
+    fn post_rx(&mut self, i: usize) -> core::result::Result<(), isize> {
+        let Some(w) = self.ext.wrs.as_ref() else {
+            return Err(neg(bindings::ENOTCONN));
+        };
+        // SAFETY: as in `post_tx`: the slot is held until its completion.
+        let r = unsafe { self.ext.conn().post_recv(w, i, self.rx[i].buf.segs()) };
+        match r {
+            Ok(()) => {
+                self.rx_links.push_back(&mut self.ext.rq, i);
+                Ok(())
+            }
+            Err(e) => Err(e as isize),
+        }
+    }
+}
+
+impl QueueExt for VerbsExt {
+    type Shared = ();
+    type Prepared = Prepared;
+    type Kick<'a> = ();
+    type Progress<'a> = NoProgress;
+
+    fn new() -> VerbsExt {
+        VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), iwarp: false }
+    }
+
+    fn enable(q: &mut Queues<VerbsExt>, p: &mut Prepared) {
+        q.ext.conn = p.conn;
+        q.ext.wrs = p.wrs.take();
+        q.ext.qp = p.qp;
+        q.ext.iwarp = p.iwarp;
+    }
+
+    #[inline(always)]
+    fn init_tx(_kind: Kind, _flags: u64) {}
+
+    /// Hands the slot to the device when it can take it; refuses what
+    /// this provider does not do (tagged messages and RMA: -KFI_ENOSYS,
+    /// multi-receive buffers: -KFI_EBADFLAGS, remote CQ data on iWARP:
+    /// -EOPNOTSUPP).
+    fn posted<'a>(_ep: &'a EpData, q: &mut Queues<VerbsExt>, kind: Kind, i: usize) -> core::result::Result<Option<()>, isize> {
+        match kind {
+            Kind::Send => {
+                if q.tx[i].flags & rules::F_REMOTE_CQ_DATA != 0 && q.ext.iwarp {
+                    return Err(neg(bindings::EOPNOTSUPP));
+                }
+                // Transmits wait on `tx_pending` until connected; once
+                // connected that list is empty (`connected` emptied it
+                // under `q`), so the slot is its only entry.
+                if q.ext.up {
+                    q.tx_links.remove_first(&mut q.tx_pending, |j| j == i);
+                    q.post_tx(i)?;
+                }
+            }
+            Kind::Recv => {
+                if q.rx[i].flags & rules::F_MULTI_RECV != 0 {
+                    return Err(neg(sys::KFI_EBADFLAGS));
+                }
+                if q.ext.qp {
+                    q.rx_links.remove_first(&mut q.rx_msg, |j| j == i);
+                    q.post_rx(i)?;
+                }
+            }
+            _ => return Err(neg(sys::KFI_ENOSYS)),
+        }
+        Ok(None)
+    }
+
+    #[inline(always)]
+    fn run_kick(_k: ()) {}
+
+    #[inline(always)]
+    fn defer_tx(_q: &mut Queues<VerbsExt>, _i: usize) -> bool {
+        false
+    }
+
+    fn failing(_q: &mut Queues<VerbsExt>) {}
+
+    /// Nothing of the provider's own fails by `fail_all`: what the device
+    /// holds completes through the device (flushed).
+    fn flush_next(_q: &mut Queues<VerbsExt>) -> Option<(bool, usize)> {
+        None
+    }
+
+    fn msg_waiting(_q: &mut Queues<VerbsExt>, _waiting: bool) {}
+
+    /// Completions come from the device's completion queue (softirq):
+    /// reading a CQ moves nothing.
+    fn progress_ref(_ep: &EpData) -> Option<NoProgress> {
+        None
+    }
+
+    fn owe_ack(_ep: &EpData) {}
+}
+
+impl EpData {
+    /// The queue pair exists (process context): receives posted so far go
+    /// to the device, in order. A receive the device refuses fails with
+    /// an error entry.
+    pub(crate) fn qp_ready(&self) {
+        loop {
+            let failed = {
+                let mut g = self.q.lock();
+                let q = &mut *g;
+                if !q.enabled || q.down {
+                    return;
+                }
+                // Set once the backlog is empty, so that a receive posted
+                // meanwhile queues behind it (the device takes them in
+                // posting order).
+                let Some(i) = q.rx_links.pop_front(&mut q.rx_msg) else {
+                    q.ext.qp = true;
+                    return;
+                };
+                match q.post_rx(i) {
+                    Ok(()) => continue,
+                    Err(e) => (RxWork { idx: i, op: q.rx[i], offset: 0, room: q.rx[i].buf.len, last: true }, e),
+                }
+            };
+            self.rx_failed(&failed.0, (-failed.1) as u32, 0, 0);
+        }
+    }
+
+    /// The connection is established (process context): transmits posted
+    /// so far go to the device, in order. One the device refuses fails
+    /// with an error entry.
+    pub(crate) fn connected(&self) {
+        loop {
+            let failed = {
+                let mut g = self.q.lock();
+                let q = &mut *g;
+                if !q.enabled || q.down {
+                    return;
+                }
+                // As in `qp_ready`: set once the backlog is empty.
+                let Some(i) = q.tx_links.pop_front(&mut q.tx_pending) else {
+                    q.ext.up = true;
+                    return;
+                };
+                match q.post_tx(i) {
+                    Ok(()) => continue,
+                    Err(e) => (i, e),
+                }
+            };
+            self.tx_failed(failed.0, (-failed.1) as u32);
+        }
+    }
+
+    /// The connection ended (or never came): what waits in the toolkit's
+    /// lists fails with -KFI_ECANCELED and later posts with -ENOTCONN.
+    /// What the device holds was flushed before (the connection was
+    /// quiesced) or is flushed by the close.
+    pub(crate) fn disconnected(&self) {
+        self.fail_all(bindings::ECANCELED);
+    }
+
+    /// `kfi_close`, after the connection's close (every work request
+    /// completed): returns the CQ reservations of what never completed;
+    /// the work request contexts, to be freed after the lock.
+    pub(crate) fn close(&self) -> Option<Wrs> {
+        self.close_with(|q| {
+            q.ext.rq = List::new();
+            q.ext.up = false;
+            q.ext.qp = false;
+            q.ext.wrs.take()
+        })
+    }
+
+    /// Transmit slot `slot` completed (softirq).
+    fn tx_wc(&self, slot: usize, wc: &sys::kfi_verbs_wc) {
+        if wc.status == 0 {
+            self.tx_complete(slot);
+        } else {
+            self.tx_failed(slot, error_of(wc.status, false));
+        }
+    }
+
+    /// Receive slot `slot` completed (softirq): it is the head of `rq`.
+    fn rx_wc(&self, slot: usize, wc: &sys::kfi_verbs_wc) {
+        let w = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            // An RC receive queue completes in order.
+            if q.ext.rq.front() == Some(slot) {
+                q.rx_links.pop_front(&mut q.ext.rq);
+            } else {
+                crate::util::base::warn_once!("a receive completed out of order");
+                q.rx_links.remove_first(&mut q.ext.rq, |j| j == slot);
+            }
+            RxWork { idx: slot, op: q.rx[slot], offset: 0, room: q.rx[slot].buf.len, last: true }
+        };
+        if wc.status == 0 {
+            let data = wc.imm.then_some(wc.imm_data as u64);
+            self.rx_done(&w, wc.byte_len as u64, data, 0);
+        } else {
+            self.rx_failed(&w, error_of(wc.status, true), 0, 0);
+        }
+    }
+}
+
+/// A transmit work request completed (kfi_verbs_qp.c; softirq, no lock).
+///
+/// # Safety
+/// `owner` is the `EpData` the work request contexts were made for (it
+/// outlives every completion: the connection is closed first); `slot` is
+/// a transmit slot it handed to the device; `wc` is valid for the call.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_tx_done(owner: *mut c_void, slot: c_uint, wc: *const sys::kfi_verbs_wc) {
+    // SAFETY: by the caller's contract.
+    let (ep, wc) = unsafe { (&*owner.cast::<EpData>(), &*wc) };
+    ep.tx_wc(slot as usize, wc);
+}
+
+/// A receive work request completed (kfi_verbs_qp.c; softirq, no lock).
+///
+/// # Safety
+/// As [`kfi_verbs_tx_done`], for a receive slot.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_rx_done(owner: *mut c_void, slot: c_uint, wc: *const sys::kfi_verbs_wc) {
+    // SAFETY: by the caller's contract.
+    let (ep, wc) = unsafe { (&*owner.cast::<EpData>(), &*wc) };
+    ep.rx_wc(slot as usize, wc);
+}
