@@ -723,7 +723,9 @@ void kfi_verbs_conn_broken(struct kfi_verbs_conn *c)
  *	is once disconnected) when this returns.
  * @c: The connection.
  *
- * The queue pair stays until kfi_verbs_conn_close().
+ * The queue pair stays until kfi_verbs_conn_close(). While the device is
+ * being removed the removal drains it instead (as it destroys it), maybe
+ * after this returns.
  *
  * Context: Process context (sleeps: waits for the completions).
  */
@@ -734,8 +736,14 @@ void kfi_verbs_conn_quiesce(struct kfi_verbs_conn *c)
 	spin_unlock_bh(&c->post_lock);
 	if (!c->dev)
 		return;
-	/* the device's removal may be destroying the queue pair */
-	down_read(&c->dev->lock);
+	/*
+	 * Not when the device's removal holds (or waits for) the lock: it
+	 * destroys the queue pair, drained, and may wait for this very
+	 * handler to return (siw's destroy waits for the iw_cm work this
+	 * runs in), so waiting for the lock here could deadlock.
+	 */
+	if (!down_read_trylock(&c->dev->lock))
+		return;
 	if (c->cq)
 		ib_drain_qp(c->qp_id->qp);
 	up_read(&c->dev->lock);

@@ -10,9 +10,10 @@
 //! counters and deferred work on them, and MSG endpoints and passive
 //! endpoints that connect over rdma_cm (an RC queue pair each; CM data
 //! in libfabric verbs' layout, `KFI_CONNREQ`, `KFI_CONNECTED`, rejects,
-//! `KFI_SHUTDOWN`, hot removal). Memory registration and data transfers
-//! return -KFI_ENOSYS, and `kfi_getinfo` advertises no capability for
-//! them.
+//! `KFI_SHUTDOWN`, hot removal) and send and receive messages over it
+//! (also injected, with remote CQ data, triggered, deferred). Memory
+//! registration, RMA, tagged messages and atomics return -KFI_ENOSYS, and
+//! `kfi_getinfo` advertises no capability for them.
 //!
 //! Layout:
 //! - `logic/` (+ the core's `host.rs`, `writer.rs`): kernel-independent
@@ -22,7 +23,8 @@
 //!   kfi_verbs_cm.c (the only `unsafe` besides the C entry points);
 //! - `prov.rs`: `kgetinfo`; `domain.rs`: the domain (the fabric, EQs, CQs
 //!   and counters are the toolkit's); `ep.rs`, `pep.rs`: endpoints,
-//!   passive endpoints and their connections;
+//!   passive endpoints and their connections; `xfer.rs`: an endpoint's
+//!   transfers (the toolkit's queues over the queue pair);
 //! - `trigger` (`kfi_trigger/`) and `util` (`kfi_util/`): the provider
 //!   toolkit shared with the other providers.
 

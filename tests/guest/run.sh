@@ -215,7 +215,8 @@ check)
 	result verbs_devices "$(dirname "$0")/verbs.sh" setup
 	result verbs_provider_loads insmod "$verbs"
 	kunit_module "$verbs_kunit" rxe_dev=kv_rxe rxe_netdev=kva \
-		rxe_node=10.95.0.1 siw_dev=kv_siw siw_node=10.95.0.2
+		rxe_node=10.95.0.1 siw_dev=kv_siw siw_netdev=kvb \
+		siw_node=10.95.0.2
 	# the suites every provider runs (kfi_<set>_<provider>), for each
 	# provider in the test's table (tcp; verbs on kv_rxe)
 	kunit_module "$prov_kunit" verbs_node=10.95.0.1

@@ -36,7 +36,8 @@
  */
 #define SERVICE "7471"
 
-static char *rxe_dev, *rxe_netdev, *rxe_node, *siw_dev, *siw_node;
+static char *rxe_dev, *rxe_netdev, *rxe_node, *siw_dev, *siw_netdev,
+	*siw_node;
 module_param(rxe_dev, charp, 0444);
 MODULE_PARM_DESC(rxe_dev, "Name of an rxe device in the test's namespace");
 module_param(rxe_netdev, charp, 0444);
@@ -45,12 +46,15 @@ module_param(rxe_node, charp, 0444);
 MODULE_PARM_DESC(rxe_node, "The IPv4 address of that network device");
 module_param(siw_dev, charp, 0444);
 MODULE_PARM_DESC(siw_dev, "Name of a siw device");
+module_param(siw_netdev, charp, 0444);
+MODULE_PARM_DESC(siw_netdev, "Its network device (to add it back)");
 module_param(siw_node, charp, 0444);
 MODULE_PARM_DESC(siw_node, "The IPv4 address of its network device");
 
 static int verbs_init(struct kunit *test)
 {
-	if (!rxe_dev || !rxe_netdev || !rxe_node || !siw_dev || !siw_node)
+	if (!rxe_dev || !rxe_netdev || !rxe_node || !siw_dev || !siw_netdev ||
+	    !siw_node)
 		kunit_skip(test, "no RDMA devices named (module parameters)");
 	return 0;
 }
@@ -1413,6 +1417,96 @@ static void verbs_msg_before_and_after(struct kunit *test)
 	}
 }
 
+/*
+ * A device removed (rdma link delete) while a connected pair on it has
+ * work posted, on rxe and on siw: every posted operation completes with
+ * a -KFI_ECANCELED error entry (the client's receives and, on rxe, a send
+ * held back by the peer's missing receive; the server's receives), then
+ * both endpoints report KFI_SHUTDOWN; posts fail with -ENOTCONN and
+ * everything closes. The device is added back.
+ */
+static void verbs_msg_remove_during_traffic(struct kunit *test)
+{
+	const char *dev[] = { rxe_dev, siw_dev };
+	const char *node[] = { rxe_node, siw_node };
+	const char *kind[] = { "rxe", "siw" };
+	const char *netdev[] = { rxe_netdev, siw_netdev };
+	struct kfi_cq_err_entry err;
+	struct kfi_cq_tagged_entry e;
+	struct cm_event ev;
+	struct xf_fixture f;
+	u8 crx[3][8], srx[3][8], held[8];
+	ssize_t len;
+	int i, k;
+
+	for (i = 0; i < 2; i++) {
+		const char *del[] = { "link", "delete", dev[i], NULL };
+		const char *add[] = { "link", "add", dev[i], "type", kind[i],
+				      "netdev", netdev[i], NULL };
+
+		vx_open(test, &f, node[i], 0, true);
+		for (k = 0; k < 3; k++)
+			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, crx[k], 8, NULL,
+						       0, crx[k]), 0);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, srx[0], 8, NULL, 0,
+					       srx[0]), 0);
+		/* traffic: one message each way */
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "c2s", 4, NULL, 0,
+					       NULL), 0);
+		vx_expect_recv(test, f.srx, srx[0], srx[0], 4, 0);
+		KUNIT_EXPECT_STREQ(test, (char *)srx[0], "c2s");
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.sep, "s2c", 4, NULL, 0,
+					       NULL), 0);
+		vx_expect_recv(test, f.crx, crx[0], crx[0], 4, 0);
+		KUNIT_EXPECT_STREQ(test, (char *)crx[0], "s2c");
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.stx, &e), 1);
+		/*
+		 * rxe: a send the peer has no receive for waits (retried;
+		 * siw would end the connection instead). siw: the server
+		 * has receives posted.
+		 */
+		if (i == 0)
+			KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "held", 5,
+						       NULL, 0, held), 0);
+		for (k = 1; i == 1 && k < 3; k++)
+			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, srx[k], 8, NULL,
+						       0, srx[k]), 0);
+		KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+		for (k = 1; k < 3; k++) {
+			xf_wait_err(test, f.crx, &err);
+			KUNIT_EXPECT_PTR_EQ(test, err.op_context,
+					    (void *)crx[k]);
+			KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
+			if (i == 0)
+				continue;
+			xf_wait_err(test, f.srx, &err);
+			KUNIT_EXPECT_PTR_EQ(test, err.op_context,
+					    (void *)srx[k]);
+			KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
+		}
+		if (i == 0) {
+			xf_wait_err(test, f.ctx, &err);
+			KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)held);
+			KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
+		}
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len),
+				KFI_SHUTDOWN);
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.peq, &ev, &len),
+				KFI_SHUTDOWN);
+		xf_expect_none(test, f.crx);
+		xf_expect_none(test, f.srx);
+		xf_expect_none(test, f.ctx);
+		KUNIT_EXPECT_EQ(test, kfi_send(f.c.cep, "x", 1, NULL, 0, NULL),
+				-ENOTCONN);
+		KUNIT_EXPECT_EQ(test, kfi_recv(f.c.sep, srx[0], 8, NULL, 0,
+					       NULL), -ENOTCONN);
+		xf_teardown(test, &f);
+		KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
+		KUNIT_EXPECT_TRUE(test, listed_soon(test, dev[i], node[i]));
+	}
+}
+
 static struct kunit_case verbs_getinfo_cases[] = {
 	KUNIT_CASE(verbs_getinfo_lists_devices),
 	KUNIT_CASE(verbs_getinfo_by_node),
@@ -1445,6 +1539,7 @@ static struct kunit_case verbs_msg_cases[] = {
 	KUNIT_CASE(verbs_msg_buffer_kinds),
 	KUNIT_CASE(verbs_msg_inject_and_data),
 	KUNIT_CASE(verbs_msg_before_and_after),
+	KUNIT_CASE(verbs_msg_remove_during_traffic),
 	{}
 };
 
