@@ -220,6 +220,12 @@ check)
 	# the suites every provider runs (kfi_<set>_<provider>), for each
 	# provider in the test's table (tcp; verbs on kv_rxe)
 	kunit_module "$prov_kunit" verbs_node=10.95.0.1
+	# kfi_pingpong over verbs (kv_rxe): kernel to kernel, and against
+	# the real fi_pingpong -p verbs as client and as server
+	step pingpong_verbs
+	iters=20
+	[ -e /sys/kernel/debug/kmemleak ] && iters=4
+	"$(dirname "$0")/../pingpong/verbs.sh" "$ko" $iters
 	result unload_verbs rmmod kfi_verbs
 	result verbs_devices_removed "$(dirname "$0")/verbs.sh" teardown
 	# a consumer of the public headers making Lustre kfilnd's calls

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kfi_pingpong: libfabric's fi_pingpong (util/pingpong.c of v1.17.0) for
- * kernel consumers, over kfabric MSG endpoints of the "tcp" provider, and,
+ * kernel consumers, over kfabric MSG endpoints of the "tcp" provider (or
+ * "verbs": prov=verbs, with fi_pingpong -p verbs as the peer), and,
  * as a baseline, the same exchange over plain kernel TCP sockets.
  *
  * The module speaks fi_pingpong's protocol, so either side can be the real
@@ -92,7 +93,9 @@
  *   iters=N             iterations per size (10)
  *   tagged=0|1          tagged messages (0)
  *   verify=0|1          fill and check the payloads, fi_pingpong -c (0)
- *   transport=kfi|raw   kfabric tcp provider, or plain kernel TCP (kfi)
+ *   transport=kfi|raw   kfabric, or plain kernel TCP (kfi)
+ *   prov=tcp|verbs      the kfabric provider (tcp); verbs: the fabric
+ *                       address is that of an RDMA device (addr)
  *   wait=spin|sleep     poll completions (and raw sockets) like
  *                       fi_pingpong, or block in kfi_cq_sread()/recvmsg
  *                       (spin)
@@ -230,6 +233,7 @@ struct pp_opts {
 	enum pp_transport transport;
 	enum pp_wait wait;
 	u32 timeout_ms;
+	const char *prov;		/* provider of the kfi transport */
 	/* role=sink */
 	u16 port;
 	u64 key;
@@ -1368,7 +1372,7 @@ static int pp_kfi_hints(struct pp_session *s)
 	if (!h)
 		return -ENOMEM;
 	s->k.hints = h;
-	h->fabric_attr->prov_name = kstrdup("tcp", GFP_KERNEL);
+	h->fabric_attr->prov_name = kstrdup(s->o.prov, GFP_KERNEL);
 	if (!h->fabric_attr->prov_name)
 		return -ENOMEM;
 	h->ep_attr->type = KFI_EP_MSG;
@@ -1396,8 +1400,9 @@ static int pp_kfi_getinfo(struct pp_session *s, const char *node,
 	ret = kfi_getinfo(KFI_VERSION(1, 7), node, service, flags, s->k.hints,
 			  info);
 	if (ret) {
-		pr_err("%s: kfi_getinfo(%s, %s) for provider tcp failed: %d (%s)\n",
-		       pp_role(s), node ?: "NULL", service ?: "NULL", ret,
+		pr_err("%s: kfi_getinfo(%s, %s) for provider %s failed: %d (%s)\n",
+		       pp_role(s), node ?: "NULL", service ?: "NULL",
+		       s->k.hints->fabric_attr->prov_name, ret,
 		       kfi_strerror(ret));
 		return ret;
 	}
@@ -2893,6 +2898,17 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 		}
 		return 0;
 	}
+	if (!strcmp(word, "prov")) {
+		if (!strcmp(val, "tcp")) {
+			o->prov = "tcp";
+		} else if (!strcmp(val, "verbs")) {
+			o->prov = "verbs";
+		} else {
+			pr_err("prov: expected tcp or verbs, got \"%s\"\n", val);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (!strcmp(word, "wait")) {
 		if (!strcmp(val, "spin")) {
 			o->wait = PP_WAIT_SPIN;
@@ -2918,6 +2934,7 @@ static int pp_parse(struct pp_opts *o, char *line)
 	int ret;
 
 	o->oob_port = PP_OOB_PORT;
+	o->prov = "tcp";
 	o->iters = PP_DEFAULT_ITERS;
 	o->timeout_ms = PP_DEFAULT_TIMEOUT_MS;
 	o->nsizes = ARRAY_SIZE(pp_default_sizes);

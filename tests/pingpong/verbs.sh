@@ -1,0 +1,73 @@
+#!/bin/bash
+# Runs inside the test VM (as root), from tests/guest/run.sh's verbs step
+# (kfi_verbs.ko loaded, tests/guest/verbs.sh's devices up): kfi_pingpong
+# over the verbs provider, kernel to kernel and against the real
+# fi_pingpong (libfabric 1.17, -p verbs -e msg), on the rxe device kv_rxe
+# (10.95.0.1): fi_pingpong's default sizes (64 B to 1 MiB), data checked.
+#   verbs.sh KODIR [ITERS]
+# Prints one "KFI-RESULT PASS|FAIL pp_verbs_<name>" line per check and
+# unloads kfi_pingpong again.
+set -u
+ko=${1:?module directory}
+iters=${2:-20}
+dbg=/sys/kernel/debug/kfi_pingpong
+node=10.95.0.1
+
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+result() { # result NAME CONDITION...
+	local name=$1
+	shift
+	if "$@"; then echo "KFI-RESULT PASS pp_verbs_$name"; else echo "KFI-RESULT FAIL pp_verbs_$name"; fi
+}
+pp() { # pp OUTFILE ARGS...: one session, its status in OUTFILE
+	local out=$1
+	shift
+	(echo "$*" >$dbg/run) >"$out" 2>&1
+	echo "rc=$?" >>"$out"
+}
+show() { # show FILE...: the output of the sides that failed
+	local f
+	for f in "$@"; do
+		grep -q '^rc=0$' "$f" 2>/dev/null || echo "    $(basename "$f"): $(tr '\n' ' ' <"$f")"
+	done
+}
+
+insmod "$ko/kfi_pingpong.ko" || { result insmod false; exit 1; }
+
+# kernel to kernel: both ends on kv_rxe
+pp /tmp/pv.s "role=server prov=verbs addr=$node verify=1 iters=$iters" &
+sleep 0.5
+pp /tmp/pv.c "role=client prov=verbs addr=$node verify=1 iters=$iters"
+wait
+result kernel_pair bash -c "grep -q '^rc=0$' /tmp/pv.s && grep -q '^rc=0$' /tmp/pv.c"
+show /tmp/pv.s /tmp/pv.c
+echo "--- last:"
+cat $dbg/last
+
+if command -v fi_pingpong >/dev/null; then
+	# the kernel serves, fi_pingpong (-c: data checked) connects
+	pp /tmp/pf.s "role=server prov=verbs addr=$node verify=1 iters=$iters" &
+	sleep 0.5
+	timeout 120 fi_pingpong -p verbs -e msg -c -I "$iters" "$node" >/tmp/pf.f 2>&1
+	frc=$?
+	wait
+	result fi_pp_client bash -c "grep -q '^rc=0$' /tmp/pf.s && [ $frc = 0 ]"
+	echo "    fi_pingpong (rc=$frc):"
+	sed 's/^/      /' /tmp/pf.f
+	show /tmp/pf.s
+	# fi_pingpong serves on kv_rxe, the kernel connects
+	timeout 120 fi_pingpong -p verbs -e msg -c -I "$iters" -d kv_rxe >/tmp/pc.f 2>&1 &
+	fpid=$!
+	for _ in $(seq 50); do
+		ss -ltn | grep -q ':47592 ' && break
+		sleep 0.2
+	done
+	pp /tmp/pc.c "role=client prov=verbs addr=$node verify=1 iters=$iters"
+	wait $fpid
+	frc=$?
+	result fi_pp_server bash -c "grep -q '^rc=0$' /tmp/pc.c && [ $frc = 0 ]"
+	echo "    fi_pingpong (rc=$frc):"
+	sed 's/^/      /' /tmp/pc.f
+	show /tmp/pc.c
+fi
+rmmod kfi_pingpong
