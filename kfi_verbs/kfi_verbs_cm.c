@@ -691,18 +691,35 @@ int kfi_verbs_conn_reject(struct kfi_verbs_conn *c, const void *pdata,
 	return ret;
 }
 
+/*
+ * Ends a connection whose queue pair failed: disconnects it and, as the
+ * peer's side may never answer (both ends disconnecting at once), reports
+ * the end itself, under the handler mutex like any event (the owner
+ * ignores a second DISCONNECTED).
+ */
 static void kfi_verbs_break_work(struct work_struct *w)
 {
 	struct kfi_verbs_conn *c = container_of(w, struct kfi_verbs_conn,
 						break_work);
+	struct rdma_cm_id *id = kfi_verbs_conn_get(c);
 
-	kfi_verbs_conn_disconnect(c);
+	if (!id)
+		return;
+	rdma_disconnect(id);
+	rdma_lock_handler(id);
+	if (kfi_verbs_conn_live(c)) {
+		kfi_verbs_conn_quiesce(c);
+		kfi_verbs_report(c, KFI_VERBS_EV_DISCONNECTED, 0, NULL, 0);
+	}
+	rdma_unlock_handler(id);
+	kfi_verbs_conn_put(c);
 }
 
 /**
  * kfi_verbs_conn_broken() - A work request of the connection failed (not
  *	flushed): its queue pair is in the error state, so the connection
- *	is over. Disconnects it from process context; DISCONNECTED follows.
+ *	is over. Disconnects it from process context and reports
+ *	DISCONNECTED to the owner.
  * @c: The connection.
  *
  * Context: Any (a completion: softirq); does not sleep.

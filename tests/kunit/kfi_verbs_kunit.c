@@ -1418,6 +1418,61 @@ static void verbs_msg_before_and_after(struct kunit *test)
 }
 
 /*
+ * A message longer than its receive, on rxe and on siw: the receive
+ * completes with an error entry (-KFI_ETRUNC on siw; rxe reports a queue
+ * pair operation error, -EIO), the send with an error entry on rxe
+ * (-EREMOTEIO: the peer's device refused it) and successfully on siw
+ * (iWARP completes a send once sent); as the queue pairs are in the
+ * error state the connection ends: the other posted receive is flushed
+ * (-KFI_ECANCELED) and both sides report KFI_SHUTDOWN.
+ */
+static void verbs_msg_receive_too_small(struct kunit *test)
+{
+	const char *node[] = { rxe_node, siw_node };
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct cm_event ev;
+	struct xf_fixture f;
+	u8 small[8], other[64], big[64] = "0123456789abcdef";
+	ssize_t len;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		vx_open(test, &f, node[i], 0, true);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, small, sizeof(small),
+					       NULL, 0, small), 0);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, other, sizeof(other),
+					       NULL, 0, other), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, big, 16, NULL, 0, big),
+				0);
+		xf_wait_err(test, f.srx, &err);
+		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)small);
+		/* rxe fails the receive as a QP operation error (EIO) */
+		KUNIT_EXPECT_EQ(test, err.err, i ? KFI_ETRUNC : EIO);
+		if (i == 0) {
+			/* the peer's device refused it: EREMOTEIO */
+			xf_wait_err(test, f.ctx, &err);
+			KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)big);
+			KUNIT_EXPECT_EQ(test, err.err, EREMOTEIO);
+		} else {
+			/* iWARP completes a send once it is sent */
+			KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+			KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)big);
+		}
+		xf_wait_err(test, f.srx, &err);
+		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)other);
+		KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len),
+				KFI_SHUTDOWN);
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.peq, &ev, &len),
+				KFI_SHUTDOWN);
+		KUNIT_EXPECT_EQ(test, kfi_send(f.c.cep, "x", 1, NULL, 0, NULL),
+				-ENOTCONN);
+		xf_teardown(test, &f);
+	}
+}
+
+/*
  * A device removed (rdma link delete) while a connected pair on it has
  * work posted, on rxe and on siw: every posted operation completes with
  * a -KFI_ECANCELED error entry (the client's receives and, on rxe, a send
@@ -1539,6 +1594,7 @@ static struct kunit_case verbs_msg_cases[] = {
 	KUNIT_CASE(verbs_msg_buffer_kinds),
 	KUNIT_CASE(verbs_msg_inject_and_data),
 	KUNIT_CASE(verbs_msg_before_and_after),
+	KUNIT_CASE(verbs_msg_receive_too_small),
 	KUNIT_CASE(verbs_msg_remove_during_traffic),
 	{}
 };
