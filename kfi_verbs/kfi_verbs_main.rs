@@ -37,9 +37,9 @@ mod pep;
 mod prov;
 mod xfer;
 // The provider toolkit and the KFI_TRIGGER machinery (shared with the
-// other providers). Their data-transfer side (transfer queues, triggered
-// transfers, counters bound to endpoints) has no user here until this
-// provider's endpoints transfer data.
+// other providers). Parts of them have no user here yet (tag matching,
+// remote-write CQ room, memory region tables: RMA and tagged messages
+// come with later increments).
 #[allow(dead_code)]
 #[path = "../kfi_trigger/mod.rs"]
 mod trigger;

@@ -391,7 +391,8 @@ static void kfi_verbs_check_wc(struct kfi_verbs_wr *wr, const struct ib_wc *wc)
 		kfi_verbs_conn_broken(c);
 }
 
-static void kfi_verbs_send_done(struct ib_cq *cq, struct ib_wc *wc)
+/* A slot's work request completed: unmapped, then reported to Rust. */
+static void kfi_verbs_done(struct ib_wc *wc, bool tx)
 {
 	struct kfi_verbs_wr *wr = container_of(wc->wr_cqe, struct kfi_verbs_wr,
 					       cqe);
@@ -401,18 +402,18 @@ static void kfi_verbs_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		kfi_verbs_unmap(wr);
 	kfi_verbs_check_wc(wr, wc);
 	kfi_verbs_wc_of(wc, &k);
-	kfi_verbs_tx_done(wr->set->owner, wr->slot, &k);
+	if (tx)
+		kfi_verbs_tx_done(wr->set->owner, wr->slot, &k);
+	else
+		kfi_verbs_rx_done(wr->set->owner, wr->slot, &k);
+}
+
+static void kfi_verbs_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	kfi_verbs_done(wc, true);
 }
 
 static void kfi_verbs_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct kfi_verbs_wr *wr = container_of(wc->wr_cqe, struct kfi_verbs_wr,
-					       cqe);
-	struct kfi_verbs_wc k;
-
-	if (wr->ib)
-		kfi_verbs_unmap(wr);
-	kfi_verbs_check_wc(wr, wc);
-	kfi_verbs_wc_of(wc, &k);
-	kfi_verbs_rx_done(wr->set->owner, wr->slot, &k);
+	kfi_verbs_done(wc, false);
 }

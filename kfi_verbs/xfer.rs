@@ -222,51 +222,47 @@ impl EpData {
     /// to the device, in order. A receive the device refuses fails with
     /// an error entry.
     pub(crate) fn qp_ready(&self) {
-        loop {
-            let failed = {
-                let mut g = self.q.lock();
-                let q = &mut *g;
-                if !q.enabled || q.down {
-                    return;
-                }
-                // Set once the backlog is empty, so that a receive posted
-                // meanwhile queues behind it (the device takes them in
-                // posting order).
-                let Some(i) = q.rx_links.pop_front(&mut q.rx_msg) else {
-                    q.ext.qp = true;
-                    return;
-                };
-                match q.post_rx(i) {
-                    Ok(()) => continue,
-                    Err(e) => (RxWork { idx: i, op: q.rx[i], offset: 0, room: q.rx[i].buf.len, last: true }, e),
-                }
-            };
-            self.rx_failed(&failed.0, (-failed.1) as u32, 0, 0);
-        }
+        self.hand_over(false);
     }
 
     /// The connection is established (process context): transmits posted
     /// so far go to the device, in order. One the device refuses fails
     /// with an error entry.
     pub(crate) fn connected(&self) {
+        self.hand_over(true);
+    }
+
+    /// Hands the transmits (`tx`) or receives waiting on the toolkit's
+    /// list to the device, in order, then lets later posts go straight
+    /// to it: the flag is set once the list is empty, under `q`, so that
+    /// nothing posted meanwhile overtakes what waits.
+    fn hand_over(&self, tx: bool) {
         loop {
-            let failed = {
+            let (i, err, w) = {
                 let mut g = self.q.lock();
                 let q = &mut *g;
                 if !q.enabled || q.down {
                     return;
                 }
-                // As in `qp_ready`: set once the backlog is empty.
-                let Some(i) = q.tx_links.pop_front(&mut q.tx_pending) else {
-                    q.ext.up = true;
+                let next = if tx { q.tx_links.pop_front(&mut q.tx_pending) } else { q.rx_links.pop_front(&mut q.rx_msg) };
+                let Some(i) = next else {
+                    if tx {
+                        q.ext.up = true;
+                    } else {
+                        q.ext.qp = true;
+                    }
                     return;
                 };
-                match q.post_tx(i) {
+                match if tx { q.post_tx(i) } else { q.post_rx(i) } {
                     Ok(()) => continue,
-                    Err(e) => (i, e),
+                    Err(e) if tx => (i, (-e) as u32, None),
+                    Err(e) => (i, (-e) as u32, Some(RxWork { idx: i, op: q.rx[i], offset: 0, room: q.rx[i].buf.len, last: true })),
                 }
             };
-            self.tx_failed(failed.0, (-failed.1) as u32);
+            match w {
+                None => self.tx_failed(i, err),
+                Some(w) => self.rx_failed(&w, err, 0, 0),
+            }
         }
     }
 
