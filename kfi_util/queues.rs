@@ -25,7 +25,9 @@
 //! `SpinLockBh` (`q`), taken briefly by posts, cancel and whoever moves the
 //! data; nothing sleeps or calls out under it except `Cq::try_reserve` and
 //! `Cq::reserve_or_wait` (the CQ's own BH spinlock: order q → CQ) and the
-//! provider's hooks, which follow the same rule. Completions are written
+//! provider's hooks, which never sleep and take only spinlocks of their
+//! transport inside `q` (kfi_verbs: its post lock, then the device
+//! driver's in `ib_post_*`). Completions are written
 //! to the CQ after `q` is dropped (the CQ calls the consumer's handler).
 //! The slot of an operation being moved stays allocated and off every
 //! list until it is reported done; only its mover frees such slots, so the
@@ -72,7 +74,8 @@ type TxExt = <crate::Prov as Provider>::TxExt;
 /// statically dispatched and meant to be `#[inline]`: several are on the
 /// per-message path. Hooks given `q` run under the queue lock (BH
 /// spinlock): they never sleep, and take no lock but a CQ's (order q →
-/// CQ).
+/// CQ) and their transport's own spinlocks (kfi_verbs: q → its post lock
+/// → the device driver's).
 pub(crate) trait QueueExt: Send + Sized + 'static {
     /// State read or written without `q` (kfi_tcp: the count of consumer
     /// calls holding the connection, the "frames may be queued" hint).

@@ -78,13 +78,14 @@ pub(crate) struct Ep {
     depths: (u32, u32),
     /// Opened from a request (`accept`, not `connect`).
     from_req: bool,
+    /// The transfer queues (`xfer.rs`); dropped before `conn`, whose
+    /// address they hold while enabled.
+    #[pin]
+    data: EpData,
     /// The rdma_cm id and queue pair.
     conn: Conn,
     #[pin]
     cm: Mutex<CmState>,
-    /// The transfer queues (`xfer.rs`).
-    #[pin]
-    data: EpData,
 }
 
 const _: () = assert!(core::mem::offset_of!(Ep, base) == 0);

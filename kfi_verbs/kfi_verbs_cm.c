@@ -57,6 +57,7 @@ static struct kfi_verbs_conn *kfi_verbs_conn_alloc(int kind)
 		return NULL;
 	spin_lock_init(&c->lock);
 	spin_lock_init(&c->post_lock);
+	mutex_init(&c->drain_lock);
 	INIT_WORK(&c->remove_work, kfi_verbs_remove_work);
 	INIT_WORK(&c->break_work, kfi_verbs_break_work);
 	INIT_LIST_HEAD(&c->node);
@@ -325,6 +326,21 @@ out:
 }
 
 /*
+ * Drains the queue pair of @c once (ib_drain_qp(): every work request
+ * posted completes, flushed); a second caller waits for the first. With
+ * the device's lock held (either way) and the queue pair existing.
+ */
+static void kfi_verbs_drain(struct kfi_verbs_conn *c)
+{
+	mutex_lock(&c->drain_lock);
+	if (!c->drained) {
+		ib_drain_qp(c->qp_id->qp);
+		c->drained = true;
+	}
+	mutex_unlock(&c->drain_lock);
+}
+
+/*
  * Destroys the queue pair of @c, if any: every work request still posted
  * completes (flushed) first. With the device's lock held (read: the
  * owner's teardown; write: the device's removal).
@@ -337,7 +353,7 @@ static void kfi_verbs_qp_destroy_locked(struct kfi_verbs_conn *c)
 	spin_lock_bh(&c->post_lock);
 	c->post_qp = NULL;
 	spin_unlock_bh(&c->post_lock);
-	ib_drain_qp(c->qp_id->qp);
+	kfi_verbs_drain(c);
 	rdma_destroy_qp(c->qp_id);
 	c->qp_id = NULL;
 	ib_cq_pool_put(c->cq, c->cq_size);
@@ -533,9 +549,12 @@ static void kfi_verbs_cm_resolved(struct kfi_verbs_conn *c,
 		kfi_verbs_conn_param(id, &p, c->pdata, c->pdata_len);
 		ret = rdma_connect_locked(id, &p);
 	}
-	if (ret)
+	if (ret) {
+		/* receives posted at EV_QP are flushed before the error */
+		kfi_verbs_conn_quiesce(c);
 		kfi_verbs_report(c, KFI_VERBS_EV_ERROR,
 				 ret == -EXDEV ? -ENODEV : ret, NULL, 0);
+	}
 }
 
 static int kfi_verbs_cm_handler(struct rdma_cm_id *id,
@@ -762,7 +781,7 @@ void kfi_verbs_conn_quiesce(struct kfi_verbs_conn *c)
 	if (!down_read_trylock(&c->dev->lock))
 		return;
 	if (c->cq)
-		ib_drain_qp(c->qp_id->qp);
+		kfi_verbs_drain(c);
 	up_read(&c->dev->lock);
 }
 

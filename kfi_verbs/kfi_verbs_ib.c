@@ -177,7 +177,14 @@ int kfi_verbs_dev_port(struct kfi_verbs_dev *d, u32 port,
 	struct net_device *nd = NULL;
 	int ret = -ENODEV;
 
-	down_read(&d->lock);
+	/*
+	 * Called from rdma_cm's handler (a connection request): the device's
+	 * removal may hold the lock for write while siw's queue pair
+	 * destruction waits for the very workqueue that handler runs on, so
+	 * the request is refused rather than waiting.
+	 */
+	if (!down_read_trylock(&d->lock))
+		return -ENODEV;
 	if (d->ib && rdma_is_port_valid(d->ib, port))
 		nd = ib_device_get_netdev(d->ib, port);
 	if (nd && kfi_verbs_port_fill(d, port, nd, out))

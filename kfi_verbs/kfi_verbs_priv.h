@@ -78,6 +78,11 @@ struct kfi_verbs_dev {
  * @max_recv_sge: Scatter/gather entries of a receive work request.
  * @break_work: Disconnects after a failed work request
  *	(kfi_verbs_conn_broken()); queued only while @post_qp is set.
+ * @drain_lock: Serialises the drains of the queue pair (ib_drain_qp()
+ *	needs nobody else posting, and the queues hold one drain request
+ *	each); protects @drained.
+ * @drained: The queue pair was drained (it is in the error state and
+ *	nothing is posted on it any more).
  */
 struct kfi_verbs_conn {
 	spinlock_t lock;
@@ -104,6 +109,8 @@ struct kfi_verbs_conn {
 	unsigned int max_send_sge;
 	unsigned int max_recv_sge;
 	struct work_struct break_work;
+	struct mutex drain_lock;
+	bool drained;
 };
 
 struct kfi_verbs_dev *kfi_verbs_dev_of(struct ib_device *ib);

@@ -241,9 +241,10 @@ static enum ib_wr_opcode kfi_verbs_opcode(const struct kfi_verbs_sq_req *r)
  *
  * Context: Any but hard interrupts; never sleeps.
  * Return: 0; -ENOTCONN without a queue pair (none yet, or destroyed);
- * -EINVAL for more pieces than a work request holds or an unknown @r->op;
- * -ENOMEM when a buffer cannot be mapped; the device's error (-ENOMEM
- * when its send queue is full).
+ * -EAGAIN when the device cannot take it now (siw while its queue pair
+ * changes state); -EINVAL for more pieces than a work request holds or an
+ * unknown @r->op; -ENOMEM when a buffer cannot be mapped; the device's
+ * error (-ENOMEM when its send queue is full).
  */
 int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 			unsigned int slot, const struct kfi_verbs_sq_req *r)
@@ -308,6 +309,9 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	ret = ib_post_send(qp, s, NULL);
 	if (ret)
 		kfi_verbs_unmap(wr);
+	/* siw refuses posts while its queue pair changes state: retry */
+	if (ret == -ENOTCONN)
+		ret = -EAGAIN;
 out:
 	spin_unlock_bh(&c->post_lock);
 	return ret;
@@ -324,9 +328,9 @@ out:
  * One completion follows a 0 return, through kfi_verbs_rx_done().
  *
  * Context: Any but hard interrupts; never sleeps.
- * Return: 0; -ENOTCONN without a queue pair; -EINVAL for more pieces than
- * a work request holds; -ENOMEM when the buffer cannot be mapped; the
- * device's error.
+ * Return: 0; -ENOTCONN without a queue pair; -EAGAIN when the device
+ * cannot take it now; -EINVAL for more pieces than a work request holds;
+ * -ENOMEM when the buffer cannot be mapped; the device's error.
  */
 int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 			unsigned int slot, const struct kfi_util_seg *segs,
@@ -357,6 +361,8 @@ int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	ret = ib_post_recv(qp, &rcv, NULL);
 	if (ret)
 		kfi_verbs_unmap(wr);
+	if (ret == -ENOTCONN)
+		ret = -EAGAIN;
 out:
 	spin_unlock_bh(&c->post_lock);
 	return ret;

@@ -25,7 +25,8 @@
 //! # Locks
 //! Everything here runs under the queues' lock `q` (BH spinlock) but the
 //! completion entry points, which take it through the toolkit. Posting a
-//! work request takes the connection's post lock inside `q`.
+//! work request takes the connection's post lock (BH spinlock) inside `q`,
+//! and the device driver's own locks inside that: q → post_lock → driver.
 
 use crate::ffi::{sys, Conn, Wrs};
 use crate::logic::status::error_of;
@@ -38,6 +39,10 @@ use kernel::bindings;
 
 /// The endpoint's queues.
 pub(crate) type EpData = EpQueues<VerbsExt>;
+
+/// How many times a waiting request the device cannot take for a moment
+/// is offered again, a millisecond apart.
+const HAND_OVER_TRIES: u32 = 100;
 
 /// What `kfi_enable` hands the queues ([`EpQueues::enable`]).
 pub(crate) struct Prepared {
@@ -53,8 +58,10 @@ pub(crate) struct Prepared {
 
 /// This provider's part of the queues (under `q`).
 pub(crate) struct VerbsExt {
-    /// The endpoint's connection: set at enable, valid while the queues
-    /// are (the endpoint owns both and closes the connection first).
+    /// The endpoint's connection: set at enable, valid from then until
+    /// the endpoint's close (which closes the connection, so that nothing
+    /// posts or completes, before the queues; the endpoint drops its
+    /// queues before the connection).
     conn: *const Conn,
     /// The work request contexts, from enable to close.
     wrs: Option<Wrs>,
@@ -79,7 +86,8 @@ fn neg(e: u32) -> isize {
 impl VerbsExt {
     fn conn(&self) -> &Conn {
         // SAFETY: set at enable before any slot can be posted, and valid
-        // while the queues are (field invariant).
+        // until the endpoint's close, after which nothing posts (field
+        // invariant).
         unsafe { &*self.conn }
     }
 }
@@ -237,6 +245,9 @@ impl EpData {
     /// to it: the flag is set once the list is empty, under `q`, so that
     /// nothing posted meanwhile overtakes what waits.
     fn hand_over(&self, tx: bool) {
+        // A device that cannot take a request for a moment (siw while its
+        // queue pair changes state: -EAGAIN) gets it again, for a while.
+        let mut tries = 0;
         loop {
             let (i, err, w) = {
                 let mut g = self.q.lock();
@@ -255,6 +266,17 @@ impl EpData {
                 };
                 match if tx { q.post_tx(i) } else { q.post_rx(i) } {
                     Ok(()) => continue,
+                    Err(e) if e == neg(bindings::EAGAIN) && tries < HAND_OVER_TRIES => {
+                        if tx {
+                            q.tx_links.push_front(&mut q.tx_pending, i);
+                        } else {
+                            q.rx_links.push_front(&mut q.rx_msg, i);
+                        }
+                        drop(g);
+                        tries += 1;
+                        crate::util::base::sleep_briefly();
+                        continue;
+                    }
                     Err(e) if tx => (i, (-e) as u32, None),
                     Err(e) => (i, (-e) as u32, Some(RxWork { idx: i, op: q.rx[i], offset: 0, room: q.rx[i].buf.len, last: true })),
                 }

@@ -1255,32 +1255,45 @@ static void verbs_msg_buffer_kinds(struct kunit *test)
 }
 
 /*
- * Inject (inline on both devices: no transmit entry, the buffer reusable
- * at once) and remote CQ data: on rxe senddata and injectdata carry their
- * 4 bytes to the receive entry (KFI_REMOTE_CQ_DATA); siw (iWARP has no
- * immediate data) refuses them with -EOPNOTSUPP and loses nothing. An
- * inject longer than inject_size is refused with -EMSGSIZE.
+ * Inject (no transmit entry, the buffer reusable at once), inline (40
+ * bytes) and from the slot's own copy (128 bytes, more than the queue
+ * pair's inline size), and remote CQ data: on rxe senddata and
+ * injectdata carry their 4 bytes to the receive entry
+ * (KFI_REMOTE_CQ_DATA); siw (iWARP has no immediate data) refuses them
+ * with -EOPNOTSUPP and loses nothing. An inject longer than inject_size
+ * is refused with -EMSGSIZE.
  */
 static void verbs_msg_inject_and_data(struct kunit *test)
 {
 	const char *node[] = { rxe_node, siw_node };
 	struct kfi_cq_tagged_entry e;
 	struct xf_fixture f;
-	u8 buf[64], dst[4][64], *big;
+	u8 buf[64], dst[4][64], *big, *dst128;
 	int i, k;
 
 	big = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	dst128 = kunit_kzalloc(test, 128, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, big);
+	KUNIT_ASSERT_NOT_NULL(test, dst128);
 	for (i = 0; i < 2; i++) {
 		vx_open(test, &f, node[i], 0, true);
 		KUNIT_EXPECT_EQ(test, f.c.d.list->domain_attr->cq_data_size,
 				i == 0 ? 4u : 0u);
 		KUNIT_EXPECT_GE(test, f.c.d.list->tx_attr->inject_size, 64u);
-		for (k = 0; k < 4; k++)
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst[0], 64, NULL, 0,
+					       dst[0]), 0);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst128, 128, NULL, 0,
+					       dst128), 0);
+		for (k = 1; k < 4; k++)
 			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst[k], 64, NULL,
 						       0, dst[k]), 0);
 		vx_fill(buf, sizeof(buf), 9);
+		vx_fill(big, 128, 77);
 		KUNIT_ASSERT_EQ(test, kfi_inject(f.c.cep, buf, 40, 0), 0);
+		/* longer than the queue pair's inline size: sent from the
+		 * slot's own copy */
+		KUNIT_ASSERT_EQ(test, kfi_inject(f.c.cep, big, 128, 0), 0);
+		memset(big, 0, 128);
 		/* the bytes were taken at the call */
 		memset(buf, 0xee, sizeof(buf));
 		KUNIT_EXPECT_EQ(test, kfi_inject(f.c.cep, big,
@@ -1307,9 +1320,17 @@ static void verbs_msg_inject_and_data(struct kunit *test)
 		vx_expect_recv(test, f.srx, dst[0], dst[0], 40, 0);
 		vx_fill(buf, sizeof(buf), 9);
 		KUNIT_EXPECT_EQ(test, memcmp(dst[0], buf, 40), 0);
+		vx_expect_recv(test, f.srx, dst128, dst128, 128, 0);
+		vx_fill(big, 128, 77);
+		KUNIT_EXPECT_EQ(test, memcmp(dst128, big, 128), 0);
 		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
 		KUNIT_EXPECT_EQ(test, e.len, 4u);
 		KUNIT_EXPECT_MEMEQ(test, dst[1], "abcd", 4);
+		if (i == 0) {
+			KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG |
+					KFI_REMOTE_CQ_DATA);
+			KUNIT_EXPECT_EQ(test, e.data, 0x1234abcdull);
+		}
 		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
 		KUNIT_EXPECT_EQ(test, e.len, 2u);
 		KUNIT_EXPECT_EQ(test, memcmp(dst[2], "ef", 2), 0);
@@ -1394,18 +1415,25 @@ static void verbs_msg_before_and_after(struct kunit *test)
 		KUNIT_EXPECT_STREQ(test, (char *)rbuf[0], "back");
 		KUNIT_ASSERT_EQ(test, xf_wait(f.stx, &e),
 				1);
-		/* shut down: the rest is flushed */
+		/*
+		 * Shut down: the rest is flushed, and its entries are there
+		 * by the time each side's KFI_SHUTDOWN is read.
+		 */
 		KUNIT_ASSERT_EQ(test, kfi_shutdown(f.c.cep, 0), 0);
-		xf_wait_err(test, f.crx, &err);
-		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)rbuf[1]);
-		KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
-		xf_wait_err(test, f.srx, &err);
-		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)s_rx[2]);
-		KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
 		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len),
 				KFI_SHUTDOWN);
+		KUNIT_ASSERT_EQ(test, kfi_cq_read(f.crx, &e, 1),
+				(ssize_t)-KFI_EAVAIL);
+		KUNIT_ASSERT_EQ(test, kfi_cq_readerr(f.crx, &err, 0), 1);
+		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)rbuf[1]);
+		KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
 		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.peq, &ev, &len),
 				KFI_SHUTDOWN);
+		KUNIT_ASSERT_EQ(test, kfi_cq_read(f.srx, &e, 1),
+				(ssize_t)-KFI_EAVAIL);
+		KUNIT_ASSERT_EQ(test, kfi_cq_readerr(f.srx, &err, 0), 1);
+		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)s_rx[2]);
+		KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
 		KUNIT_EXPECT_EQ(test, kfi_send(f.c.cep, "x", 1, NULL, 0,
 					       NULL), -ENOTCONN);
 		KUNIT_EXPECT_EQ(test, kfi_recv(f.c.sep, s_rx[0], 16,

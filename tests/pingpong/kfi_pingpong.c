@@ -445,8 +445,17 @@ static int pp_alloc_bufs(struct pp_session *s, size_t tx_prefix,
 
 	s->tx_len = payload + tx_prefix;
 	s->rx_len = payload + rx_prefix;
-	s->tx_buf = kvzalloc(s->tx_len, GFP_KERNEL);
-	s->rx_buf = kvzalloc(s->rx_len, GFP_KERNEL);
+	if (s->o.transport == PP_KFI && !strcmp(s->o.prov, "verbs")) {
+		/*
+		 * Physically contiguous: kfi_verbs takes a vmalloc'ed buffer
+		 * as one piece per page, at most 4 without registration.
+		 */
+		s->tx_buf = kzalloc(s->tx_len, GFP_KERNEL);
+		s->rx_buf = kzalloc(s->rx_len, GFP_KERNEL);
+	} else {
+		s->tx_buf = kvzalloc(s->tx_len, GFP_KERNEL);
+		s->rx_buf = kvzalloc(s->rx_len, GFP_KERNEL);
+	}
 	if (!s->tx_buf || !s->rx_buf) {
 		pr_err("%s: no memory for %zu-byte message buffers\n",
 		       pp_role(s), payload);
