@@ -108,6 +108,8 @@ impl Reuse<'_> {
 /// written by `fill(entry, Some(interface), plan, version)`; hints are
 /// applied again by the core. `tag_of(i)` is what the hints' domain
 /// restricts `views[i]` by (its name filter, [`Provider::domain_scope`]).
+/// `keep(plan, source)` may drop a plan (kfi_verbs: a destination its
+/// device does not reach; `source`: the node was a source address).
 /// Before planning: ep types other than MSG, any `av_type` and address
 /// formats other than sockaddrs get -ENODATA. Errors: -EINVAL (NULL
 /// `info`, a bad node or service), -ENODATA (no entry), -ENOMEM.
@@ -126,6 +128,7 @@ pub(crate) unsafe fn getinfo<'t>(
     info: *mut *mut kfi_info,
     views: &[Iface<'_>],
     tag_of: impl Fn(usize) -> &'t [u8],
+    keep: impl Fn(&Plan, bool) -> bool,
     mut fill: impl FnMut(&mut kfi_info, Option<&Iface<'_>>, &Plan, u32) -> Result,
 ) -> c_int {
     if info.is_null() {
@@ -182,7 +185,7 @@ pub(crate) unsafe fn getinfo<'t>(
     let mut list = InfoList::new();
     for p in &plans[..n] {
         let iface = &views[p.iface];
-        if reuse.tag.is_some_and(|tag| tag != tag_of(p.iface)) {
+        if reuse.tag.is_some_and(|tag| tag != tag_of(p.iface)) || !keep(p, source) {
             continue;
         }
         let r = list.push().and_then(|e| {

@@ -285,6 +285,15 @@ impl Drop for Conn {
     }
 }
 
+/// The interface index of the network device the caller's namespace
+/// reaches `dst` through: the one holding the address if it is local,
+/// else the route's; `None` without a route. Process context.
+pub(crate) fn route_ifindex(dst: &SockAddr) -> Option<c_int> {
+    // SAFETY: `dst` is a valid address for the call.
+    let i = unsafe { sys::kfi_verbs_route_ifindex(dst) };
+    (i > 0).then_some(i)
+}
+
 /// The work request contexts of an endpoint (kfi_verbs_qp.c): one per
 /// transmit and receive slot.
 ///

@@ -25,6 +25,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/net_namespace.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
+#include <net/ip6_route.h>
+#include <net/route.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -69,6 +73,61 @@ bool kfi_verbs_dev_iwarp(struct kfi_verbs_dev *dev)
 		iwarp = rdma_protocol_iwarp(dev->ib, rdma_start_port(dev->ib));
 	up_read(&dev->lock);
 	return iwarp;
+}
+
+/**
+ * kfi_verbs_route_ifindex() - The network device the caller's namespace
+ *	reaches an address through: the device holding it when it is a
+ *	local address (rdma_cm connects through that device's RDMA device),
+ *	else the device the route to it leaves by.
+ * @dst: The address.
+ *
+ * Context: Process context. Return: its interface index, or 0 (no
+ * route, or a family other than IPv4/IPv6).
+ */
+int kfi_verbs_route_ifindex(const struct kfi_util_addr *dst)
+{
+	struct net *net = current->nsproxy->net_ns;
+	struct net_device *nd;
+	int ifindex = 0;
+
+	if (dst->family == AF_INET) {
+		__be32 a;
+		struct rtable *rt;
+
+		memcpy(&a, dst->addr, sizeof(a));
+		rcu_read_lock();
+		nd = __ip_dev_find(net, a, false);
+		if (nd)
+			ifindex = nd->ifindex;
+		rcu_read_unlock();
+		if (ifindex)
+			return ifindex;
+		rt = ip_route_output(net, a, 0, 0, 0, RT_SCOPE_UNIVERSE);
+		if (IS_ERR(rt))
+			return 0;
+		ifindex = rt->dst.dev->ifindex;
+		ip_rt_put(rt);
+#if IS_ENABLED(CONFIG_IPV6)
+	} else if (dst->family == AF_INET6) {
+		struct flowi6 fl6 = { .flowi6_oif = dst->scope_id };
+		struct dst_entry *d;
+
+		memcpy(&fl6.daddr, dst->addr, sizeof(fl6.daddr));
+		rcu_read_lock();
+		nd = ipv6_dev_find(net, &fl6.daddr, NULL);
+		if (nd)
+			ifindex = nd->ifindex;
+		rcu_read_unlock();
+		if (ifindex)
+			return ifindex;
+		d = ip6_route_output(net, NULL, &fl6);
+		if (!d->error && d->dev)
+			ifindex = d->dev->ifindex;
+		dst_release(d);
+#endif
+	}
+	return ifindex;
 }
 
 /*

@@ -160,6 +160,18 @@ unsafe extern "C" fn verbs_getinfo(
         Some(iface) => fill(e, iface.family, &ports[owner[p.iface]], p, version),
         None => Err(EINVAL),
     };
+    // An entry with a destination the consumer named (not a source node)
+    // is kept only for the device rdma_cm would connect through: the one
+    // whose network device holds that address, or the one the route to
+    // it leaves by (as libfabric's verbs provider resolves it). Unknown
+    // routes keep every entry.
+    let keep = |p: &Plan, source: bool| match (p.dest, source) {
+        (Some(d), false) => match ffi::route_ifindex(&crate::util::addr::sockaddr(d)) {
+            Some(ifindex) => i64::from(views[p.iface].index) == i64::from(ifindex),
+            None => true,
+        },
+        _ => true,
+    };
     // SAFETY: the core's arguments, passed on unchanged.
-    unsafe { getinfo(version, node, service, flags, hints, info, &views, tag_of, fill) }
+    unsafe { getinfo(version, node, service, flags, hints, info, &views, tag_of, keep, fill) }
 }

@@ -189,6 +189,45 @@ static void verbs_getinfo_by_node(struct kunit *test)
 }
 
 /*
+ * A destination node (no KFI_SOURCE) lists only the device rdma_cm would
+ * connect through: the one whose network device holds that address (both
+ * devices are in the same namespace, so each could otherwise be listed);
+ * every entry carries the destination.
+ */
+static void verbs_getinfo_by_destination(struct kunit *test)
+{
+	const char *dev[] = { rxe_dev, siw_dev };
+	const char *node[] = { rxe_node, siw_node };
+	struct kfi_info *h = verbs_hints(test), *list, *e;
+	struct sockaddr_in *d;
+	__be32 a;
+	int i, n;
+
+	for (i = 0; i < 2; i++) {
+		list = NULL;
+		KUNIT_ASSERT_TRUE(test, in4_pton(node[i], -1, (u8 *)&a, -1,
+						 NULL));
+		KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, node[i], SERVICE, 0, h,
+						  &list), 0);
+		n = 0;
+		for (e = list; e; e = e->next) {
+			if (e->addr_format != KFI_SOCKADDR_IN)
+				continue;
+			n++;
+			KUNIT_EXPECT_STREQ(test, e->domain_attr->name, dev[i]);
+			d = e->dest_addr;
+			KUNIT_ASSERT_NOT_NULL(test, d);
+			KUNIT_EXPECT_EQ(test, d->sin_addr.s_addr, a);
+			KUNIT_EXPECT_EQ(test, ntohs(d->sin_port),
+					(u16)simple_strtoul(SERVICE, NULL, 10));
+		}
+		KUNIT_EXPECT_GE(test, n, 1);
+		kfi_freeinfo(list);
+	}
+	kfi_freeinfo(h);
+}
+
+/*
  * Exactly what the provider does is advertised: a consumer asking for
  * messages (send, receive, triggered) gets its entries on both devices;
  * one asking for RMA, tagged messages, atomics, multi-receive buffers or
@@ -1593,6 +1632,7 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 static struct kunit_case verbs_getinfo_cases[] = {
 	KUNIT_CASE(verbs_getinfo_lists_devices),
 	KUNIT_CASE(verbs_getinfo_by_node),
+	KUNIT_CASE(verbs_getinfo_by_destination),
 	KUNIT_CASE(verbs_getinfo_advertises_what_works),
 	KUNIT_CASE(verbs_getinfo_reuses_open_domain),
 	{}

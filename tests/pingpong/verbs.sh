@@ -3,7 +3,8 @@
 # (kfi_verbs.ko loaded, tests/guest/verbs.sh's devices up): kfi_pingpong
 # over the verbs provider, kernel to kernel and against the real
 # fi_pingpong (libfabric 1.17, -p verbs -e msg), on the rxe device kv_rxe
-# (10.95.0.1): fi_pingpong's default sizes (64 B to 1 MiB), data checked.
+# (10.95.0.1), and a kernel pair on the siw device kv_siw (10.95.0.2):
+# fi_pingpong's default sizes (64 B to 1 MiB), data checked.
 #   verbs.sh KODIR [ITERS]
 # Prints one "KFI-RESULT PASS|FAIL pp_verbs_<name>" line per check and
 # unloads kfi_pingpong again.
@@ -12,6 +13,7 @@ ko=${1:?module directory}
 iters=${2:-20}
 dbg=/sys/kernel/debug/kfi_pingpong
 node=10.95.0.1
+node_siw=10.95.0.2
 
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 result() { # result NAME CONDITION...
@@ -43,11 +45,23 @@ result kernel_pair bash -c "grep -q '^rc=0$' /tmp/pv.s && grep -q '^rc=0$' /tmp/
 show /tmp/pv.s /tmp/pv.c
 echo "--- last:"
 cat $dbg/last
+# the same on the siw device kv_siw (the client's entry is the one whose
+# device reaches the server's address)
+pp /tmp/pw.s "role=server prov=verbs addr=$node_siw verify=1 iters=$iters" &
+sleep 0.5
+pp /tmp/pw.c "role=client prov=verbs addr=$node_siw verify=1 iters=$iters"
+wait
+result kernel_pair_siw bash -c "grep -q '^rc=0$' /tmp/pw.s && grep -q '^rc=0$' /tmp/pw.c"
+show /tmp/pw.s /tmp/pw.c
 
 if command -v fi_pingpong >/dev/null; then
 	# the kernel serves, fi_pingpong (-c: data checked) connects
 	pp /tmp/pf.s "role=server prov=verbs addr=$node verify=1 iters=$iters" &
-	sleep 0.5
+	# until the kernel listens on its control port
+	for _ in $(seq 50); do
+		ss -ltn | grep -q ':47592 ' && break
+		sleep 0.2
+	done
 	timeout 120 fi_pingpong -p verbs -e msg -c -I "$iters" "$node" >/tmp/pf.f 2>&1
 	frc=$?
 	wait
