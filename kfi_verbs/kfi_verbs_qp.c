@@ -69,6 +69,15 @@ struct kfi_verbs_wrs {
 	struct kfi_verbs_wr wr[];
 };
 
+/* The status numbers kfi_verbs/logic/status.rs maps (module `wc`). */
+static_assert(IB_WC_SUCCESS == 0 && IB_WC_LOC_LEN_ERR == 1 &&
+	      IB_WC_LOC_PROT_ERR == 4 && IB_WC_WR_FLUSH_ERR == 5 &&
+	      IB_WC_MW_BIND_ERR == 6 && IB_WC_LOC_ACCESS_ERR == 8 &&
+	      IB_WC_REM_INV_REQ_ERR == 9 && IB_WC_REM_ACCESS_ERR == 10 &&
+	      IB_WC_REM_OP_ERR == 11 && IB_WC_RETRY_EXC_ERR == 12 &&
+	      IB_WC_RNR_RETRY_EXC_ERR == 13 && IB_WC_REM_INV_RD_REQ_ERR == 15 &&
+	      IB_WC_REM_ABORT_ERR == 16 && IB_WC_RESP_TIMEOUT_ERR == 20);
+
 static void kfi_verbs_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static void kfi_verbs_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
@@ -214,6 +223,18 @@ static int kfi_verbs_map(struct kfi_verbs_wr *wr, struct ib_device *ib,
 	return ret;
 }
 
+/*
+ * The outcome of a post of @wr: a refused one is unmapped; siw refuses
+ * posts with -ENOTCONN while its queue pair changes state, which is
+ * -EAGAIN to the caller (retry).
+ */
+static int kfi_verbs_posted(struct kfi_verbs_wr *wr, int ret)
+{
+	if (ret)
+		kfi_verbs_unmap(wr);
+	return ret == -ENOTCONN ? -EAGAIN : ret;
+}
+
 static enum ib_wr_opcode kfi_verbs_opcode(const struct kfi_verbs_sq_req *r)
 {
 	switch (r->op) {
@@ -306,12 +327,7 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 		rw.remote_addr = r->raddr;
 		rw.rkey = r->rkey;
 	}
-	ret = ib_post_send(qp, s, NULL);
-	if (ret)
-		kfi_verbs_unmap(wr);
-	/* siw refuses posts while its queue pair changes state: retry */
-	if (ret == -ENOTCONN)
-		ret = -EAGAIN;
+	ret = kfi_verbs_posted(wr, ib_post_send(qp, s, NULL));
 out:
 	spin_unlock_bh(&c->post_lock);
 	return ret;
@@ -358,11 +374,7 @@ int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	rcv.wr_cqe = &wr->cqe;
 	rcv.sg_list = wr->sge;
 	rcv.num_sge = wr->nsge;
-	ret = ib_post_recv(qp, &rcv, NULL);
-	if (ret)
-		kfi_verbs_unmap(wr);
-	if (ret == -ENOTCONN)
-		ret = -EAGAIN;
+	ret = kfi_verbs_posted(wr, ib_post_recv(qp, &rcv, NULL));
 out:
 	spin_unlock_bh(&c->post_lock);
 	return ret;

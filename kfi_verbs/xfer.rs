@@ -40,6 +40,17 @@ use kernel::bindings;
 /// The endpoint's queues.
 pub(crate) type EpData = EpQueues<VerbsExt>;
 
+// The error numbers of the status table (`logic/status.rs`, also a host
+// crate) are the kernel's; its status numbers are checked in
+// kfi_verbs_qp.c.
+const _: () = {
+    use crate::logic::status::errno as e;
+    assert!(e::EIO == bindings::EIO && e::EACCES == bindings::EACCES && e::EFAULT == bindings::EFAULT);
+    assert!(e::EMSGSIZE == bindings::EMSGSIZE && e::ETIMEDOUT == bindings::ETIMEDOUT);
+    assert!(e::EREMOTEIO == bindings::EREMOTEIO && e::ECANCELED == bindings::ECANCELED);
+    assert!(e::KFI_ETRUNC == sys::KFI_ETRUNC);
+};
+
 /// How many times a waiting request the device cannot take for a moment
 /// is offered again, a millisecond apart.
 const HAND_OVER_TRIES: u32 = 100;

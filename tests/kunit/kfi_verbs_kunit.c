@@ -540,8 +540,8 @@ static void verbs_cm_refused(struct kunit *test)
  * The calls' argument and state checks: CM data of at most 55 bytes
  * (libfabric verbs' limit, KFI_OPT_CM_DATA_SIZE), an address of the
  * source's family, connect only once enabled; accept without a request
- * and shutdown without a connection fail; data transfers are not there
- * yet (-KFI_ENOSYS); getname gives the source address.
+ * and shutdown without a connection fail; data transfers without a CQ
+ * bound fail (-KFI_ENOCQ); getname gives the source address.
  */
 static void verbs_cm_checks(struct kunit *test)
 {

@@ -27,6 +27,12 @@ pp() { # pp OUTFILE ARGS...: one session, its status in OUTFILE
 	(echo "$*" >$dbg/run) >"$out" 2>&1
 	echo "rc=$?" >>"$out"
 }
+wait_listen() { # until a server listens on the control port (10 s)
+	for _ in $(seq 50); do
+		ss -ltn | grep -q ':47592 ' && return
+		sleep 0.2
+	done
+}
 show() { # show FILE...: the output of the sides that failed
 	local f
 	for f in "$@"; do
@@ -57,11 +63,7 @@ show /tmp/pw.s /tmp/pw.c
 if command -v fi_pingpong >/dev/null; then
 	# the kernel serves, fi_pingpong (-c: data checked) connects
 	pp /tmp/pf.s "role=server prov=verbs addr=$node verify=1 iters=$iters" &
-	# until the kernel listens on its control port
-	for _ in $(seq 50); do
-		ss -ltn | grep -q ':47592 ' && break
-		sleep 0.2
-	done
+	wait_listen
 	timeout 120 fi_pingpong -p verbs -e msg -c -I "$iters" "$node" >/tmp/pf.f 2>&1
 	frc=$?
 	wait
@@ -72,10 +74,7 @@ if command -v fi_pingpong >/dev/null; then
 	# fi_pingpong serves on kv_rxe, the kernel connects
 	timeout 120 fi_pingpong -p verbs -e msg -c -I "$iters" -d kv_rxe >/tmp/pc.f 2>&1 &
 	fpid=$!
-	for _ in $(seq 50); do
-		ss -ltn | grep -q ':47592 ' && break
-		sleep 0.2
-	done
+	wait_listen
 	pp /tmp/pc.c "role=client prov=verbs addr=$node verify=1 iters=$iters"
 	wait $fpid
 	frc=$?
