@@ -216,16 +216,6 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     unsafe { open_domain(f, init, sys::kfi_tcp_glue_domain_init, context, dom) }
 }
 
-/// `bind` of a domain: an EQ of this provider with `KFI_REG_MR`, once
-/// (the toolkit's [`DomainBase::bind_mr_eq`]).
-#[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_prov_domain_bind(fid: *mut sys::kfid, bfid: *mut sys::kfid, flags: u64) -> c_int {
-    // SAFETY: only installed on our domains.
-    let d = unsafe { DomainBase::from_fid(fid) };
-    // SAFETY: NULL or a valid fid by the API contract.
-    unsafe { d.bind_mr_eq(bfid, flags) }
-}
-
 /// `close` of a domain: -EBUSY while a child (region, CQ, endpoint) is
 /// open (the toolkit releases the EQ bound with `KFI_REG_MR`).
 #[no_mangle]

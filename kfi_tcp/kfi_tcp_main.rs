@@ -102,9 +102,7 @@ mod wire;
 mod logic {
     #[path = "../../rust/logic/writer.rs"]
     pub mod writer;
-    pub use crate::util::logic::{host, plan, xfer};
-    #[path = "../logic/mr.rs"]
-    pub mod mr;
+    pub use crate::util::logic::{host, mr, plan, xfer};
     #[path = "../logic/xfer_tcp.rs"]
     pub mod xfer_tcp;
 }

@@ -158,6 +158,7 @@ pub(crate) mod logic {
     pub mod eq;
     pub mod xfer;
     pub mod plan;
+    pub mod mr;
     // The core's numeric host and port parser, which `plan` uses.
     #[path = "../../rust/logic/host.rs"]
     pub mod host;

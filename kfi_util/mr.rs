@@ -194,6 +194,17 @@ impl DomainBase {
     }
 }
 
+/// `bind` of a domain (the toolkit's domain fid ops): an EQ of this
+/// provider with `KFI_REG_MR`, once ([`DomainBase::bind_mr_eq`]); anything
+/// else -EINVAL.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_util_domain_bind(fid: *mut sys::kfid, bfid: *mut sys::kfid, flags: u64) -> c_int {
+    // SAFETY: only installed on our domains.
+    let d = unsafe { DomainBase::from_fid(fid) };
+    // SAFETY: NULL or a valid fid by the API contract.
+    unsafe { d.bind_mr_eq(bfid, flags) }
+}
+
 /// `regattr` of a domain's MR ops (and, through the C wrappers, `reg`,
 /// `regv`, `regbv` and `regsgl`).
 #[no_mangle]

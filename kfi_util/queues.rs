@@ -1007,13 +1007,22 @@ impl<X: QueueExt> EpQueues<X> {
     /// A receive got its message: `len` bytes at `w.offset`, with the
     /// sender's CQ data (if it sent any) and tag.
     pub(crate) fn rx_done(&self, w: &RxWork, len: u64, data: Option<u64>, tag: u64) {
+        self.rx_done_as(w, len, data, tag, w.op.kind.cq_flags());
+    }
+
+    /// As [`Self::rx_done`], the entry with `flags` instead of the
+    /// receive's own: a receive consumed by a remote write with CQ data
+    /// (an RDMA device's write with immediate data) reports
+    /// `KFI_RMA | KFI_REMOTE_WRITE` (and `KFI_REMOTE_CQ_DATA`), no buffer,
+    /// and the written length.
+    pub(crate) fn rx_done_as(&self, w: &RxWork, len: u64, data: Option<u64>, tag: u64, flags: u64) {
         let mut released = None;
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
             // Read through the buffer's segment table before the last
             // message frees it with the slot.
-            let buf = w.op.buf.addr(w.offset);
+            let buf = if flags & rules::F_RMA != 0 { 0 } else { w.op.buf.addr(w.offset) };
             if w.last {
                 q.rx[w.idx].extra = None;
                 q.free_rx(w.idx);
@@ -1021,7 +1030,7 @@ impl<X: QueueExt> EpQueues<X> {
             }
             let (cq, cntr) = (q.cfg.rx_cq, q.cfg.cntrs.for_op(w.op.kind, w.op.ep_cntr));
             let extra = if w.last { w.op.extra } else { None };
-            let mut flags = w.op.kind.cq_flags();
+            let mut flags = flags;
             if data.is_some() {
                 flags |= rules::F_REMOTE_CQ_DATA;
             }

@@ -339,16 +339,16 @@ bool kfi_util_is_domain(const struct kfid_domain *domain);
 int kfi_prov_domain_close(struct kfid *fid);
 
 /**
- * kfi_prov_domain_bind() - Bind an object to a domain: the domain fid's
- *	bind; defined by the provider.
+ * kfi_util_domain_bind() - Bind an object to a domain: the domain fid's
+ *	bind (kfi_util/mr.rs): an event queue with KFI_REG_MR, once.
  * @fid: One of the provider's domains.
  * @bfid: The object.
- * @flags: KFI_REG_MR and the like.
+ * @flags: KFI_REG_MR.
  *
  * Context: Process context.
- * Return: 0, or a negative errno.
+ * Return: 0, or -EINVAL.
  */
-int kfi_prov_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
+int kfi_util_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
 
 /**
  * kfi_prov_domain_endpoint() - Open an active endpoint on a domain: the

@@ -365,3 +365,51 @@ impl Conn {
         cm_result(unsafe { sys::kfi_verbs_post_recv(self.ptr(), w.as_ptr(), slot as u32, segs.as_ptr(), segs.len() as u32) })
     }
 }
+
+/// One registration of memory for remote access (kfi_verbs_mr.c: an FRWR
+/// region made valid on its device's registration channel).
+///
+/// # Invariants
+/// `0` is a registration this value owns (ended by `kfi_verbs_mr_dereg`,
+/// which invalidates its key, when dropped).
+pub(crate) struct RegMr(NonNull<sys::kfi_verbs_mr>);
+
+// SAFETY: kfi_verbs_mr.c serialises everything done to a registration
+// under its device's locks; it may be ended from any thread in process
+// context.
+unsafe impl Send for RegMr {}
+// SAFETY: `&RegMr` gives no access to the registration.
+unsafe impl Sync for RegMr {}
+
+impl RegMr {
+    /// Registers `segs` (`len` bytes in all, not 0) on `dev` for the
+    /// remote accesses in `access`, its first byte at remote address
+    /// `offset`; returns the registration and the key peers use. Process
+    /// context (may sleep for seconds the first time on a device). The
+    /// memory of `segs` must stay valid until the registration is
+    /// dropped.
+    pub(crate) fn new(dev: &DevRef, segs: &[sys::kfi_util_seg], len: u64, offset: u64, access: u64) -> Result<(RegMr, u64)> {
+        let mut key = 0u64;
+        let mut out = core::ptr::null_mut();
+        // SAFETY: `dev` is referenced; `segs` is valid for its length and
+        // describes memory the caller keeps valid (above); `key` and
+        // `out` are writable.
+        let ret = unsafe {
+            sys::kfi_verbs_mr_reg(dev.as_ptr(), segs.as_ptr(), segs.len() as u32, len, offset, access, &mut key, &mut out)
+        };
+        if ret != 0 {
+            return Err(Error::from_errno(ret));
+        }
+        // 0 returned: `out` is a registration, ours.
+        NonNull::new(out).map(|m| (RegMr(m), key)).ok_or(ENOMEM)
+    }
+}
+
+impl Drop for RegMr {
+    fn drop(&mut self) {
+        // SAFETY: the registration this value owns (invariant); process
+        // context (dropped with its region at `kfi_close`, or on a failed
+        // registration).
+        unsafe { sys::kfi_verbs_mr_dereg(self.0.as_ptr()) }
+    }
+}

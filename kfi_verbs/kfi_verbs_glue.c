@@ -3,8 +3,9 @@
  * kfi_verbs.ko, C side: what the toolkit's ops tables (kfi_util/,
  * kfi_trigger/, compiled in by kfi_verbs_util.c) need of the provider. The
  * entries not implemented yet are kfi_enosys.h's -KFI_ENOSYS defaults,
- * never NULL. The fabric, event queues, completion queues, counters and
- * the endpoints' tables are the toolkit's; the endpoints' connection
+ * never NULL. The fabric, the domain's tables (memory regions: mr.rs),
+ * event queues, completion queues, counters and the endpoints' tables are
+ * the toolkit's; the endpoints' connection
  * management is this provider's (ep.rs).
  */
 #include <linux/module.h>
@@ -19,23 +20,7 @@
  */
 void kfi_verbs_glue_domain_init(struct kfid_domain *domain, void *context)
 {
-	/* no memory registration yet */
-	kfi_util_domain_init(domain, context, false);
-}
-
-/**
- * kfi_prov_domain_bind() - The domain's bind: nothing binds to a domain of
- *	this provider yet (an EQ with KFI_REG_MR comes with memory
- *	registration).
- * @fid: The domain.
- * @bfid: The object.
- * @flags: The flags.
- *
- * Return: -KFI_ENOSYS.
- */
-int kfi_prov_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags)
-{
-	return kfi_no_bind(fid, bfid, flags);
+	kfi_util_domain_init(domain, context, true);
 }
 
 static struct kfi_ops_cm kfi_verbs_ep_cm_ops = {

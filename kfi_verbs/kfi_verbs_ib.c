@@ -176,6 +176,7 @@ static bool kfi_verbs_port_fill(struct kfi_verbs_dev *d, u32 port,
 	out->max_cqe = max(a->max_cqe, 0);
 	out->max_fr_pages = a->max_fast_reg_page_list_len;
 	out->max_mr_size = a->max_mr_size;
+	out->max_mr = max(a->max_mr, 0);
 	return true;
 }
 
@@ -341,6 +342,11 @@ static int kfi_verbs_add(struct ib_device *ib)
 	init_rwsem(&d->lock);
 	mutex_init(&d->conns_lock);
 	INIT_LIST_HEAD(&d->conns);
+	mutex_init(&d->mr_lock);
+	INIT_LIST_HEAD(&d->mrs);
+	INIT_LIST_HEAD(&d->mr_free);
+	d->mr_pages = min_t(u32, ib->attrs.max_fast_reg_page_list_len,
+			    KFI_VERBS_MR_PAGES);
 	d->pd = ib_alloc_pd(ib, 0);
 	if (IS_ERR(d->pd)) {
 		int ret = PTR_ERR(d->pd);
@@ -362,8 +368,9 @@ static int kfi_verbs_add(struct ib_device *ib)
  * nothing new opens on it and nobody touches the ib_device. Every ib
  * resource on it must be gone before the PD is freed: the queue pairs and
  * completion queues of connections are destroyed here (their owners see
- * their work requests flushed, then the connection's end); domains hold
- * none but the shared PD. The rdma_cm ids go with rdma_cm's own removal,
+ * their work requests flushed, then the connection's end), and so are the
+ * memory regions and the registration channel (kfi_verbs_mr.c); domains
+ * hold none but the shared PD. The rdma_cm ids go with rdma_cm's own removal,
  * which runs after this (clients are removed in reverse order of
  * registration) and reports DEVICE_REMOVAL to kfi_verbs_cm.c.
  */
@@ -376,6 +383,7 @@ static void kfi_verbs_remove(struct ib_device *ib, void *data)
 	mutex_unlock(&kfi_verbs_devs_lock);
 	down_write(&d->lock);
 	kfi_verbs_conns_remove(d);
+	kfi_verbs_mrs_remove(d);
 	ib_dealloc_pd(d->pd);
 	d->pd = NULL;
 	d->ib = NULL;

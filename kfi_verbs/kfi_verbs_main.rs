@@ -33,6 +33,7 @@ use kernel::prelude::*;
 mod domain;
 mod ep;
 mod ffi;
+mod mr;
 mod pep;
 mod prov;
 mod xfer;
@@ -64,30 +65,11 @@ impl util::cq::ProgressRef for NoProgress {
     }
 }
 
-/// Memory regions: none yet. This provider's domains get no MR ops
-/// (`kfi_util_domain_init(.., false)`: `kfi_mr_reg*` return -KFI_ENOSYS),
-/// so none is ever registered.
-pub(crate) enum NoMr {}
-
-// SAFETY: a type with no values.
-unsafe impl util::mr::ProvMr for NoMr {
-    type Domain = domain::Domain;
-    const IOV_LIMIT: usize = 0;
-
-    fn register(_d: &domain::Domain, _base: util::mr::MrBase, _reg: util::mr::MrReg) -> Result<(KBox<Self>, u64)> {
-        Err(Error::from_errno(-(kernel::bindings::ENOSYS as core::ffi::c_int)))
-    }
-
-    fn closing(&self) {
-        match *self {}
-    }
-}
-
 impl util::Provider for Prov {
     type Ep = xfer::EpData;
     type Endpoint = ep::Ep;
     type Pep = pep::Pep;
-    type Mr = NoMr;
+    type Mr = mr::Mr;
     type TxExt = ();
     const TX_EXT_INIT: () = ();
 

@@ -17,6 +17,7 @@
 #include "verbs_sys.h"
 
 struct kfi_verbs_port;
+struct kfi_verbs_regchan;
 
 /**
  * struct kfi_verbs_dev - One RDMA device as the provider sees it.
@@ -34,6 +35,13 @@ struct kfi_verbs_port;
  * @conns_lock: Protects @conns among the holders of @lock for read.
  * @conns: The connections with a queue pair on the device
  *	(struct kfi_verbs_conn.node).
+ * @mr_lock: Serialises memory registration on the device (kfi_verbs_mr.c)
+ *	and protects @rc, @mrs and @mr_free. Taken inside @lock.
+ * @rc: The registration channel, NULL until the first registration.
+ * @mrs: The registered regions (struct kfi_verbs_mr.node).
+ * @mr_free: FRWR ib_mrs of closed regions, invalidated, waiting for reuse
+ *	(listed through their qp_entry, which no QP pool uses here).
+ * @mr_pages: Pages of each FRWR ib_mr: the most a region may span.
  */
 struct kfi_verbs_dev {
 	struct kref ref;
@@ -44,6 +52,11 @@ struct kfi_verbs_dev {
 	char name[IB_DEVICE_NAME_MAX];
 	struct mutex conns_lock;
 	struct list_head conns;
+	struct mutex mr_lock;
+	struct kfi_verbs_regchan *rc;
+	struct list_head mrs;
+	struct list_head mr_free;
+	unsigned int mr_pages;
 };
 
 /**
@@ -118,5 +131,6 @@ int kfi_verbs_dev_port(struct kfi_verbs_dev *d, u32 port,
 		       struct kfi_verbs_port *out);
 void kfi_verbs_conns_remove(struct kfi_verbs_dev *d);
 void kfi_verbs_conn_broken(struct kfi_verbs_conn *c);
+void kfi_verbs_mrs_remove(struct kfi_verbs_dev *d);
 
 #endif

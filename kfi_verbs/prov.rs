@@ -5,11 +5,15 @@
 //!
 //! What the entries advertise is exactly what works. So far that is the
 //! fabric, the domain (one per RDMA device), event and completion queues,
-//! counters with deferred work, and MSG endpoints that connect and send
-//! and receive messages (`KFI_MSG`, `KFI_SEND`, `KFI_RECV`; remote CQ
-//! data on InfiniBand transports only), also triggered (`KFI_TRIGGER`). Memory registration, RMA, tagged
-//! messages and multi-receive buffers are not implemented yet and not
-//! advertised.
+//! counters with deferred work, memory regions (`KFI_MR_PROV_KEY`:
+//! remote access through fast registration), and MSG endpoints that
+//! connect, send and receive messages (`KFI_MSG`, `KFI_SEND`, `KFI_RECV`)
+//! and read and write remote regions (`KFI_RMA`, `KFI_READ`, `KFI_WRITE`,
+//! `KFI_REMOTE_READ`, `KFI_REMOTE_WRITE`; one remote region per
+//! operation), with remote CQ data on InfiniBand transports only, also
+//! triggered (`KFI_TRIGGER`). Tagged messages, multi-receive buffers,
+//! atomics and counting remote accesses (`KFI_RMA_EVENT`) are not
+//! implemented yet and not advertised.
 
 use crate::ffi::{self, kfi_info, sys, Ports};
 use crate::logic::info::{fabric_name, queue_size};
@@ -29,9 +33,27 @@ const WIRE_VERSION: u32 = 1;
 
 /// Transmit capabilities: `KFI_TRIGGER` (triggered operations, aliases,
 /// deferred work: the toolkit's, over the same queues).
-const TX_CAPS: u64 = sys::KFI_MSG as u64 | sys::KFI_SEND as u64 | sys::KFI_TRIGGER as u64;
-/// Receive capabilities (`KFI_TRIGGER`: triggered receives).
-const RX_CAPS: u64 = sys::KFI_MSG as u64 | sys::KFI_RECV as u64 | sys::KFI_TRIGGER as u64;
+const TX_CAPS: u64 = sys::KFI_MSG as u64
+    | sys::KFI_RMA as u64
+    | sys::KFI_SEND as u64
+    | sys::KFI_READ as u64
+    | sys::KFI_WRITE as u64
+    | sys::KFI_TRIGGER as u64;
+/// Receive capabilities (`KFI_TRIGGER`: triggered receives; the remote
+/// access bits: our regions are read and written by peers' devices).
+const RX_CAPS: u64 = sys::KFI_MSG as u64
+    | sys::KFI_RMA as u64
+    | sys::KFI_RECV as u64
+    | sys::KFI_REMOTE_READ as u64
+    | sys::KFI_REMOTE_WRITE as u64
+    | sys::KFI_TRIGGER as u64;
+/// Memory registration modes: the provider chooses the keys (the device
+/// does); addresses are offsets (no `KFI_MR_VIRT_ADDR`); local buffers
+/// need no registration (no `KFI_MR_LOCAL`).
+const MR_MODE: c_int = sys::KFI_MR_PROV_KEY as c_int;
+/// Segments per memory region (`kfi_mr_regv`/`regbv`/`regsgl`): a
+/// 1 MiB buffer as single pages, the most one fast registration holds.
+const MR_IOV_LIMIT: usize = sys::KFI_VERBS_MR_PAGES as usize;
 /// Both devices reach their own addresses and others'.
 const DOMAIN_CAPS: u64 = sys::KFI_LOCAL_COMM as u64 | sys::KFI_REMOTE_COMM as u64;
 /// Default operation flags an endpoint accepts in `tx_attr->op_flags`.
@@ -46,8 +68,16 @@ pub(crate) const TX_OP_FLAGS: u64 = sys::KFI_COMPLETION as u64
     | sys::KFI_MORE as u64;
 /// The same for `rx_attr->op_flags`.
 pub(crate) const RX_OP_FLAGS: u64 = sys::KFI_COMPLETION as u64 | sys::KFI_MORE as u64;
-/// An RC queue pair delivers sends in order.
-const MSG_ORDER: u64 = sys::KFI_ORDER_SAS as u64;
+/// What an RC queue pair keeps in order (as libfabric's verbs provider
+/// states it): sends and writes among themselves and each after the
+/// other, reads after reads, writes and sends.
+const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
+    | sys::KFI_ORDER_RAW as u64
+    | sys::KFI_ORDER_RAS as u64
+    | sys::KFI_ORDER_WAW as u64
+    | sys::KFI_ORDER_WAS as u64
+    | sys::KFI_ORDER_SAW as u64
+    | sys::KFI_ORDER_SAS as u64;
 
 /// The provider structure handed to the core.
 pub(crate) fn provider() -> sys::kfi_provider {
@@ -86,6 +116,8 @@ pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port,
     tx.inject_size = INJECT_SIZE;
     tx.size = depth;
     tx.iov_limit = iov_limit(port.max_send_sge);
+    // One work request per operation: one remote region.
+    tx.rma_iov_limit = 1;
     rx.caps = RX_CAPS;
     rx.op_flags = RX_OP_FLAGS;
     rx.msg_order = MSG_ORDER;
@@ -95,8 +127,14 @@ pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port,
     ep.protocol = if port.iwarp { sys::KFI_PROTO_IWARP } else { sys::KFI_PROTO_RDMA_CM_IB_RC };
     ep.protocol_version = WIRE_VERSION;
     ep.max_msg_size = (port.max_msg as usize).min(crate::ep::MAX_MSG_SIZE as usize);
+    ep.max_order_raw_size = ep.max_msg_size;
+    ep.max_order_waw_size = ep.max_msg_size;
     ep.tx_ctx_cnt = 1;
     ep.rx_ctx_cnt = 1;
+    dom.mr_mode = MR_MODE;
+    dom.mr_key_size = 8;
+    dom.mr_iov_limit = (port.max_fr_pages as usize).min(MR_IOV_LIMIT);
+    dom.mr_cnt = port.max_mr as usize;
     // Immediate data: 4 bytes on InfiniBand transports, none on iWARP.
     dom.cq_data_size = if port.iwarp { 0 } else { 4 };
     dom.caps = DOMAIN_CAPS;

@@ -47,6 +47,7 @@ struct kfi_verbs_dev;
  * @max_cqe: Deepest completion queue of the device.
  * @max_fr_pages: Most pages of one fast registration.
  * @max_mr_size: Largest memory region.
+ * @max_mr: Most memory regions of the device.
  */
 struct kfi_verbs_port {
 	char dev_name[KFI_VERBS_NAME_MAX];
@@ -62,6 +63,7 @@ struct kfi_verbs_port {
 	unsigned int max_cqe;
 	unsigned int max_fr_pages;
 	uint64_t max_mr_size;
+	unsigned int max_mr;
 };
 
 int kfi_verbs_client_register(void);
@@ -226,6 +228,18 @@ void kfi_verbs_tx_done(void *owner, unsigned int slot,
 		       const struct kfi_verbs_wc *wc);
 void kfi_verbs_rx_done(void *owner, unsigned int slot,
 		       const struct kfi_verbs_wc *wc);
+
+/* Memory regions for remote access (kfi_verbs_mr.c): fast registration. */
+
+/* Most pages one region spans (fewer if the device allows fewer). */
+#define KFI_VERBS_MR_PAGES 256
+
+struct kfi_verbs_mr;
+
+int kfi_verbs_mr_reg(struct kfi_verbs_dev *d, const struct kfi_util_seg *segs,
+		     unsigned int n, uint64_t len, uint64_t offset,
+		     uint64_t access, uint64_t *key, struct kfi_verbs_mr **out);
+void kfi_verbs_mr_dereg(struct kfi_verbs_mr *m);
 
 /* kfi_verbs_glue.c */
 void kfi_verbs_glue_domain_init(struct kfid_domain *domain, void *context);

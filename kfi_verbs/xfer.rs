@@ -2,9 +2,12 @@
 //! An endpoint's data transfers over its RC queue pair: the toolkit's
 //! queues (`util::queues::EpQueues`) with this provider's part,
 //! [`VerbsExt`]. Every posted operation is one work request
-//! (kfi_verbs_qp.c): a send (with immediate data for `KFI_REMOTE_CQ_DATA`)
-//! on the send queue, a receive buffer on the receive queue; its
-//! completion (softirq) reports it through the toolkit.
+//! (kfi_verbs_qp.c): a send or RDMA write (with immediate data for
+//! `KFI_REMOTE_CQ_DATA`) or an RDMA read on the send queue, a receive
+//! buffer on the receive queue; its completion (softirq) reports it
+//! through the toolkit. A peer's write with immediate data consumes a
+//! receive and reports it as that write (`KFI_RMA | KFI_REMOTE_WRITE |
+//! KFI_REMOTE_CQ_DATA`, the receive's context).
 //!
 //! # Where a slot is
 //! - Receives: on the toolkit's `rx_msg` until the queue pair exists
@@ -116,8 +119,19 @@ impl Queues<VerbsExt> {
             op.buf.segs()
         };
         let imm = op.flags & rules::F_REMOTE_CQ_DATA != 0;
+        // One remote region (`posted` checked): the key's low half is the
+        // device's rkey, its high half what places the region's offsets
+        // in the device's addresses (kfi_verbs_mr.c).
+        let (code, raddr, rkey) = match op.kind {
+            Kind::Write | Kind::Read => {
+                let r = op.region(0);
+                let code = if op.kind == Kind::Write { sys::KFI_VERBS_OP_WRITE } else { sys::KFI_VERBS_OP_READ };
+                (code, r.addr.wrapping_add(r.key >> 32), r.key as u32)
+            }
+            _ => (sys::KFI_VERBS_OP_SEND, 0, 0),
+        };
         let r = sys::kfi_verbs_sq_req {
-            op: sys::KFI_VERBS_OP_SEND as i32,
+            op: code as i32,
             segs: segs.as_ptr(),
             nseg: segs.len() as c_uint,
             inline_ok: op.inject,
@@ -125,8 +139,8 @@ impl Queues<VerbsExt> {
             // Immediate data is 4 bytes (`cq_data_size`).
             imm_data: op.data as u32,
             fence: op.flags & rules::F_FENCE != 0,
-            raddr: 0,
-            rkey: 0,
+            raddr,
+            rkey,
         };
         let Some(w) = self.ext.wrs.as_ref() else {
             return Err(neg(bindings::ENOTCONN));
@@ -178,14 +192,17 @@ impl QueueExt for VerbsExt {
     fn init_tx(_kind: Kind, _flags: u64) {}
 
     /// Hands the slot to the device when it can take it; refuses what
-    /// this provider does not do (tagged messages and RMA: -KFI_ENOSYS,
+    /// this provider does not do (tagged messages: -KFI_ENOSYS,
     /// multi-receive buffers: -KFI_EBADFLAGS, remote CQ data on iWARP:
-    /// -EOPNOTSUPP).
+    /// -EOPNOTSUPP, an RMA over more than one remote region: -EINVAL).
     fn posted<'a>(_ep: &'a EpData, q: &mut Queues<VerbsExt>, kind: Kind, i: usize) -> core::result::Result<Option<()>, isize> {
         match kind {
-            Kind::Send => {
+            Kind::Send | Kind::Write | Kind::Read => {
                 if q.tx[i].flags & rules::F_REMOTE_CQ_DATA != 0 && q.ext.iwarp {
                     return Err(neg(bindings::EOPNOTSUPP));
+                }
+                if kind != Kind::Send && q.tx[i].n_rma != 1 {
+                    return Err(neg(bindings::EINVAL));
                 }
                 // Transmits wait on `tx_pending` until connected; once
                 // connected that list is empty (`connected` emptied it
@@ -342,7 +359,12 @@ impl EpData {
             }
             RxWork { idx: slot, op: q.rx[slot], offset: 0, room: q.rx[slot].buf.len, last: true }
         };
-        if wc.status == 0 {
+        if wc.status == 0 && wc.write_imm {
+            // A peer's write with immediate data consumed the receive:
+            // its entry is the write's (fi_rma(3) `writedata`).
+            let flags = rules::F_RMA | rules::F_REMOTE_WRITE;
+            self.rx_done_as(&w, wc.byte_len as u64, Some(wc.imm_data as u64), 0, flags);
+        } else if wc.status == 0 {
             let data = wc.imm.then_some(wc.imm_data as u64);
             self.rx_done(&w, wc.byte_len as u64, data, 0);
         } else {

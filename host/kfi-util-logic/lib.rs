@@ -12,12 +12,14 @@ pub mod cq;
 pub mod xfer;
 #[path = "../../kfi_util/logic/plan.rs"]
 pub mod plan;
+#[path = "../../kfi_util/logic/mr.rs"]
+pub mod mr;
 // The core's numeric host and port parser, which `plan` uses.
 #[path = "../../rust/logic/host.rs"]
 pub mod host;
 
 /// The module tree as a provider sees it: `crate::util::logic::{cq, eq,
-/// xfer, plan, host}`.
+/// xfer, plan, mr, host}`.
 pub mod logic {
-    pub use crate::{cq, eq, host, plan, xfer};
+    pub use crate::{cq, eq, host, mr, plan, xfer};
 }

@@ -23,6 +23,7 @@
 #include <kfi_eq.h>
 #include <kfi_errno.h>
 #include <kfi_cm.h>
+#include <kfi_rma.h>
 #include <linux/bvec.h>
 #include <linux/scatterlist.h>
 #include <linux/vmalloc.h>
@@ -30,6 +31,8 @@
 #include "kfi_kunit_fix.h"
 
 #define V17 KFI_VERSION(1, 7)
+/* Pages of one fast registration (KFI_VERBS_MR_PAGES) */
+#define KFI_VERBS_TEST_MR_PAGES 256
 /*
  * A service without a node: every entry carries its local address with
  * this port (find_entry() tells the devices apart by address).
@@ -229,16 +232,20 @@ static void verbs_getinfo_by_destination(struct kunit *test)
 
 /*
  * Exactly what the provider does is advertised: a consumer asking for
- * messages (send, receive, triggered) gets its entries on both devices;
- * one asking for RMA, tagged messages, atomics, multi-receive buffers or
- * reliable datagram endpoints does not.
+ * messages (send, receive, triggered) or RMA (both directions, with
+ * provider keys, KFI_MR_PROV_KEY) gets its entries on both devices, with
+ * one remote region per operation and the device's keys; one asking for
+ * tagged messages, atomics, multi-receive buffers, counted remote
+ * accesses, reliable datagram endpoints, or RMA with memory modes that
+ * lack KFI_MR_PROV_KEY does not.
  */
 static void verbs_getinfo_advertises_what_works(struct kunit *test)
 {
-	static const uint64_t caps[] = { KFI_RMA, KFI_TAGGED, KFI_ATOMIC,
-					 KFI_MULTI_RECV, KFI_MSG | KFI_READ,
-					 KFI_RMA_EVENT };
-	struct kfi_info *h = verbs_hints(test), *list = NULL;
+	static const uint64_t caps[] = { KFI_TAGGED, KFI_ATOMIC,
+					 KFI_MULTI_RECV, KFI_RMA_EVENT };
+	const uint64_t rma = KFI_MSG | KFI_RMA | KFI_READ | KFI_WRITE |
+			     KFI_REMOTE_READ | KFI_REMOTE_WRITE;
+	struct kfi_info *h = verbs_hints(test), *list = NULL, *e;
 	int i;
 
 	h->caps = KFI_MSG | KFI_SEND | KFI_RECV | KFI_TRIGGER;
@@ -247,6 +254,29 @@ static void verbs_getinfo_advertises_what_works(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, siw_dev, siw_node));
 	kfi_freeinfo(list);
 	list = NULL;
+	h->caps = rma;
+	h->domain_attr->mr_mode = KFI_MR_PROV_KEY;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
+	for (i = 0; i < 2; i++) {
+		e = find_entry(list, i ? siw_dev : rxe_dev,
+			       i ? siw_node : rxe_node);
+		KUNIT_ASSERT_NOT_NULL(test, e);
+		KUNIT_EXPECT_EQ(test, e->caps & rma, rma);
+		KUNIT_EXPECT_EQ(test, e->domain_attr->mr_mode,
+				KFI_MR_PROV_KEY);
+		KUNIT_EXPECT_EQ(test, e->tx_attr->rma_iov_limit, (size_t)1);
+		KUNIT_EXPECT_EQ(test, e->domain_attr->mr_iov_limit,
+				(size_t)KFI_VERBS_TEST_MR_PAGES);
+		KUNIT_EXPECT_EQ(test, e->domain_attr->mr_key_size, (size_t)8);
+	}
+	kfi_freeinfo(list);
+	list = NULL;
+	/* a consumer that cannot take the provider's keys is no RMA target */
+	h->domain_attr->mr_mode = KFI_MR_VIRT_ADDR;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list),
+			-ENODATA);
+	KUNIT_EXPECT_NULL(test, list);
+	h->domain_attr->mr_mode = 0;
 	for (i = 0; i < ARRAY_SIZE(caps); i++) {
 		h->caps = caps[i];
 		KUNIT_EXPECT_EQ_MSG(test, kfi_getinfo(V17, NULL, NULL, 0, h,
@@ -295,8 +325,8 @@ static void vdom_close(struct kunit *test, struct vdom *v)
 }
 
 /*
- * A domain on each device: completion queues and counters open on it and
- * work; what is not implemented says so (-KFI_ENOSYS), nothing crashes.
+ * A domain on each device: completion queues, counters and memory regions
+ * open on it and work; nothing crashes.
  */
 static void verbs_domain_objects(struct kunit *test)
 {
@@ -320,7 +350,8 @@ static void verbs_domain_objects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kfi_close(&w.dom->fid), -EBUSY);
 	KUNIT_EXPECT_EQ(test, kfi_mr_reg(v.dom, buf, sizeof(buf),
 					 KFI_REMOTE_WRITE, 0, 0, 0, &mr, NULL),
-			-KFI_ENOSYS);
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&cq->fid), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&cntr->fid), 0);
 	vdom_close(test, &w);
@@ -1629,6 +1660,471 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 	}
 }
 
+/* ----------------------------------------------------- memory and RMA */
+
+/* Waits for an RMA entry (@what: KFI_READ or KFI_WRITE) for @ctx. */
+static void vx_expect_rma(struct kunit *test, struct kfid_cq *cq, void *ctx,
+			  uint64_t what)
+{
+	struct kfi_cq_tagged_entry e;
+	ssize_t rd = xf_wait(cq, &e);
+	struct kfi_cq_err_entry err = {};
+
+	if (rd == -KFI_EAVAIL)
+		kfi_cq_readerr(cq, &err, 0);
+	KUNIT_ASSERT_EQ_MSG(test, rd, 1, "err %d prov_errno %d", err.err,
+			    err.prov_errno);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, ctx);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | what);
+}
+
+/* @n bytes of page-aligned, zeroed memory (kmalloc of a power of two). */
+static u8 *vx_pages(struct kunit *test, size_t n)
+{
+	u8 *p = kunit_kzalloc(test, n, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, offset_in_page(p), 0UL);
+	return p;
+}
+
+/*
+ * Remote writes and reads on rxe and siw, data compared: a kvec region at
+ * an offset (the guard bytes around it untouched), a region of three
+ * bio_vecs (a partial first page, a whole page, a partial last page) and
+ * a vmalloc'ed region across three pages, each written in part and read
+ * back whole; an injected write; a read of a read-only region. On rxe
+ * writedata places its bytes and reports its 4 bytes of data in an entry
+ * of the receive it consumed (KFI_RMA | KFI_REMOTE_WRITE |
+ * KFI_REMOTE_CQ_DATA); siw (no immediate data on iWARP) refuses it with
+ * -EOPNOTSUPP. More than one remote region per operation: -EINVAL.
+ */
+static void verbs_rma_write_read(struct kunit *test)
+{
+	const char *node[] = { rxe_node, siw_node };
+	struct kfid_mr *m1, *m2, *m3, *m4;
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct bio_vec bv[3];
+	struct kvec liov[1];
+	struct kfi_rma_iov riov[2];
+	struct kfi_msg_rma rm = { .type = KFI_KVEC, .msg_iov = liov,
+				  .iov_count = 1, .rma_iov = riov,
+				  .rma_iov_count = 2 };
+	u64 k1, k2, k3, k4;
+	u8 *r1, *r2, *pg, *vm, *src, *dst, rx[16];
+	size_t bvlen = (PAGE_SIZE - 100) + PAGE_SIZE + 1000;
+	int i, j;
+
+	r1 = kunit_kzalloc(test, 4096 + 64, GFP_KERNEL);
+	r2 = kunit_kzalloc(test, 1000, GFP_KERNEL);
+	src = kunit_kmalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
+	dst = kunit_kzalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r1);
+	KUNIT_ASSERT_NOT_NULL(test, r2);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	pg = vx_pages(test, 4 * PAGE_SIZE);
+	vm = vx_vzalloc(test, 3 * PAGE_SIZE);
+	bvec_set_page(&bv[0], virt_to_page(pg), PAGE_SIZE - 100, 100);
+	bvec_set_page(&bv[1], virt_to_page(pg + PAGE_SIZE), PAGE_SIZE, 0);
+	bvec_set_page(&bv[2], virt_to_page(pg + 2 * PAGE_SIZE), 1000, 0);
+	for (i = 0; i < 2; i++) {
+		vx_open(test, &f, node[i], 0, true);
+		memset(r1, 0xee, 4096 + 64);
+		memset(pg, 0xee, 4 * PAGE_SIZE);
+		vx_fill(r2, 1000, 40 + i);
+		/* region 1: remote addresses [1000, 5096) over r1 + 32 */
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, r1 + 32, 4096,
+						 KFI_REMOTE_WRITE |
+						 KFI_REMOTE_READ, 1000, 0, 0,
+						 &m1, NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, r2, 1000,
+						 KFI_REMOTE_READ, 0, 0, 0, &m2,
+						 NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_mr_regbv(f.c.d.dom, bv, 3,
+						   KFI_REMOTE_WRITE |
+						   KFI_REMOTE_READ, 5000, 0, 0,
+						   &m3, NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, vm + 2000, 6000,
+						 KFI_REMOTE_WRITE |
+						 KFI_REMOTE_READ, 0, 0, 0, &m4,
+						 NULL), 0);
+		k1 = kfi_mr_key(m1);
+		k2 = kfi_mr_key(m2);
+		k3 = kfi_mr_key(m3);
+		k4 = kfi_mr_key(m4);
+		/* the device's keys are all different */
+		KUNIT_EXPECT_NE(test, (u32)k1, (u32)k2);
+		KUNIT_EXPECT_NE(test, (u32)k1, (u32)k3);
+		KUNIT_EXPECT_NE(test, (u32)k3, (u32)k4);
+
+		/* region 1: write 4096 bytes, read them back */
+		vx_fill(src, 4096, 5 + i);
+		KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, src, 4096, NULL, 0,
+						1000, k1, src), 0);
+		vx_expect_rma(test, f.ctx, src, KFI_WRITE);
+		memset(dst, 0, 4096);
+		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, 4096, NULL, 0,
+					       1000, k1, dst), 0);
+		vx_expect_rma(test, f.ctx, dst, KFI_READ);
+		KUNIT_EXPECT_EQ(test, memcmp(dst, src, 4096), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(r1 + 32, src, 4096), 0);
+		for (j = 0; j < 32; j++) {
+			KUNIT_EXPECT_EQ(test, r1[j], (u8)0xee);
+			KUNIT_EXPECT_EQ(test, r1[32 + 4096 + j], (u8)0xee);
+		}
+		/* an inject into its last two bytes, read back with more */
+		KUNIT_ASSERT_EQ(test, kfi_inject_write(f.c.cep, "xy", 2, 0,
+						       5094, k1), 0);
+		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, 100, NULL, 0,
+					       4996, k1, dst), 0);
+		vx_expect_rma(test, f.ctx, dst, KFI_READ);
+		KUNIT_EXPECT_EQ(test, memcmp(dst, src + 3996, 98), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + 98, "xy", 2), 0);
+
+		/* region 2, read-only, from its offset 0 */
+		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, 50, NULL, 0, 950,
+					       k2, dst), 0);
+		vx_expect_rma(test, f.ctx, dst, KFI_READ);
+		KUNIT_EXPECT_EQ(test, memcmp(dst, r2 + 950, 50), 0);
+
+		/* region 3 (bio_vecs): inside the first to inside the last */
+		vx_fill(src, bvlen, 9 + i);
+		KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, src, bvlen - 550,
+						NULL, 0, 5050, k3, src), 0);
+		vx_expect_rma(test, f.ctx, src, KFI_WRITE);
+		memset(dst, 0, bvlen);
+		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, bvlen, NULL, 0,
+					       5000, k3, dst), 0);
+		vx_expect_rma(test, f.ctx, dst, KFI_READ);
+		for (j = 0; j < 50; j++)
+			KUNIT_EXPECT_EQ(test, dst[j], (u8)0xee);
+		KUNIT_EXPECT_EQ(test, memcmp(dst + 50, src, bvlen - 550), 0);
+		for (j = bvlen - 500; j < bvlen; j++)
+			KUNIT_EXPECT_EQ(test, dst[j], (u8)0xee);
+		/* the pages hold the same bytes, nothing outside changed */
+		KUNIT_EXPECT_EQ(test, memcmp(pg + 150, src, PAGE_SIZE - 150),
+				0);
+		KUNIT_EXPECT_EQ(test, pg[99], (u8)0xee);
+		KUNIT_EXPECT_EQ(test, pg[2 * PAGE_SIZE + 1000], (u8)0xee);
+
+		/* region 4 (vmalloc'ed, three pages) */
+		vx_fill(src, 6000, 13 + i);
+		KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, src, 6000, NULL, 0, 0,
+						k4, src), 0);
+		vx_expect_rma(test, f.ctx, src, KFI_WRITE);
+		memset(dst, 0, 6000);
+		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, 6000, NULL, 0, 0,
+					       k4, dst), 0);
+		vx_expect_rma(test, f.ctx, dst, KFI_READ);
+		KUNIT_EXPECT_EQ(test, memcmp(dst, src, 6000), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(vm + 2000, src, 6000), 0);
+
+		/* writedata: rxe consumes a receive, siw refuses */
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rx, sizeof(rx), NULL,
+					       0, rx), 0);
+		if (i == 0) {
+			KUNIT_ASSERT_EQ(test, kfi_writedata(f.c.cep, "abc", 3,
+							    NULL, 99, 0, 2000,
+							    k1, r1), 0);
+			KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+			KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rx);
+			KUNIT_EXPECT_EQ(test, e.flags,
+					KFI_RMA | KFI_REMOTE_WRITE |
+					KFI_REMOTE_CQ_DATA);
+			KUNIT_EXPECT_EQ(test, e.data, 99ULL);
+			KUNIT_EXPECT_EQ(test, e.len, (size_t)3);
+			KUNIT_EXPECT_EQ(test, memcmp(r1 + 32 + 1000, "abc", 3),
+					0);
+			vx_expect_rma(test, f.ctx, r1, KFI_WRITE);
+		} else {
+			KUNIT_EXPECT_EQ(test, kfi_writedata(f.c.cep, "abc", 3,
+							    NULL, 99, 0, 2000,
+							    k1, r1),
+					-EOPNOTSUPP);
+			/* the receive is still there for a message */
+			KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "m", 2, NULL,
+						       0, NULL), 0);
+			vx_expect_recv(test, f.srx, rx, rx, 2, 0);
+			KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		}
+
+		/* two remote regions in one operation: -EINVAL */
+		liov[0] = (struct kvec){ dst, 150 };
+		riov[0] = (struct kfi_rma_iov){ .addr = 4996, .len = 100,
+						.key = k1 };
+		riov[1] = (struct kfi_rma_iov){ .addr = 0, .len = 50,
+						.key = k2 };
+		KUNIT_EXPECT_EQ(test, kfi_readmsg(f.c.cep, &rm, 0), -EINVAL);
+		xf_expect_none(test, f.ctx);
+		xf_expect_none(test, f.srx);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m4->fid), 0);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m3->fid), 0);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m2->fid), 0);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m1->fid), 0);
+		xf_teardown(test, &f);
+	}
+}
+
+/*
+ * A read the target's device refuses, on rxe and on siw: with a key no
+ * region has (the right index, the wrong key byte), beyond the region's
+ * end, from a region without remote read access, and with the key of a
+ * region closed before (its key invalidated). The read fails with an
+ * error entry (rxe: EACCES, the responder's access error; siw ends the
+ * connection, which flushes it), not a byte lands, and the connection
+ * ends: KFI_SHUTDOWN at the initiator. (siw does not enforce the missing
+ * read right: that case runs on rxe only.)
+ */
+static void verbs_rma_bad_access(struct kunit *test)
+{
+	const char *node[] = { rxe_node, siw_node };
+	struct kfi_cq_err_entry err;
+	struct kfi_cq_tagged_entry e;
+	struct kfid_mr *rw, *wo, *gone;
+	struct xf_fixture f;
+	struct cm_event ev;
+	u8 *mem, dst[16];
+	u64 key, addr;
+	ssize_t len, rd;
+	int i, c;
+
+	mem = kunit_kzalloc(test, 512, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	for (i = 0; i < 2; i++) {
+		for (c = 0; c < 4; c++) {
+			/*
+			 * siw checks no access right of the memory a read
+			 * response is sent from (its transmit path checks
+			 * none): the region's rights reach the device and are
+			 * enforced by rxe.
+			 */
+			if (i == 1 && c == 2)
+				continue;
+			vx_open(test, &f, node[i], 0, true);
+			KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, 128,
+							 KFI_REMOTE_READ |
+							 KFI_REMOTE_WRITE, 0,
+							 0, 0, &rw, NULL), 0);
+			KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem + 128,
+							 128, KFI_REMOTE_WRITE,
+							 0, 0, 0, &wo, NULL),
+					0);
+			KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem + 256,
+							 128, KFI_REMOTE_READ,
+							 0, 0, 0, &gone, NULL),
+					0);
+			addr = 0;
+			switch (c) {
+			case 0:	/* another key byte */
+				key = kfi_mr_key(rw);
+				key = (key & ~0xffULL) | ((key + 0x55) & 0xff);
+				break;
+			case 1:	/* crosses the end */
+				key = kfi_mr_key(rw);
+				addr = 120;
+				break;
+			case 2:	/* no remote read */
+				key = kfi_mr_key(wo);
+				break;
+			default: /* closed */
+				key = kfi_mr_key(gone);
+				break;
+			}
+			KUNIT_EXPECT_EQ(test, kfi_close(&gone->fid), 0);
+			memset(dst, 0x5a, sizeof(dst));
+			KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, dst, 16, NULL,
+						       0, addr, key, dst), 0);
+			memset(&err, 0, sizeof(err));
+			rd = xf_wait(f.ctx, &e);
+			if (rd == -KFI_EAVAIL)
+				KUNIT_EXPECT_EQ(test, kfi_cq_readerr(f.ctx, &err,
+								     0), 1);
+			KUNIT_EXPECT_EQ_MSG(test, rd, (ssize_t)-KFI_EAVAIL,
+					    "device %d case %d key %#llx", i,
+					    c, key);
+			KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)dst);
+			if (i == 0)
+				KUNIT_EXPECT_EQ_MSG(test, err.err, EACCES,
+						    "case %d", c);
+			else
+				KUNIT_EXPECT_NE_MSG(test, err.err, 0,
+						    "case %d", c);
+			KUNIT_EXPECT_EQ(test, dst[0], (u8)0x5a);
+			KUNIT_EXPECT_EQ(test, dst[15], (u8)0x5a);
+			KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len),
+					KFI_SHUTDOWN);
+			KUNIT_EXPECT_EQ(test, kfi_close(&wo->fid), 0);
+			KUNIT_EXPECT_EQ(test, kfi_close(&rw->fid), 0);
+			xf_teardown(test, &f);
+		}
+	}
+}
+
+/*
+ * Keys and registration rules, on rxe and on siw. A region registered
+ * again after its close gets another key (the device's key byte
+ * advanced), and the new key works; regions for local use only get key
+ * 0. Refused with -EINVAL, registering nothing: no access bits, an empty
+ * region, pieces that do not meet on page boundaries (one fast
+ * registration maps whole pages), more pages than one registration
+ * holds. With an EQ bound to the domain with KFI_REG_MR, a registration
+ * reports KFI_MR_COMPLETE with the region's fid and context.
+ */
+static void verbs_rma_keys_and_rules(struct kunit *test)
+{
+	const char *node[] = { rxe_node, siw_node };
+	struct kfi_eq_attr eattr = { .size = 8, .wait_obj = KFI_WAIT_NONE };
+	struct kfi_eq_entry ent;
+	struct kfid_mr *m, *m2;
+	struct kfid_eq *eq;
+	struct xf_fixture f;
+	struct vdom v;
+	struct kvec gap[2];
+	uint32_t event;
+	u8 *mem, *big;
+	u64 k1, k2;
+	int i, tries;
+
+	mem = vx_pages(test, 2 * PAGE_SIZE);
+	big = vx_vzalloc(test, (KFI_VERBS_TEST_MR_PAGES + 1) * PAGE_SIZE);
+	for (i = 0; i < 2; i++) {
+		vx_open(test, &f, node[i], 0, true);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, 64,
+						 KFI_REMOTE_WRITE, 0, 0, 0, &m,
+						 NULL), 0);
+		k1 = kfi_mr_key(m);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, 64,
+						 KFI_REMOTE_WRITE, 0, 0, 0, &m,
+						 NULL), 0);
+		k2 = kfi_mr_key(m);
+		KUNIT_EXPECT_NE(test, (u32)k1, (u32)k2);
+		KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, "new key", 8, NULL, 0,
+						0, k2, NULL), 0);
+		vx_expect_rma(test, f.ctx, NULL, KFI_WRITE);
+		KUNIT_EXPECT_STREQ(test, (char *)mem, "new key");
+		/* local use only */
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem + 64, 64,
+						 KFI_READ | KFI_WRITE |
+						 KFI_SEND | KFI_RECV, 0, 0, 0,
+						 &m2, NULL), 0);
+		KUNIT_EXPECT_EQ(test, kfi_mr_key(m2), 0ULL);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m2->fid), 0);
+		/* refused */
+		m2 = NULL;
+		KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, 64, 0, 0, 0,
+						 0, &m2, NULL), -EINVAL);
+		KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, 0,
+						 KFI_REMOTE_READ, 0, 0, 0, &m2,
+						 NULL), -EINVAL);
+		gap[0] = (struct kvec){ mem, 100 };
+		gap[1] = (struct kvec){ mem + 200, 100 };
+		KUNIT_EXPECT_EQ(test, kfi_mr_regv(f.c.d.dom, gap, 2,
+						  KFI_REMOTE_READ, 0, 0, 0,
+						  &m2, NULL), -EINVAL);
+		/* pieces meeting on a page boundary are one registration */
+		gap[0] = (struct kvec){ mem + 100, PAGE_SIZE - 100 };
+		gap[1] = (struct kvec){ mem + PAGE_SIZE, 100 };
+		KUNIT_EXPECT_EQ(test, kfi_mr_regv(f.c.d.dom, gap, 2,
+						  KFI_REMOTE_READ, 0, 0, 0,
+						  &m2, NULL), 0);
+		if (m2)
+			KUNIT_EXPECT_EQ(test, kfi_close(&m2->fid), 0);
+		m2 = NULL;
+		KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.c.d.dom, big,
+						 (KFI_VERBS_TEST_MR_PAGES + 1) *
+						 PAGE_SIZE, KFI_REMOTE_READ, 0,
+						 0, 0, &m2, NULL), -EINVAL);
+		KUNIT_EXPECT_NULL(test, m2);
+		KUNIT_EXPECT_EQ(test, kfi_mr_reg(f.c.d.dom, big,
+						 KFI_VERBS_TEST_MR_PAGES *
+						 PAGE_SIZE, KFI_REMOTE_READ, 0,
+						 0, 0, &m2, NULL), 0);
+		if (m2)
+			KUNIT_EXPECT_EQ(test, kfi_close(&m2->fid), 0);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);
+		xf_teardown(test, &f);
+		/* asynchronous registration (on a domain of its own) */
+		vdom_open(test, &v, i ? siw_dev : rxe_dev, node[i]);
+		KUNIT_ASSERT_EQ(test, kfi_eq_open(v.fab, &eattr, &eq, NULL,
+						  NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_domain_bind(v.dom, &eq->fid,
+						      KFI_REG_MR), 0);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(v.dom, mem, 64,
+						 KFI_REMOTE_READ, 0, 0, 0, &m2,
+						 mem), 0);
+		for (tries = 0; tries < 100; tries++) {
+			if (kfi_eq_read(eq, &event, &ent, sizeof(ent), 0) ==
+			    sizeof(ent))
+				break;
+			msleep(10);
+		}
+		KUNIT_EXPECT_LT(test, tries, 100);
+		KUNIT_EXPECT_EQ(test, event, (uint32_t)KFI_MR_COMPLETE);
+		KUNIT_EXPECT_PTR_EQ(test, ent.fid, &m2->fid);
+		KUNIT_EXPECT_PTR_EQ(test, ent.context, (void *)mem);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m2->fid), 0);
+		/* the EQ stays bound until the domain closes */
+		KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), -EBUSY);
+		KUNIT_EXPECT_EQ(test, kfi_close(&v.dom->fid), 0);
+		KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), 0);
+		KUNIT_EXPECT_EQ(test, kfi_close(&v.fab->fid), 0);
+		kfi_freeinfo(v.list);
+		kfi_freeinfo(v.hints);
+	}
+}
+
+/*
+ * A device removed while regions are registered on it, on rxe and on
+ * siw: the regions close afterwards (nothing left to invalidate), as
+ * does the domain; after the device is added back, registration works
+ * again (a new registration channel).
+ */
+static void verbs_rma_remove_with_regions(struct kunit *test)
+{
+	const char *dev[] = { rxe_dev, siw_dev };
+	const char *node[] = { rxe_node, siw_node };
+	const char *kind[] = { "rxe", "siw" };
+	const char *netdev[] = { rxe_netdev, siw_netdev };
+	struct kfid_mr *m[2];
+	struct vdom v;
+	u8 *mem;
+	int i;
+
+	mem = kunit_kzalloc(test, 256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	for (i = 0; i < 2; i++) {
+		const char *del[] = { "link", "delete", dev[i], NULL };
+		const char *add[] = { "link", "add", dev[i], "type", kind[i],
+				      "netdev", netdev[i], NULL };
+
+		vdom_open(test, &v, dev[i], node[i]);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(v.dom, mem, 128,
+						 KFI_REMOTE_READ, 0, 0, 0,
+						 &m[0], NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(v.dom, mem + 128, 128,
+						 KFI_REMOTE_WRITE, 0, 0, 0,
+						 &m[1], NULL), 0);
+		KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+		KUNIT_EXPECT_EQ(test, kfi_mr_reg(v.dom, mem, 128,
+						 KFI_REMOTE_READ, 0, 0, 0,
+						 &m[0], NULL), -ENODEV);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m[1]->fid), 0);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m[0]->fid), 0);
+		vdom_close(test, &v);
+		KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
+		KUNIT_EXPECT_TRUE(test, listed_soon(test, dev[i], node[i]));
+		vdom_open(test, &v, dev[i], node[i]);
+		KUNIT_EXPECT_EQ(test, kfi_mr_reg(v.dom, mem, 128,
+						 KFI_REMOTE_READ, 0, 0, 0,
+						 &m[0], NULL), 0);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m[0]->fid), 0);
+		vdom_close(test, &v);
+	}
+}
+
 static struct kunit_case verbs_getinfo_cases[] = {
 	KUNIT_CASE(verbs_getinfo_lists_devices),
 	KUNIT_CASE(verbs_getinfo_by_node),
@@ -1667,6 +2163,14 @@ static struct kunit_case verbs_msg_cases[] = {
 	{}
 };
 
+static struct kunit_case verbs_rma_cases[] = {
+	KUNIT_CASE(verbs_rma_write_read),
+	KUNIT_CASE(verbs_rma_bad_access),
+	KUNIT_CASE(verbs_rma_keys_and_rules),
+	KUNIT_CASE(verbs_rma_remove_with_regions),
+	{}
+};
+
 static struct kunit_suite verbs_getinfo_suite = {
 	.name = "kfi_verbs_getinfo",
 	.init = verbs_init,
@@ -1691,8 +2195,14 @@ static struct kunit_suite verbs_msg_suite = {
 	.test_cases = verbs_msg_cases,
 };
 
+static struct kunit_suite verbs_rma_suite = {
+	.name = "kfi_verbs_rma",
+	.init = verbs_init,
+	.test_cases = verbs_rma_cases,
+};
+
 kunit_test_suites(&verbs_getinfo_suite, &verbs_domain_suite, &verbs_cm_suite,
-		  &verbs_msg_suite);
+		  &verbs_msg_suite, &verbs_rma_suite);
 
 MODULE_DESCRIPTION("KUnit suites of the kfabric verbs provider");
 MODULE_LICENSE("GPL");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Tests of kfi_tcp/logic/mr.rs: registration validation, the remote-access
+//! Tests of kfi_util/logic/mr.rs: registration validation, the remote-access
 //! check, key choice and the segment walker.
 
-use kfi_tcp_logic::logic::mr::*;
+use kfi_util_logic::logic::mr::*;
 use proptest::prelude::*;
 
 #[test]
