@@ -14,7 +14,9 @@
  * the ib_device. Queue pairs are created and destroyed under it for read
  * (kfi_verbs_cm.c), each listed on the device's @conns under @conns_lock,
  * so the remove callback finds them all. Order: kfi_verbs_devs_lock, a
- * device's @lock, its @conns_lock.
+ * device's @lock, its @conns_lock. A device's @mr_lock (memory regions,
+ * kfi_verbs_mr.c) is never taken inside @lock: it is held around rdma_cm
+ * calls that take handler mutexes, inside which @lock is taken.
  */
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -381,9 +383,10 @@ static void kfi_verbs_remove(struct ib_device *ib, void *data)
 	mutex_lock(&kfi_verbs_devs_lock);
 	list_del(&d->node);
 	mutex_unlock(&kfi_verbs_devs_lock);
+	/* outside @lock: it calls into rdma_cm (kfi_verbs_mr.c) */
+	kfi_verbs_mrs_remove(d);
 	down_write(&d->lock);
 	kfi_verbs_conns_remove(d);
-	kfi_verbs_mrs_remove(d);
 	ib_dealloc_pd(d->pd);
 	d->pd = NULL;
 	d->ib = NULL;

@@ -28,11 +28,15 @@
  * consumer is (delta << 32) | rkey, and the initiator posts remote address
  * A + (key >> 32) with rkey = the key's low 32 bits (xfer.rs).
  *
- * Locking: callers hold the device's @lock for read (so the ib_device and
- * its protection domain stay); the device's @mr_lock serialises
- * registrations, invalidations, the channel and the lists. Removal holds
- * @lock for write, then @mr_lock. The channel's rdma_cm handler takes no
- * lock (it runs on rdma_cm's work queue, which removal may wait for).
+ * Locking: the device's @mr_lock serialises registrations, invalidations,
+ * the channel and the lists, and keeps the ib_device and its protection
+ * domain in place: removal takes it first (before the device's @lock) and
+ * marks the device @mr_dead, so whoever holds it and finds the device not
+ * dead may use @ib and @pd. The device's @lock is never held around
+ * rdma_cm calls here: rdma_cm handlers take it inside their handler mutex
+ * (kfi_verbs_cm.c), and rdma_connect()/rdma_destroy_id() take handler
+ * mutexes. The channel's rdma_cm handler takes no lock (it runs on
+ * rdma_cm's work queue, which removal may wait for).
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -222,7 +226,7 @@ static void kfi_verbs_rc_destroy(struct kfi_verbs_regchan *rc)
 /*
  * An address of the device's first port that has one (IPv4 first, then
  * IPv6) in @ss, and that port's network namespace,
- * referenced. Called with the device's lock held for read.
+ * referenced. Called under @mr_lock of a device not being removed.
  */
 static int kfi_verbs_dev_addr(struct kfi_verbs_dev *d,
 			      struct sockaddr_storage *ss, struct net **net)
@@ -309,9 +313,9 @@ static int kfi_verbs_rc_wait_step(struct kfi_verbs_regchan *rc)
 }
 
 /*
- * Builds the channel of the live device @d: listen on an rdma_cm port of
- * its address, connect to it from a second id, wait until established.
- * Called with @d's lock held for read and its @mr_lock.
+ * Builds the channel of the device @d: listen on an rdma_cm port of its
+ * address, connect to it from a second id, wait until established.
+ * Called under @d's @mr_lock, the device not being removed.
  */
 static int kfi_verbs_rc_create(struct kfi_verbs_dev *d,
 			       struct kfi_verbs_regchan **out)
@@ -540,9 +544,9 @@ static void kfi_verbs_mr_free(struct kfi_verbs_mr *m)
 }
 
 /*
- * Registers @m (mapped) on the live device @d: an ib_mr over its pages,
- * the iova and key for @offset, REG_MR on the channel. Under @d's lock
- * (read) and @mr_lock.
+ * Registers @m (mapped) on the device @d: an ib_mr over its pages, the
+ * iova and key for @offset, REG_MR on the channel. Under @d's @mr_lock,
+ * the device not being removed.
  */
 static int kfi_verbs_mr_frwr(struct kfi_verbs_dev *d, struct kfi_verbs_mr *m,
 			     u64 len, u64 offset, u64 access, u64 *key)
@@ -641,8 +645,8 @@ int kfi_verbs_mr_reg(struct kfi_verbs_dev *d, const struct kfi_util_seg *segs,
 	}
 	sg_init_table(m->sgl, nents);
 	m->nents = kfi_verbs_mr_sg(segs, n, m->sgl);
-	down_read(&d->lock);
-	if (!d->ib) {
+	mutex_lock(&d->mr_lock);
+	if (d->mr_dead) {
 		ret = -ENODEV;
 		goto out;
 	}
@@ -655,15 +659,13 @@ int kfi_verbs_mr_reg(struct kfi_verbs_dev *d, const struct kfi_util_seg *segs,
 		ret = -ENOMEM;
 		goto out;
 	}
-	mutex_lock(&d->mr_lock);
 	ret = kfi_verbs_mr_frwr(d, m, len, offset, access, key);
 	if (!ret)
 		list_add_tail(&m->node, &d->mrs);
-	mutex_unlock(&d->mr_lock);
-	if (ret)
+	else
 		ib_dma_unmap_sg(d->ib, m->sgl, m->nents, DMA_BIDIRECTIONAL);
 out:
-	up_read(&d->lock);
+	mutex_unlock(&d->mr_lock);
 	if (ret)
 		kfi_verbs_mr_free(m);
 	else
@@ -685,7 +687,6 @@ void kfi_verbs_mr_dereg(struct kfi_verbs_mr *m)
 	if (!m)
 		return;
 	d = m->dev;
-	down_read(&d->lock);
 	mutex_lock(&d->mr_lock);
 	list_del(&m->node);
 	if (m->mr) {
@@ -698,15 +699,16 @@ void kfi_verbs_mr_dereg(struct kfi_verbs_mr *m)
 		ib_dma_unmap_sg(d->ib, m->sgl, m->nents, DMA_BIDIRECTIONAL);
 	}
 	mutex_unlock(&d->mr_lock);
-	up_read(&d->lock);
 	kfi_verbs_mr_free(m);
 }
 
 /**
  * kfi_verbs_mrs_remove() - The device goes away: every region is
  *	deregistered (their owners keep an empty shell until they close it),
- *	the free ib_mrs and the channel are freed.
- * @d: The device, its lock held for write, still with its ib_device.
+ *	the free ib_mrs and the channel are freed; registering fails with
+ *	-ENODEV from now on.
+ * @d: The device, still with its ib_device and protection domain; its
+ *	lock not held (see the file comment).
  *
  * Context: Process context (the ib_client's remove callback).
  */
@@ -716,6 +718,7 @@ void kfi_verbs_mrs_remove(struct kfi_verbs_dev *d)
 	struct ib_mr *mr, *tmp;
 
 	mutex_lock(&d->mr_lock);
+	d->mr_dead = true;
 	if (d->rc) {
 		kfi_verbs_rc_destroy(d->rc);
 		d->rc = NULL;

@@ -36,7 +36,10 @@ struct kfi_verbs_regchan;
  * @conns: The connections with a queue pair on the device
  *	(struct kfi_verbs_conn.node).
  * @mr_lock: Serialises memory registration on the device (kfi_verbs_mr.c)
- *	and protects @rc, @mrs and @mr_free. Taken inside @lock.
+ *	and protects @mr_dead, @rc, @mrs and @mr_free; while it is held and
+ *	@mr_dead is false, @ib and @pd stay (removal takes it before @lock).
+ *	Never taken inside @lock.
+ * @mr_dead: The device is being removed: nothing registers any more.
  * @rc: The registration channel, NULL until the first registration.
  * @mrs: The registered regions (struct kfi_verbs_mr.node).
  * @mr_free: FRWR ib_mrs of closed regions, invalidated, waiting for reuse
@@ -53,6 +56,7 @@ struct kfi_verbs_dev {
 	struct mutex conns_lock;
 	struct list_head conns;
 	struct mutex mr_lock;
+	bool mr_dead;
 	struct kfi_verbs_regchan *rc;
 	struct list_head mrs;
 	struct list_head mr_free;
