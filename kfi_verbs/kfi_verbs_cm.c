@@ -36,6 +36,7 @@
 #include <linux/string.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/mr_pool.h>
 #include <rdma/rdma_cm.h>
 
 #include "verbs_sys.h"
@@ -262,6 +263,7 @@ static int kfi_verbs_qp_create(struct kfi_verbs_conn *c,
 {
 	struct kfi_verbs_dev *d = c->dev;
 	struct ib_qp_init_attr a = {};
+	u32 nmrs, pages;
 	int ret = 0;
 
 	down_read(&d->lock);
@@ -278,8 +280,16 @@ static int kfi_verbs_qp_create(struct kfi_verbs_conn *c,
 		ret = -EINVAL;
 		goto out;
 	}
+	/*
+	 * The pool of per-operation fast registrations: each operation that
+	 * holds one of its ib_mrs adds up to two work requests (LOCAL_INV,
+	 * REG_MR) before its own on the send queue.
+	 */
+	nmrs = min_t(u32, c->sq, KFI_VERBS_QP_MRS);
+	while (nmrs && c->sq + 1 + 2 * nmrs > d->ib->attrs.max_qp_wr)
+		nmrs /= 2;
 	/* one more work request each way for ib_drain_qp() */
-	c->cq_size = c->sq + c->rq + 2;
+	c->cq_size = c->sq + 2 * nmrs + c->rq + 2;
 	c->cq = ib_cq_pool_get(d->ib, c->cq_size, -1, IB_POLL_SOFTIRQ);
 	if (IS_ERR(c->cq)) {
 		ret = PTR_ERR(c->cq);
@@ -289,7 +299,7 @@ static int kfi_verbs_qp_create(struct kfi_verbs_conn *c,
 	a.qp_context = c;
 	a.send_cq = c->cq;
 	a.recv_cq = c->cq;
-	a.cap.max_send_wr = c->sq + 1;
+	a.cap.max_send_wr = c->sq + 1 + 2 * nmrs;
 	a.cap.max_recv_wr = c->rq + 1;
 	a.cap.max_send_sge = min_t(u32, KFI_VERBS_SGE_MAX,
 				   d->ib->attrs.max_send_sge);
@@ -309,6 +319,20 @@ static int kfi_verbs_qp_create(struct kfi_verbs_conn *c,
 		c->cq = NULL;
 		goto out;
 	}
+	pages = min_t(u32, KFI_VERBS_MR_PAGES,
+		      d->ib->attrs.max_fast_reg_page_list_len);
+	if (nmrs) {
+		ret = ib_mr_pool_init(id->qp, &id->qp->rdma_mrs, nmrs,
+				      IB_MR_TYPE_MEM_REG, pages, 0);
+		if (ret) {
+			rdma_destroy_qp(id);
+			ib_cq_pool_put(c->cq, c->cq_size);
+			c->cq = NULL;
+			goto out;
+		}
+	}
+	c->nmrs = nmrs;
+	c->iwarp = rdma_protocol_iwarp(d->ib, id->port_num);
 	c->qp_id = id;
 	/* the device's answers: what the queue pair really holds */
 	c->max_inline = a.cap.max_inline_data;

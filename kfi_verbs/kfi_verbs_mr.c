@@ -490,14 +490,23 @@ static void kfi_verbs_mr_give(struct kfi_verbs_dev *d, struct ib_mr *mr)
 	list_add(&mr->qp_entry, &d->mr_free);
 }
 
-/*
- * Fills @sgl (NULL: only counts) with the pages of @segs: a page segment
- * as one entry (its pages are contiguous), a linear-map address as one, a
- * vmalloc or module address as one per page. Empty segments are skipped.
- * Return: the entries, or -EINVAL for an address of none of these kinds.
+/**
+ * kfi_verbs_segs_sg() - Describe segments as a scatterlist.
+ * @segs: The segments (kernel addresses or pages).
+ * @n: Their number.
+ * @sgl: Entries to fill (initialised, as many as a count returned), or
+ *	NULL to count only.
+ *
+ * A page segment is one entry (its pages are contiguous), a linear-map
+ * address one, a vmalloc or module address one per page (devices that
+ * work on kernel addresses take them from the linear map). Empty segments
+ * are skipped.
+ *
+ * Context: Any. Return: the entries, or -EINVAL for a segment longer than
+ * 4 GiB or an address of none of these kinds.
  */
-static int kfi_verbs_mr_sg(const struct kfi_util_seg *segs, unsigned int n,
-			   struct scatterlist *sgl)
+int kfi_verbs_segs_sg(const struct kfi_util_seg *segs, unsigned int n,
+		      struct scatterlist *sgl)
 {
 	unsigned int i, k = 0;
 
@@ -629,7 +638,7 @@ int kfi_verbs_mr_reg(struct kfi_verbs_dev *d, const struct kfi_util_seg *segs,
 	struct kfi_verbs_mr *m;
 	int nents, ret;
 
-	nents = kfi_verbs_mr_sg(segs, n, NULL);
+	nents = kfi_verbs_segs_sg(segs, n, NULL);
 	if (nents <= 0)
 		return -EINVAL;
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
@@ -644,7 +653,7 @@ int kfi_verbs_mr_reg(struct kfi_verbs_dev *d, const struct kfi_util_seg *segs,
 		return -ENOMEM;
 	}
 	sg_init_table(m->sgl, nents);
-	m->nents = kfi_verbs_mr_sg(segs, n, m->sgl);
+	m->nents = kfi_verbs_segs_sg(segs, n, m->sgl);
 	mutex_lock(&d->mr_lock);
 	if (d->mr_dead) {
 		ret = -ENODEV;

@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
@@ -93,6 +94,11 @@ struct kfi_verbs_dev {
  * @max_inline: Bytes a send may carry inline on the queue pair.
  * @max_send_sge: Scatter/gather entries of a send work request.
  * @max_recv_sge: Scatter/gather entries of a receive work request.
+ * @iwarp: The queue pair speaks iWARP: the sink of an RDMA READ must be
+ *	registered with remote write access (kfi_verbs_qp.c).
+ * @nmrs: FRWR ib_mrs in the queue pair's pool (qp->rdma_mrs), for
+ *	operations over more pieces than a work request holds and for
+ *	iWARP READ sinks; 0 without a pool.
  * @break_work: Disconnects after a failed work request
  *	(kfi_verbs_conn_broken()); queued only while @post_qp is set.
  * @drain_lock: Serialises the drains of the queue pair (ib_drain_qp()
@@ -125,6 +131,8 @@ struct kfi_verbs_conn {
 	unsigned int max_inline;
 	unsigned int max_send_sge;
 	unsigned int max_recv_sge;
+	bool iwarp;
+	unsigned int nmrs;
 	struct work_struct break_work;
 	struct mutex drain_lock;
 	bool drained;
@@ -136,5 +144,7 @@ int kfi_verbs_dev_port(struct kfi_verbs_dev *d, u32 port,
 void kfi_verbs_conns_remove(struct kfi_verbs_dev *d);
 void kfi_verbs_conn_broken(struct kfi_verbs_conn *c);
 void kfi_verbs_mrs_remove(struct kfi_verbs_dev *d);
+int kfi_verbs_segs_sg(const struct kfi_util_seg *segs, unsigned int n,
+		      struct scatterlist *sgl);
 
 #endif

@@ -24,6 +24,7 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/mr_pool.h>
 #include <rdma/rdma_cm.h>
 
 #include "verbs_sys.h"
@@ -40,6 +41,13 @@
  * @pages: Bit i set: @sge[i] was mapped from a page, else from a kernel
  *	address (each is unmapped the way it was mapped).
  * @sge: The scatter/gather list of the work request.
+ * @mr: While posted through a fast registration of its own: the ib_mr,
+ *	taken from @qp's pool; else NULL.
+ * @qp: The queue pair @mr goes back to.
+ * @sgl: The buffer's pages mapped into @mr (allocated at the post).
+ * @nents: Entries of @sgl.
+ * @inv_by_op: The work request invalidates @mr itself when it succeeds
+ *	(RDMA READ with invalidate).
  */
 struct kfi_verbs_wr {
 	struct ib_cqe cqe;
@@ -50,6 +58,11 @@ struct kfi_verbs_wr {
 	u8 dir;
 	u8 pages;
 	struct ib_sge sge[KFI_VERBS_SGE_MAX];
+	struct ib_mr *mr;
+	struct ib_qp *qp;
+	struct scatterlist *sgl;
+	int nents;
+	bool inv_by_op;
 };
 
 /**
@@ -223,6 +236,114 @@ static int kfi_verbs_map(struct kfi_verbs_wr *wr, struct ib_device *ib,
 	return ret;
 }
 
+/* Ends @wr's own fast registration: @mr back to the pool, pages unmapped. */
+static void kfi_verbs_frwr_end(struct kfi_verbs_wr *wr, bool invalidated)
+{
+	struct ib_mr *mr = wr->mr;
+
+	mr->need_inval = !invalidated;
+	ib_mr_pool_put(wr->qp, &wr->qp->rdma_mrs, mr);
+	ib_dma_unmap_sg(wr->qp->device, wr->sgl, wr->nents, wr->dir);
+	kfree(wr->sgl);
+	wr->sgl = NULL;
+	wr->mr = NULL;
+}
+
+/*
+ * Posts @op (its remaining fields set by the caller) over a fast
+ * registration of its own: the buffer's pages (@r's segments, @nents
+ * scatterlist entries) mapped into an ib_mr of @qp's pool and made valid
+ * by a REG_MR (after a LOCAL_INV of the ib_mr's last key when it is still
+ * valid) chained before @op, which then names it with one entry. The
+ * REG_MR grants local write, and for an iWARP READ sink remote write (the
+ * peer's read response is a write into it); such a READ invalidates the
+ * ib_mr itself. The ib_mr and pages go back at @op's completion.
+ * Return: 0 or as kfi_verbs_post_send().
+ */
+static int kfi_verbs_post_frwr(struct kfi_verbs_conn *c, struct ib_qp *qp,
+			       struct kfi_verbs_wr *wr,
+			       const struct kfi_verbs_sq_req *r, int nents,
+			       struct ib_send_wr *op)
+{
+	struct ib_send_wr inv = { .opcode = IB_WR_LOCAL_INV };
+	struct ib_reg_wr reg = { .wr.opcode = IB_WR_REG_MR };
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr *first = &reg.wr;
+	bool sink = r->op == KFI_VERBS_OP_READ && c->iwarp;
+	struct ib_mr *mr;
+	u32 old_key;
+	int n, ret;
+
+	if (!c->nmrs)
+		return -EINVAL;
+	wr->sgl = kmalloc_array(nents, sizeof(*wr->sgl), GFP_ATOMIC);
+	if (!wr->sgl)
+		return -EAGAIN;
+	sg_init_table(wr->sgl, nents);
+	kfi_verbs_segs_sg(r->segs, r->nseg, wr->sgl);
+	wr->nents = nents;
+	wr->qp = qp;
+	n = ib_dma_map_sg(qp->device, wr->sgl, nents, wr->dir);
+	if (!n) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
+	if (!mr) {
+		/* every ib_mr of the pool is in use: try again later */
+		ret = -EAGAIN;
+		goto unmap;
+	}
+	wr->mr = mr;
+	/* pieces that do not meet on page boundaries map short */
+	if (ib_map_mr_sg(mr, wr->sgl, n, NULL, PAGE_SIZE) != n) {
+		ret = -EINVAL;
+		goto put;
+	}
+	old_key = mr->rkey;
+	if (mr->need_inval) {
+		inv.ex.invalidate_rkey = mr->rkey;
+		inv.next = &reg.wr;
+		first = &inv;
+	}
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg.wr.next = op;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE |
+		     (sink ? IB_ACCESS_REMOTE_WRITE : 0);
+	wr->sge[0].addr = mr->iova;
+	wr->sge[0].length = mr->length;
+	wr->sge[0].lkey = mr->lkey;
+	op->sg_list = wr->sge;
+	op->num_sge = 1;
+	wr->inv_by_op = sink;
+	if (sink) {
+		op->opcode = IB_WR_RDMA_READ_WITH_INV;
+		op->ex.invalidate_rkey = mr->rkey;
+	}
+	ret = ib_post_send(qp, first, &bad);
+	if (!ret)
+		return 0;
+	if (bad == first) {
+		/* nothing posted: the device still knows the old key */
+		ib_update_fast_reg_key(mr, old_key & 0xff);
+		goto put;
+	}
+	/* the registration was posted, the operation not */
+	kfi_verbs_frwr_end(wr, false);
+	return ret == -ENOTCONN ? -EAGAIN : ret;
+put:
+	ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
+	wr->mr = NULL;
+unmap:
+	ib_dma_unmap_sg(qp->device, wr->sgl, nents, wr->dir);
+free:
+	kfree(wr->sgl);
+	wr->sgl = NULL;
+	return ret == -ENOTCONN ? -EAGAIN : ret;
+}
+
 /*
  * The outcome of a post of @wr: a refused one is unmapped; siw refuses
  * posts with -ENOTCONN while its queue pair changes state, which is
@@ -261,11 +382,17 @@ static enum ib_wr_opcode kfi_verbs_opcode(const struct kfi_verbs_sq_req *r)
  * through kfi_verbs_tx_done().
  *
  * Context: Any but hard interrupts; never sleeps.
+ * A buffer of more pieces than a work request holds, and the sink of an
+ * RDMA READ on iWARP, go through a fast registration of their own
+ * (kfi_verbs_post_frwr()).
+ *
  * Return: 0; -ENOTCONN without a queue pair (none yet, or destroyed);
  * -EAGAIN when the device cannot take it now (siw while its queue pair
- * changes state); -EINVAL for more pieces than a work request holds or an
- * unknown @r->op; -ENOMEM when a buffer cannot be mapped; the device's
- * error (-ENOMEM when its send queue is full).
+ * changes state; every registration of the queue pair's pool in use, or
+ * no memory for the page list); -EINVAL for a buffer one registration
+ * cannot map (pieces that do not meet on page boundaries, more than its
+ * pages) or an unknown @r->op; -ENOMEM when a buffer cannot be mapped;
+ * the device's error (-ENOMEM when its send queue is full).
  */
 int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 			unsigned int slot, const struct kfi_verbs_sq_req *r)
@@ -276,8 +403,9 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	enum dma_data_direction dir = DMA_TO_DEVICE;
 	struct ib_qp *qp;
 	size_t total = 0;
+	bool frwr = false;
 	unsigned int i;
-	int ret;
+	int nents = 0, ret;
 
 	if (slot >= w->ntx || r->op < KFI_VERBS_OP_SEND ||
 	    r->op > KFI_VERBS_OP_READ || r->nseg > KFI_UTIL_IOV_MAX)
@@ -309,12 +437,22 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 		s->sg_list = wr->sge;
 		s->num_sge = total ? 1 : 0;
 	} else {
-		ret = kfi_verbs_map(wr, qp->device, qp->pd->local_dma_lkey,
-				    r->segs, r->nseg, c->max_send_sge, dir);
-		if (ret)
+		nents = kfi_verbs_segs_sg(r->segs, r->nseg, NULL);
+		if (nents < 0) {
+			ret = nents;
 			goto out;
-		s->sg_list = wr->sge;
-		s->num_sge = wr->nsge;
+		}
+		frwr = nents > c->max_send_sge ||
+		       (c->iwarp && r->op == KFI_VERBS_OP_READ && nents);
+		if (!frwr) {
+			ret = kfi_verbs_map(wr, qp->device,
+					    qp->pd->local_dma_lkey, r->segs,
+					    r->nseg, c->max_send_sge, dir);
+			if (ret)
+				goto out;
+			s->sg_list = wr->sge;
+			s->num_sge = wr->nsge;
+		}
 	}
 	s->wr_cqe = &wr->cqe;
 	s->opcode = kfi_verbs_opcode(r);
@@ -326,6 +464,13 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	if (r->op != KFI_VERBS_OP_SEND) {
 		rw.remote_addr = r->raddr;
 		rw.rkey = r->rkey;
+	}
+	if (frwr) {
+		wr->dir = dir;
+		wr->nsge = 0;
+		wr->ib = NULL;
+		ret = kfi_verbs_post_frwr(c, qp, wr, r, nents, s);
+		goto out;
 	}
 	ret = kfi_verbs_posted(wr, ib_post_send(qp, s, NULL));
 out:
@@ -418,6 +563,9 @@ static void kfi_verbs_done(struct ib_wc *wc, bool tx)
 
 	if (wr->ib)
 		kfi_verbs_unmap(wr);
+	if (wr->mr)
+		kfi_verbs_frwr_end(wr, wr->inv_by_op &&
+				   wc->status == IB_WC_SUCCESS);
 	kfi_verbs_check_wc(wr, wc);
 	kfi_verbs_wc_of(wc, &k);
 	if (tx)

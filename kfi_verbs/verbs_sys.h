@@ -157,6 +157,8 @@ int kfi_verbs_pep_cm_event(void *ctx, const struct kfi_verbs_cm_ev *ev);
 
 /* Scatter/gather entries asked for per work request (at most). */
 #define KFI_VERBS_SGE_MAX 4
+/* FRWR ib_mrs per queue pair for operations over more pieces (at most). */
+#define KFI_VERBS_QP_MRS 32
 /* Bytes asked for inline sends (the device may give fewer, or none). */
 #define KFI_VERBS_INLINE 64
 

@@ -1868,6 +1868,99 @@ static void verbs_rma_write_read(struct kunit *test)
 }
 
 /*
+ * Buffers of more pieces than a work request holds (4 SGEs) go through a
+ * fast registration of their own, on rxe and on siw (where every RDMA
+ * READ sink does, registered with remote write access as iWARP wants): a
+ * vmalloc'ed buffer over 17 pages sent into one receive, written into a
+ * region and read back into another vmalloc'ed buffer, data compared; 8
+ * whole pages as bio_vecs sent; 40 reads in turn (more than the queue
+ * pair's 32 registrations: each reused, invalidated first on rxe); 5
+ * pieces that do not meet on page boundaries, and a receive of more than
+ * 4 pieces: -EINVAL, nothing posted.
+ */
+static void verbs_rma_long_buffers(struct kunit *test)
+{
+	const char *node[] = { rxe_node, siw_node };
+	size_t len = 16 * PAGE_SIZE + 1000;
+	u8 *vsrc, *vdst, *rx, *reg, *pg;
+	struct bio_vec bv[8];
+	struct kvec gap[5];
+	struct xf_fixture f;
+	struct kfid_mr *m;
+	u64 key;
+	int i, k;
+
+	vsrc = vx_vzalloc(test, 18 * PAGE_SIZE);
+	vdst = vx_vzalloc(test, 18 * PAGE_SIZE);
+	rx = vx_pages(test, 32 * PAGE_SIZE);
+	reg = vx_pages(test, 32 * PAGE_SIZE);
+	pg = vx_pages(test, 8 * PAGE_SIZE);
+	for (k = 0; k < 8; k++)
+		bvec_set_page(&bv[k], virt_to_page(pg + k * PAGE_SIZE),
+			      PAGE_SIZE, 0);
+	for (i = 0; i < 2; i++) {
+		vx_open(test, &f, node[i], 0, true);
+		vx_fill(vsrc + 100, len, 21 + i);
+		memset(rx, 0, len);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rx, len, NULL, 0, rx),
+				0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, vsrc + 100, len, NULL,
+					       0, vsrc), 0);
+		vx_expect_send(test, f.ctx, vsrc);
+		vx_expect_recv(test, f.srx, rx, rx, len, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(rx, vsrc + 100, len), 0);
+		/* 8 bio_vecs of a page each */
+		vx_fill(pg, 8 * PAGE_SIZE, 31 + i);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rx, 8 * PAGE_SIZE,
+					       NULL, 0, rx), 0);
+		KUNIT_ASSERT_EQ(test, kfi_sendbv(f.c.cep, bv, NULL, 8, 0, bv),
+				0);
+		vx_expect_send(test, f.ctx, bv);
+		vx_expect_recv(test, f.srx, rx, rx, 8 * PAGE_SIZE, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(rx, pg, 8 * PAGE_SIZE), 0);
+		/* write from and read into vmalloc'ed memory */
+		memset(reg, 0, len);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, reg, len,
+						 KFI_REMOTE_WRITE |
+						 KFI_REMOTE_READ, 0, 0, 0, &m,
+						 NULL), 0);
+		key = kfi_mr_key(m);
+		KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, vsrc + 100, len, NULL,
+						0, 0, key, vsrc), 0);
+		vx_expect_rma(test, f.ctx, vsrc, KFI_WRITE);
+		KUNIT_EXPECT_EQ(test, memcmp(reg, vsrc + 100, len), 0);
+		memset(vdst, 0, 18 * PAGE_SIZE);
+		KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, vdst + 3000, len, NULL,
+					       0, 0, key, vdst), 0);
+		vx_expect_rma(test, f.ctx, vdst, KFI_READ);
+		KUNIT_EXPECT_EQ(test, memcmp(vdst + 3000, reg, len), 0);
+		KUNIT_EXPECT_EQ(test, vdst[2999], (u8)0);
+		KUNIT_EXPECT_EQ(test, vdst[3000 + len], (u8)0);
+		/* more reads than the pool has registrations, in turn */
+		for (k = 0; k < 40; k++) {
+			reg[k] = k + 1;
+			KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep, vdst + 3000,
+						       5 * PAGE_SIZE, NULL, 0,
+						       0, key, NULL), 0);
+			vx_expect_rma(test, f.ctx, NULL, KFI_READ);
+			KUNIT_EXPECT_EQ(test, vdst[3000 + k], (u8)(k + 1));
+		}
+		/* refused */
+		for (k = 0; k < 5; k++)
+			gap[k] = (struct kvec){ rx + k * 200, 100 };
+		KUNIT_EXPECT_EQ(test, kfi_sendv(f.c.cep, gap, NULL, 5, 0,
+						NULL), -EINVAL);
+		KUNIT_EXPECT_EQ(test, kfi_recv(f.c.sep, vdst + 100,
+					       5 * PAGE_SIZE, NULL, 0, NULL),
+				-EINVAL);
+		xf_expect_none(test, f.ctx);
+		xf_expect_none(test, f.srx);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);
+		xf_teardown(test, &f);
+	}
+}
+
+/*
  * A read the target's device refuses, on rxe and on siw: with a key no
  * region has (the right index, the wrong key byte), beyond the region's
  * end, from a region without remote read access, and with the key of a
@@ -2165,6 +2258,7 @@ static struct kunit_case verbs_msg_cases[] = {
 
 static struct kunit_case verbs_rma_cases[] = {
 	KUNIT_CASE(verbs_rma_write_read),
+	KUNIT_CASE(verbs_rma_long_buffers),
 	KUNIT_CASE(verbs_rma_bad_access),
 	KUNIT_CASE(verbs_rma_keys_and_rules),
 	KUNIT_CASE(verbs_rma_remove_with_regions),
