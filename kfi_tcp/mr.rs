@@ -3,7 +3,7 @@
 //! the ops tables, the argument checks, the copy of the segments, the
 //! `KFI_MR_COMPLETE` events and bind/control/close; what is the sockets
 //! transport's is here: the registration's offset range and access
-//! (`logic::mr::register`), its key (requested, or chosen by the provider
+//! (`logic::mr::register`, applied by the toolkit), its key (requested, or chosen by the provider
 //! on a `KFI_MR_PROV_KEY` domain) and the domain's key table, where the
 //! RMA target path finds the region and checks every remote access with
 //! `logic::mr::check` against its offset range and access. A region has up
@@ -47,29 +47,23 @@ impl MrPtr {
 // freed only after removal from the table.
 unsafe impl Send for MrPtr {}
 
-fn err(e: MrError) -> Error {
-    Error::from_errno(e.errno())
-}
-
 // SAFETY: `#[repr(C)]` with the given `MrBase` first (asserted above),
 // allocated with KBox by `register` only; our domains are all `Domain`s.
 unsafe impl ProvMr for Mr {
     type Domain = Domain;
     const IOV_LIMIT: usize = rules::SEG_LIMIT;
 
-    /// Checks the offset range and access, and lists the region in the
-    /// domain's key table under its key: the requested one (-KFI_ENOKEY
-    /// when in use) or, on a `KFI_MR_PROV_KEY` domain, one the provider
-    /// chooses.
+    /// Lists the region in the domain's key table under its key: the
+    /// requested one (-KFI_ENOKEY when in use) or, on a `KFI_MR_PROV_KEY`
+    /// domain, one the provider chooses.
     fn register(d: &Domain, base: MrBase, reg: MrReg) -> Result<(KBox<Self>, u64)> {
-        let region = rules::register(reg.offset, reg.len, reg.access).map_err(err)?;
-        let mut m = KBox::new(Mr { base, region, segs: reg.segs }, GFP_KERNEL)?;
+        let mut m = KBox::new(Mr { base, region: reg.region, segs: reg.segs }, GFP_KERNEL)?;
         let mptr = MrPtr(NonNull::from(&mut *m));
         let mut t = d.mrs.lock();
         let key = if d.prov_key { t.choose_key() } else { reg.requested_key };
         match t.insert(key, mptr) {
             Ok(()) => Ok((m, key)),
-            Err(e) if e == EEXIST => Err(err(MrError::KeyInUse)),
+            Err(e) if e == EEXIST => Err(Error::from_errno(MrError::KeyInUse.errno())),
             Err(_) => Err(ENOMEM),
         }
     }

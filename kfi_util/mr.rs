@@ -11,7 +11,8 @@
 //! - the checks that do not depend on the transport: a NULL domain,
 //!   attribute or result pointer, flags, an authorization key (-EINVAL);
 //!   no segment or more than [`ProvMr::IOV_LIMIT`] (-EINVAL); a bad
-//!   buffer list, a total length beyond 64 bits (-EINVAL);
+//!   buffer list, a total length beyond 64 bits (-EINVAL); the offset
+//!   range and access bits (`logic::mr::register`: -EINVAL);
 //! - the copy of the segments (kernel virtual ranges for kvecs, pages for
 //!   bio_vecs and scatterlists), so that the caller's descriptor arrays
 //!   need not outlive the call (the memory itself must stay valid until
@@ -42,6 +43,7 @@ use super::base::{self, einval};
 use super::eq::Eq;
 use super::fabric::ProvDomain;
 use super::fid::DomainBase;
+use super::logic::mr::{self as rules, Region};
 use super::sys;
 use super::Provider;
 use core::ffi::{c_int, c_void};
@@ -59,14 +61,13 @@ pub(crate) struct MrReg {
     /// The segments, in order (1 to [`ProvMr::IOV_LIMIT`]); the region's
     /// to keep.
     pub(crate) segs: KVec<sys::kfi_util_seg>,
-    /// Their total length in bytes (may be 0).
-    pub(crate) len: u64,
-    /// `offset` (the region's first remote address in offset mode).
-    pub(crate) offset: u64,
-    /// The access bits asked for (not checked yet).
-    pub(crate) access: u64,
     /// `requested_key`.
     pub(crate) requested_key: u64,
+    /// The region as the offset and access rules accepted it
+    /// (`logic::mr::register`: its first remote address `offset`, its
+    /// total length, not 0 and not wrapping the 64-bit offsets, and its
+    /// access bits, known and not none).
+    pub(crate) region: Region,
 }
 
 /// A provider's memory region object.
@@ -88,8 +89,9 @@ pub(crate) unsafe trait ProvMr: Sized {
     const IOV_LIMIT: usize;
 
     /// Registers `reg` on `domain` (process context, may sleep, no lock of
-    /// the toolkit held): checks what is the transport's (offset, access,
-    /// key), allocates the region with `base` as its first field, makes it
+    /// the toolkit held; the offset range and access bits passed the
+    /// toolkit's rules, `reg.region`): checks what is the transport's
+    /// (key, layout), allocates the region with `base` as its first field, makes it
     /// reachable to the transport and returns it with its key. Its header
     /// is filled and published after this returns; nothing can fail then.
     /// On error nothing may remain registered.
@@ -246,7 +248,11 @@ pub(crate) unsafe extern "C" fn kfi_util_mr_regattr(
     let Some(len) = segs.iter().try_fold(0u64, |t, s| t.checked_add(s.len as u64)) else {
         return einval();
     };
-    let reg = MrReg { segs, len, offset: a.offset, access: a.access, requested_key: a.requested_key };
+    let region = match rules::register(a.offset, len, a.access) {
+        Ok(r) => r,
+        Err(e) => return e.errno(),
+    };
+    let reg = MrReg { segs, requested_key: a.requested_key, region };
     // SAFETY: the MR ops are installed only on domains of type
     // `PMr::Domain` (trait contract), live for the call.
     let d = unsafe { <<PMr as ProvMr>::Domain as ProvDomain>::from_base(db) };

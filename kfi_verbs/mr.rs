@@ -17,7 +17,7 @@
 
 use crate::domain::Domain;
 use crate::ffi::RegMr;
-use crate::util::logic::mr::{self as rules, MrError, REMOTE_READ, REMOTE_WRITE};
+use crate::util::logic::mr::{self as rules, REMOTE_READ, REMOTE_WRITE};
 use crate::util::mr::{MrBase, MrReg, ProvMr};
 use kernel::prelude::*;
 
@@ -33,24 +33,19 @@ pub(crate) struct Mr {
 
 const _: () = assert!(core::mem::offset_of!(Mr, base) == 0);
 
-fn err(e: MrError) -> Error {
-    Error::from_errno(e.errno())
-}
-
 // SAFETY: `#[repr(C)]` with the given `MrBase` first (asserted above),
 // allocated with KBox by `register` only; our domains are all `Domain`s.
 unsafe impl ProvMr for Mr {
     type Domain = Domain;
     const IOV_LIMIT: usize = rules::SEG_LIMIT;
 
-    /// Checks the offset range and access; registers a region with remote
-    /// access on the device. -EINVAL also when the region does not fit
-    /// one fast registration (kfi_verbs_mr.c: more than 256 pages, or
-    /// pieces that do not meet on page boundaries).
+    /// Registers a region with remote access on the device: -EINVAL when
+    /// it does not fit one fast registration (kfi_verbs_mr.c: more than
+    /// 256 pages, or pieces that do not meet on page boundaries).
     fn register(d: &Domain, base: MrBase, reg: MrReg) -> Result<(KBox<Self>, u64)> {
-        rules::register(reg.offset, reg.len, reg.access).map_err(err)?;
-        let (remote, key) = if reg.access & (REMOTE_READ | REMOTE_WRITE) != 0 {
-            let (m, key) = RegMr::new(d.dev(), &reg.segs, reg.len, reg.offset, reg.access)?;
+        let r = reg.region;
+        let (remote, key) = if r.access & (REMOTE_READ | REMOTE_WRITE) != 0 {
+            let (m, key) = RegMr::new(d.dev(), &reg.segs, r.len, r.base, r.access)?;
             (Some(m), key)
         } else {
             (None, 0)

@@ -1190,8 +1190,9 @@ static void vx_expect_recv(struct kunit *test, struct kfid_cq *cq, void *ctx,
 	KUNIT_EXPECT_PTR_EQ(test, e.buf, buf);
 }
 
-/* Waits for a send entry for @ctx. */
-static void vx_expect_send(struct kunit *test, struct kfid_cq *cq, void *ctx)
+/* Waits for a transmit entry for @ctx with @flags. */
+static void vx_expect_tx(struct kunit *test, struct kfid_cq *cq, void *ctx,
+			 uint64_t flags)
 {
 	struct kfi_cq_tagged_entry e;
 	ssize_t rd = xf_wait(cq, &e);
@@ -1202,7 +1203,13 @@ static void vx_expect_send(struct kunit *test, struct kfid_cq *cq, void *ctx)
 	KUNIT_ASSERT_EQ_MSG(test, rd, 1, "err %d prov_errno %d", err.err,
 			    err.prov_errno);
 	KUNIT_EXPECT_PTR_EQ(test, e.op_context, ctx);
-	KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_MSG);
+	KUNIT_EXPECT_EQ(test, e.flags, flags);
+}
+
+/* Waits for a send entry for @ctx. */
+static void vx_expect_send(struct kunit *test, struct kfid_cq *cq, void *ctx)
+{
+	vx_expect_tx(test, cq, ctx, KFI_SEND | KFI_MSG);
 }
 
 /*
@@ -1666,16 +1673,7 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 static void vx_expect_rma(struct kunit *test, struct kfid_cq *cq, void *ctx,
 			  uint64_t what)
 {
-	struct kfi_cq_tagged_entry e;
-	ssize_t rd = xf_wait(cq, &e);
-	struct kfi_cq_err_entry err = {};
-
-	if (rd == -KFI_EAVAIL)
-		kfi_cq_readerr(cq, &err, 0);
-	KUNIT_ASSERT_EQ_MSG(test, rd, 1, "err %d prov_errno %d", err.err,
-			    err.prov_errno);
-	KUNIT_EXPECT_PTR_EQ(test, e.op_context, ctx);
-	KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA | what);
+	vx_expect_tx(test, cq, ctx, KFI_RMA | what);
 }
 
 /* @n bytes of page-aligned, zeroed memory (kmalloc of a power of two). */
