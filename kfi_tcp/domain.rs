@@ -14,7 +14,7 @@
 //! in the domain's base until it closes).
 
 use crate::util::base::{self, einval};
-use crate::util::fabric::{close_domain, open_domain, Fabric, ProvDomain};
+use crate::util::fabric::{open_domain, Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
 use crate::util::getinfo::info_domain_name;
 use crate::ffi::{kfi_info, sys};
@@ -79,7 +79,6 @@ pub(crate) struct Domain {
     /// and the counter list; first.
     #[pin]
     base: DomainBase,
-    fabric: *mut Fabric,
     /// Keys are chosen by the provider (`KFI_MR_PROV_KEY` in the info the
     /// domain was opened with) rather than requested by the consumer.
     pub(crate) prov_key: bool,
@@ -162,11 +161,6 @@ impl Domain {
         let (name, len) = &self.iface;
         (*len != 0).then(|| &name[..*len])
     }
-
-    /// The fabric the domain belongs to (outlives it).
-    pub(crate) fn fabric(&self) -> *mut Fabric {
-        self.fabric
-    }
 }
 
 /// `domain` of a fabric: opens a domain on the interface named by
@@ -205,8 +199,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     // SAFETY: only our fabric ops table reaches this function.
     let f = unsafe { Fabric::from_header(fabric) };
     let init = pin_init!(Domain {
-        base <- DomainBase::new(),
-        fabric: f,
+        base <- DomainBase::new(f),
         prov_key,
         iface,
         mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),
@@ -216,18 +209,6 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     unsafe { open_domain(f, init, sys::kfi_tcp_glue_domain_init, context, dom) }
 }
 
-/// `close` of a domain: -EBUSY while a child (region, CQ, endpoint) is
-/// open (the toolkit releases the EQ bound with `KFI_REG_MR`).
-#[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_prov_domain_close(fid: *mut sys::kfid) -> c_int {
-    // SAFETY: only installed on our domains, made by `open_domain`.
-    unsafe { close_domain::<Domain>(fid) }
-}
-
 // SAFETY: `#[repr(C)]` with its `DomainBase` first (asserted above);
 // allocated only by `open_domain`.
-unsafe impl ProvDomain for Domain {
-    fn fabric(&self) -> *mut Fabric {
-        self.fabric
-    }
-}
+unsafe impl ProvDomain for Domain {}

@@ -25,7 +25,7 @@ use crate::conn::{Conn, Owner};
 use crate::domain::Domain;
 use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, ProvEp};
 use crate::util::eq::Eq;
-use crate::util::fabric::Fabric;
+use crate::util::fabric::{Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
 use crate::ffi::{kfi_info, sys};
 use crate::util::pep::ConnReq;

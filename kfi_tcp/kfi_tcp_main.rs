@@ -54,6 +54,7 @@ impl util::Provider for Prov {
     type Endpoint = ep::Ep;
     type Pep = pep::Pep;
     type Mr = mr::Mr;
+    type Domain = domain::Domain;
     type TxExt = xfer::TxTcp;
     const TX_EXT_INIT: xfer::TxTcp = xfer::TxTcp::INIT;
 
@@ -87,7 +88,7 @@ impl util::Provider for Prov {
         // SAFETY: ours, open while the result is used.
         let d = unsafe { domain::Domain::from_fid(&mut (*dom).fid) };
         // SAFETY: a domain's fabric outlives it.
-        let f = unsafe { util::fabric::Fabric::header(d.fabric()) };
+        let f = unsafe { util::fabric::Fabric::header(util::fabric::ProvDomain::fabric(d)) };
         Some((f, d.iface()))
     }
 }

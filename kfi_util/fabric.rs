@@ -134,6 +134,29 @@ pub(crate) unsafe extern "C" fn kfabric_entry(
     }
 }
 
+/// The provider structure handed to the core (`kfi_provider_register`):
+/// named `name`, at version `version`, the API version of the headers,
+/// the toolkit's `kfabric` entry; the provider sets `kgetinfo`.
+pub(crate) fn provider(name: &'static core::ffi::CStr, version: u32) -> sys::kfi_provider {
+    // SAFETY: all-zero is valid for kfi_provider (pointers, integers,
+    // options of functions; comp/ref_cnt are set by the core).
+    let mut p: sys::kfi_provider = unsafe { core::mem::zeroed() };
+    p.version = version;
+    p.kfi_version = (sys::KFI_MAJOR_VERSION << 16) | sys::KFI_MINOR_VERSION;
+    p.name = name.as_ptr();
+    p.kfabric = Some(kfabric_entry);
+    p
+}
+
+/// `close` of a domain (the toolkit's domain fid ops): [`close_domain`]
+/// of the provider's domain type.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_util_domain_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on the provider's domains, all of type
+    // `Provider::Domain`, made by `open_domain`.
+    unsafe { close_domain::<<crate::Prov as super::Provider>::Domain>(fid) }
+}
+
 /// A provider's domain object, as the toolkit opens and closes it.
 ///
 /// # Safety
@@ -141,8 +164,18 @@ pub(crate) unsafe extern "C" fn kfabric_entry(
 /// field (its header is what the consumer holds), and are only ever
 /// allocated by [`open_domain`].
 pub(crate) unsafe trait ProvDomain: Sized {
+    /// The base (first field).
+    #[inline(always)]
+    fn base(&self) -> &DomainBase {
+        // SAFETY: the base is the first field of a `#[repr(C)]` object
+        // (trait contract).
+        unsafe { &*(self as *const Self).cast::<DomainBase>() }
+    }
+
     /// The fabric the domain was opened on (outlives it: counted).
-    fn fabric(&self) -> *mut Fabric;
+    fn fabric(&self) -> *mut Fabric {
+        self.base().fabric()
+    }
 
     /// Called by [`close_domain`] once the close is decided, before the
     /// object is freed.

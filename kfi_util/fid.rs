@@ -8,6 +8,7 @@
 //! header alone, without naming the provider's types.
 
 use super::eq::Eq;
+use super::fabric::Fabric;
 use super::sys;
 use crate::trigger::cntr::CntrList;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
@@ -88,18 +89,28 @@ pub(crate) struct DomainBase {
     /// report `KFI_MR_COMPLETE` there. Set once; the binding it counts
     /// keeps the EQ open until the domain closes.
     pub(crate) mr_eq: AtomicPtr<Eq>,
+    /// The fabric the domain was opened on (counts the domain, so it
+    /// outlives it).
+    fabric: *mut Fabric,
 }
 
 impl DomainBase {
-    /// A base whose header is filled in later by the provider's glue.
-    pub(crate) fn new() -> impl PinInit<Self> {
+    /// A base on fabric `fabric` (which [`super::fabric::open_domain`]
+    /// counts) whose header is filled in later by the provider's glue.
+    pub(crate) fn new(fabric: *mut Fabric) -> impl PinInit<Self> {
         pin_init!(DomainBase {
             // SAFETY: all-zero is a valid header (NULL pointers, zero class).
             dom: unsafe { core::mem::zeroed() },
             children: ChildCount::new(),
             cntrs <- CntrList::new(),
             mr_eq: AtomicPtr::new(core::ptr::null_mut()),
+            fabric,
         })
+    }
+
+    /// The fabric the domain was opened on (outlives it).
+    pub(crate) fn fabric(&self) -> *mut Fabric {
+        self.fabric
     }
 
     /// Recovers the base from a domain header.

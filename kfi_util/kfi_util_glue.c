@@ -970,7 +970,7 @@ bool kfi_util_is_fabric(const struct kfid_fabric *fabric)
 
 static struct kfi_ops kfi_util_domain_fid_ops = {
 	.size = sizeof(struct kfi_ops),
-	.close = kfi_prov_domain_close,
+	.close = kfi_util_domain_close,
 	.bind = kfi_util_domain_bind,
 	.control = kfi_util_domain_control,
 	.ops_open = kfi_no_ops_open,

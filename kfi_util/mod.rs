@@ -66,6 +66,10 @@ pub(crate) trait Provider {
     /// The memory region object, which embeds [`mr::MrBase`] first.
     type Mr: mr::ProvMr;
 
+    /// The domain object, which embeds [`fid::DomainBase`] first (every
+    /// domain of the provider is one).
+    type Domain: fabric::ProvDomain;
+
     /// What a transmit operation ([`xfer::TxOp`]) carries for the
     /// provider alone (kfi_tcp: the ACK it asks for, the read responses
     /// received so far).

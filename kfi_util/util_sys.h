@@ -329,14 +329,14 @@ void kfi_util_domain_init(struct kfid_domain *domain, void *context, bool mr);
 bool kfi_util_is_domain(const struct kfid_domain *domain);
 
 /**
- * kfi_prov_domain_close() - Close a domain: the domain fid's close;
- *	defined by the provider.
+ * kfi_util_domain_close() - Close a domain: the domain fid's close
+ *	(kfi_util/fabric.rs), -EBUSY while a child is open.
  * @fid: One of the provider's domains.
  *
  * Context: Process context.
  * Return: 0, or a negative errno (-EBUSY while a child is open).
  */
-int kfi_prov_domain_close(struct kfid *fid);
+int kfi_util_domain_close(struct kfid *fid);
 
 /**
  * kfi_util_domain_bind() - Bind an object to a domain: the domain fid's

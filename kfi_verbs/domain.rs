@@ -11,7 +11,7 @@
 
 use crate::ffi::{kfi_info, sys, DevRef};
 use crate::util::base::{self, einval};
-use crate::util::fabric::{close_domain, open_domain, Fabric, ProvDomain};
+use crate::util::fabric::{open_domain, Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
 use crate::util::getinfo::info_domain_name;
 use core::ffi::{c_int, c_void};
@@ -28,7 +28,6 @@ pub(crate) struct Domain {
     /// Header, open children (CQs, counters) and the counter list; first.
     #[pin]
     base: DomainBase,
-    fabric: *mut Fabric,
     /// The device, referenced for the domain's life (its ib resources
     /// are the device's to free at removal; the reference keeps only the
     /// provider's record of it). Endpoints create their queue pairs on it.
@@ -53,11 +52,6 @@ impl Domain {
     /// The device name the domain was opened with.
     pub(crate) fn name(&self) -> &[u8] {
         &self.name.0[..self.name.1]
-    }
-
-    /// The fabric the domain belongs to (outlives it).
-    pub(crate) fn fabric(&self) -> *mut Fabric {
-        self.fabric
     }
 
     /// The device.
@@ -96,8 +90,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     let mut n = ([0u8; NAME_MAX], name.len());
     n.0[..name.len()].copy_from_slice(name);
     let init = pin_init!(Domain {
-        base <- DomainBase::new(),
-        fabric: f,
+        base <- DomainBase::new(f),
         dev,
         name: n,
     });
@@ -106,18 +99,6 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     unsafe { open_domain(f, init, sys::kfi_verbs_glue_domain_init, context, dom) }
 }
 
-/// `close` of a domain: -EBUSY while a child (CQ, counter) is open; drops
-/// the device reference.
-#[no_mangle]
-pub(crate) unsafe extern "C" fn kfi_prov_domain_close(fid: *mut sys::kfid) -> c_int {
-    // SAFETY: only installed on our domains, made by `open_domain`.
-    unsafe { close_domain::<Domain>(fid) }
-}
-
 // SAFETY: `#[repr(C)]` with its `DomainBase` first (asserted above);
 // allocated only by `open_domain`.
-unsafe impl ProvDomain for Domain {
-    fn fabric(&self) -> *mut Fabric {
-        self.fabric
-    }
-}
+unsafe impl ProvDomain for Domain {}

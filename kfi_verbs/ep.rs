@@ -31,7 +31,7 @@ use crate::logic::cmdata;
 use crate::util::addr::{self, SockAddr};
 use crate::util::base::{self, einval};
 use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, ProvEp};
-use crate::util::fabric::Fabric;
+use crate::util::fabric::{Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
 use crate::util::pep::ConnReq;
 use core::ffi::{c_int, c_void};

@@ -70,6 +70,7 @@ impl util::Provider for Prov {
     type Endpoint = ep::Ep;
     type Pep = pep::Pep;
     type Mr = mr::Mr;
+    type Domain = domain::Domain;
     type TxExt = ();
     const TX_EXT_INIT: () = ();
 
@@ -90,7 +91,7 @@ impl util::Provider for Prov {
         // SAFETY: ours, open for the call.
         let d = unsafe { domain::Domain::from_fid(&mut (*dom).fid) };
         // SAFETY: a domain's fabric outlives it.
-        Some((unsafe { util::fabric::Fabric::header(d.fabric()) }, Some(d.name())))
+        Some((unsafe { util::fabric::Fabric::header(util::fabric::ProvDomain::fabric(d)) }, Some(d.name())))
     }
 }
 

@@ -325,12 +325,17 @@ static int kfi_verbs_post_frwr(struct kfi_verbs_conn *c, struct ib_qp *qp,
 	ret = ib_post_send(qp, first, &bad);
 	if (!ret)
 		return 0;
-	if (bad == first) {
-		/* nothing posted: the device still knows the old key */
+	if (bad == first || bad == &reg.wr) {
+		/*
+		 * The registration was not posted: the device knows the old
+		 * key, still valid or (its LOCAL_INV posted) invalidated.
+		 */
 		ib_update_fast_reg_key(mr, old_key & 0xff);
+		if (bad == &reg.wr)
+			mr->need_inval = false;
 		goto put;
 	}
-	/* the registration was posted, the operation not */
+	/* the registration was posted, the operation not: valid, new key */
 	kfi_verbs_frwr_end(wr, false);
 	return ret == -ENOTCONN ? -EAGAIN : ret;
 put:

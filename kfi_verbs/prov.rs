@@ -81,14 +81,8 @@ const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
 
 /// The provider structure handed to the core.
 pub(crate) fn provider() -> sys::kfi_provider {
-    // SAFETY: all-zero is valid for kfi_provider (pointers, integers,
-    // options of functions; comp/ref_cnt are set by the core).
-    let mut p: sys::kfi_provider = unsafe { core::mem::zeroed() };
-    p.version = PROV_VERSION;
-    p.kfi_version = (sys::KFI_MAJOR_VERSION << 16) | sys::KFI_MINOR_VERSION;
-    p.name = c"verbs".as_ptr();
+    let mut p = crate::util::fabric::provider(c"verbs", PROV_VERSION);
     p.kgetinfo = Some(verbs_getinfo);
-    p.kfabric = Some(crate::util::fabric::kfabric_entry);
     p
 }
 

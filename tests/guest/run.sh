@@ -152,16 +152,17 @@ consumer_rejects_missing_core() {
 	! insmod "$consumer" 2>/dev/null
 }
 
-# make demo: a kernel<->kernel pingpong over kfi_tcp (fi_pingpong's
-# protocol, data verified), server and client in this guest.
+# make demo: a kernel<->kernel pingpong (fi_pingpong's protocol, data
+# verified), server and client in this guest, over provider $1 (tcp or
+# verbs) at address $2.
 demo_pingpong() {
 	local run=/sys/kernel/debug/kfi_pingpong/run args
-	args="verify=1 sizes=64,4096,65536,1048576 iters=200"
+	args="prov=$1 verify=1 sizes=64,4096,65536,1048576 iters=200"
 	insmod "$ko/kfi_pingpong.ko" || return
-	echo "--- kernel pingpong over kfi_tcp (127.0.0.1, $args) ---"
-	(echo "role=server $args" >$run) &
+	echo "--- kernel pingpong over kfi_$1 ($2, $args) ---"
+	(echo "role=server addr=$2 $args" >$run) &
 	sleep 0.5
-	if echo "role=client addr=127.0.0.1 $args" >$run; then
+	if echo "role=client addr=$2 $args" >$run; then
 		wait
 		sed 's/^/    /' /sys/kernel/debug/kfi_pingpong/last
 	else
@@ -270,10 +271,12 @@ demo)
 	insmod "$core"
 	insmod "$tcp"
 	# the verbs provider on an rxe and a siw device (its fabrics and
-	# domains are listed next to tcp's; it has no endpoints yet)
+	# domains are listed next to tcp's)
 	"$(dirname "$0")/verbs.sh" setup >/dev/null && insmod "$verbs"
 	listing
-	demo_pingpong
+	demo_pingpong tcp 127.0.0.1
+	# over the rxe device (verbs.sh: kv_rxe on kva, 10.95.0.1)
+	demo_pingpong verbs 10.95.0.1
 	rmmod kfi_verbs 2>/dev/null
 	"$(dirname "$0")/verbs.sh" teardown >/dev/null
 	rmmod kfi_tcp

@@ -1127,6 +1127,97 @@ struct e2e_work {
 };
 
 /*
+ * Triggered and deferred RMA, on every provider that does RMA (keys as
+ * the provider gives them, kfi_mr_key()): a write queued with KFI_TRIGGER
+ * waits for its counter (the client's READ|WRITE counter) and fires when
+ * a plain write completes, before a read that then finds its bytes; a
+ * deferred WRITE whose completion counter triggers a deferred READ: the
+ * read returns what the write put, the completion counter counts one.
+ */
+static void trig_rma(struct kunit *test)
+{
+	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
+	struct e2e_work *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	struct kfi_cq_tagged_entry e;
+	struct kfid_cntr *done;
+	struct kfid_mr *mr;
+	char *mem, back[8] = "";
+	struct kvec tw = { "TRIG", 5 }, wv = { "WRT2", 5 }, rv = { back, 5 };
+	struct kfi_rma_iov ri = { .addr = 0, .len = 5 };
+	struct kfi_msg_rma tm = { .type = KFI_KVEC, .msg_iov = &tw,
+				  .iov_count = 1, .rma_iov = &ri,
+				  .rma_iov_count = 1 };
+
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	mem = kunit_kzalloc(test, 16, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	trig_setup_caps = TRIG_CAPS | KFI_RMA;
+	trig_setup(test, fp, 1);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(fp->x.c.d.dom, mem, 16,
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
+					 9, 0, &mr, NULL), 0);
+	ri.key = kfi_mr_key(mr);
+	tm.context = &fp->tctx[0];
+	fp->tctx[0].event_type = KFI_TRIGGER_THRESHOLD;
+	fp->tctx[0].trigger.threshold.cntr = fp->x.cn[1];
+	fp->tctx[0].trigger.threshold.threshold = 1;
+	KUNIT_ASSERT_EQ(test, kfi_writemsg(fp->x.c.cep, &tm, KFI_TRIGGER), 0);
+	/* nothing moved yet */
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(fp->x.cn[1]), 0ULL);
+	KUNIT_EXPECT_STREQ(test, mem, "");
+	KUNIT_ASSERT_EQ(test, kfi_write(fp->x.c.cep, "PLAIN", 6, NULL, 0, 0,
+					ri.key, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(fp->x.cn[1], 2, 5000), 0);
+	KUNIT_ASSERT_EQ(test, kfi_read(fp->x.c.cep, back, 6, NULL, 0, 0,
+				       ri.key, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_wait(fp->x.cn[1], 3, 5000), 0);
+	/* the triggered write came after the plain one */
+	KUNIT_EXPECT_STREQ(test, back, "TRIG");
+	KUNIT_EXPECT_STREQ(test, mem, "TRIG");
+	trig_drain_tx(test, fp, 3);
+
+	/* deferred WRITE, then READ through its completion counter */
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(fp->x.c.d.dom, NULL, &done, NULL),
+			0);
+	w->wop = (struct kfi_op_rma){ .ep = fp->x.c.cep,
+				      .msg = { .type = KFI_KVEC, .msg_iov = &wv,
+					       .iov_count = 1, .rma_iov = &ri,
+					       .rma_iov_count = 1 },
+				      .flags = KFI_COMPLETION };
+	w->rop = (struct kfi_op_rma){ .ep = fp->x.c.cep,
+				      .msg = { .type = KFI_KVEC, .msg_iov = &rv,
+					       .iov_count = 1, .rma_iov = &ri,
+					       .rma_iov_count = 1,
+					       .context = back },
+				      .flags = KFI_COMPLETION };
+	memset(back, 0, sizeof(back));
+	w->ww = (struct kfi_deferred_work){ .threshold = 1,
+					 .triggering_cntr = fp->t,
+					 .completion_cntr = done,
+					 .op_type = KFI_OP_WRITE,
+					 .op.rma = &w->wop };
+	w->rw = (struct kfi_deferred_work){ .threshold = 1,
+					 .triggering_cntr = done,
+					 .op_type = KFI_OP_READ,
+					 .op.rma = &w->rop };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->rw), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->ww), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the write */
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the read */
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)back);
+	KUNIT_EXPECT_STREQ(test, back, "WRT2");
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(done), 1ULL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&done->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	trig_teardown(test, fp);
+}
+
+/*
  * Over IPv6 (::1): a triggered send fires when its counter reaches the
  * threshold.
  */
@@ -1678,6 +1769,7 @@ static struct kunit_case trigger_cases[] = {
 	KUNIT_CASE(trig_concurrent_adds),
 	KUNIT_CASE(trig_deferred_cntr_ops),
 	KUNIT_CASE(trig_end_to_end),
+	KUNIT_CASE(trig_rma),
 	KUNIT_CASE(trig_ipv6_threshold),
 	KUNIT_CASE(trig_alias),
 	{}

@@ -2216,6 +2216,79 @@ static void verbs_rma_remove_with_regions(struct kunit *test)
 	}
 }
 
+/*
+ * A device removed while RMA is in flight, on rxe and on siw: reads into
+ * a vmalloc'ed buffer (each through a fast registration of the queue
+ * pair's pool) and writes are posted, the device is deleted at once;
+ * every operation completes, with its bytes or flushed (-KFI_ECANCELED),
+ * both sides report KFI_SHUTDOWN, the region and everything else close
+ * (the queue pair's registrations all came back to its pool), and the
+ * device is added back.
+ */
+static void verbs_rma_remove_during_traffic(struct kunit *test)
+{
+	const char *dev[] = { rxe_dev, siw_dev };
+	const char *node[] = { rxe_node, siw_node };
+	const char *kind[] = { "rxe", "siw" };
+	const char *netdev[] = { rxe_netdev, siw_netdev };
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct xf_fixture f;
+	struct cm_event ev;
+	struct kfid_mr *m;
+	u8 *reg, *vdst;
+	ssize_t len, rd;
+	int i, k, ok, flushed;
+	u64 key;
+
+	reg = vx_pages(test, 8 * PAGE_SIZE);
+	vdst = vx_vzalloc(test, 8 * 6 * PAGE_SIZE);
+	for (i = 0; i < 2; i++) {
+		const char *del[] = { "link", "delete", dev[i], NULL };
+		const char *add[] = { "link", "add", dev[i], "type", kind[i],
+				      "netdev", netdev[i], NULL };
+
+		vx_open(test, &f, node[i], 0, true);
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, reg, 8 * PAGE_SIZE,
+						 KFI_REMOTE_READ |
+						 KFI_REMOTE_WRITE, 0, 0, 0, &m,
+						 NULL), 0);
+		key = kfi_mr_key(m);
+		for (k = 0; k < 8; k++) {
+			KUNIT_ASSERT_EQ(test, kfi_read(f.c.cep,
+						       vdst + k * 6 * PAGE_SIZE,
+						       5 * PAGE_SIZE, NULL, 0,
+						       0, key, NULL), 0);
+			KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, reg, 64, NULL,
+							0, 4096, key, NULL), 0);
+		}
+		KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+		ok = 0;
+		flushed = 0;
+		for (k = 0; k < 16; k++) {
+			rd = xf_wait(f.ctx, &e);
+			if (rd == 1) {
+				ok++;
+				continue;
+			}
+			KUNIT_ASSERT_EQ(test, rd, (ssize_t)-KFI_EAVAIL);
+			KUNIT_ASSERT_EQ(test, kfi_cq_readerr(f.ctx, &err, 0), 1);
+			KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
+			flushed++;
+		}
+		KUNIT_EXPECT_EQ(test, ok + flushed, 16);
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len),
+				KFI_SHUTDOWN);
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.peq, &ev, &len),
+				KFI_SHUTDOWN);
+		xf_expect_none(test, f.ctx);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);
+		xf_teardown(test, &f);
+		KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
+		KUNIT_EXPECT_TRUE(test, listed_soon(test, dev[i], node[i]));
+	}
+}
+
 static struct kunit_case verbs_getinfo_cases[] = {
 	KUNIT_CASE(verbs_getinfo_lists_devices),
 	KUNIT_CASE(verbs_getinfo_by_node),
@@ -2260,6 +2333,7 @@ static struct kunit_case verbs_rma_cases[] = {
 	KUNIT_CASE(verbs_rma_bad_access),
 	KUNIT_CASE(verbs_rma_keys_and_rules),
 	KUNIT_CASE(verbs_rma_remove_with_regions),
+	KUNIT_CASE(verbs_rma_remove_during_traffic),
 	{}
 };
 
