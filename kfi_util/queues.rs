@@ -1006,6 +1006,7 @@ impl<X: QueueExt> EpQueues<X> {
 
     /// A receive got its message: `len` bytes at `w.offset`, with the
     /// sender's CQ data (if it sent any) and tag.
+    #[inline(always)]
     pub(crate) fn rx_done(&self, w: &RxWork, len: u64, data: Option<u64>, tag: u64) {
         self.rx_done_as(w, len, data, tag, w.op.kind.cq_flags());
     }
