@@ -22,6 +22,9 @@ void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context)
 	kfi_util_domain_init(domain, context, true);
 }
 
+/* No atomic operations over sockets: every atomic call is -KFI_ENOSYS. */
+const bool kfi_prov_atomics;
+
 /*
  * The connection management of endpoints (the rest of an endpoint's tables,
  * and every table of passive endpoints and connection requests, are the

@@ -37,6 +37,7 @@ use super::cq::Cq;
 use super::eq::{CmEvents, Eq};
 use super::fid::DomainBase;
 use super::sys;
+use super::logic::xfer::Kind;
 use super::xfer::Cntrs;
 use super::{Provider, Trace};
 use crate::trigger::cntr::Cntr;
@@ -191,6 +192,14 @@ pub(crate) unsafe trait ProvEp: Sized {
     /// Largest CM data of `kfi_connect`, `kfi_accept` and `kfi_reject`
     /// (`KFI_OPT_CM_DATA_SIZE`).
     fn cm_data_size(&self) -> usize;
+
+    /// The most elements of `datatype` one atomic of `kind` with `op`
+    /// takes on this endpoint (the valid queries of `kfi_atomic.h`), or
+    /// `None` when the provider does not do it (-KFI_ENOSYS). By default
+    /// no atomic is done.
+    fn atomic_count(&self, _kind: Kind, _datatype: u32, _op: u32) -> Option<usize> {
+        None
+    }
 
     /// The base (first field).
     #[inline(always)]
@@ -787,6 +796,51 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_xfer(ep: *mut sys::kfid_ep, x: *cons
     let r = unsafe { ep_xfer(ep, x) };
     crate::Prov::trace(Trace::PostDone);
     r
+}
+
+/// The valid queries of the atomic ops table (`kfi_atomic_writevalid`,
+/// `readwritevalid`, `compwritevalid`) on an endpoint or alias: the
+/// provider's [`ProvEp::atomic_count`] into `*count`, or -KFI_ENOSYS;
+/// -EINVAL for NULL arguments or an unknown kind.
+///
+/// # Safety
+/// `ep` is NULL or one of our endpoints or aliases, open; `count` NULL or
+/// writable.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_util_atomic_valid(
+    ep: *mut sys::kfid_ep,
+    kind: c_int,
+    datatype: c_int,
+    op: c_int,
+    count: *mut usize,
+) -> c_int {
+    if ep.is_null() || count.is_null() {
+        return einval();
+    }
+    let k = match kind as u32 {
+        sys::KFI_UTIL_X_ATOMIC => Kind::Atomic,
+        sys::KFI_UTIL_X_FATOMIC => Kind::FetchAtomic,
+        sys::KFI_UTIL_X_CATOMIC => Kind::CompareAtomic,
+        _ => return einval(),
+    };
+    // SAFETY: our atomic ops table is installed on endpoints and aliases
+    // only; an alias's target is the base of one of our endpoints, open
+    // while the alias is.
+    let e = unsafe {
+        if sys::kfi_util_is_alias(&(*ep).fid) {
+            PEp::from_base(&*alias_of(&(*ep).fid).target)
+        } else {
+            PEp::from_fid(&mut (*ep).fid)
+        }
+    };
+    match e.atomic_count(k, datatype as u32, op as u32) {
+        Some(n) => {
+            // SAFETY: checked non-NULL; writable by the caller's contract.
+            unsafe { *count = n };
+            0
+        }
+        None => -(sys::KFI_ENOSYS as c_int),
+    }
 }
 
 /// [`kfi_util_ep_xfer`] between its trace points.

@@ -626,19 +626,382 @@ struct kfi_ops_tagged kfi_util_ep_tagged_ops = {
 	.sendsgl = kfi_util_tsendsgl,
 };
 
+/*
+ * Atomics. The operand is the transfer's buffer (count elements of the
+ * datatype; none for KFI_ATOMIC_READ), @rma[0] the remote elements (len
+ * in bytes), @result and @compare one buffer each. Lists of operands
+ * (kfi_ioc arrays) become kvec segments; a result or compare list must be
+ * one buffer. Which datatypes, operations and counts work is the
+ * provider's (kfi_util_atomic_valid()).
+ */
+
+/**
+ * kfi_util_atomic_size() - Bytes of one element of an atomic datatype.
+ * @datatype: &enum kfi_datatype.
+ *
+ * Return: the size, or 0 for an unknown datatype.
+ */
+size_t kfi_util_atomic_size(int datatype)
+{
+	switch (datatype) {
+	case KFI_INT8:
+	case KFI_UINT8:
+		return 1;
+	case KFI_INT16:
+	case KFI_UINT16:
+		return 2;
+	case KFI_INT32:
+	case KFI_UINT32:
+	case KFI_FLOAT:
+		return 4;
+	case KFI_INT64:
+	case KFI_UINT64:
+	case KFI_DOUBLE:
+	case KFI_FLOAT_COMPLEX:
+		return 8;
+	case KFI_DOUBLE_COMPLEX:
+	case KFI_LONG_DOUBLE:
+		return 16;
+	case KFI_LONG_DOUBLE_COMPLEX:
+		return 32;
+	default:
+		return 0;
+	}
+}
+
+/* The byte length of @count elements of @x's datatype into @len. */
+static int kfi_util_atomic_len(const struct kfi_util_xfer *x, size_t count,
+			       size_t *len)
+{
+	size_t size = kfi_util_atomic_size(x->atomic_type);
+
+	if (!kfi_prov_atomics)
+		return -KFI_ENOSYS;
+	if (!size || x->atomic_op < 0 || x->atomic_op >= KFI_ATOMIC_OP_LAST ||
+	    count > SIZE_MAX / size)
+		return -EINVAL;
+	*len = count * size;
+	return 0;
+}
+
+/* One buffer of a result or compare list (@n entries) into @out. */
+static int kfi_util_atomic_one(const struct kfi_ioc *iov, size_t n,
+			       void **out)
+{
+	if (!n)
+		return 0;
+	if (n != 1 || !iov)
+		return -EINVAL;
+	*out = iov->addr;
+	return 0;
+}
+
+/* Operands @iov (@count kfi_ioc) as the transfer's kvec segments. */
+static int kfi_util_atomic_iov(struct kfi_util_xfer *x,
+			       const struct kfi_ioc *iov, size_t count,
+			       size_t *total)
+{
+	struct kvec kv[KFI_UTIL_IOV_LIMIT];
+	size_t i, len;
+	int ret;
+
+	*total = 0;
+	if (count > KFI_UTIL_IOV_LIMIT || (count && !iov))
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		ret = kfi_util_atomic_len(x, iov[i].count, &len);
+		if (ret)
+			return ret;
+		kv[i] = (struct kvec){ .iov_base = iov[i].addr,
+				       .iov_len = len };
+		*total += len;
+	}
+	return kfi_util_xfer_segs(x, KFI_KVEC, kv, count);
+}
+
+/**
+ * kfi_util_xfer_build_atomic() - Describe a kfi_msg_atomic operation.
+ * @x: Zeroed description; @x->kind set by the caller (KFI_UTIL_X_ATOMIC,
+ *	_FATOMIC or _CATOMIC).
+ * @msg: The operation (one remote segment).
+ * @comparev: Compare operands (_CATOMIC; one buffer).
+ * @compare_count: Their number.
+ * @resultv: Result buffers (_FATOMIC, _CATOMIC; one buffer).
+ * @result_count: Their number.
+ * @flags: The operation flags.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int kfi_util_xfer_build_atomic(struct kfi_util_xfer *x,
+			       const struct kfi_msg_atomic *msg,
+			       const struct kfi_ioc *comparev,
+			       size_t compare_count, struct kfi_ioc *resultv,
+			       size_t result_count, uint64_t flags)
+{
+	void *compare = NULL;
+	size_t total, rlen;
+	int ret;
+
+	if (!msg || msg->rma_iov_count != 1 || !msg->rma_iov)
+		return -EINVAL;
+	x->atomic_type = msg->datatype;
+	x->atomic_op = msg->op;
+	ret = kfi_util_atomic_len(x, msg->rma_iov->count, &rlen);
+	if (!ret)
+		ret = kfi_util_atomic_one(resultv, result_count, &x->result);
+	if (!ret)
+		ret = kfi_util_atomic_one(comparev, compare_count, &compare);
+	if (!ret)
+		ret = kfi_util_atomic_iov(x, msg->msg_iov, msg->iov_count,
+					  &total);
+	if (ret)
+		return ret;
+	x->compare = compare;
+	x->rma[0] = (struct kfi_rma_iov){ .addr = msg->rma_iov->addr,
+					  .len = rlen,
+					  .key = msg->rma_iov->key };
+	x->rma_count = 1;
+	x->descv = msg->desc;
+	x->addr = msg->addr;
+	x->context = msg->context;
+	x->data = msg->data;
+	x->flags = flags;
+	x->msg_call = true;
+	return 0;
+}
+
+/* A single-buffer atomic: @count elements at @buf (NULL: none). */
+static ssize_t kfi_util_atomic_buf(struct kfid_ep *ep, struct kfi_util_xfer *x,
+				   const void *buf, size_t count, void *desc,
+				   kfi_addr_t addr)
+{
+	size_t len;
+	int ret = kfi_util_atomic_len(x, count, &len);
+
+	if (ret)
+		return ret;
+	x->rma[0].len = len;
+	x->rma_count = 1;
+	return kfi_util_xfer_buf(ep, x, buf, buf ? len : 0, desc, addr);
+}
+
+/* A list atomic: operands @iov, the remote elements as many. */
+static ssize_t kfi_util_atomic_list(struct kfid_ep *ep,
+				    struct kfi_util_xfer *x,
+				    const struct kfi_ioc *iov, void **desc,
+				    size_t count, kfi_addr_t addr)
+{
+	size_t total;
+	int ret;
+
+	if (!kfi_prov_atomics)
+		return -KFI_ENOSYS;
+	ret = kfi_util_atomic_iov(x, iov, count, &total);
+	if (ret)
+		return ret;
+	x->rma[0].len = total;
+	x->rma_count = 1;
+	x->descv = desc;
+	x->addr = addr;
+	return kfi_util_ep_xfer(ep, x);
+}
+
+#define KFI_UTIL_AX(k, a, key_, dt, op_, ...)				\
+	KFI_UTIL_X(k, .rma = { { .addr = (a), .key = (key_) } },		\
+		   .atomic_type = (dt), .atomic_op = (op_), __VA_ARGS__)
+
+static ssize_t kfi_util_atomic(struct kfid_ep *ep, const void *buf,
+			       size_t count, void *desc, kfi_addr_t dest_addr,
+			       uint64_t addr, uint64_t key,
+			       enum kfi_datatype datatype, enum kfi_op op,
+			       void *context)
+{
+	struct kfi_util_xfer x = KFI_UTIL_AX(KFI_UTIL_X_ATOMIC, addr, key,
+					     datatype, op,
+					     .context = context);
+
+	return kfi_util_atomic_buf(ep, &x, buf, count, desc, dest_addr);
+}
+
+static ssize_t kfi_util_atomicv(struct kfid_ep *ep, const struct kfi_ioc *iov,
+				void **desc, size_t count,
+				kfi_addr_t dest_addr, uint64_t addr,
+				uint64_t key, enum kfi_datatype datatype,
+				enum kfi_op op, void *context)
+{
+	struct kfi_util_xfer x = KFI_UTIL_AX(KFI_UTIL_X_ATOMIC, addr, key,
+					     datatype, op,
+					     .context = context);
+
+	return kfi_util_atomic_list(ep, &x, iov, desc, count, dest_addr);
+}
+
+static ssize_t kfi_util_atomicmsg(struct kfid_ep *ep,
+				  const struct kfi_msg_atomic *msg,
+				  uint64_t flags)
+{
+	struct kfi_util_xfer x = KFI_UTIL_X(KFI_UTIL_X_ATOMIC);
+	int ret = kfi_util_xfer_build_atomic(&x, msg, NULL, 0, NULL, 0, flags);
+
+	return ret ? ret : kfi_util_ep_xfer(ep, &x);
+}
+
+static ssize_t kfi_util_inject_atomic(struct kfid_ep *ep, const void *buf,
+				      size_t count, kfi_addr_t dest_addr,
+				      uint64_t addr, uint64_t key,
+				      enum kfi_datatype datatype,
+				      enum kfi_op op)
+{
+	struct kfi_util_xfer x = KFI_UTIL_AX(KFI_UTIL_X_ATOMIC, addr, key,
+					     datatype, op,
+					     .flags = KFI_INJECT,
+					     .no_entry = true);
+
+	return kfi_util_atomic_buf(ep, &x, buf, count, NULL, dest_addr);
+}
+
+static ssize_t kfi_util_fetch_atomic(struct kfid_ep *ep, const void *buf,
+				     size_t count, void *desc, void *result,
+				     void *result_desc, kfi_addr_t dest_addr,
+				     uint64_t addr, uint64_t key,
+				     enum kfi_datatype datatype,
+				     enum kfi_op op, void *context)
+{
+	struct kfi_util_xfer x = KFI_UTIL_AX(KFI_UTIL_X_FATOMIC, addr, key,
+					     datatype, op, .result = result,
+					     .context = context);
+
+	return kfi_util_atomic_buf(ep, &x, buf, count, desc, dest_addr);
+}
+
+static ssize_t kfi_util_fetch_atomicv(struct kfid_ep *ep,
+				      const struct kfi_ioc *iov, void **desc,
+				      size_t count, struct kfi_ioc *resultv,
+				      void **result_desc, size_t result_count,
+				      kfi_addr_t dest_addr, uint64_t addr,
+				      uint64_t key, enum kfi_datatype datatype,
+				      enum kfi_op op, void *context)
+{
+	struct kfi_util_xfer x = KFI_UTIL_AX(KFI_UTIL_X_FATOMIC, addr, key,
+					     datatype, op,
+					     .context = context);
+	int ret = kfi_util_atomic_one(resultv, result_count, &x.result);
+
+	return ret ? ret : kfi_util_atomic_list(ep, &x, iov, desc, count,
+						dest_addr);
+}
+
+static ssize_t kfi_util_fetch_atomicmsg(struct kfid_ep *ep,
+					const struct kfi_msg_atomic *msg,
+					struct kfi_ioc *resultv,
+					void **result_desc,
+					size_t result_count, uint64_t flags)
+{
+	struct kfi_util_xfer x = KFI_UTIL_X(KFI_UTIL_X_FATOMIC);
+	int ret = kfi_util_xfer_build_atomic(&x, msg, NULL, 0, resultv,
+					     result_count, flags);
+
+	return ret ? ret : kfi_util_ep_xfer(ep, &x);
+}
+
+static ssize_t kfi_util_compare_atomic(struct kfid_ep *ep, const void *buf,
+				       size_t count, void *desc,
+				       const void *compare, void *compare_desc,
+				       void *result, void *result_desc,
+				       kfi_addr_t dest_addr, uint64_t addr,
+				       uint64_t key,
+				       enum kfi_datatype datatype,
+				       enum kfi_op op, void *context)
+{
+	struct kfi_util_xfer x = KFI_UTIL_AX(KFI_UTIL_X_CATOMIC, addr, key,
+					     datatype, op, .result = result,
+					     .compare = compare,
+					     .context = context);
+
+	return kfi_util_atomic_buf(ep, &x, buf, count, desc, dest_addr);
+}
+
+static ssize_t kfi_util_compare_atomicv(struct kfid_ep *ep,
+					const struct kfi_ioc *iov, void **desc,
+					size_t count,
+					const struct kfi_ioc *comparev,
+					void **compare_desc,
+					size_t compare_count,
+					struct kfi_ioc *resultv,
+					void **result_desc,
+					size_t result_count,
+					kfi_addr_t dest_addr, uint64_t addr,
+					uint64_t key,
+					enum kfi_datatype datatype,
+					enum kfi_op op, void *context)
+{
+	struct kfi_util_xfer x = KFI_UTIL_AX(KFI_UTIL_X_CATOMIC, addr, key,
+					     datatype, op,
+					     .context = context);
+	void *compare = NULL;
+	int ret = kfi_util_atomic_one(resultv, result_count, &x.result);
+
+	if (!ret)
+		ret = kfi_util_atomic_one(comparev, compare_count, &compare);
+	if (ret)
+		return ret;
+	x.compare = compare;
+	return kfi_util_atomic_list(ep, &x, iov, desc, count, dest_addr);
+}
+
+static ssize_t kfi_util_compare_atomicmsg(struct kfid_ep *ep,
+					  const struct kfi_msg_atomic *msg,
+					  const struct kfi_ioc *comparev,
+					  void **compare_desc,
+					  size_t compare_count,
+					  struct kfi_ioc *resultv,
+					  void **result_desc,
+					  size_t result_count, uint64_t flags)
+{
+	struct kfi_util_xfer x = KFI_UTIL_X(KFI_UTIL_X_CATOMIC);
+	int ret = kfi_util_xfer_build_atomic(&x, msg, comparev, compare_count,
+					     resultv, result_count, flags);
+
+	return ret ? ret : kfi_util_ep_xfer(ep, &x);
+}
+
+static int kfi_util_atomic_writevalid(struct kfid_ep *ep,
+				      enum kfi_datatype datatype,
+				      enum kfi_op op, size_t *count)
+{
+	return kfi_util_atomic_valid(ep, KFI_UTIL_X_ATOMIC, datatype, op,
+				     count);
+}
+
+static int kfi_util_atomic_readwritevalid(struct kfid_ep *ep,
+					  enum kfi_datatype datatype,
+					  enum kfi_op op, size_t *count)
+{
+	return kfi_util_atomic_valid(ep, KFI_UTIL_X_FATOMIC, datatype, op,
+				     count);
+}
+
+static int kfi_util_atomic_compwritevalid(struct kfid_ep *ep,
+					  enum kfi_datatype datatype,
+					  enum kfi_op op, size_t *count)
+{
+	return kfi_util_atomic_valid(ep, KFI_UTIL_X_CATOMIC, datatype, op,
+				     count);
+}
+
 struct kfi_ops_atomic kfi_util_ep_atomic_ops = {
 	.size = sizeof(struct kfi_ops_atomic),
-	.write = kfi_no_atomic_write,
-	.writev = kfi_no_atomic_writev,
-	.writemsg = kfi_no_atomic_writemsg,
-	.inject = kfi_no_atomic_inject,
-	.readwrite = kfi_no_atomic_readwrite,
-	.readwritev = kfi_no_atomic_readwritev,
-	.readwritemsg = kfi_no_atomic_readwritemsg,
-	.compwrite = kfi_no_atomic_compwrite,
-	.compwritev = kfi_no_atomic_compwritev,
-	.compwritemsg = kfi_no_atomic_compwritemsg,
-	.writevalid = kfi_no_atomic_writevalid,
-	.readwritevalid = kfi_no_atomic_readwritevalid,
-	.compwritevalid = kfi_no_atomic_compwritevalid,
+	.write = kfi_util_atomic,
+	.writev = kfi_util_atomicv,
+	.writemsg = kfi_util_atomicmsg,
+	.inject = kfi_util_inject_atomic,
+	.readwrite = kfi_util_fetch_atomic,
+	.readwritev = kfi_util_fetch_atomicv,
+	.readwritemsg = kfi_util_fetch_atomicmsg,
+	.compwrite = kfi_util_compare_atomic,
+	.compwritev = kfi_util_compare_atomicv,
+	.compwritemsg = kfi_util_compare_atomicmsg,
+	.writevalid = kfi_util_atomic_writevalid,
+	.readwritevalid = kfi_util_atomic_readwritevalid,
+	.compwritevalid = kfi_util_atomic_compwritevalid,
 };

@@ -52,7 +52,7 @@ use super::mr::ProvMr;
 use super::sync::{new_spinlock_bh, SpinLockBh};
 use super::sys;
 use super::tagmatch::TagQueues;
-use super::xfer::{self as records, errc, kind_of, Buf, Cntrs, Report, RxOp, RxWork, Seg, What, RX_INIT, TX_INIT};
+use super::xfer::{self as records, errc, kind_of, AtomicArgs, Buf, Cntrs, Report, RxOp, RxWork, Seg, What, RX_INIT, TX_INIT};
 use super::Provider;
 use crate::trigger::cntr::Cntr;
 use crate::trigger::target::FireTarget;
@@ -563,7 +563,7 @@ impl<X: QueueExt> EpQueues<X> {
         let mut rma_table = base::Table::NONE;
         let mut n_rma = 0;
         let mut moved = len;
-        if kind.is_rma() {
+        if kind.is_rma() || kind.is_atomic() {
             n_rma = x.rma_count as usize;
             let total = if n_rma > rules::IOV_LIMIT && n_rma <= rules::IOV_MAX {
                 // SAFETY: the C wrapper set `rma_ext` to the consumer's
@@ -677,6 +677,9 @@ impl<X: QueueExt> EpQueues<X> {
             op.extra = extra;
             op.ep_cntr = !deferred;
             op.rma_ext = rma_table.into_parts().0;
+            if kind.is_atomic() {
+                op.atomic = AtomicArgs { datatype: x.atomic_type as u32, op: x.atomic_op as u32, result: x.result, compare: x.compare };
+            }
             if seg_table.is_some() {
                 buf.ext = seg_table.into_parts().0;
             }

@@ -68,6 +68,9 @@ size_t kfi_util_segs_copy_from(const struct kfi_util_seg *segs, int n,
 #define KFI_UTIL_X_TRECV	3
 #define KFI_UTIL_X_READ		4
 #define KFI_UTIL_X_WRITE	5
+#define KFI_UTIL_X_ATOMIC	6	/* kfi_atomic*(): no result */
+#define KFI_UTIL_X_FATOMIC	7	/* kfi_fetch_atomic*(): the old value */
+#define KFI_UTIL_X_CATOMIC	8	/* kfi_compare_atomic*() */
 
 /**
  * struct kfi_util_xfer - One data-transfer call, whatever its variant: what
@@ -102,6 +105,12 @@ size_t kfi_util_segs_copy_from(const struct kfi_util_seg *segs, int n,
  *	kfi_read()...: its @desc argument, e.g. kfi_mr_desc()), else NULL.
  * @descv: The descriptor array of a list or *msg call (@nseg entries, or
  *	NULL; valid for the call only: a provider that keeps it copies it).
+ * @atomic_type: An atomic's &enum kfi_datatype (its operand is the buffer,
+ *	@rma[0] its remote elements, their len in bytes set by the wrapper).
+ * @atomic_op: An atomic's &enum kfi_op.
+ * @result: A fetching or compare atomic's result buffer (one, as many
+ *	bytes as its remote elements; kernel address), else NULL.
+ * @compare: A compare atomic's compare operand (likewise), else NULL.
  */
 struct kfi_util_xfer {
 	int kind;
@@ -123,6 +132,10 @@ struct kfi_util_xfer {
 	kfi_addr_t addr;
 	void *desc;
 	void **descv;
+	int atomic_type;
+	int atomic_op;
+	void *result;
+	const void *compare;
 };
 
 int kfi_util_xfer_build_msg(struct kfi_util_xfer *x, const struct kfi_msg *msg,
@@ -132,6 +145,34 @@ int kfi_util_xfer_build_tagged(struct kfi_util_xfer *x,
 			       uint64_t flags);
 int kfi_util_xfer_build_rma(struct kfi_util_xfer *x,
 			    const struct kfi_msg_rma *msg, uint64_t flags);
+int kfi_util_xfer_build_atomic(struct kfi_util_xfer *x,
+			       const struct kfi_msg_atomic *msg,
+			       const struct kfi_ioc *comparev,
+			       size_t compare_count, struct kfi_ioc *resultv,
+			       size_t result_count, uint64_t flags);
+size_t kfi_util_atomic_size(int datatype);
+
+/*
+ * Defined by the provider (its glue): whether its endpoints do atomic
+ * operations at all. Without, every atomic call is -KFI_ENOSYS before it
+ * reaches the queues.
+ */
+extern const bool kfi_prov_atomics;
+
+/**
+ * kfi_util_atomic_valid() - The valid queries of the atomic ops table
+ *	(kfi_util/ep.rs): whether the endpoint's provider does @kind of
+ *	atomic on @datatype with @op.
+ * @ep: The endpoint.
+ * @kind: KFI_UTIL_X_ATOMIC, _FATOMIC or _CATOMIC.
+ * @datatype: &enum kfi_datatype.
+ * @op: &enum kfi_op.
+ * @count: Where the most elements one operation takes goes.
+ *
+ * Context: Any. Return: 0, or -KFI_ENOSYS (not done), -EINVAL.
+ */
+int kfi_util_atomic_valid(struct kfid_ep *ep, int kind, int datatype, int op,
+			  size_t *count);
 
 /* The ops tables of the toolkit's data transfers (kfi_util_xfer.c). */
 extern struct kfi_ops_msg kfi_util_ep_msg_ops;

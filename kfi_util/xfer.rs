@@ -116,6 +116,25 @@ pub(crate) struct TxOp {
     pub(crate) ep_cntr: bool,
     /// The provider's own part.
     pub(crate) ext: <crate::Prov as Provider>::TxExt,
+    /// An atomic's datatype, operation and buffers (only read for the
+    /// atomic kinds; stale otherwise).
+    pub(crate) atomic: AtomicArgs,
+}
+
+/// What an atomic operation carries besides its operand (the buffer) and
+/// its remote region. (Read by the providers that do atomics only.)
+#[derive(Clone, Copy)]
+#[allow(dead_code)]
+pub(crate) struct AtomicArgs {
+    /// `enum kfi_datatype`.
+    pub(crate) datatype: u32,
+    /// `enum kfi_op`.
+    pub(crate) op: u32,
+    /// Where a fetching or compare atomic puts the old value (the
+    /// consumer's, valid until the operation completes), else NULL.
+    pub(crate) result: *mut core::ffi::c_void,
+    /// A compare atomic's compare operand (likewise), else NULL.
+    pub(crate) compare: *const core::ffi::c_void,
 }
 
 // SAFETY: the buffer is `Send` (see `Buf`); the `rma_ext` table is owned
@@ -141,6 +160,7 @@ pub(crate) const TX_INIT: TxOp = TxOp {
     extra: None,
     ep_cntr: true,
     ext: <crate::Prov as Provider>::TX_EXT_INIT,
+    atomic: AtomicArgs { datatype: 0, op: 0, result: core::ptr::null_mut(), compare: core::ptr::null() },
 };
 
 impl TxOp {
@@ -258,8 +278,8 @@ impl Cntrs {
         match kind {
             Kind::Send | Kind::TSend => self.send,
             Kind::Recv | Kind::TRecv => self.recv,
-            Kind::Read => self.read,
-            Kind::Write => self.write,
+            Kind::Read | Kind::FetchAtomic | Kind::CompareAtomic => self.read,
+            Kind::Write | Kind::Atomic => self.write,
         }
     }
 }
@@ -340,6 +360,9 @@ pub(crate) fn kind_of(x: &sys::kfi_util_xfer) -> Option<Kind> {
         sys::KFI_UTIL_X_TRECV => Kind::TRecv,
         sys::KFI_UTIL_X_READ => Kind::Read,
         sys::KFI_UTIL_X_WRITE => Kind::Write,
+        sys::KFI_UTIL_X_ATOMIC => Kind::Atomic,
+        sys::KFI_UTIL_X_FATOMIC => Kind::FetchAtomic,
+        sys::KFI_UTIL_X_CATOMIC => Kind::CompareAtomic,
         _ => return None,
     })
 }

@@ -34,6 +34,8 @@ pub(crate) struct Domain {
     dev: DevRef,
     /// The device name the domain was opened with.
     name: ([u8; NAME_MAX], usize),
+    /// The device does 64-bit atomics (read at open).
+    atomics: bool,
 }
 
 const _: () = assert!(core::mem::offset_of!(Domain, base) == 0);
@@ -57,6 +59,11 @@ impl Domain {
     /// The device.
     pub(crate) fn dev(&self) -> &DevRef {
         &self.dev
+    }
+
+    /// Whether the device does 64-bit atomics.
+    pub(crate) fn atomics(&self) -> bool {
+        self.atomics
     }
 }
 
@@ -89,10 +96,12 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     };
     let mut n = ([0u8; NAME_MAX], name.len());
     n.0[..name.len()].copy_from_slice(name);
+    let atomics = dev.atomics();
     let init = pin_init!(Domain {
         base <- DomainBase::new(f),
         dev,
         name: n,
+        atomics,
     });
     // SAFETY: `f` is live (as above); `dom` was checked; the glue fills a
     // domain header.

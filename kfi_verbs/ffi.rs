@@ -125,6 +125,13 @@ impl DevRef {
         unsafe { sys::kfi_verbs_dev_iwarp(self.as_ptr()) }
     }
 
+    /// Whether the device does 64-bit atomics on RC queue pairs. Process
+    /// context.
+    pub(crate) fn atomics(&self) -> bool {
+        // SAFETY: a device this value references.
+        unsafe { sys::kfi_verbs_dev_atomics(self.as_ptr()) }
+    }
+
     /// The device, for kfi_verbs_cm.c (which takes its own reference).
     fn as_ptr(&self) -> *mut sys::kfi_verbs_dev {
         self.0.as_ptr()

@@ -23,6 +23,12 @@ void kfi_verbs_glue_domain_init(struct kfid_domain *domain, void *context)
 	kfi_util_domain_init(domain, context, true);
 }
 
+/*
+ * Atomics reach the queues, which do what the device does in hardware
+ * (xfer.rs, logic/atomic.rs) and refuse the rest with -KFI_ENOSYS.
+ */
+const bool kfi_prov_atomics = true;
+
 static struct kfi_ops_cm kfi_verbs_ep_cm_ops = {
 	.size = sizeof(struct kfi_ops_cm),
 	.setname = kfi_no_setname,

@@ -78,6 +78,24 @@ bool kfi_verbs_dev_iwarp(struct kfi_verbs_dev *dev)
 }
 
 /**
+ * kfi_verbs_dev_atomics() - Whether a device does 64-bit atomics on its
+ *	RC queue pairs (atomic_cap not IB_ATOMIC_NONE).
+ * @dev: The device (referenced).
+ *
+ * Context: Process context (sleeps). Return: false also once it is gone.
+ */
+bool kfi_verbs_dev_atomics(struct kfi_verbs_dev *dev)
+{
+	bool atomics = false;
+
+	down_read(&dev->lock);
+	if (dev->ib)
+		atomics = dev->ib->attrs.atomic_cap != IB_ATOMIC_NONE;
+	up_read(&dev->lock);
+	return atomics;
+}
+
+/**
  * kfi_verbs_route_ifindex() - The network device the caller's namespace
  *	reaches an address through: the device holding it when it is a
  *	local address (rdma_cm connects through that device's RDMA device),

@@ -110,6 +110,8 @@ mod logic {
     pub mod cmdata;
     #[path = "../logic/status.rs"]
     pub mod status;
+    #[path = "../logic/atomic.rs"]
+    pub mod atomic;
 }
 
 module! {

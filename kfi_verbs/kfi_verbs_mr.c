@@ -594,8 +594,11 @@ static int kfi_verbs_mr_frwr(struct kfi_verbs_dev *d, struct kfi_verbs_mr *m,
 	reg.access = IB_ACCESS_LOCAL_WRITE;
 	if (access & KFI_REMOTE_READ)
 		reg.access |= IB_ACCESS_REMOTE_READ;
+	/* remote atomics on it too, as libfabric's verbs provider grants */
 	if (access & KFI_REMOTE_WRITE)
-		reg.access |= IB_ACCESS_REMOTE_WRITE;
+		reg.access |= IB_ACCESS_REMOTE_WRITE |
+			      (d->ib->attrs.atomic_cap != IB_ATOMIC_NONE ?
+			       IB_ACCESS_REMOTE_ATOMIC : 0);
 	ret = kfi_verbs_rc_post(d, &reg.wr);
 	if (ret) {
 		/* the request may have been flushed half done: a fresh key */

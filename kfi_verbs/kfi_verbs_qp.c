@@ -48,6 +48,7 @@
  * @nents: Entries of @sgl.
  * @inv_by_op: The work request invalidates @mr itself when it succeeds
  *	(RDMA READ with invalidate).
+ * @scratch: Where an atomic without a result buffer puts the old value.
  */
 struct kfi_verbs_wr {
 	struct ib_cqe cqe;
@@ -63,6 +64,7 @@ struct kfi_verbs_wr {
 	struct scatterlist *sgl;
 	int nents;
 	bool inv_by_op;
+	u64 scratch;
 };
 
 /**
@@ -361,6 +363,41 @@ static int kfi_verbs_posted(struct kfi_verbs_wr *wr, int ret)
 	return ret == -ENOTCONN ? -EAGAIN : ret;
 }
 
+/*
+ * Posts the atomic @r of slot @wr on @qp: one 8-byte SGE on its result
+ * buffer (or the slot's scratch word), mapped for the device to write.
+ */
+static int kfi_verbs_post_atomic(struct kfi_verbs_conn *c, struct ib_qp *qp,
+				 struct kfi_verbs_wr *wr,
+				 const struct kfi_verbs_sq_req *r)
+{
+	struct kfi_util_seg res = {
+		.base = r->result ? r->result : &wr->scratch,
+		.len = sizeof(u64),
+	};
+	struct ib_atomic_wr aw = {
+		.wr.opcode = r->op == KFI_VERBS_OP_CMP_SWAP ?
+			     IB_WR_ATOMIC_CMP_AND_SWP :
+			     IB_WR_ATOMIC_FETCH_AND_ADD,
+		.wr.send_flags = IB_SEND_SIGNALED |
+				 (r->fence ? IB_SEND_FENCE : 0),
+		.wr.wr_cqe = &wr->cqe,
+		.remote_addr = r->raddr,
+		.compare_add = r->compare_add,
+		.swap = r->swap,
+		.rkey = r->rkey,
+	};
+	int ret;
+
+	ret = kfi_verbs_map(wr, qp->device, qp->pd->local_dma_lkey, &res, 1,
+			    c->max_send_sge, DMA_FROM_DEVICE);
+	if (ret)
+		return ret;
+	aw.wr.sg_list = wr->sge;
+	aw.wr.num_sge = wr->nsge;
+	return kfi_verbs_posted(wr, ib_post_send(qp, &aw.wr, NULL));
+}
+
 static enum ib_wr_opcode kfi_verbs_opcode(const struct kfi_verbs_sq_req *r)
 {
 	switch (r->op) {
@@ -413,7 +450,7 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	int nents = 0, ret;
 
 	if (slot >= w->ntx || r->op < KFI_VERBS_OP_SEND ||
-	    r->op > KFI_VERBS_OP_READ || r->nseg > KFI_UTIL_IOV_MAX)
+	    r->op > KFI_VERBS_OP_CMP_SWAP || r->nseg > KFI_UTIL_IOV_MAX)
 		return -EINVAL;
 	if (r->op == KFI_VERBS_OP_READ) {
 		if (r->imm)
@@ -428,6 +465,10 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	qp = c->post_qp;
 	if (!qp) {
 		ret = -ENOTCONN;
+		goto out;
+	}
+	if (r->op >= KFI_VERBS_OP_FETCH_ADD) {
+		ret = kfi_verbs_post_atomic(c, qp, wr, r);
 		goto out;
 	}
 	if (r->inline_ok && dir == DMA_TO_DEVICE && r->nseg == 1 &&

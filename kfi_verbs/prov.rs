@@ -11,9 +11,10 @@
 //! and read and write remote regions (`KFI_RMA`, `KFI_READ`, `KFI_WRITE`,
 //! `KFI_REMOTE_READ`, `KFI_REMOTE_WRITE`; one remote region per
 //! operation), with remote CQ data on InfiniBand transports only, also
-//! triggered (`KFI_TRIGGER`). Tagged messages, multi-receive buffers,
-//! atomics and counting remote accesses (`KFI_RMA_EVENT`) are not
-//! implemented yet and not advertised.
+//! triggered (`KFI_TRIGGER`), and on devices with atomics (rxe, not siw)
+//! `KFI_ATOMIC`: 64-bit fetch-add and compare-swap. Tagged messages,
+//! multi-receive buffers, other atomics and counting remote accesses
+//! (`KFI_RMA_EVENT`) are not implemented yet and not advertised.
 
 use crate::ffi::{self, kfi_info, sys, Ports};
 use crate::logic::info::{fabric_name, queue_size};
@@ -47,6 +48,10 @@ const RX_CAPS: u64 = sys::KFI_MSG as u64
     | sys::KFI_REMOTE_READ as u64
     | sys::KFI_REMOTE_WRITE as u64
     | sys::KFI_TRIGGER as u64;
+/// Atomics (devices with them: `KFI_ATOMIC` in caps, tx and rx): 64-bit
+/// fetch-add and compare-swap on one element (`logic/atomic.rs`).
+const ATOMIC_TX_CAPS: u64 = sys::KFI_ATOMIC as u64;
+const ATOMIC_RX_CAPS: u64 = sys::KFI_ATOMIC as u64;
 /// Memory registration modes: the provider chooses the keys (the device
 /// does); addresses are offsets (no `KFI_MR_VIRT_ADDR`); local buffers
 /// need no registration (no `KFI_MR_LOCAL`).
@@ -90,7 +95,11 @@ pub(crate) fn provider() -> sys::kfi_provider {
 /// `kgetinfo` entry, or the info of a connection request that came to
 /// `port` (`pep.rs`).
 pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port, p: &Plan, version: u32) -> Result {
-    e.caps = TX_CAPS | RX_CAPS | DOMAIN_CAPS;
+    let (tx_caps, rx_caps) = match port.atomics {
+        true => (TX_CAPS | ATOMIC_TX_CAPS, RX_CAPS | ATOMIC_RX_CAPS),
+        false => (TX_CAPS, RX_CAPS),
+    };
+    e.caps = tx_caps | rx_caps | DOMAIN_CAPS;
     e.mode = 0;
     e.addr_format = addr_format(family);
     if let Some(src) = p.src {
@@ -104,7 +113,7 @@ pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port,
         (&mut *e.tx_attr, &mut *e.rx_attr, &mut *e.ep_attr, &mut *e.domain_attr, &mut *e.fabric_attr)
     };
     let depth = queue_size(port.max_qp_wr);
-    tx.caps = TX_CAPS;
+    tx.caps = tx_caps;
     tx.op_flags = TX_OP_FLAGS;
     tx.msg_order = MSG_ORDER;
     tx.inject_size = INJECT_SIZE;
@@ -112,7 +121,7 @@ pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port,
     tx.iov_limit = iov_limit(port.max_send_sge);
     // One work request per operation: one remote region.
     tx.rma_iov_limit = 1;
-    rx.caps = RX_CAPS;
+    rx.caps = rx_caps;
     rx.op_flags = RX_OP_FLAGS;
     rx.msg_order = MSG_ORDER;
     rx.size = depth;

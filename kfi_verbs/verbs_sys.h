@@ -73,6 +73,7 @@ struct kfi_verbs_dev *kfi_verbs_dev_get(const char *name, size_t len,
 					void *net);
 void kfi_verbs_dev_put(struct kfi_verbs_dev *dev);
 bool kfi_verbs_dev_iwarp(struct kfi_verbs_dev *dev);
+bool kfi_verbs_dev_atomics(struct kfi_verbs_dev *dev);
 int kfi_verbs_route_ifindex(const struct kfi_util_addr *dst);
 
 /* Connections (kfi_verbs_cm.c): rdma_cm ids and their queue pairs. */
@@ -166,6 +167,8 @@ int kfi_verbs_pep_cm_event(void *ctx, const struct kfi_verbs_cm_ev *ev);
 #define KFI_VERBS_OP_SEND 1
 #define KFI_VERBS_OP_WRITE 2
 #define KFI_VERBS_OP_READ 3
+#define KFI_VERBS_OP_FETCH_ADD 4	/* 64-bit atomic fetch-and-add */
+#define KFI_VERBS_OP_CMP_SWAP 5	/* 64-bit atomic compare-and-swap */
 
 struct kfi_verbs_wrs;
 
@@ -179,8 +182,14 @@ struct kfi_verbs_wrs;
  * @imm: Carry @imm_data (send or write with immediate data).
  * @imm_data: The immediate data (host order; big-endian on the wire).
  * @fence: Wait for earlier reads and atomics (KFI_FENCE).
- * @raddr: Remote address of a write or read.
- * @rkey: Remote key of a write or read.
+ * @raddr: Remote address of a write, read or atomic.
+ * @rkey: Remote key of a write, read or atomic.
+ * @compare_add: An atomic's addend (fetch-and-add) or compare operand
+ *	(compare-and-swap).
+ * @swap: A compare-and-swap's new value.
+ * @result: Where an atomic puts the old value (8 bytes, a kernel
+ *	address, valid until the completion), or NULL: the slot's own.
+ *	An atomic has no @segs.
  */
 struct kfi_verbs_sq_req {
 	int op;
@@ -192,6 +201,9 @@ struct kfi_verbs_sq_req {
 	bool fence;
 	uint64_t raddr;
 	uint32_t rkey;
+	uint64_t compare_add;
+	uint64_t swap;
+	void *result;
 };
 
 /**

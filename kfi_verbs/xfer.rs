@@ -32,6 +32,7 @@
 //! and the device driver's own locks inside that: q → post_lock → driver.
 
 use crate::ffi::{sys, Conn, Wrs};
+use crate::logic::atomic::{self, AtomicError, Call, IbAtomic};
 use crate::logic::status::error_of;
 use crate::util::logic::xfer::{self as rules, Kind, List};
 use crate::util::queues::{EpQueues, QueueExt, Queues};
@@ -54,6 +55,35 @@ const _: () = {
     assert!(e::KFI_ETRUNC == sys::KFI_ETRUNC);
 };
 
+/// The atomic call of an atomic kind.
+pub(crate) fn atomic_call(kind: Kind) -> Option<Call> {
+    match kind {
+        Kind::Atomic => Some(Call::Atomic),
+        Kind::FetchAtomic => Some(Call::Fetch),
+        Kind::CompareAtomic => Some(Call::Compare),
+        _ => None,
+    }
+}
+
+/// The 64-bit word at the start of `segs` (native byte order, as the
+/// device adds and compares it); 0 when they hold fewer than 8 bytes (a
+/// `KFI_ATOMIC_READ` has no operand).
+fn word_of(segs: &[Seg]) -> u64 {
+    let mut b = [0u8; 8];
+    if crate::util::base::copy_from_segs(segs, &mut b) != b.len() {
+        return 0;
+    }
+    u64::from_ne_bytes(b)
+}
+
+// The kfabric numbers `logic/atomic.rs` maps are the headers'.
+const _: () = {
+    use crate::logic::atomic::kfi;
+    assert!(kfi::INT64 == sys::KFI_INT64 as u32 && kfi::UINT64 == sys::KFI_UINT64 as u32);
+    assert!(kfi::SUM == sys::KFI_SUM as u32 && kfi::ATOMIC_READ == sys::KFI_ATOMIC_READ as u32);
+    assert!(kfi::CSWAP == sys::KFI_CSWAP as u32);
+};
+
 /// How many times a waiting request the device cannot take for a moment
 /// is offered again, a millisecond apart.
 const HAND_OVER_TRIES: u32 = 100;
@@ -68,6 +98,8 @@ pub(crate) struct Prepared {
     pub(crate) qp: bool,
     /// The device has no immediate data (iWARP).
     pub(crate) iwarp: bool,
+    /// The device does 64-bit atomics.
+    pub(crate) atomics: bool,
 }
 
 /// This provider's part of the queues (under `q`).
@@ -87,6 +119,8 @@ pub(crate) struct VerbsExt {
     rq: List,
     /// No immediate data: `KFI_REMOTE_CQ_DATA` is refused.
     iwarp: bool,
+    /// The device does 64-bit atomics.
+    atomics: bool,
 }
 
 // SAFETY: `conn` names a connection, whose functions may be called from
@@ -122,14 +156,36 @@ impl Queues<VerbsExt> {
         // One remote region (`posted` checked): the key's low half is the
         // device's rkey, its high half what places the region's offsets
         // in the device's addresses (kfi_verbs_mr.c).
-        let (code, raddr, rkey) = match op.kind {
+        let (mut code, raddr, rkey) = match op.kind {
             Kind::Write | Kind::Read => {
                 let r = op.region(0);
                 let code = if op.kind == Kind::Write { sys::KFI_VERBS_OP_WRITE } else { sys::KFI_VERBS_OP_READ };
                 (code, r.addr.wrapping_add(r.key >> 32), r.key as u32)
             }
+            k if k.is_atomic() => {
+                let r = op.region(0);
+                (sys::KFI_VERBS_OP_FETCH_ADD, r.addr.wrapping_add(r.key >> 32), r.key as u32)
+            }
             _ => (sys::KFI_VERBS_OP_SEND, 0, 0),
         };
+        // An atomic's operands travel in the work request: read now (an
+        // inject's from the slot's copy); `posted` checked the call.
+        let (mut compare_add, mut swap, mut result) = (0u64, 0u64, core::ptr::null_mut());
+        if op.kind.is_atomic() {
+            let operand = word_of(segs);
+            let a = &op.atomic;
+            result = a.result;
+            match atomic_call(op.kind).and_then(|c| atomic::ib_atomic(c, a.datatype, a.op)) {
+                Some(IbAtomic::CmpSwap) => {
+                    let c = Seg { base: a.compare.cast_mut(), page: core::ptr::null_mut(), offset: 0, len: 8 };
+                    code = sys::KFI_VERBS_OP_CMP_SWAP;
+                    compare_add = word_of(core::slice::from_ref(&c));
+                    swap = operand;
+                }
+                _ => compare_add = operand,
+            }
+        }
+        let segs: &[Seg] = if op.kind.is_atomic() { &[] } else { segs };
         let r = sys::kfi_verbs_sq_req {
             op: code as i32,
             segs: segs.as_ptr(),
@@ -141,6 +197,9 @@ impl Queues<VerbsExt> {
             fence: op.flags & rules::F_FENCE != 0,
             raddr,
             rkey,
+            compare_add,
+            swap,
+            result,
         };
         let Some(w) = self.ext.wrs.as_ref() else {
             return Err(neg(bindings::ENOTCONN));
@@ -178,7 +237,7 @@ impl QueueExt for VerbsExt {
     type Progress<'a> = NoProgress;
 
     fn new() -> VerbsExt {
-        VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), iwarp: false }
+        VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), iwarp: false, atomics: false }
     }
 
     fn enable(q: &mut Queues<VerbsExt>, p: &mut Prepared) {
@@ -186,6 +245,7 @@ impl QueueExt for VerbsExt {
         q.ext.wrs = p.wrs.take();
         q.ext.qp = p.qp;
         q.ext.iwarp = p.iwarp;
+        q.ext.atomics = p.atomics;
     }
 
     #[inline(always)]
@@ -207,6 +267,23 @@ impl QueueExt for VerbsExt {
                 // Transmits wait on `tx_pending` until connected; once
                 // connected that list is empty (`connected` emptied it
                 // under `q`), so the slot is its only entry.
+                if q.ext.up {
+                    q.tx_links.remove_first(&mut q.tx_pending, |j| j == i);
+                    q.post_tx(i)?;
+                }
+            }
+            Kind::Atomic | Kind::FetchAtomic | Kind::CompareAtomic => {
+                let op = &q.tx[i];
+                let r = op.region(0);
+                let a = &op.atomic;
+                let call = atomic_call(kind).unwrap_or(Call::Atomic);
+                let raddr = r.addr.wrapping_add(r.key >> 32);
+                if let Err(e) = atomic::check(q.ext.atomics, call, a.datatype, a.op, r.len, raddr, !a.result.is_null(), !a.compare.is_null()) {
+                    return Err(match e {
+                        AtomicError::NotDone => neg(sys::KFI_ENOSYS),
+                        AtomicError::Bad => neg(bindings::EINVAL),
+                    });
+                }
                 if q.ext.up {
                     q.tx_links.remove_first(&mut q.tx_pending, |j| j == i);
                     q.post_tx(i)?;

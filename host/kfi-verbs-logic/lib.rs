@@ -9,3 +9,5 @@ pub mod info;
 pub mod cmdata;
 #[path = "../../kfi_verbs/logic/status.rs"]
 pub mod status;
+#[path = "../../kfi_verbs/logic/atomic.rs"]
+pub mod atomic;

@@ -12,6 +12,8 @@ pub const F_MSG: u64 = 1 << 1;
 pub const F_RMA: u64 = 1 << 2;
 /// `KFI_TAGGED`.
 pub const F_TAGGED: u64 = 1 << 3;
+/// `KFI_ATOMIC`.
+pub const F_ATOMIC: u64 = 1 << 4;
 /// `KFI_READ`.
 pub const F_READ: u64 = 1 << 8;
 /// `KFI_WRITE`.
@@ -80,6 +82,12 @@ pub enum Kind {
     Read,
     /// RMA write.
     Write,
+    /// Atomic operation without a result (`kfi_atomic`).
+    Atomic,
+    /// Atomic operation returning the old value (`kfi_fetch_atomic`).
+    FetchAtomic,
+    /// Compare atomic (`kfi_compare_atomic`), returning the old value.
+    CompareAtomic,
 }
 
 impl Kind {
@@ -93,6 +101,19 @@ impl Kind {
     #[inline]
     pub const fn is_rma(self) -> bool {
         matches!(self, Kind::Read | Kind::Write)
+    }
+
+    /// Whether the operation is an atomic.
+    #[inline]
+    pub const fn is_atomic(self) -> bool {
+        matches!(self, Kind::Atomic | Kind::FetchAtomic | Kind::CompareAtomic)
+    }
+
+    /// Whether it reads remote memory into a local buffer (counted on the
+    /// `KFI_READ` counter): a read, a fetching or compare atomic.
+    #[inline]
+    pub const fn reads(self) -> bool {
+        matches!(self, Kind::Read | Kind::FetchAtomic | Kind::CompareAtomic)
     }
 
     /// Whether the operation is tagged.
@@ -111,6 +132,8 @@ impl Kind {
             Kind::TRecv => F_RECV | F_TAGGED,
             Kind::Read => F_RMA | F_READ,
             Kind::Write => F_RMA | F_WRITE,
+            Kind::Atomic => F_ATOMIC | F_WRITE,
+            Kind::FetchAtomic | Kind::CompareAtomic => F_ATOMIC | F_READ,
         }
     }
 
@@ -143,6 +166,9 @@ impl Kind {
             }
             Kind::Read => F_COMPLETION | F_FENCE | F_MORE | F_RMA | F_READ,
             Kind::Write => TX | F_RMA | F_WRITE,
+            // fi_atomic(3): no remote CQ data on atomics.
+            Kind::Atomic => (TX & !F_REMOTE_CQ_DATA) | F_ATOMIC | F_WRITE,
+            Kind::FetchAtomic | Kind::CompareAtomic => F_COMPLETION | F_FENCE | F_MORE | F_ATOMIC | F_READ,
         }
     }
 }
@@ -212,6 +238,10 @@ pub fn check_rma_total(kind: Kind, local: u64, n_regions: usize, total: Option<u
         Kind::Write if local <= total => Ok(local),
         Kind::Read if total <= local => Ok(total),
         Kind::Write | Kind::Read => Err(PostError::TooLong),
+        // An atomic's operand has as many elements as its remote region
+        // (none: `KFI_ATOMIC_READ`); one region.
+        k if k.is_atomic() && n_regions == 1 && (local == total || local == 0) => Ok(total),
+        k if k.is_atomic() => Err(PostError::BadIov),
         _ => Err(PostError::BadIov),
     }
 }

@@ -24,6 +24,7 @@
 #include <kfi_errno.h>
 #include <kfi_cm.h>
 #include <kfi_rma.h>
+#include <kfi_atomic.h>
 #include <linux/bvec.h>
 #include <linux/scatterlist.h>
 #include <linux/vmalloc.h>
@@ -234,15 +235,16 @@ static void verbs_getinfo_by_destination(struct kunit *test)
  * Exactly what the provider does is advertised: a consumer asking for
  * messages (send, receive, triggered) or RMA (both directions, with
  * provider keys, KFI_MR_PROV_KEY) gets its entries on both devices, with
- * one remote region per operation and the device's keys; one asking for
- * tagged messages, atomics, multi-receive buffers, counted remote
- * accesses, reliable datagram endpoints, or RMA with memory modes that
- * lack KFI_MR_PROV_KEY does not.
+ * one remote region per operation and the device's keys; atomics are
+ * found on rxe (not on siw, which has none); one asking for tagged
+ * messages, multi-receive buffers, counted remote accesses, reliable
+ * datagram endpoints, or RMA with memory modes that lack KFI_MR_PROV_KEY
+ * does not.
  */
 static void verbs_getinfo_advertises_what_works(struct kunit *test)
 {
-	static const uint64_t caps[] = { KFI_TAGGED, KFI_ATOMIC,
-					 KFI_MULTI_RECV, KFI_RMA_EVENT };
+	static const uint64_t caps[] = { KFI_TAGGED, KFI_MULTI_RECV,
+					 KFI_RMA_EVENT };
 	const uint64_t rma = KFI_MSG | KFI_RMA | KFI_READ | KFI_WRITE |
 			     KFI_REMOTE_READ | KFI_REMOTE_WRITE;
 	struct kfi_info *h = verbs_hints(test), *list = NULL, *e;
@@ -271,6 +273,14 @@ static void verbs_getinfo_advertises_what_works(struct kunit *test)
 	}
 	kfi_freeinfo(list);
 	list = NULL;
+	/* atomics: rxe does them in hardware, siw has none */
+	h->caps = KFI_MSG | KFI_ATOMIC;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
+	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, rxe_dev, rxe_node));
+	KUNIT_EXPECT_NULL(test, find_entry(list, siw_dev, siw_node));
+	kfi_freeinfo(list);
+	list = NULL;
+	h->caps = rma;
 	/* a consumer that cannot take the provider's keys is no RMA target */
 	h->domain_attr->mr_mode = KFI_MR_VIRT_ADDR;
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list),
@@ -2289,6 +2299,153 @@ static void verbs_rma_remove_during_traffic(struct kunit *test)
 	}
 }
 
+/*
+ * Atomics (64-bit, one element), on rxe: kfi_atomic KFI_SUM, kfi_fetch_atomic
+ * KFI_SUM and KFI_ATOMIC_READ, kfi_compare_atomic KFI_CSWAP that swaps and
+ * one that does not, kfi_inject_atomic (its operand reusable at once), each
+ * with its entry (KFI_ATOMIC with KFI_WRITE or KFI_READ), results and the
+ * target words compared; the valid queries give count 1 for these and
+ * -KFI_ENOSYS for another datatype or operation; refused: two elements or
+ * another operation (-KFI_ENOSYS), an unaligned address or a fetch without
+ * a result buffer (-EINVAL), nothing posted. siw has no atomics: every call
+ * and query is -KFI_ENOSYS.
+ */
+static void verbs_rma_atomics(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfid_mr *m;
+	u64 *word, res, cmp, v, two[2] = { 1, 2 };
+	size_t count;
+	u64 key;
+	int i;
+
+	word = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, word);
+	for (i = 0; i < 2; i++) {
+		vx_open(test, &f, i ? siw_node : rxe_node, 0, true);
+		word[0] = 100;
+		word[1] = 0;
+		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, word, 64,
+						 KFI_REMOTE_READ |
+						 KFI_REMOTE_WRITE, 0, 0, 0, &m,
+						 NULL), 0);
+		key = kfi_mr_key(m);
+		v = 5;
+		if (i == 1) {
+			KUNIT_EXPECT_EQ(test, kfi_atomic(f.c.cep, &v, 1, NULL,
+							 0, 0, key, KFI_UINT64,
+							 KFI_SUM, NULL),
+					-KFI_ENOSYS);
+			KUNIT_EXPECT_EQ(test, kfi_atomicvalid(f.c.cep,
+							      KFI_UINT64,
+							      KFI_SUM, &count),
+					-KFI_ENOSYS);
+			KUNIT_EXPECT_EQ(test, word[0], 100ULL);
+			goto next;
+		}
+		KUNIT_EXPECT_EQ(test, kfi_atomicvalid(f.c.cep, KFI_UINT64,
+						      KFI_SUM, &count), 0);
+		KUNIT_EXPECT_EQ(test, count, (size_t)1);
+		KUNIT_EXPECT_EQ(test, kfi_fetch_atomicvalid(f.c.cep, KFI_INT64,
+							    KFI_ATOMIC_READ,
+							    &count), 0);
+		KUNIT_EXPECT_EQ(test, kfi_compare_atomicvalid(f.c.cep,
+							      KFI_UINT64,
+							      KFI_CSWAP,
+							      &count), 0);
+		KUNIT_EXPECT_EQ(test, kfi_atomicvalid(f.c.cep, KFI_UINT32,
+						      KFI_SUM, &count),
+				-KFI_ENOSYS);
+		KUNIT_EXPECT_EQ(test, kfi_atomicvalid(f.c.cep, KFI_UINT64,
+						      KFI_PROD, &count),
+				-KFI_ENOSYS);
+		KUNIT_EXPECT_EQ(test, kfi_compare_atomicvalid(f.c.cep,
+							      KFI_UINT64,
+							      KFI_CSWAP_NE,
+							      &count),
+				-KFI_ENOSYS);
+		/* 100 + 5 */
+		KUNIT_ASSERT_EQ(test, kfi_atomic(f.c.cep, &v, 1, NULL, 0, 0,
+						 key, KFI_UINT64, KFI_SUM,
+						 word), 0);
+		vx_expect_tx(test, f.ctx, word, KFI_ATOMIC | KFI_WRITE);
+		/* 105 + 10, fetching 105 */
+		v = 10;
+		res = 0;
+		KUNIT_ASSERT_EQ(test, kfi_fetch_atomic(f.c.cep, &v, 1, NULL,
+						       &res, NULL, 0, 0, key,
+						       KFI_UINT64, KFI_SUM,
+						       &res), 0);
+		vx_expect_tx(test, f.ctx, &res, KFI_ATOMIC | KFI_READ);
+		KUNIT_EXPECT_EQ(test, res, 105ULL);
+		/* read: 115 */
+		res = 0;
+		KUNIT_ASSERT_EQ(test, kfi_fetch_atomic(f.c.cep, NULL, 1, NULL,
+						       &res, NULL, 0, 0, key,
+						       KFI_UINT64,
+						       KFI_ATOMIC_READ, &res),
+				0);
+		vx_expect_tx(test, f.ctx, &res, KFI_ATOMIC | KFI_READ);
+		KUNIT_EXPECT_EQ(test, res, 115ULL);
+		/* 115 == 115: swapped for 7 */
+		cmp = 115;
+		v = 7;
+		res = 0;
+		KUNIT_ASSERT_EQ(test, kfi_compare_atomic(f.c.cep, &v, 1, NULL,
+							 &cmp, NULL, &res,
+							 NULL, 0, 0, key,
+							 KFI_UINT64, KFI_CSWAP,
+							 &cmp), 0);
+		vx_expect_tx(test, f.ctx, &cmp, KFI_ATOMIC | KFI_READ);
+		KUNIT_EXPECT_EQ(test, res, 115ULL);
+		/* 7 != 1: nothing swapped */
+		cmp = 1;
+		v = 9;
+		KUNIT_ASSERT_EQ(test, kfi_compare_atomic(f.c.cep, &v, 1, NULL,
+							 &cmp, NULL, &res,
+							 NULL, 0, 0, key,
+							 KFI_UINT64, KFI_CSWAP,
+							 &cmp), 0);
+		vx_expect_tx(test, f.ctx, &cmp, KFI_ATOMIC | KFI_READ);
+		KUNIT_EXPECT_EQ(test, res, 7ULL);
+		/* inject: the second word + 3, its operand reused at once */
+		v = 3;
+		KUNIT_ASSERT_EQ(test, kfi_inject_atomic(f.c.cep, &v, 1, 0, 8,
+							key, KFI_INT64,
+							KFI_SUM), 0);
+		v = 999;
+		res = 0;
+		KUNIT_ASSERT_EQ(test, kfi_fetch_atomic(f.c.cep, NULL, 1, NULL,
+						       &res, NULL, 0, 8, key,
+						       KFI_INT64,
+						       KFI_ATOMIC_READ, &res),
+				0);
+		vx_expect_tx(test, f.ctx, &res, KFI_ATOMIC | KFI_READ);
+		KUNIT_EXPECT_EQ(test, res, 3ULL);
+		KUNIT_EXPECT_EQ(test, word[0], 7ULL);
+		KUNIT_EXPECT_EQ(test, word[1], 3ULL);
+		/* refused, nothing posted */
+		KUNIT_EXPECT_EQ(test, kfi_atomic(f.c.cep, two, 2, NULL, 0, 0,
+						 key, KFI_UINT64, KFI_SUM,
+						 NULL), -KFI_ENOSYS);
+		KUNIT_EXPECT_EQ(test, kfi_atomic(f.c.cep, &v, 1, NULL, 0, 0,
+						 key, KFI_UINT64, KFI_MIN,
+						 NULL), -KFI_ENOSYS);
+		KUNIT_EXPECT_EQ(test, kfi_atomic(f.c.cep, &v, 1, NULL, 0, 4,
+						 key, KFI_UINT64, KFI_SUM,
+						 NULL), -EINVAL);
+		KUNIT_EXPECT_EQ(test, kfi_fetch_atomic(f.c.cep, &v, 1, NULL,
+						       NULL, NULL, 0, 0, key,
+						       KFI_UINT64, KFI_SUM,
+						       NULL), -EINVAL);
+		KUNIT_EXPECT_EQ(test, word[0], 7ULL);
+next:
+		xf_expect_none(test, f.ctx);
+		KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);
+		xf_teardown(test, &f);
+	}
+}
+
 static struct kunit_case verbs_getinfo_cases[] = {
 	KUNIT_CASE(verbs_getinfo_lists_devices),
 	KUNIT_CASE(verbs_getinfo_by_node),
@@ -2334,6 +2491,7 @@ static struct kunit_case verbs_rma_cases[] = {
 	KUNIT_CASE(verbs_rma_keys_and_rules),
 	KUNIT_CASE(verbs_rma_remove_with_regions),
 	KUNIT_CASE(verbs_rma_remove_during_traffic),
+	KUNIT_CASE(verbs_rma_atomics),
 	{}
 };
 
