@@ -350,8 +350,24 @@ unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Resu
                 let action = Action::Cntr { target: t, set: w.op_type == sys::KFI_OP_CNTR_SET, value: m.value };
                 return Ok(Pending { action, ctx, done: None, deferred: true });
             }
-            sys::KFI_OP_ATOMIC | sys::KFI_OP_FETCH_ATOMIC | sys::KFI_OP_COMPARE_ATOMIC => {
-                return Err(base::neg(bindings::ENOSYS));
+            // Atomics: what the endpoint's provider does (the queues refuse
+            // the rest when the work is queued, `check_deferred`).
+            sys::KFI_OP_ATOMIC => {
+                let m = w.op.atomic.as_ref().ok_or(einval())?;
+                let n = core::ptr::null_mut();
+                (sys::KFI_UTIL_X_ATOMIC, m.ep, sys::kfi_util_xfer_build_atomic(&mut x, &m.msg, n, 0, n, 0, m.flags))
+            }
+            sys::KFI_OP_FETCH_ATOMIC => {
+                let m = w.op.fetch_atomic.as_ref().ok_or(einval())?;
+                let f = &m.fetch;
+                let built = sys::kfi_util_xfer_build_atomic(&mut x, &m.msg, core::ptr::null(), 0, f.msg_iov, f.iov_count, m.flags);
+                (sys::KFI_UTIL_X_FATOMIC, m.ep, built)
+            }
+            sys::KFI_OP_COMPARE_ATOMIC => {
+                let m = w.op.compare_atomic.as_ref().ok_or(einval())?;
+                let (f, c) = (&m.fetch, &m.compare);
+                let built = sys::kfi_util_xfer_build_atomic(&mut x, &m.msg, c.msg_iov, c.iov_count, f.msg_iov, f.iov_count, m.flags);
+                (sys::KFI_UTIL_X_CATOMIC, m.ep, built)
             }
             _ => return Err(einval()),
         };

@@ -174,6 +174,15 @@ pub(crate) trait QueueExt: Send + Sized + 'static {
     /// side for an acknowledgement ([`TagQueues::owe_ack`]; kfi_tcp: an
     /// ACK frame is owed).
     fn owe_ack(ep: &EpQueues<Self>);
+
+    /// Whether an atomic of `kind` on `datatype` with `op` over `len`
+    /// remote bytes can be done: asked when a triggered or deferred one
+    /// is queued (an immediate post finds out in [`QueueExt::posted`]),
+    /// so that one that cannot is refused then (-KFI_ENOSYS) rather than
+    /// failing when it fires. By default none can.
+    fn atomic_ok(_q: &Queues<Self>, _kind: Kind, _datatype: u32, _op: u32, _len: u64) -> bool {
+        false
+    }
 }
 
 /// How [`EpQueues::post_as`] treats a transfer.
@@ -617,6 +626,9 @@ impl<X: QueueExt> EpQueues<X> {
         }
         *eff = flags;
         if let Post::Check { .. } = mode {
+            if kind.is_atomic() && !X::atomic_ok(&g, kind, x.atomic_type as u32, x.atomic_op as u32, moved) {
+                return -(sys::KFI_ENOSYS as isize);
+            }
             return 0;
         }
         let free = if kind.is_tx() { g.tx_free } else { g.rx_free };

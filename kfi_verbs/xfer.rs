@@ -328,6 +328,13 @@ impl QueueExt for VerbsExt {
     }
 
     fn owe_ack(_ep: &EpData) {}
+
+    /// What the hardware does (`logic/atomic.rs`), on a device with
+    /// atomics, one element.
+    fn atomic_ok(q: &Queues<VerbsExt>, kind: Kind, datatype: u32, op: u32, len: u64) -> bool {
+        let call = atomic_call(kind).unwrap_or(Call::Atomic);
+        q.ext.atomics && len == atomic::ELEM && atomic::ib_atomic(call, datatype, op).is_some()
+    }
 }
 
 impl EpData {

@@ -56,11 +56,13 @@ static struct kfi_kunit_prov kfi_provs[] = {
 	/*
 	 * verbs: node is the address of the RDMA device under test, set by
 	 * kfi_prov_kunit's verbs_node parameter (without it, its suites
-	 * skip); messages, RMA and their triggered forms so far (no tagged
-	 * messages, multi-receive buffers or counted remote accesses yet).
+	 * skip; the device is rxe, which does atomics); messages, RMA,
+	 * atomics and their triggered forms so far (no tagged messages,
+	 * multi-receive buffers or counted remote accesses yet).
 	 */
 	[KFI_PROV_verbs] = { "verbs", NULL, NULL,
-			     KFI_MSG | KFI_RMA | KFI_READ | KFI_WRITE |
+			     KFI_MSG | KFI_RMA | KFI_ATOMIC | KFI_READ |
+			     KFI_WRITE |
 			     KFI_SEND | KFI_RECV | KFI_REMOTE_READ |
 			     KFI_REMOTE_WRITE | KFI_TRIGGER |
 			     KFI_LOCAL_COMM | KFI_REMOTE_COMM },

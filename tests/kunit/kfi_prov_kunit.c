@@ -28,6 +28,7 @@
 #include <kfi_rma.h>
 #include <kfi_tagged.h>
 #include <kfi_trigger.h>
+#include <kfi_atomic.h>
 #include "kfi_kunit_fix.h"
 
 /* Skips the case unless the provider under test has all of @caps. */
@@ -1064,6 +1065,14 @@ static void trig_deferred_cntr_ops(struct kunit *test)
 	struct kfid_cntr *t, *target;
 	struct kfi_op_cntr set = { .value = 5 }, add = { .value = 5 };
 	struct kfi_deferred_work ws = {}, wa = {}, wx = {};
+	u64 one = 1;
+	struct kfi_ioc ioc = { .addr = &one, .count = 1 };
+	struct kfi_rma_ioc rioc = { .count = 1 };
+	struct kfi_op_atomic aop = {
+		.msg = { .msg_iov = &ioc, .iov_count = 1, .rma_iov = &rioc,
+			 .rma_iov_count = 1, .datatype = KFI_UINT64,
+			 .op = KFI_SUM },
+	};
 
 	dom_setup(test, &d, 0);
 	KUNIT_ASSERT_EQ(test, kfi_cntr_open(d.dom, NULL, &t, NULL), 0);
@@ -1099,11 +1108,15 @@ static void trig_deferred_cntr_ops(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kfi_cntr_add(t, 100), 0);
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, kfi_cntr_read(target), 10ULL);
-	/* bad work */
-	wx.op_type = KFI_OP_ATOMIC;
-	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wx),
-			-ENOSYS);
+	/* bad work: an atomic where the provider does none */
+	if (!(cur_prov->caps & KFI_ATOMIC)) {
+		wx.op_type = KFI_OP_ATOMIC;
+		wx.op.atomic = &aop;
+		KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK,
+						  &wx), -ENOSYS);
+	}
 	wx.op_type = KFI_OP_CNTR_ADD;
+	wx.op.cntr = &add;
 	wx.triggering_cntr = NULL;
 	KUNIT_EXPECT_EQ(test, kfi_control(&d.dom->fid, KFI_QUEUE_WORK, &wx),
 			-EINVAL);

@@ -25,6 +25,7 @@
 #include <kfi_cm.h>
 #include <kfi_rma.h>
 #include <kfi_atomic.h>
+#include <kfi_trigger.h>
 #include <linux/bvec.h>
 #include <linux/scatterlist.h>
 #include <linux/vmalloc.h>
@@ -2300,6 +2301,71 @@ static void verbs_rma_remove_during_traffic(struct kunit *test)
 }
 
 /*
+ * Triggered and deferred atomics on @f (rxe; @word[0] is 7, @key its
+ * region's): a fetch-add queued with KFI_TRIGGER fires when its counter
+ * reaches 1 (+1000, fetching 7), a deferred compare-swap when it reaches
+ * 2 (1007 -> 42, fetching 1007); deferred work no hardware does
+ * (KFI_CSWAP_GT) is refused when queued (-KFI_ENOSYS).
+ */
+static noinline void verbs_atomics_triggered(struct kunit *test,
+					     struct xf_fixture *f,
+					     u64 *word, u64 key)
+{
+	struct kfid_cntr *t;
+	struct kfi_triggered_context tc = {
+		.event_type = KFI_TRIGGER_THRESHOLD,
+	};
+	u64 tv = 1000, tres = 0, cv = 1007, sv = 42, dres = 0;
+	struct kfi_ioc ioc = { &tv, 1 }, rres = { &tres, 1 };
+	struct kfi_ioc sioc = { &sv, 1 }, cioc = { &cv, 1 }, dioc = { &dres, 1 };
+	struct kfi_rma_ioc rioc = { .addr = 0, .count = 1, .key = key };
+	struct kfi_msg_atomic am = { .msg_iov = &ioc, .iov_count = 1,
+				     .rma_iov = &rioc, .rma_iov_count = 1,
+				     .datatype = KFI_UINT64, .op = KFI_SUM,
+				     .context = &tc };
+	struct kfi_op_compare_atomic cop = {
+		.ep = f->c.cep,
+		.msg = { .msg_iov = &sioc, .iov_count = 1, .rma_iov = &rioc,
+			 .rma_iov_count = 1, .datatype = KFI_UINT64,
+			 .op = KFI_CSWAP, .context = &dres },
+		.fetch = { .msg_iov = &dioc, .iov_count = 1 },
+		.compare = { .msg_iov = &cioc, .iov_count = 1 },
+		.flags = KFI_COMPLETION,
+	};
+	struct kfi_deferred_work dw = { .threshold = 2,
+					.op_type = KFI_OP_COMPARE_ATOMIC,
+					.op.compare_atomic = &cop };
+	struct kfi_op_compare_atomic bad = cop;
+	struct kfi_deferred_work bw;
+
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f->c.d.dom, NULL, &t, NULL), 0);
+	tc.trigger.threshold.cntr = t;
+	tc.trigger.threshold.threshold = 1;
+	dw.triggering_cntr = t;
+	KUNIT_ASSERT_EQ(test, kfi_fetch_atomicmsg(f->c.cep, &am, &rres, NULL, 1,
+						  KFI_TRIGGER), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&f->c.d.dom->fid, KFI_QUEUE_WORK,
+					  &dw), 0);
+	bad.msg.op = KFI_CSWAP_GT;
+	bw = dw;
+	bw.threshold = 100;
+	bw.op.compare_atomic = &bad;
+	KUNIT_EXPECT_EQ(test, kfi_control(&f->c.d.dom->fid, KFI_QUEUE_WORK,
+					  &bw), -KFI_ENOSYS);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, word[0], 7ULL);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(t, 1), 0);
+	vx_expect_tx(test, f->ctx, &tc, KFI_ATOMIC | KFI_READ);
+	KUNIT_EXPECT_EQ(test, tres, 7ULL);
+	KUNIT_EXPECT_EQ(test, word[0], 1007ULL);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(t, 1), 0);
+	vx_expect_tx(test, f->ctx, &dres, KFI_ATOMIC | KFI_READ);
+	KUNIT_EXPECT_EQ(test, dres, 1007ULL);
+	KUNIT_EXPECT_EQ(test, word[0], 42ULL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&t->fid), 0);
+}
+
+/*
  * Atomics (64-bit, one element), on rxe: kfi_atomic KFI_SUM, kfi_fetch_atomic
  * KFI_SUM and KFI_ATOMIC_READ, kfi_compare_atomic KFI_CSWAP that swaps and
  * one that does not, kfi_inject_atomic (its operand reusable at once), each
@@ -2307,8 +2373,9 @@ static void verbs_rma_remove_during_traffic(struct kunit *test)
  * target words compared; the valid queries give count 1 for these and
  * -KFI_ENOSYS for another datatype or operation; refused: two elements or
  * another operation (-KFI_ENOSYS), an unaligned address or a fetch without
- * a result buffer (-EINVAL), nothing posted. siw has no atomics: every call
- * and query is -KFI_ENOSYS.
+ * a result buffer (-EINVAL), nothing posted; triggered and deferred
+ * atomics (verbs_atomics_triggered). siw has no atomics: every call and
+ * query is -KFI_ENOSYS.
  */
 static void verbs_rma_atomics(struct kunit *test)
 {
@@ -2439,6 +2506,7 @@ static void verbs_rma_atomics(struct kunit *test)
 						       KFI_UINT64, KFI_SUM,
 						       NULL), -EINVAL);
 		KUNIT_EXPECT_EQ(test, word[0], 7ULL);
+		verbs_atomics_triggered(test, &f, word, key);
 next:
 		xf_expect_none(test, f.ctx);
 		KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);
