@@ -157,6 +157,44 @@ pub(crate) unsafe extern "C" fn kfi_util_domain_close(fid: *mut sys::kfid) -> c_
     unsafe { close_domain::<<crate::Prov as super::Provider>::Domain>(fid) }
 }
 
+/// `query_atomic` of a domain (the toolkit's domain ops): the provider's
+/// [`ProvDomain::query_atomic`] into `attr` (`count`, and `size` of one
+/// element). -EINVAL without a domain or `attr`; -KFI_EBADFLAGS for any
+/// flag (kfabric defines none).
+///
+/// # Safety
+/// `domain` is NULL or one of the provider's open domains; `attr` NULL or
+/// writable.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_util_domain_query_atomic(
+    domain: *mut sys::kfid_domain,
+    datatype: u32,
+    op: u32,
+    attr: *mut sys::kfi_atomic_attr,
+    flags: u64,
+) -> c_int {
+    if domain.is_null() || attr.is_null() {
+        return einval();
+    }
+    if flags != 0 {
+        return -(sys::KFI_EBADFLAGS as c_int);
+    }
+    // SAFETY: only installed on the provider's domains, all of type
+    // `Provider::Domain` with their base first, open for the call.
+    let d = unsafe { <<crate::Prov as super::Provider>::Domain as ProvDomain>::from_base(DomainBase::from_header(domain)) };
+    match d.query_atomic(datatype, op) {
+        Ok(count) => {
+            // SAFETY: checked non-NULL; writable by the caller's contract.
+            unsafe {
+                (*attr).count = count;
+                (*attr).size = sys::kfi_util_atomic_size(datatype as c_int);
+            }
+            0
+        }
+        Err(e) => e,
+    }
+}
+
 /// A provider's domain object, as the toolkit opens and closes it.
 ///
 /// # Safety
@@ -180,6 +218,13 @@ pub(crate) unsafe trait ProvDomain: Sized {
     /// Called by [`close_domain`] once the close is decided, before the
     /// object is freed.
     fn closing(&self) {}
+
+    /// `kfi_query_atomic` (flags 0: plain atomics): the most elements of
+    /// `datatype` one atomic with `op` takes, or a negative errno. By
+    /// default the provider cannot answer (-KFI_ENOSYS).
+    fn query_atomic(&self, _datatype: u32, _op: u32) -> core::result::Result<usize, c_int> {
+        Err(-(sys::KFI_ENOSYS as c_int))
+    }
 
     /// Recovers the domain from its base.
     ///

@@ -986,7 +986,7 @@ static struct kfi_ops_domain kfi_util_domain_ops = {
 	.poll_open = kfi_no_poll_open,
 	.stx_ctx = kfi_no_stx_ctx,
 	.srx_ctx = kfi_no_srx_ctx,
-	.query_atomic = kfi_no_query_atomic,
+	.query_atomic = kfi_util_domain_query_atomic,
 };
 
 /*

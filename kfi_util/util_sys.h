@@ -378,6 +378,9 @@ bool kfi_util_is_domain(const struct kfid_domain *domain);
  * Return: 0, or a negative errno (-EBUSY while a child is open).
  */
 int kfi_util_domain_close(struct kfid *fid);
+int kfi_util_domain_query_atomic(struct kfid_domain *domain,
+				 enum kfi_datatype datatype, enum kfi_op op,
+				 struct kfi_atomic_attr *attr, uint64_t flags);
 
 /**
  * kfi_util_domain_bind() - Bind an object to a domain: the domain fid's

@@ -10,6 +10,7 @@
 //! any open fails with -EBUSY.
 
 use crate::ffi::{kfi_info, sys, DevRef};
+use crate::logic::atomic;
 use crate::util::base::{self, einval};
 use crate::util::fabric::{open_domain, Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
@@ -110,4 +111,14 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
 
 // SAFETY: `#[repr(C)]` with its `DomainBase` first (asserted above);
 // allocated only by `open_domain`.
-unsafe impl ProvDomain for Domain {}
+unsafe impl ProvDomain for Domain {
+    /// One element of what the device does in hardware (`kfi_atomic`
+    /// calls: `logic/atomic.rs`); -EOPNOTSUPP for the rest, and on a
+    /// device without atomics.
+    fn query_atomic(&self, datatype: u32, op: u32) -> core::result::Result<usize, c_int> {
+        match atomic::ib_atomic(atomic::Call::Atomic, datatype, op) {
+            Some(_) if self.atomics => Ok(1),
+            _ => Err(base::neg(bindings::EOPNOTSUPP)),
+        }
+    }
+}

@@ -32,7 +32,7 @@
 //! and the device driver's own locks inside that: q → post_lock → driver.
 
 use crate::ffi::{sys, Conn, Wrs};
-use crate::logic::atomic::{self, AtomicError, Call, IbAtomic};
+use crate::logic::atomic::{self, AtomicError, Bufs, Call, IbAtomic};
 use crate::logic::status::error_of;
 use crate::util::logic::xfer::{self as rules, Kind, List};
 use crate::util::queues::{EpQueues, QueueExt, Queues};
@@ -278,7 +278,8 @@ impl QueueExt for VerbsExt {
                 let a = &op.atomic;
                 let call = atomic_call(kind).unwrap_or(Call::Atomic);
                 let raddr = r.addr.wrapping_add(r.key >> 32);
-                if let Err(e) = atomic::check(q.ext.atomics, call, a.datatype, a.op, r.len, raddr, !a.result.is_null(), !a.compare.is_null()) {
+                let bufs = Bufs { operand: op.buf.len == atomic::ELEM, result: !a.result.is_null(), compare: !a.compare.is_null() };
+                if let Err(e) = atomic::check(q.ext.atomics, call, a.datatype, a.op, r.len, raddr, bufs) {
                     return Err(match e {
                         AtomicError::NotDone => neg(sys::KFI_ENOSYS),
                         AtomicError::Bad => neg(bindings::EINVAL),

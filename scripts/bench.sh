@@ -11,7 +11,9 @@
 #   scripts/bench.sh --report GUEST_LOG   the table of an earlier run's log
 # KFI_BENCH_REPEATS (default 5) runs of each configuration; the table
 # shows medians. KFI_BENCH_PLAN=SIZE:ITERS,... replaces the guest's sizes
-# and iterations (64:10000,4096:10000,65536:3000,1048576:500). Logs and the table: .bench-logs/ (KFI_LOGDIR overrides).
+# and iterations (64:10000,4096:10000,65536:3000,1048576:500);
+# KFI_BENCH_VPLAN those of the verbs runs on rxe (64:2000,4096:2000,
+# 65536:500,1048576:50); KFI_BENCH_VERBS=0 skips them. Logs and the table: .bench-logs/ (KFI_LOGDIR overrides).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -88,6 +90,13 @@ report() {
 			iters[p[1]] = p[2]
 		}
 	}
+	$1 == "BENCH-INFO" && $2 == "vplan" {
+		for (i = 3; i <= NF; i++) {
+			split($i, p, ":")
+			vsizes[++nvsizes] = p[1]
+			viters[p[1]] = p[2]
+		}
+	}
 	$1 == "BENCH" && NF == 8 {
 		k = $2 " " $3 " " $4
 		L[k] = L[k] " " $7
@@ -141,6 +150,27 @@ report() {
 				num(lat(b)), num(lat(b6)), quot(lat(b6), lat(b)),
 				num(bw(a)), num(bw(a6)), quot(bw(a6), bw(a)), num(bw(b6))
 		}
+		if (nvsizes) {
+			print ""
+			print "verbs, on the rxe device (veth 10.95.0.1, one device looped to itself): a = kfi_verbs kernel<->kernel,"
+			print "b = raw ib_verbs RC pingpong (ibv_pingpong.ko), c = fi_pingpong -p verbs -e msg, d = kfi_tcp over the"
+			print "same link; all busy-polling; iterations:"
+			printf "   "
+			for (i = 1; i <= nvsizes; i++)
+				printf "%s %s x%s", (i > 1 ? "," : ""), human(vsizes[i]), viters[vsizes[i]]
+			print ""
+			print ""
+			print "| size | a lat | b lat | c lat | d lat | lat a/b (<= 1.05) | lat a/c (<= 0.90) | a MB/s | b MB/s | c MB/s | d MB/s | bw a/b (>= 0.95) |"
+			print "|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---|"
+			for (i = 1; i <= nvsizes; i++) {
+				s = vsizes[i]
+				a = "kfiv spin " s; b = "ibv spin " s; c = "fippv spin " s; d = "kfit spin " s
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", human(s),
+					num(lat(a)), num(lat(b)), num(lat(c)), num(lat(d)),
+					ratio(lat(a), lat(b), "<=", 1.05), ratio(lat(a), lat(c), "<=", 0.90),
+					num(bw(a)), num(bw(b)), num(bw(c)), num(bw(d)), ratio(bw(a), bw(b), ">=", 0.95)
+			}
+		}
 		print ""
 		printf "run-to-run spread of the latency ((max - min) / median over %s runs):\n", repeats
 		print ""
@@ -189,8 +219,8 @@ if [ "$variant" = --report ]; then
 	exit
 fi
 
-case ${KFI_BENCH_PLAN:-} in
-*[!0-9:,]*) echo "bench: KFI_BENCH_PLAN: expected SIZE:ITERS,..." >&2; exit 2 ;;
+case ${KFI_BENCH_PLAN:-}${KFI_BENCH_VPLAN:-} in
+*[!0-9:,]*) echo "bench: KFI_BENCH_PLAN, KFI_BENCH_VPLAN: expected SIZE:ITERS,..." >&2; exit 2 ;;
 esac
 "$here/setup.sh" || exit 1
 kdir=$("$here/kernel.sh" "$variant") || exit 1
@@ -211,7 +241,7 @@ fi
 kodir=$logdir/modules-$variant
 rm -rf "$kodir"
 mkdir -p "$kodir"
-find rust kfi_tcp tests -name '*.ko' -exec cp {} "$kodir/" \;
+find rust kfi_tcp kfi_verbs tests -name '*.ko' -exec cp {} "$kodir/" \;
 
 # ---- guest
 echo "== guest ($variant kernel, QEMU): $repeats runs of each configuration"
@@ -229,8 +259,10 @@ vm=TCG
 	echo "BENCH-INFO cpu $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "BENCH-INFO vm $vm"
 } >"$guest_log"
-timeout 1200 "$here/vm.sh" "$kdir" --rwdir "$logdir" \
-	"$top/tests/pingpong/bench.sh $kodir $guest_log $repeats ${KFI_BENCH_PLAN:-}" >"$logdir/vm-$variant.log" 2>&1
+vplan=${KFI_BENCH_VPLAN:--}
+[ "${KFI_BENCH_VERBS:-1}" = 0 ] && vplan=none
+timeout 1800 "$here/vm.sh" "$kdir" --rwdir "$logdir" \
+	"$top/tests/pingpong/bench.sh $kodir $guest_log $repeats ${KFI_BENCH_PLAN:--} $vplan" >"$logdir/vm-$variant.log" 2>&1
 vm_rc=$?
 
 # ---- the report

@@ -65,27 +65,33 @@ pub fn ib_atomic(call: Call, datatype: u32, op: u32) -> Option<IbAtomic> {
 pub enum AtomicError {
     /// Not done by the hardware (-KFI_ENOSYS).
     NotDone,
-    /// The remote address is not 8-byte aligned, or a result or compare
-    /// buffer is missing (-EINVAL).
+    /// The remote address is not 8-byte aligned, or an operand, result
+    /// or compare buffer is missing (-EINVAL).
     Bad,
+}
+
+/// The buffers a posted atomic came with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bufs {
+    /// An operand of one element (none is right for `KFI_ATOMIC_READ`).
+    pub operand: bool,
+    /// A result buffer (needed by fetching and compare atomics).
+    pub result: bool,
+    /// A compare operand (needed by compare atomics).
+    pub compare: bool,
 }
 
 /// Checks a posted atomic: `atomics` (the device has them), the call,
 /// datatype and operation, its remote bytes `len` (one element), the
-/// device address `raddr`, and whether it has a result and compare buffer
-/// where the call needs them.
-pub fn check(
-    atomics: bool,
-    call: Call,
-    datatype: u32,
-    op: u32,
-    len: u64,
-    raddr: u64,
-    result: bool,
-    compare: bool,
-) -> Result<IbAtomic, AtomicError> {
+/// device address `raddr`, and the buffers the call needs.
+pub fn check(atomics: bool, call: Call, datatype: u32, op: u32, len: u64, raddr: u64, b: Bufs) -> Result<IbAtomic, AtomicError> {
     let a = ib_atomic(call, datatype, op).filter(|_| atomics && len == ELEM).ok_or(AtomicError::NotDone)?;
-    if raddr % ELEM != 0 || (call != Call::Atomic && !result) || (call == Call::Compare && !compare) {
+    let needs_operand = op != kfi::ATOMIC_READ;
+    if raddr % ELEM != 0
+        || (needs_operand && !b.operand)
+        || (call != Call::Atomic && !b.result)
+        || (call == Call::Compare && !b.compare)
+    {
         return Err(AtomicError::Bad);
     }
     Ok(a)

@@ -1140,6 +1140,39 @@ struct e2e_work {
 };
 
 /*
+ * Deferred work chained through a completion counter: a WRITE (w->wop)
+ * fired by one add to fp->t, whose completion counter @done fires a READ
+ * (w->rop, context @back) that brings back what the write put ("WRT2").
+ */
+static void trig_write_then_read(struct kunit *test, struct trig_fixture *fp,
+				 struct e2e_work *w, struct kfid_cntr *done,
+				 char *back)
+{
+	struct kfi_cq_tagged_entry e;
+
+	w->ww = (struct kfi_deferred_work){ .threshold = 1,
+					 .triggering_cntr = fp->t,
+					 .completion_cntr = done,
+					 .op_type = KFI_OP_WRITE,
+					 .op.rma = &w->wop };
+	w->rw = (struct kfi_deferred_work){ .threshold = 1,
+					 .triggering_cntr = done,
+					 .op_type = KFI_OP_READ,
+					 .op.rma = &w->rop };
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->rw), 0);
+	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
+					  &w->ww), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the write */
+	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the read */
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)back);
+	KUNIT_EXPECT_STREQ(test, back, "WRT2");
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(done), 1ULL);
+}
+
+
+/*
  * Triggered and deferred RMA, on every provider that does RMA (keys as
  * the provider gives them, kfi_mr_key()): a write queued with KFI_TRIGGER
  * waits for its counter (the client's READ|WRITE counter) and fires when
@@ -1151,7 +1184,6 @@ static void trig_rma(struct kunit *test)
 {
 	struct trig_fixture *fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
 	struct e2e_work *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	struct kfi_cq_tagged_entry e;
 	struct kfid_cntr *done;
 	struct kfid_mr *mr;
 	char *mem, back[8] = "";
@@ -1206,25 +1238,7 @@ static void trig_rma(struct kunit *test)
 					       .context = back },
 				      .flags = KFI_COMPLETION };
 	memset(back, 0, sizeof(back));
-	w->ww = (struct kfi_deferred_work){ .threshold = 1,
-					 .triggering_cntr = fp->t,
-					 .completion_cntr = done,
-					 .op_type = KFI_OP_WRITE,
-					 .op.rma = &w->wop };
-	w->rw = (struct kfi_deferred_work){ .threshold = 1,
-					 .triggering_cntr = done,
-					 .op_type = KFI_OP_READ,
-					 .op.rma = &w->rop };
-	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
-					  &w->rw), 0);
-	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
-					  &w->ww), 0);
-	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
-	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the write */
-	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the read */
-	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)back);
-	KUNIT_EXPECT_STREQ(test, back, "WRT2");
-	KUNIT_EXPECT_EQ(test, kfi_cntr_read(done), 1ULL);
+	trig_write_then_read(test, fp, w, done, back);
 	KUNIT_EXPECT_EQ(test, kfi_close(&done->fid), 0);
 	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
 	trig_teardown(test, fp);
@@ -1319,25 +1333,7 @@ static void trig_end_to_end(struct kunit *test)
 	w->wop.ep = fp->x.c.cep;
 	w->rop.ep = fp->x.c.cep;
 	memset(back, 0, sizeof(back));
-	w->ww = (struct kfi_deferred_work){ .threshold = 1,
-					 .triggering_cntr = fp->t,
-					 .completion_cntr = done,
-					 .op_type = KFI_OP_WRITE,
-					 .op.rma = &w->wop };
-	w->rw = (struct kfi_deferred_work){ .threshold = 1,
-					 .triggering_cntr = done,
-					 .op_type = KFI_OP_READ,
-					 .op.rma = &w->rop };
-	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
-					  &w->rw), 0);
-	KUNIT_ASSERT_EQ(test, kfi_control(&fp->x.c.d.dom->fid, KFI_QUEUE_WORK,
-					  &w->ww), 0);
-	KUNIT_ASSERT_EQ(test, kfi_cntr_add(fp->t, 1), 0);
-	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the write */
-	KUNIT_ASSERT_EQ(test, xf_wait(fp->x.ctx, &e), 1);	/* the read */
-	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)back);
-	KUNIT_EXPECT_STREQ(test, back, "WRT2");
-	KUNIT_EXPECT_EQ(test, kfi_cntr_read(done), 1ULL);
+	trig_write_then_read(test, fp, w, done, back);
 
 	/* RECV -> SEND: the server answers when its receive completes
 	 * (its RECV counter fp->x.cn[2] is at 0: the one preposted receive) */

@@ -128,6 +128,36 @@ static bool listed_soon(struct kunit *test, const char *dev, const char *node)
 	return found;
 }
 
+/* Device @i of the two under test: 0 rxe, 1 siw. */
+static const char *vx_dev(int i)
+{
+	return i ? siw_dev : rxe_dev;
+}
+
+static const char *vx_node(int i)
+{
+	return i ? siw_node : rxe_node;
+}
+
+/* Deletes device @i (rdma link delete). */
+static void vx_dev_delete(struct kunit *test, int i)
+{
+	const char *del[] = { "link", "delete", vx_dev(i), NULL };
+
+	KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+}
+
+/* Adds device @i back on its network device and waits until listed. */
+static void vx_dev_add(struct kunit *test, int i)
+{
+	const char *add[] = { "link", "add", vx_dev(i), "type",
+			      i ? "siw" : "rxe", "netdev",
+			      i ? siw_netdev : rxe_netdev, NULL };
+
+	KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
+	KUNIT_EXPECT_TRUE(test, listed_soon(test, vx_dev(i), vx_node(i)));
+}
+
 /* ------------------------------------------------------------ getinfo */
 
 /*
@@ -1598,10 +1628,6 @@ static void verbs_msg_receive_too_small(struct kunit *test)
  */
 static void verbs_msg_remove_during_traffic(struct kunit *test)
 {
-	const char *dev[] = { rxe_dev, siw_dev };
-	const char *node[] = { rxe_node, siw_node };
-	const char *kind[] = { "rxe", "siw" };
-	const char *netdev[] = { rxe_netdev, siw_netdev };
 	struct kfi_cq_err_entry err;
 	struct kfi_cq_tagged_entry e;
 	struct cm_event ev;
@@ -1611,11 +1637,7 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 	int i, k;
 
 	for (i = 0; i < 2; i++) {
-		const char *del[] = { "link", "delete", dev[i], NULL };
-		const char *add[] = { "link", "add", dev[i], "type", kind[i],
-				      "netdev", netdev[i], NULL };
-
-		vx_open(test, &f, node[i], 0, true);
+		vx_open(test, &f, vx_node(i), 0, true);
 		for (k = 0; k < 3; k++)
 			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, crx[k], 8, NULL,
 						       0, crx[k]), 0);
@@ -1643,7 +1665,7 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 		for (k = 1; i == 1 && k < 3; k++)
 			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, srx[k], 8, NULL,
 						       0, srx[k]), 0);
-		KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+		vx_dev_delete(test, i);
 		for (k = 1; k < 3; k++) {
 			xf_wait_err(test, f.crx, &err);
 			KUNIT_EXPECT_PTR_EQ(test, err.op_context,
@@ -1673,8 +1695,7 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, kfi_recv(f.c.sep, srx[0], 8, NULL, 0,
 					       NULL), -ENOTCONN);
 		xf_teardown(test, &f);
-		KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
-		KUNIT_EXPECT_TRUE(test, listed_soon(test, dev[i], node[i]));
+		vx_dev_add(test, i);
 	}
 }
 
@@ -2186,10 +2207,6 @@ static void verbs_rma_keys_and_rules(struct kunit *test)
  */
 static void verbs_rma_remove_with_regions(struct kunit *test)
 {
-	const char *dev[] = { rxe_dev, siw_dev };
-	const char *node[] = { rxe_node, siw_node };
-	const char *kind[] = { "rxe", "siw" };
-	const char *netdev[] = { rxe_netdev, siw_netdev };
 	struct kfid_mr *m[2];
 	struct vdom v;
 	u8 *mem;
@@ -2198,27 +2215,22 @@ static void verbs_rma_remove_with_regions(struct kunit *test)
 	mem = kunit_kzalloc(test, 256, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mem);
 	for (i = 0; i < 2; i++) {
-		const char *del[] = { "link", "delete", dev[i], NULL };
-		const char *add[] = { "link", "add", dev[i], "type", kind[i],
-				      "netdev", netdev[i], NULL };
-
-		vdom_open(test, &v, dev[i], node[i]);
+		vdom_open(test, &v, vx_dev(i), vx_node(i));
 		KUNIT_ASSERT_EQ(test, kfi_mr_reg(v.dom, mem, 128,
 						 KFI_REMOTE_READ, 0, 0, 0,
 						 &m[0], NULL), 0);
 		KUNIT_ASSERT_EQ(test, kfi_mr_reg(v.dom, mem + 128, 128,
 						 KFI_REMOTE_WRITE, 0, 0, 0,
 						 &m[1], NULL), 0);
-		KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+		vx_dev_delete(test, i);
 		KUNIT_EXPECT_EQ(test, kfi_mr_reg(v.dom, mem, 128,
 						 KFI_REMOTE_READ, 0, 0, 0,
 						 &m[0], NULL), -ENODEV);
 		KUNIT_EXPECT_EQ(test, kfi_close(&m[1]->fid), 0);
 		KUNIT_EXPECT_EQ(test, kfi_close(&m[0]->fid), 0);
 		vdom_close(test, &v);
-		KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
-		KUNIT_EXPECT_TRUE(test, listed_soon(test, dev[i], node[i]));
-		vdom_open(test, &v, dev[i], node[i]);
+		vx_dev_add(test, i);
+		vdom_open(test, &v, vx_dev(i), vx_node(i));
 		KUNIT_EXPECT_EQ(test, kfi_mr_reg(v.dom, mem, 128,
 						 KFI_REMOTE_READ, 0, 0, 0,
 						 &m[0], NULL), 0);
@@ -2238,10 +2250,6 @@ static void verbs_rma_remove_with_regions(struct kunit *test)
  */
 static void verbs_rma_remove_during_traffic(struct kunit *test)
 {
-	const char *dev[] = { rxe_dev, siw_dev };
-	const char *node[] = { rxe_node, siw_node };
-	const char *kind[] = { "rxe", "siw" };
-	const char *netdev[] = { rxe_netdev, siw_netdev };
 	struct kfi_cq_tagged_entry e;
 	struct kfi_cq_err_entry err;
 	struct xf_fixture f;
@@ -2255,11 +2263,7 @@ static void verbs_rma_remove_during_traffic(struct kunit *test)
 	reg = vx_pages(test, 8 * PAGE_SIZE);
 	vdst = vx_vzalloc(test, 8 * 6 * PAGE_SIZE);
 	for (i = 0; i < 2; i++) {
-		const char *del[] = { "link", "delete", dev[i], NULL };
-		const char *add[] = { "link", "add", dev[i], "type", kind[i],
-				      "netdev", netdev[i], NULL };
-
-		vx_open(test, &f, node[i], 0, true);
+		vx_open(test, &f, vx_node(i), 0, true);
 		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, reg, 8 * PAGE_SIZE,
 						 KFI_REMOTE_READ |
 						 KFI_REMOTE_WRITE, 0, 0, 0, &m,
@@ -2273,7 +2277,7 @@ static void verbs_rma_remove_during_traffic(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, reg, 64, NULL,
 							0, 4096, key, NULL), 0);
 		}
-		KUNIT_ASSERT_EQ(test, rdma_tool(del), 0);
+		vx_dev_delete(test, i);
 		ok = 0;
 		flushed = 0;
 		for (k = 0; k < 16; k++) {
@@ -2295,8 +2299,7 @@ static void verbs_rma_remove_during_traffic(struct kunit *test)
 		xf_expect_none(test, f.ctx);
 		KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);
 		xf_teardown(test, &f);
-		KUNIT_ASSERT_EQ(test, rdma_tool(add), 0);
-		KUNIT_EXPECT_TRUE(test, listed_soon(test, dev[i], node[i]));
+		vx_dev_add(test, i);
 	}
 }
 
@@ -2372,16 +2375,19 @@ static noinline void verbs_atomics_triggered(struct kunit *test,
  * with its entry (KFI_ATOMIC with KFI_WRITE or KFI_READ), results and the
  * target words compared; the valid queries give count 1 for these and
  * -KFI_ENOSYS for another datatype or operation; refused: two elements or
- * another operation (-KFI_ENOSYS), an unaligned address or a fetch without
- * a result buffer (-EINVAL), nothing posted; triggered and deferred
- * atomics (verbs_atomics_triggered). siw has no atomics: every call and
- * query is -KFI_ENOSYS.
+ * another operation (-KFI_ENOSYS), an unaligned address, a fetch without
+ * a result buffer or a sum without its operand (-EINVAL), nothing posted; triggered and deferred
+ * atomics (verbs_atomics_triggered); kfi_query_atomic: count 1, size 8
+ * for a 64-bit sum, -EOPNOTSUPP for floats, -KFI_EBADFLAGS for flags.
+ * siw has no atomics: every call and valid query is -KFI_ENOSYS, and
+ * kfi_query_atomic -EOPNOTSUPP.
  */
 static void verbs_rma_atomics(struct kunit *test)
 {
 	struct xf_fixture f;
 	struct kfid_mr *m;
 	u64 *word, res, cmp, v, two[2] = { 1, 2 };
+	struct kfi_atomic_attr attr;
 	size_t count;
 	u64 key;
 	int i;
@@ -2398,6 +2404,18 @@ static void verbs_rma_atomics(struct kunit *test)
 						 NULL), 0);
 		key = kfi_mr_key(m);
 		v = 5;
+		attr = (struct kfi_atomic_attr){};
+		KUNIT_EXPECT_EQ(test, kfi_query_atomic(f.c.d.dom, KFI_UINT64,
+						       KFI_SUM, &attr, 0),
+				i ? -EOPNOTSUPP : 0);
+		KUNIT_EXPECT_EQ(test, attr.count, (size_t)(i ? 0 : 1));
+		KUNIT_EXPECT_EQ(test, attr.size, (size_t)(i ? 0 : 8));
+		KUNIT_EXPECT_EQ(test, kfi_query_atomic(f.c.d.dom, KFI_FLOAT,
+						       KFI_SUM, &attr, 0),
+				-EOPNOTSUPP);
+		KUNIT_EXPECT_EQ(test, kfi_query_atomic(f.c.d.dom, KFI_UINT64,
+						       KFI_SUM, &attr, 1),
+				-KFI_EBADFLAGS);
 		if (i == 1) {
 			KUNIT_EXPECT_EQ(test, kfi_atomic(f.c.cep, &v, 1, NULL,
 							 0, 0, key, KFI_UINT64,
@@ -2503,6 +2521,11 @@ static void verbs_rma_atomics(struct kunit *test)
 						 NULL), -EINVAL);
 		KUNIT_EXPECT_EQ(test, kfi_fetch_atomic(f.c.cep, &v, 1, NULL,
 						       NULL, NULL, 0, 0, key,
+						       KFI_UINT64, KFI_SUM,
+						       NULL), -EINVAL);
+		/* a sum needs its operand (an atomic read does not) */
+		KUNIT_EXPECT_EQ(test, kfi_fetch_atomic(f.c.cep, NULL, 1, NULL,
+						       &res, NULL, 0, 0, key,
 						       KFI_UINT64, KFI_SUM,
 						       NULL), -EINVAL);
 		KUNIT_EXPECT_EQ(test, word[0], 7ULL);

@@ -5,11 +5,16 @@
 #   raw   kfi_pingpong.ko, transport=raw (plain kernel TCP sockets)
 #   fipp  userspace fi_pingpong -p tcp -e msg against itself
 #   kfi6, raw6  kfi and raw over IPv6 (::1) instead of 127.0.0.1
+# and, on an rxe device (tests/guest/verbs.sh):
+#   kfiv  kfi_pingpong.ko over kfabric's verbs provider
+#   ibv   ibv_pingpong.ko, transport=ibv (a raw RC queue pair: ib_verbs)
+#   fippv userspace fi_pingpong -p verbs -e msg against itself
+#   kfit  kfi_pingpong.ko over kfabric's tcp provider on the same link
 # kfi and raw run with wait=spin (busy polling, as fi_pingpong does) and
 # with wait=sleep (blocking reads); fi_pingpong only polls. Every
 # configuration runs REPEATS times, interleaved (run 1 of everything, then
 # run 2...), one session per size; the host takes the median.
-#   bench.sh KODIR [LOG [REPEATS [PLAN]]]
+#   bench.sh KODIR [LOG [REPEATS [PLAN [VPLAN]]]]   (PLAN, VPLAN: - for the default)
 # KODIR holds kfabric.ko, kfi_tcp.ko and kfi_pingpong.ko. With LOG, all
 # output is appended to that file (in a writable shared directory) as it
 # happens. Lines for the host (client-side numbers):
@@ -29,7 +34,12 @@ repeats=${3:-5}
 # large ones are bandwidth-bound (a few ms per round trip under TCG).
 # PLAN replaces it, comma-separated (e.g. 1048576:500,65536:3000).
 plan="64:10000 4096:10000 65536:3000 1048576:500"
-[ -n "${4:-}" ] && plan=${4//,/ }
+[ -n "${4:-}" ] && [ "$4" != - ] && plan=${4//,/ }
+# The verbs runs (rxe is slow under TCG: a round trip is work items and
+# UDP): fewer iterations.
+vplan="64:2000 4096:2000 65536:500 1048576:50"
+[ -n "${5:-}" ] && [ "$5" != - ] && vplan=${5//,/ }
+vnode=10.95.0.1
 
 dbg=/sys/kernel/debug/kfi_pingpong
 oob_port=47592		# fi_pingpong's control port, also kfi_pingpong's
@@ -108,6 +118,59 @@ kpair() {
 	sed -E "s/.*usec_per_xfer=([0-9.]+) MBps=([0-9.]+).*/BENCH $impl $wait $size $iters $run \1 \2/" <<<"$line"
 }
 
+# vpair IMPL SIZE ITERS RUN: one pair on the rxe device's address
+# (kfiv: kfi_pingpong over verbs; ibv: ibv_pingpong's raw queue pair;
+# kfit: kfi_pingpong over tcp on the same link); prints the client's
+# result.
+vpair() {
+	local impl=$1 size=$2 iters=$3 run=$4 args line mod=kfi_pingpong t=kfi
+	case $impl in
+	kfiv) args="prov=verbs" ;;
+	kfit) args="prov=tcp" ;;
+	ibv) mod=ibv_pingpong; t=ibv; args="transport=ibv" ;;
+	esac
+	args="$args addr=$vnode wait=spin sizes=$size iters=$iters"
+	new_klog >/dev/null
+	dbg=/sys/kernel/debug/$mod pp $work/s "role=server $args" &
+	if ! wait_listen $oob_port; then
+		wait
+		fail "$impl" spin "$size" "$run" "server never listened: $(tr '\n' ' ' <$work/s)"
+		return
+	fi
+	dbg=/sys/kernel/debug/$mod pp $work/c "role=client $args"
+	wait
+	line=$(new_klog | grep -E "$mod: client $t msg bytes=$size iters=$iters ")
+	if ! grep -q '^rc=0$' $work/s || ! grep -q '^rc=0$' $work/c || [ -z "$line" ]; then
+		fail "$impl" spin "$size" "$run" \
+			"server: $(tr '\n' ' ' <$work/s) client: $(tr '\n' ' ' <$work/c)"
+		return
+	fi
+	sed -E "s/.*usec_per_xfer=([0-9.]+) MBps=([0-9.]+).*/BENCH $impl spin $size $iters $run \1 \2/" <<<"$line"
+}
+
+# fvpair SIZE ITERS RUN: fi_pingpong -p verbs against itself on kv_rxe.
+fvpair() {
+	local size=$1 iters=$2 run=$3 frc src src_rc
+	timeout 120 fi_pingpong -p verbs -e msg -d kv_rxe -S "$size" -I "$iters" >$work/fs 2>&1 &
+	src=$!
+	if ! wait_listen $oob_port; then
+		kill $src 2>/dev/null
+		wait
+		fail fippv spin "$size" "$run" "server never listened: $(tr '\n' ' ' <$work/fs)"
+		return
+	fi
+	timeout 120 fi_pingpong -p verbs -e msg -S "$size" -I "$iters" $vnode >$work/fc 2>&1
+	frc=$?
+	wait $src
+	src_rc=$?
+	if [ $frc != 0 ] || [ $src_rc != 0 ] || ! grep -q '^bytes.*usec/xfer' $work/fc; then
+		fail fippv spin "$size" "$run" "server (rc=$src_rc): $(tr '\n' ' ' <$work/fs) client (rc=$frc): $(tr '\n' ' ' <$work/fc)"
+		return
+	fi
+	awk -v s="$size" -v i="$iters" -v r="$run" \
+		'hdr { print "BENCH fippv spin", s, i, r, $7, $6; exit } /^bytes/ { hdr = 1 }' $work/fc
+}
+
 # fpair SIZE ITERS RUN: fi_pingpong against itself; prints the client's
 # result. Its last line is the result row under the header
 # "bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec".
@@ -156,6 +219,32 @@ for run in $(seq 1 "$repeats"); do
 	echo "BENCH-INFO run_done $run $(cut -d' ' -f1 /proc/uptime)"
 done
 echo "BENCH-INFO seconds $(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.0f", b - a }')"
+
+# The verbs contenders on one rxe device looped to itself.
+if [ "$vplan" != none ]; then
+	modprobe rdma_rxe 2>/dev/null
+	modprobe siw 2>/dev/null
+	modprobe rdma_cm 2>/dev/null
+	if "$(dirname "$0")/../guest/verbs.sh" setup >/dev/null &&
+		insmod "$ko/kfi_verbs.ko" && insmod "$ko/ibv_pingpong.ko"; then
+		echo "BENCH-INFO vplan $vplan"
+		for run in $(seq 1 "$repeats"); do
+			for entry in $vplan; do
+				size=${entry%%:*}
+				iters=${entry##*:}
+				vpair kfiv "$size" "$iters" "$run"
+				vpair ibv "$size" "$iters" "$run"
+				[ $have_fipp = 1 ] && fvpair "$size" "$iters" "$run"
+				vpair kfit "$size" "$iters" "$run"
+			done
+		done
+		rmmod ibv_pingpong
+		rmmod kfi_verbs
+		"$(dirname "$0")/../guest/verbs.sh" teardown >/dev/null
+	else
+		fail verbs all all 0 "cannot set up the rxe device or load kfi_verbs/ibv_pingpong"
+	fi
+fi
 
 # Counter adds with 0, 1 and 1000 triggered operations pending
 # (tests/bench/kfi_cntr_bench.ko runs at load and prints one line each).

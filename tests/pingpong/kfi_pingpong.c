@@ -138,6 +138,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tcp.h>
+#ifdef PP_WITH_IBV
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#endif
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 #include <net/ipv6.h>
@@ -211,6 +215,7 @@ static const u32 pp_default_sizes[] = { 64, 256, 1024, 4096, 65536, 1048576 };
 enum pp_transport {
 	PP_KFI,
 	PP_RAW,
+	PP_IBV,
 };
 
 enum pp_wait {
@@ -278,6 +283,9 @@ struct pp_session {
 	struct pp_opts o;
 	struct socket *oob;		/* control connection */
 	struct socket *data;		/* raw transport: data connection */
+#ifdef PP_WITH_IBV
+	struct pp_ibv *ibv;		/* ibv transport */
+#endif
 	/* Message buffers: prefix (kfi MSG_PREFIX mode) + payload. */
 	u8 *tx_buf;
 	u8 *rx_buf;
@@ -319,6 +327,8 @@ static const char *pp_role(const struct pp_session *s)
 
 static const char *pp_tname(const struct pp_session *s)
 {
+	if (s->o.transport == PP_IBV)
+		return "ibv";
 	return s->o.transport == PP_RAW ? "raw" : "kfi";
 }
 
@@ -445,7 +455,8 @@ static int pp_alloc_bufs(struct pp_session *s, size_t tx_prefix,
 
 	s->tx_len = payload + tx_prefix;
 	s->rx_len = payload + rx_prefix;
-	if (s->o.transport == PP_KFI && !strcmp(s->o.prov, "verbs")) {
+	if ((s->o.transport == PP_KFI && !strcmp(s->o.prov, "verbs")) ||
+	    s->o.transport == PP_IBV) {
 		/*
 		 * Physically contiguous: kfi_verbs takes a vmalloc'ed buffer
 		 * as one piece per page, at most 4 without registration.
@@ -1120,6 +1131,408 @@ static int pp_raw_finalize(struct pp_session *s)
 	pp_sock_release(&s->oob);
 	return 0;
 }
+
+#ifdef PP_WITH_IBV
+/* ------------------------------------------------------------ ibv */
+
+/*
+ * transport=ibv (ibv_pingpong.ko, this file built with PP_WITH_IBV): the same
+ * exchange over one RC queue pair through the kernel's ib_verbs and
+ * rdma_cm, without kfabric, the baseline of the verbs provider's
+ * benchmark. Each side keeps one receive posted (reposted as soon as its
+ * message is taken: the peer sends the next one only after our reply),
+ * sends with a signalled work request (inline when it fits, as kfi_verbs
+ * does for injects) and busy-polls its completion queue (IB_POLL_DIRECT)
+ * for the send's and the receive's completions, which is the work
+ * kfi_verbs does per message minus kfabric. Buffers are kmalloc'ed,
+ * DMA-mapped once, reached through the protection domain's local key.
+ */
+
+/* The work requests, by wr_id. */
+#define PP_IBV_RECV 1
+#define PP_IBV_SEND 2
+
+struct pp_ibv {
+	spinlock_t lock;		/* @req, @ev_type, @ev_status */
+	struct completion ev;		/* an rdma_cm event came */
+	int ev_type;
+	int ev_status;
+	struct rdma_cm_id *listen;	/* server */
+	struct rdma_cm_id *req;		/* server: the request */
+	struct rdma_cm_id *id;		/* the connection */
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	u64 tx_dma;
+	u64 rx_dma;
+	u32 max_inline;
+	bool mapped;
+	bool connected;
+	int rx_ready;			/* receives completed, not taken */
+	u32 rx_bytes;			/* length of the last one */
+};
+
+static int pp_ibv_handler(struct rdma_cm_id *id, struct rdma_cm_event *e)
+{
+	struct pp_session *s = id->context;
+	struct pp_ibv *v = s->ibv;
+
+	spin_lock(&v->lock);
+	if (e->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+		if (v->req) {
+			spin_unlock(&v->lock);
+			return -EBUSY;	/* rdma_cm destroys the new id */
+		}
+		v->req = id;
+	}
+	v->ev_type = e->event;
+	v->ev_status = e->status;
+	spin_unlock(&v->lock);
+	complete(&v->ev);
+	return 0;
+}
+
+/* Waits for rdma_cm event @want (armed by reinit_completion() before). */
+static int pp_ibv_wait(struct pp_session *s, int want, const char *what)
+{
+	struct pp_ibv *v = s->ibv;
+	int type, status;
+
+	if (!wait_for_completion_timeout(&v->ev,
+					 msecs_to_jiffies(s->o.timeout_ms))) {
+		pr_err("%s: ibv: %s: timed out\n", pp_role(s), what);
+		return -ETIMEDOUT;
+	}
+	spin_lock(&v->lock);
+	type = v->ev_type;
+	status = v->ev_status;
+	spin_unlock(&v->lock);
+	if (type != want) {
+		pr_err("%s: ibv: %s: rdma_cm event %d (%s), status %d\n",
+		       pp_role(s), what, type, rdma_event_msg(type), status);
+		return status < 0 ? status : -ECONNREFUSED;
+	}
+	return 0;
+}
+
+static int pp_ibv_post_recv(struct pp_session *s)
+{
+	struct pp_ibv *v = s->ibv;
+	struct ib_sge sge = { .addr = v->rx_dma, .length = s->rx_len,
+			      .lkey = v->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = PP_IBV_RECV, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	return ib_post_recv(v->id->qp, &wr, NULL);
+}
+
+/*
+ * The queue pair of @id, its completion queue and protection domain, the
+ * buffers mapped, the first receive posted.
+ */
+static int pp_ibv_qp(struct pp_session *s, struct rdma_cm_id *id)
+{
+	struct pp_ibv *v = s->ibv;
+	struct ib_device *dev = id->device;
+	struct ib_qp_init_attr a = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1, .max_inline_data = 64 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	int ret;
+
+	v->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(v->pd)) {
+		ret = PTR_ERR(v->pd);
+		v->pd = NULL;
+		return ret;
+	}
+	v->cq = ib_alloc_cq(dev, NULL, 16, 0, IB_POLL_DIRECT);
+	if (IS_ERR(v->cq)) {
+		ret = PTR_ERR(v->cq);
+		v->cq = NULL;
+		return ret;
+	}
+	a.send_cq = v->cq;
+	a.recv_cq = v->cq;
+	ret = rdma_create_qp(id, v->pd, &a);
+	if (ret == -EINVAL) {
+		a.cap.max_inline_data = 0;
+		ret = rdma_create_qp(id, v->pd, &a);
+	}
+	if (ret)
+		return ret;
+	v->max_inline = a.cap.max_inline_data;
+	v->tx_dma = ib_dma_map_single(dev, s->tx_buf, s->tx_len,
+				      DMA_TO_DEVICE);
+	v->rx_dma = ib_dma_map_single(dev, s->rx_buf, s->rx_len,
+				      DMA_FROM_DEVICE);
+	v->mapped = true;
+	if (ib_dma_mapping_error(dev, v->tx_dma) ||
+	    ib_dma_mapping_error(dev, v->rx_dma))
+		return -ENOMEM;
+	return pp_ibv_post_recv(s);
+}
+
+static void pp_ibv_param(struct rdma_conn_param *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->flow_control = 1;
+	p->retry_count = 7;
+	p->rnr_retry_count = 7;
+}
+
+static struct rdma_cm_id *pp_ibv_id(struct pp_session *s)
+{
+	return rdma_create_id(current->nsproxy->net_ns, pp_ibv_handler, s,
+			      RDMA_PS_TCP, IB_QPT_RC);
+}
+
+static int pp_ibv_server(struct pp_session *s,
+			 const struct sockaddr_storage *src)
+{
+	struct pp_ibv *v = s->ibv;
+	struct rdma_conn_param p;
+	struct sockaddr_storage local;
+	int ret;
+
+	v->listen = pp_ibv_id(s);
+	if (IS_ERR(v->listen)) {
+		ret = PTR_ERR(v->listen);
+		v->listen = NULL;
+		return ret;
+	}
+	ret = rdma_bind_addr(v->listen, (struct sockaddr *)src);
+	if (!ret)
+		ret = rdma_listen(v->listen, 1);
+	if (ret) {
+		pr_err("%s: ibv: listen failed: %d\n", pp_role(s), ret);
+		return ret;
+	}
+	local = v->listen->route.addr.src_addr;
+	reinit_completion(&v->ev);
+	ret = pp_send_name(s, &local, pp_addr_len(&local),
+			   local.ss_family == AF_INET6 ? KFI_SOCKADDR_IN6 :
+							 KFI_SOCKADDR_IN);
+	if (!ret)
+		ret = pp_ibv_wait(s, RDMA_CM_EVENT_CONNECT_REQUEST, "request");
+	if (ret)
+		return ret;
+	spin_lock(&v->lock);
+	v->id = v->req;
+	spin_unlock(&v->lock);
+	ret = pp_ibv_qp(s, v->id);
+	if (ret)
+		return ret;
+	pp_ibv_param(&p);
+	reinit_completion(&v->ev);
+	ret = rdma_accept(v->id, &p);
+	if (!ret)
+		ret = pp_ibv_wait(s, RDMA_CM_EVENT_ESTABLISHED, "accept");
+	v->connected = !ret;
+	return ret;
+}
+
+static int pp_ibv_client(struct pp_session *s)
+{
+	struct pp_ibv *v = s->ibv;
+	struct rdma_conn_param p;
+	void *name = NULL;
+	u32 len, format;
+	int ret;
+
+	ret = pp_recv_name(s, &name, &len, &format);
+	if (ret)
+		return ret;
+	v->id = pp_ibv_id(s);
+	if (IS_ERR(v->id)) {
+		ret = PTR_ERR(v->id);
+		v->id = NULL;
+		goto out;
+	}
+	reinit_completion(&v->ev);
+	ret = rdma_resolve_addr(v->id, NULL, name, s->o.timeout_ms);
+	if (!ret)
+		ret = pp_ibv_wait(s, RDMA_CM_EVENT_ADDR_RESOLVED, "address");
+	if (ret)
+		goto out;
+	reinit_completion(&v->ev);
+	ret = rdma_resolve_route(v->id, s->o.timeout_ms);
+	if (!ret)
+		ret = pp_ibv_wait(s, RDMA_CM_EVENT_ROUTE_RESOLVED, "route");
+	if (!ret)
+		ret = pp_ibv_qp(s, v->id);
+	if (ret)
+		goto out;
+	pp_ibv_param(&p);
+	reinit_completion(&v->ev);
+	ret = rdma_connect(v->id, &p);
+	if (!ret)
+		ret = pp_ibv_wait(s, RDMA_CM_EVENT_ESTABLISHED, "connect");
+	v->connected = !ret;
+out:
+	kfree(name);
+	return ret;
+}
+
+/* Polls the completion queue until a completion of @want came. */
+static int pp_ibv_poll(struct pp_session *s, u64 want, const char *what)
+{
+	struct pp_ibv *v = s->ibv;
+	unsigned long deadline = jiffies + msecs_to_jiffies(s->o.timeout_ms);
+	struct ib_wc wc;
+	int n, ret;
+
+	for (;;) {
+		if (want == PP_IBV_RECV && v->rx_ready) {
+			v->rx_ready--;
+			return 0;
+		}
+		n = ib_poll_cq(v->cq, 1, &wc);
+		if (n < 0)
+			return n;
+		if (n) {
+			if (wc.status != IB_WC_SUCCESS) {
+				pr_err("%s: ibv: %s: completion status %d (%s)\n",
+				       pp_role(s), what, wc.status,
+				       ib_wc_status_msg(wc.status));
+				return -EIO;
+			}
+			if (wc.wr_id == PP_IBV_RECV) {
+				v->rx_ready++;
+				v->rx_bytes = wc.byte_len;
+			} else if (want == PP_IBV_SEND) {
+				return 0;
+			}
+			continue;
+		}
+		ret = pp_wait_check(s, deadline, what);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+}
+
+static int pp_ibv_send(struct pp_session *s, size_t len, const char *what)
+{
+	struct pp_ibv *v = s->ibv;
+	struct ib_device *dev = v->id->device;
+	bool inl = len <= v->max_inline;
+	/* an inline send is copied from the kernel address at the post */
+	struct ib_sge sge = { .addr = inl ? (uintptr_t)s->tx_buf : v->tx_dma,
+			      .length = len, .lkey = v->pd->local_dma_lkey };
+	struct ib_send_wr wr = { .wr_id = PP_IBV_SEND, .sg_list = &sge,
+				 .num_sge = len ? 1 : 0, .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED |
+					       (inl ? IB_SEND_INLINE : 0) };
+	int ret;
+
+	if (!inl)
+		ib_dma_sync_single_for_device(dev, v->tx_dma, len,
+					      DMA_TO_DEVICE);
+	ret = ib_post_send(v->id->qp, &wr, NULL);
+	if (!ret)
+		ret = pp_ibv_poll(s, PP_IBV_SEND, what);
+	if (ret)
+		pr_err("%s: ibv: sending %s failed: %d\n", pp_role(s), what,
+		       ret);
+	return ret;
+}
+
+static int pp_ibv_recv(struct pp_session *s, size_t len, const char *what)
+{
+	struct pp_ibv *v = s->ibv;
+	int ret = pp_ibv_poll(s, PP_IBV_RECV, what);
+
+	if (!ret && v->rx_bytes != len) {
+		pr_err("%s: ibv: %s: %u bytes, expected %zu\n", pp_role(s),
+		       what, v->rx_bytes, len);
+		ret = -EBADMSG;
+	}
+	if (ret) {
+		pr_err("%s: ibv: receiving %s failed: %d\n", pp_role(s), what,
+		       ret);
+		return ret;
+	}
+	ib_dma_sync_single_for_cpu(v->id->device, v->rx_dma, len,
+				   DMA_FROM_DEVICE);
+	/* the peer sends its next message after our reply only */
+	return pp_ibv_post_recv(s);
+}
+
+static int pp_ibv_tx(struct pp_session *s, u32 size)
+{
+	if (s->o.verify && s->active)
+		pp_fill(s, s->tx_buf, size);
+	return pp_ibv_send(s, size, "message");
+}
+
+static int pp_ibv_rx(struct pp_session *s, u32 size)
+{
+	int ret = pp_ibv_recv(s, size, "message");
+
+	if (ret)
+		return ret;
+	if (s->o.verify && s->active) {
+		ret = pp_check(s, s->rx_buf, size);
+		if (ret)
+			return ret;
+	}
+	s->cnt_ack++;
+	return 0;
+}
+
+static int pp_ibv_finalize(struct pp_session *s)
+{
+	int ret;
+
+	memcpy(s->tx_buf, pp_fin, sizeof(pp_fin));
+	ret = pp_ibv_send(s, sizeof(pp_fin), "fin");
+	if (!ret)
+		ret = pp_ibv_recv(s, sizeof(pp_fin), "fin");
+	if (ret)
+		return ret;
+	if (s->o.verify && memcmp(s->rx_buf, pp_fin, sizeof(pp_fin))) {
+		pr_err("%s: ibv: bad fin message\n", pp_role(s));
+		return -EBADMSG;
+	}
+	pp_sock_release(&s->oob);
+	return 0;
+}
+
+static void pp_ibv_teardown(struct pp_session *s)
+{
+	struct pp_ibv *v = s->ibv;
+	struct rdma_cm_id *req;
+
+	if (!v)
+		return;
+	/* no request is taken after this */
+	if (v->listen)
+		rdma_destroy_id(v->listen);
+	req = v->req;
+	if (v->connected)
+		rdma_disconnect(v->id);
+	if (v->id && v->id->qp)
+		rdma_destroy_qp(v->id);
+	if (v->mapped) {
+		ib_dma_unmap_single(v->id->device, v->tx_dma, s->tx_len,
+				    DMA_TO_DEVICE);
+		ib_dma_unmap_single(v->id->device, v->rx_dma, s->rx_len,
+				    DMA_FROM_DEVICE);
+	}
+	if (v->cq)
+		ib_free_cq(v->cq);
+	if (v->pd)
+		ib_dealloc_pd(v->pd);
+	if (v->id)
+		rdma_destroy_id(v->id);
+	if (req && req != v->id)
+		rdma_destroy_id(req);
+	kfree(v);
+	s->ibv = NULL;
+}
+#endif /* PP_WITH_IBV */
 
 /* ------------------------------------------------------------ kfi */
 
@@ -2535,12 +2948,20 @@ out:
 
 static int pp_tx(struct pp_session *s, u32 size)
 {
+#ifdef PP_WITH_IBV
+	if (s->o.transport == PP_IBV)
+		return pp_ibv_tx(s, size);
+#endif
 	return s->o.transport == PP_RAW ? pp_raw_tx(s, size) :
 					  pp_kfi_tx(s, size);
 }
 
 static int pp_rx(struct pp_session *s, u32 size)
 {
+#ifdef PP_WITH_IBV
+	if (s->o.transport == PP_IBV)
+		return pp_ibv_rx(s, size);
+#endif
 	return s->o.transport == PP_RAW ? pp_raw_rx(s, size) :
 					  pp_kfi_rx(s, size);
 }
@@ -2645,6 +3066,32 @@ static int pp_raw_run(struct pp_session *s)
 	return ret;
 }
 
+#ifdef PP_WITH_IBV
+static int pp_ibv_run(struct pp_session *s)
+{
+	struct sockaddr_storage src;
+	int ret;
+
+	s->ibv = kzalloc(sizeof(*s->ibv), GFP_KERNEL);
+	if (!s->ibv)
+		return -ENOMEM;
+	spin_lock_init(&s->ibv->lock);
+	init_completion(&s->ibv->ev);
+	ret = pp_alloc_bufs(s, 0, 0);
+	pp_src_addr(s, &src);
+	if (!ret)
+		ret = s->o.server ? pp_ibv_server(s, &src) : pp_ibv_client(s);
+	if (!ret)
+		ret = pp_run_suite(s);
+	if (!ret) {
+		s->watch_oob = false;
+		ret = pp_ibv_finalize(s);
+	}
+	pp_ibv_teardown(s);
+	return ret;
+}
+#endif
+
 static int pp_kfi_run(struct pp_session *s)
 {
 	int ret;
@@ -2676,6 +3123,15 @@ out:
 	/* nothing may still use the buffers once the endpoint is closed */
 	pp_kfi_teardown(s);
 	return ret;
+}
+
+static int pp_transport_run(struct pp_session *s)
+{
+#ifdef PP_WITH_IBV
+	if (s->o.transport == PP_IBV)
+		return pp_ibv_run(s);
+#endif
+	return s->o.transport == PP_RAW ? pp_raw_run(s) : pp_kfi_run(s);
 }
 
 /**
@@ -2714,7 +3170,7 @@ static int pp_run_session(struct pp_session *s)
 
 	ret = pp_ctrl_init(s);
 	if (!ret)
-		ret = s->o.transport == PP_RAW ? pp_raw_run(s) : pp_kfi_run(s);
+		ret = pp_transport_run(s);
 	pp_sock_release(&s->oob);
 	pp_sock_release(&s->data);
 	pp_free_bufs(s);
@@ -2900,9 +3356,13 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 			o->transport = PP_KFI;
 		} else if (!strcmp(val, "raw")) {
 			o->transport = PP_RAW;
+#ifdef PP_WITH_IBV
+		} else if (!strcmp(val, "ibv")) {
+			o->transport = PP_IBV;
+#endif
 		} else {
-			pr_err("transport: expected kfi or raw, got \"%s\"\n",
-			       val);
+			pr_err("transport: expected kfi or raw%s, got \"%s\"\n",
+			       IS_ENABLED(PP_WITH_IBV) ? " or ibv" : "", val);
 			return -EINVAL;
 		}
 		return 0;
@@ -2982,17 +3442,22 @@ static int pp_parse(struct pp_opts *o, char *line)
 		pp_addr_local(&o->addr, AF_INET, false);
 		o->addr_set = true;
 	}
-	if (o->transport == PP_RAW) {
+	if (o->transport != PP_KFI) {
 		if (o->tagged) {
-			pr_err("transport=raw has no tagged mode\n");
+			pr_err("transport=%s has no tagged mode\n",
+			       o->transport == PP_RAW ? "raw" : "ibv");
 			return -EINVAL;
 		}
 		for (i = 0; i < o->nsizes; i++) {
-			if (!o->sizes[i]) {
+			if (!o->sizes[i] && o->transport == PP_RAW) {
 				pr_err("transport=raw cannot send 0-byte messages\n");
 				return -EINVAL;
 			}
 		}
+	}
+	if (o->transport == PP_IBV && o->wait != PP_WAIT_SPIN) {
+		pr_err("transport=ibv polls its completion queue (wait=spin)\n");
+		return -EINVAL;
 	}
 	return 0;
 }

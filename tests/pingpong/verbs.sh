@@ -4,7 +4,8 @@
 # over the verbs provider, kernel to kernel and against the real
 # fi_pingpong (libfabric 1.17, -p verbs -e msg), on the rxe device kv_rxe
 # (10.95.0.1), and a kernel pair on the siw device kv_siw (10.95.0.2):
-# fi_pingpong's default sizes (64 B to 1 MiB), data checked.
+# fi_pingpong's default sizes (64 B to 1 MiB), data checked; and the raw
+# ib_verbs baseline (ibv_pingpong.ko) kernel to kernel on both devices.
 #   verbs.sh KODIR [ITERS]
 # Prints one "KFI-RESULT PASS|FAIL pp_verbs_<name>" line per check and
 # unloads kfi_pingpong again.
@@ -84,3 +85,25 @@ if command -v fi_pingpong >/dev/null; then
 	show /tmp/pc.c
 fi
 rmmod kfi_pingpong
+
+# the benchmark's baseline: the same exchange over a raw RC queue pair
+# (ibv_pingpong.ko, transport=ibv), both ends on kv_rxe, then on kv_siw
+dbg=/sys/kernel/debug/ibv_pingpong
+if insmod "$ko/ibv_pingpong.ko"; then
+	for n in "$node" "$node_siw"; do
+		pp /tmp/pi.s "role=server transport=ibv addr=$n verify=1 iters=$iters" &
+		sleep 0.5
+		pp /tmp/pi.c "role=client transport=ibv addr=$n verify=1 iters=$iters"
+		wait
+		name=ibv_pair
+		[ "$n" = "$node_siw" ] && name=ibv_pair_siw
+		result $name bash -c "grep -q '^rc=0$' /tmp/pi.s && grep -q '^rc=0$' /tmp/pi.c"
+		show /tmp/pi.s /tmp/pi.c
+	done
+	echo "--- last:"
+	cat $dbg/last
+	rmmod ibv_pingpong
+else
+	result ibv_pair false
+	result ibv_pair_siw false
+fi

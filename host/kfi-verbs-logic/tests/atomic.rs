@@ -26,13 +26,17 @@ fn what_the_hardware_does() {
 #[test]
 fn post_checks() {
     use kfi::*;
-    assert_eq!(check(true, Call::Fetch, UINT64, SUM, 8, 0x1000, true, false), Ok(IbAtomic::FetchAdd));
-    assert_eq!(check(false, Call::Fetch, UINT64, SUM, 8, 0x1000, true, false), Err(AtomicError::NotDone));
-    assert_eq!(check(true, Call::Fetch, UINT64, SUM, 16, 0x1000, true, false), Err(AtomicError::NotDone));
-    assert_eq!(check(true, Call::Fetch, UINT64, SUM, 8, 0x1004, true, false), Err(AtomicError::Bad));
-    assert_eq!(check(true, Call::Fetch, UINT64, SUM, 8, 0x1000, false, false), Err(AtomicError::Bad));
-    assert_eq!(check(true, Call::Compare, UINT64, CSWAP, 8, 0x1000, true, false), Err(AtomicError::Bad));
-    assert_eq!(check(true, Call::Compare, UINT64, CSWAP, 8, 0x1000, true, true), Ok(IbAtomic::CmpSwap));
-    assert_eq!(check(true, Call::Atomic, INT64, SUM, 8, 0, false, false), Ok(IbAtomic::FetchAdd));
-    assert_eq!(check(true, Call::Atomic, INT64, CSWAP, 8, 0, false, false), Err(AtomicError::NotDone));
+    assert_eq!(check(true, Call::Fetch, UINT64, SUM, 8, 0x1000, Bufs { operand: true, result: true, compare: false }), Ok(IbAtomic::FetchAdd));
+    assert_eq!(check(false, Call::Fetch, UINT64, SUM, 8, 0x1000, Bufs { operand: true, result: true, compare: false }), Err(AtomicError::NotDone));
+    assert_eq!(check(true, Call::Fetch, UINT64, SUM, 16, 0x1000, Bufs { operand: true, result: true, compare: false }), Err(AtomicError::NotDone));
+    assert_eq!(check(true, Call::Fetch, UINT64, SUM, 8, 0x1004, Bufs { operand: true, result: true, compare: false }), Err(AtomicError::Bad));
+    assert_eq!(check(true, Call::Fetch, UINT64, SUM, 8, 0x1000, Bufs { operand: true, result: false, compare: false }), Err(AtomicError::Bad));
+    assert_eq!(check(true, Call::Compare, UINT64, CSWAP, 8, 0x1000, Bufs { operand: true, result: true, compare: false }), Err(AtomicError::Bad));
+    assert_eq!(check(true, Call::Compare, UINT64, CSWAP, 8, 0x1000, Bufs { operand: true, result: true, compare: true }), Ok(IbAtomic::CmpSwap));
+    assert_eq!(check(true, Call::Atomic, INT64, SUM, 8, 0, Bufs { operand: true, result: false, compare: false }), Ok(IbAtomic::FetchAdd));
+    assert_eq!(check(true, Call::Atomic, INT64, CSWAP, 8, 0, Bufs { operand: true, result: false, compare: false }), Err(AtomicError::NotDone));
+    // an operand is needed but for an atomic read
+    let none = Bufs { operand: false, result: true, compare: false };
+    assert_eq!(check(true, Call::Fetch, UINT64, SUM, 8, 0, none), Err(AtomicError::Bad));
+    assert_eq!(check(true, Call::Fetch, UINT64, ATOMIC_READ, 8, 0, none), Ok(IbAtomic::FetchAdd));
 }
