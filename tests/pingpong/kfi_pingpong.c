@@ -1049,16 +1049,28 @@ static int pp_raw_recv(struct pp_session *s, size_t len, const char *what)
 	return ret;
 }
 
-static int pp_raw_tx(struct pp_session *s, u32 size)
+/*
+ * A transport that moves whole messages between the session's buffers
+ * (raw sockets, a raw queue pair): its tx, rx and fin steps.
+ */
+struct pp_moves {
+	const char *name;
+	int (*send)(struct pp_session *s, size_t len, const char *what);
+	int (*recv)(struct pp_session *s, size_t len, const char *what);
+};
+
+static int pp_moves_tx(const struct pp_moves *m, struct pp_session *s,
+		       u32 size)
 {
 	if (s->o.verify && s->active)
 		pp_fill(s, s->tx_buf, size);
-	return pp_raw_send(s, size, "message");
+	return m->send(s, size, "message");
 }
 
-static int pp_raw_rx(struct pp_session *s, u32 size)
+static int pp_moves_rx(const struct pp_moves *m, struct pp_session *s,
+		       u32 size)
 {
-	int ret = pp_raw_recv(s, size, "message");
+	int ret = m->recv(s, size, "message");
 
 	if (ret)
 		return ret;
@@ -1069,6 +1081,39 @@ static int pp_raw_rx(struct pp_session *s, u32 size)
 	}
 	s->cnt_ack++;
 	return 0;
+}
+
+/* fi_pingpong's fin, each way; the control connection is closed after. */
+static int pp_moves_finalize(const struct pp_moves *m, struct pp_session *s)
+{
+	int ret;
+
+	memcpy(s->tx_buf, pp_fin, sizeof(pp_fin));
+	ret = m->send(s, sizeof(pp_fin), "fin");
+	if (!ret)
+		ret = m->recv(s, sizeof(pp_fin), "fin");
+	if (ret)
+		return ret;
+	if (s->o.verify && memcmp(s->rx_buf, pp_fin, sizeof(pp_fin))) {
+		pr_err("%s: %s: bad fin message\n", pp_role(s), m->name);
+		return -EBADMSG;
+	}
+	pp_sock_release(&s->oob);
+	return 0;
+}
+
+static const struct pp_moves pp_raw_moves = {
+	.name = "raw", .send = pp_raw_send, .recv = pp_raw_recv,
+};
+
+static int pp_raw_tx(struct pp_session *s, u32 size)
+{
+	return pp_moves_tx(&pp_raw_moves, s, size);
+}
+
+static int pp_raw_rx(struct pp_session *s, u32 size)
+{
+	return pp_moves_rx(&pp_raw_moves, s, size);
 }
 
 /*
@@ -1116,20 +1161,7 @@ out:
 
 static int pp_raw_finalize(struct pp_session *s)
 {
-	int ret;
-
-	memcpy(s->tx_buf, pp_fin, sizeof(pp_fin));
-	ret = pp_raw_send(s, sizeof(pp_fin), "fin");
-	if (!ret)
-		ret = pp_raw_recv(s, sizeof(pp_fin), "fin");
-	if (ret)
-		return ret;
-	if (s->o.verify && memcmp(s->rx_buf, pp_fin, sizeof(pp_fin))) {
-		pr_err("%s: raw: bad fin message\n", pp_role(s));
-		return -EBADMSG;
-	}
-	pp_sock_release(&s->oob);
-	return 0;
+	return pp_moves_finalize(&pp_raw_moves, s);
 }
 
 #ifdef PP_WITH_IBV
@@ -1460,44 +1492,23 @@ static int pp_ibv_recv(struct pp_session *s, size_t len, const char *what)
 	return pp_ibv_post_recv(s);
 }
 
+static const struct pp_moves pp_ibv_moves = {
+	.name = "ibv", .send = pp_ibv_send, .recv = pp_ibv_recv,
+};
+
 static int pp_ibv_tx(struct pp_session *s, u32 size)
 {
-	if (s->o.verify && s->active)
-		pp_fill(s, s->tx_buf, size);
-	return pp_ibv_send(s, size, "message");
+	return pp_moves_tx(&pp_ibv_moves, s, size);
 }
 
 static int pp_ibv_rx(struct pp_session *s, u32 size)
 {
-	int ret = pp_ibv_recv(s, size, "message");
-
-	if (ret)
-		return ret;
-	if (s->o.verify && s->active) {
-		ret = pp_check(s, s->rx_buf, size);
-		if (ret)
-			return ret;
-	}
-	s->cnt_ack++;
-	return 0;
+	return pp_moves_rx(&pp_ibv_moves, s, size);
 }
 
 static int pp_ibv_finalize(struct pp_session *s)
 {
-	int ret;
-
-	memcpy(s->tx_buf, pp_fin, sizeof(pp_fin));
-	ret = pp_ibv_send(s, sizeof(pp_fin), "fin");
-	if (!ret)
-		ret = pp_ibv_recv(s, sizeof(pp_fin), "fin");
-	if (ret)
-		return ret;
-	if (s->o.verify && memcmp(s->rx_buf, pp_fin, sizeof(pp_fin))) {
-		pr_err("%s: ibv: bad fin message\n", pp_role(s));
-		return -EBADMSG;
-	}
-	pp_sock_release(&s->oob);
-	return 0;
+	return pp_moves_finalize(&pp_ibv_moves, s);
 }
 
 static void pp_ibv_teardown(struct pp_session *s)
