@@ -1358,7 +1358,10 @@ static int pp_ibv_server(struct pp_session *s,
 		return ret;
 	pp_ibv_param(&p);
 	reinit_completion(&v->ev);
+	/* outside its handler, an accept holds the id's handler mutex */
+	rdma_lock_handler(v->id);
 	ret = rdma_accept(v->id, &p);
+	rdma_unlock_handler(v->id);
 	if (!ret)
 		ret = pp_ibv_wait(s, RDMA_CM_EVENT_ESTABLISHED, "accept");
 	v->connected = !ret;
