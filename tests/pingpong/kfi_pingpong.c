@@ -569,6 +569,32 @@ static void pp_sock_release(struct socket **sock)
 }
 
 /*
+ * Ends the control connection once the peer is done with the session too:
+ * our side is shut down for writing, then the peer's side is read until it
+ * closes it (bounded by the socket's receive timeout, the session's). So
+ * neither side ends its data connection while the other may still wait
+ * for a completion over it: on an RC queue pair a disconnect can overtake
+ * the acknowledgement of a send the peer did receive, which then completes
+ * flushed (-ECANCELED).
+ */
+static void pp_oob_close(struct pp_session *s)
+{
+	char c;
+	int ret;
+
+	if (s->oob) {
+		kernel_sock_shutdown(s->oob, SHUT_WR);
+		do {
+			struct kvec iov = { .iov_base = &c, .iov_len = 1 };
+			struct msghdr msg = {};
+
+			ret = kernel_recvmsg(s->oob, &msg, &iov, 1, 1, 0);
+		} while (ret > 0);
+	}
+	pp_sock_release(&s->oob);
+}
+
+/*
  * Addresses: an IPv4 or IPv6 socket address (port 0 in the options, the
  * port set where it is used). Text for kfi_getinfo's node: dotted quad, or
  * the IPv6 text with the scope id as a numeric zone ("fe80::1%3").
@@ -1098,7 +1124,7 @@ static int pp_moves_finalize(const struct pp_moves *m, struct pp_session *s)
 		pr_err("%s: %s: bad fin message\n", pp_role(s), m->name);
 		return -EBADMSG;
 	}
-	pp_sock_release(&s->oob);
+	pp_oob_close(s);
 	return 0;
 }
 
@@ -2204,7 +2230,7 @@ static int pp_kfi_finalize(struct pp_session *s)
 		pr_err("%s: bad fin message\n", pp_role(s));
 		return -EBADMSG;
 	}
-	pp_sock_release(&s->oob);
+	pp_oob_close(s);
 	return 0;
 }
 
