@@ -35,6 +35,7 @@ use super::addr::{self, SockAddr};
 use super::base::{self, einval};
 use super::cq::Cq;
 use super::eq::{CmEvents, Eq};
+use super::fabric::ProvDomain;
 use super::fid::DomainBase;
 use super::sys;
 use super::logic::xfer::Kind;
@@ -192,14 +193,6 @@ pub(crate) unsafe trait ProvEp: Sized {
     /// Largest CM data of `kfi_connect`, `kfi_accept` and `kfi_reject`
     /// (`KFI_OPT_CM_DATA_SIZE`).
     fn cm_data_size(&self) -> usize;
-
-    /// The most elements of `datatype` one atomic of `kind` with `op`
-    /// takes on this endpoint (the valid queries of `kfi_atomic.h`), or
-    /// `None` when the provider does not do it (-KFI_ENOSYS). By default
-    /// no atomic is done.
-    fn atomic_count(&self, _kind: Kind, _datatype: u32, _op: u32) -> Option<usize> {
-        None
-    }
 
     /// The base (first field).
     #[inline(always)]
@@ -799,8 +792,8 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_xfer(ep: *mut sys::kfid_ep, x: *cons
 }
 
 /// The valid queries of the atomic ops table (`kfi_atomic_writevalid`,
-/// `readwritevalid`, `compwritevalid`) on an endpoint or alias: the
-/// provider's [`ProvEp::atomic_count`] into `*count`, or -KFI_ENOSYS;
+/// `readwritevalid`, `compwritevalid`) on an endpoint or alias: its
+/// domain's [`ProvDomain::atomic_count`] into `*count`, or -KFI_ENOSYS;
 /// -EINVAL for NULL arguments or an unknown kind.
 ///
 /// # Safety
@@ -833,7 +826,10 @@ pub(crate) unsafe extern "C" fn kfi_util_atomic_valid(
             PEp::from_fid(&mut (*ep).fid)
         }
     };
-    match e.atomic_count(k, datatype as u32, op as u32) {
+    // SAFETY: an endpoint's domain outlives it; every domain of the
+    // provider is a `Provider::Domain`.
+    let d = unsafe { <<crate::Prov as Provider>::Domain as ProvDomain>::from_base(&*e.base().domain()) };
+    match d.atomic_count(k, datatype as u32, op as u32) {
         Some(n) => {
             // SAFETY: checked non-NULL; writable by the caller's contract.
             unsafe { *count = n };

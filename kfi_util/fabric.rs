@@ -15,6 +15,7 @@
 
 use super::base::{self, einval};
 use super::fid::{ChildCount, DomainBase, FabricBase};
+use super::logic::xfer::Kind;
 use super::sys;
 use core::ffi::{c_int, c_void};
 use core::ptr;
@@ -158,9 +159,11 @@ pub(crate) unsafe extern "C" fn kfi_util_domain_close(fid: *mut sys::kfid) -> c_
 }
 
 /// `query_atomic` of a domain (the toolkit's domain ops): the provider's
-/// [`ProvDomain::query_atomic`] into `attr` (`count`, and `size` of one
-/// element). -EINVAL without a domain or `attr`; -KFI_EBADFLAGS for any
-/// flag (kfabric defines none).
+/// [`ProvDomain::atomic_count`] of a plain atomic into `attr` (`count`,
+/// and `size` of one element); one it does not do: -EOPNOTSUPP, or
+/// -KFI_ENOSYS from a provider without atomics (`kfi_prov_atomics`).
+/// -EINVAL without a domain or `attr`; -KFI_EBADFLAGS for any flag
+/// (kfabric defines none).
 ///
 /// # Safety
 /// `domain` is NULL or one of the provider's open domains; `attr` NULL or
@@ -182,8 +185,8 @@ pub(crate) unsafe extern "C" fn kfi_util_domain_query_atomic(
     // SAFETY: only installed on the provider's domains, all of type
     // `Provider::Domain` with their base first, open for the call.
     let d = unsafe { <<crate::Prov as super::Provider>::Domain as ProvDomain>::from_base(DomainBase::from_header(domain)) };
-    match d.query_atomic(datatype, op) {
-        Ok(count) => {
+    match d.atomic_count(Kind::Atomic, datatype, op) {
+        Some(count) => {
             // SAFETY: checked non-NULL; writable by the caller's contract.
             unsafe {
                 (*attr).count = count;
@@ -191,7 +194,9 @@ pub(crate) unsafe extern "C" fn kfi_util_domain_query_atomic(
             }
             0
         }
-        Err(e) => e,
+        // SAFETY: reads a constant of the provider's glue.
+        None if unsafe { sys::kfi_util_atomics() } => base::neg(bindings::EOPNOTSUPP),
+        None => -(sys::KFI_ENOSYS as c_int),
     }
 }
 
@@ -219,11 +224,13 @@ pub(crate) unsafe trait ProvDomain: Sized {
     /// object is freed.
     fn closing(&self) {}
 
-    /// `kfi_query_atomic` (flags 0: plain atomics): the most elements of
-    /// `datatype` one atomic with `op` takes, or a negative errno. By
-    /// default the provider cannot answer (-KFI_ENOSYS).
-    fn query_atomic(&self, _datatype: u32, _op: u32) -> core::result::Result<usize, c_int> {
-        Err(-(sys::KFI_ENOSYS as c_int))
+    /// The most elements of `datatype` one atomic of `kind` with `op`
+    /// takes on this domain's endpoints, or `None` when it is not done.
+    /// The one answer behind `kfi_query_atomic`, the endpoints' valid
+    /// queries and the check of a triggered or deferred atomic when it is
+    /// queued. By default no atomic is done.
+    fn atomic_count(&self, _kind: Kind, _datatype: u32, _op: u32) -> Option<usize> {
+        None
     }
 
     /// Recovers the domain from its base.

@@ -669,6 +669,17 @@ size_t kfi_util_atomic_size(int datatype)
 	}
 }
 
+/**
+ * kfi_util_atomics() - Whether the provider does atomics at all
+ *	(kfi_prov_atomics, for the Rust side).
+ *
+ * Return: kfi_prov_atomics.
+ */
+bool kfi_util_atomics(void)
+{
+	return kfi_prov_atomics;
+}
+
 /* The byte length of @count elements of @x's datatype into @len. */
 static int kfi_util_atomic_len(const struct kfi_util_xfer *x, size_t count,
 			       size_t *len)

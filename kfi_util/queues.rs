@@ -48,6 +48,7 @@ use super::cq::{Cq, ProgressRef, ProgressSource};
 use super::ep::{EpConfig, EpXfer};
 use super::logic::cq::Completion;
 use super::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
+use super::fabric::ProvDomain;
 use super::mr::ProvMr;
 use super::sync::{new_spinlock_bh, SpinLockBh};
 use super::sys;
@@ -174,14 +175,18 @@ pub(crate) trait QueueExt: Send + Sized + 'static {
     /// side for an acknowledgement ([`TagQueues::owe_ack`]; kfi_tcp: an
     /// ACK frame is owed).
     fn owe_ack(ep: &EpQueues<Self>);
+}
 
-    /// Whether an atomic of `kind` on `datatype` with `op` over `len`
-    /// remote bytes can be done: asked when a triggered or deferred one
-    /// is queued (an immediate post finds out in [`QueueExt::posted`]),
-    /// so that one that cannot is refused then (-KFI_ENOSYS) rather than
-    /// failing when it fires. By default none can.
-    fn atomic_ok(_q: &Queues<Self>, _kind: Kind, _datatype: u32, _op: u32, _len: u64) -> bool {
-        false
+/// Whether the atomic `x` of `kind` over `len` remote bytes is one that
+/// `domain` does ([`ProvDomain::atomic_count`] elements at most).
+fn atomic_fits(domain: *const PDomain, kind: Kind, x: &sys::kfi_util_xfer, len: u64) -> bool {
+    // SAFETY: a queue's domain outlives it (`Config::domain`).
+    let d = unsafe { &*domain };
+    // SAFETY: a pure function of its argument.
+    let size = unsafe { sys::kfi_util_atomic_size(x.atomic_type) } as u64;
+    match d.atomic_count(kind, x.atomic_type as u32, x.atomic_op as u32) {
+        Some(n) => size != 0 && len != 0 && len % size == 0 && len / size <= n as u64,
+        None => false,
     }
 }
 
@@ -626,7 +631,10 @@ impl<X: QueueExt> EpQueues<X> {
         }
         *eff = flags;
         if let Post::Check { .. } = mode {
-            if kind.is_atomic() && !X::atomic_ok(&g, kind, x.atomic_type as u32, x.atomic_op as u32, moved) {
+            // A triggered or deferred atomic the domain does not do is
+            // refused now rather than failing when it fires (an immediate
+            // one finds out in the provider's `posted`).
+            if kind.is_atomic() && !atomic_fits(cfg.domain, kind, x, moved) {
                 return -(sys::KFI_ENOSYS as isize);
             }
             return 0;

@@ -158,6 +158,7 @@ size_t kfi_util_atomic_size(int datatype);
  * reaches the queues.
  */
 extern const bool kfi_prov_atomics;
+bool kfi_util_atomics(void);
 
 /**
  * kfi_util_atomic_valid() - The valid queries of the atomic ops table

@@ -11,6 +11,7 @@
 
 use crate::ffi::{kfi_info, sys, DevRef};
 use crate::logic::atomic;
+use crate::util::logic::xfer::Kind;
 use crate::util::base::{self, einval};
 use crate::util::fabric::{open_domain, Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
@@ -112,13 +113,10 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
 // SAFETY: `#[repr(C)]` with its `DomainBase` first (asserted above);
 // allocated only by `open_domain`.
 unsafe impl ProvDomain for Domain {
-    /// One element of what the device does in hardware (`kfi_atomic`
-    /// calls: `logic/atomic.rs`); -EOPNOTSUPP for the rest, and on a
-    /// device without atomics.
-    fn query_atomic(&self, datatype: u32, op: u32) -> core::result::Result<usize, c_int> {
-        match atomic::ib_atomic(atomic::Call::Atomic, datatype, op) {
-            Some(_) if self.atomics => Ok(1),
-            _ => Err(base::neg(bindings::EOPNOTSUPP)),
-        }
+    /// One element of what the device does in hardware
+    /// (`logic/atomic.rs`); nothing on a device without atomics.
+    fn atomic_count(&self, kind: Kind, datatype: u32, op: u32) -> Option<usize> {
+        let call = crate::xfer::atomic_call(kind)?;
+        atomic::ib_atomic(call, datatype, op).filter(|_| self.atomics).map(|_| 1)
     }
 }

@@ -27,8 +27,7 @@ use crate::domain::Domain;
 use crate::ffi::{kfi_info, sys, Conn, Wrs};
 use crate::util::queues::Config;
 use crate::xfer::{EpData, Prepared};
-use crate::logic::{atomic, cmdata};
-use crate::util::logic::xfer::Kind;
+use crate::logic::cmdata;
 use crate::util::addr::{self, SockAddr};
 use crate::util::base::{self, einval};
 use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, ProvEp};
@@ -203,16 +202,6 @@ unsafe impl ProvEp for Ep {
         &self.data
     }
 
-    /// One element of `KFI_INT64`/`KFI_UINT64`: `KFI_SUM` (fetching or
-    /// not), `KFI_ATOMIC_READ` (fetching), `KFI_CSWAP`, on a device with
-    /// atomics (`logic/atomic.rs`).
-    fn atomic_count(&self, kind: Kind, datatype: u32, op: u32) -> Option<usize> {
-        // SAFETY: the domain outlives its endpoints.
-        let d = unsafe { &*self.domain };
-        let call = crate::xfer::atomic_call(kind)?;
-        atomic::ib_atomic(call, datatype, op).filter(|_| d.atomics()).map(|_| 1)
-    }
-
     /// Makes the work request contexts of the queues' slots (completions
     /// name the queues) and enables the queues.
     fn enable(&self, c: &EpConfig) -> Result {
@@ -221,7 +210,7 @@ unsafe impl ProvEp for Ep {
         let cfg = Config::new(c, MAX_MSG_SIZE, self.domain);
         let owner = (&self.data as *const EpData).cast::<c_void>();
         let wrs = Wrs::new(owner, cfg.tx_size, cfg.rx_size)?;
-        let prep = Prepared { wrs: Some(wrs), conn: &self.conn, qp: self.from_req, iwarp: d.dev().iwarp(), atomics: d.atomics() };
+        let prep = Prepared { wrs: Some(wrs), conn: &self.conn, qp: self.from_req, iwarp: d.dev().iwarp() };
         self.data.enable(cfg, prep)
     }
 

@@ -166,7 +166,7 @@ static int kfi_verbs_map_one(struct kfi_verbs_wr *wr, struct ib_device *ib,
 	u64 dma;
 
 	if (wr->nsge >= KFI_VERBS_SGE_MAX)
-		return -EINVAL;
+		return -E2BIG;
 	if (page)
 		dma = ib_dma_map_page(ib, page, off, len, wr->dir);
 	else
@@ -189,8 +189,9 @@ static int kfi_verbs_map_one(struct kfi_verbs_wr *wr, struct ib_device *ib,
  * address in the kernel's linear map as one, a vmalloc or module address
  * (a vmalloc'ed buffer, a stack, a module's constant) as one per page,
  * through its page (devices that work on kernel addresses, as rxe does,
- * take them from the linear map). Too many entries, or an address of
- * none of these kinds: -EINVAL; nothing stays mapped on failure.
+ * take them from the linear map). More entries than @max: -E2BIG; an
+ * address of none of these kinds: -EINVAL; nothing stays mapped on
+ * failure.
  */
 static int kfi_verbs_map(struct kfi_verbs_wr *wr, struct ib_device *ib,
 			 u32 lkey, const struct kfi_util_seg *segs,
@@ -232,7 +233,7 @@ static int kfi_verbs_map(struct kfi_verbs_wr *wr, struct ib_device *ib,
 		}
 	}
 	if (!ret && wr->nsge > max)
-		ret = -EINVAL;
+		ret = -E2BIG;
 	if (ret)
 		kfi_verbs_unmap(wr);
 	return ret;
@@ -483,22 +484,26 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 		s->sg_list = wr->sge;
 		s->num_sge = total ? 1 : 0;
 	} else {
-		nents = kfi_verbs_segs_sg(r->segs, r->nseg, NULL);
-		if (nents < 0) {
-			ret = nents;
-			goto out;
-		}
-		frwr = nents > c->max_send_sge ||
-		       (c->iwarp && r->op == KFI_VERBS_OP_READ && nents);
-		if (!frwr) {
+		/* an iWARP READ sink is always registered (below) */
+		if (c->iwarp && r->op == KFI_VERBS_OP_READ) {
+			wr->nsge = 0;
+			wr->ib = NULL;
+			ret = -E2BIG;
+		} else {
 			ret = kfi_verbs_map(wr, qp->device,
 					    qp->pd->local_dma_lkey, r->segs,
 					    r->nseg, c->max_send_sge, dir);
-			if (ret)
-				goto out;
-			s->sg_list = wr->sge;
-			s->num_sge = wr->nsge;
 		}
+		if (ret == -E2BIG) {
+			/* more pieces than a work request holds */
+			nents = kfi_verbs_segs_sg(r->segs, r->nseg, NULL);
+			ret = nents < 0 ? nents : 0;
+			frwr = nents > 0;
+		}
+		if (ret)
+			goto out;
+		s->sg_list = wr->sge;
+		s->num_sge = wr->nsge;
 	}
 	s->wr_cqe = &wr->cqe;
 	s->opcode = kfi_verbs_opcode(r);
@@ -560,6 +565,8 @@ int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	}
 	ret = kfi_verbs_map(wr, qp->device, qp->pd->local_dma_lkey, segs, n,
 			    c->max_recv_sge, DMA_FROM_DEVICE);
+	if (ret == -E2BIG)
+		ret = -EINVAL;
 	if (ret)
 		goto out;
 	rcv.wr_cqe = &wr->cqe;

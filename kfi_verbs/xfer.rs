@@ -98,8 +98,6 @@ pub(crate) struct Prepared {
     pub(crate) qp: bool,
     /// The device has no immediate data (iWARP).
     pub(crate) iwarp: bool,
-    /// The device does 64-bit atomics.
-    pub(crate) atomics: bool,
 }
 
 /// This provider's part of the queues (under `q`).
@@ -119,8 +117,6 @@ pub(crate) struct VerbsExt {
     rq: List,
     /// No immediate data: `KFI_REMOTE_CQ_DATA` is refused.
     iwarp: bool,
-    /// The device does 64-bit atomics.
-    atomics: bool,
 }
 
 // SAFETY: `conn` names a connection, whose functions may be called from
@@ -207,8 +203,10 @@ impl Queues<VerbsExt> {
         // SAFETY: slot `i` is held (off every list) until its completion,
         // so its context is not posted and its buffer description (the
         // consumer's memory, or the slot's `inline` copy in the slot
-        // vector, which is never resized after enable) stays valid; `wrs`
-        // outlives the queue pair (dropped after the connection's close).
+        // vector, which is never resized after enable) and an atomic's
+        // result buffer (the consumer's, valid until the completion by
+        // the API contract) stay valid; `wrs` outlives the queue pair
+        // (dropped after the connection's close).
         unsafe { self.ext.conn().post_send(w, i, &r) }.map_err(|e| e as isize)
     }
 
@@ -237,7 +235,7 @@ impl QueueExt for VerbsExt {
     type Progress<'a> = NoProgress;
 
     fn new() -> VerbsExt {
-        VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), iwarp: false, atomics: false }
+        VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), iwarp: false }
     }
 
     fn enable(q: &mut Queues<VerbsExt>, p: &mut Prepared) {
@@ -245,7 +243,6 @@ impl QueueExt for VerbsExt {
         q.ext.wrs = p.wrs.take();
         q.ext.qp = p.qp;
         q.ext.iwarp = p.iwarp;
-        q.ext.atomics = p.atomics;
     }
 
     #[inline(always)]
@@ -279,7 +276,9 @@ impl QueueExt for VerbsExt {
                 let call = atomic_call(kind).unwrap_or(Call::Atomic);
                 let raddr = r.addr.wrapping_add(r.key >> 32);
                 let bufs = Bufs { operand: op.buf.len == atomic::ELEM, result: !a.result.is_null(), compare: !a.compare.is_null() };
-                if let Err(e) = atomic::check(q.ext.atomics, call, a.datatype, a.op, r.len, raddr, bufs) {
+                // SAFETY: the queues' domain outlives them.
+                let atomics = unsafe { &*q.cfg.domain }.atomics();
+                if let Err(e) = atomic::check(atomics, call, a.datatype, a.op, r.len, raddr, bufs) {
                     return Err(match e {
                         AtomicError::NotDone => neg(sys::KFI_ENOSYS),
                         AtomicError::Bad => neg(bindings::EINVAL),
@@ -329,13 +328,6 @@ impl QueueExt for VerbsExt {
     }
 
     fn owe_ack(_ep: &EpData) {}
-
-    /// What the hardware does (`logic/atomic.rs`), on a device with
-    /// atomics, one element.
-    fn atomic_ok(q: &Queues<VerbsExt>, kind: Kind, datatype: u32, op: u32, len: u64) -> bool {
-        let call = atomic_call(kind).unwrap_or(Call::Atomic);
-        q.ext.atomics && len == atomic::ELEM && atomic::ib_atomic(call, datatype, op).is_some()
-    }
 }
 
 impl EpData {
