@@ -22,8 +22,8 @@
 //!   posted buffer. An untagged message waits in the
 //!   socket until a receive is posted (TCP back-pressure). A tagged one
 //!   with no matching receive is read into a buffer of its own (at most
-//!   [`UNEXP_LIMIT`] bytes per connection; beyond, it waits in the
-//!   socket) and delivered when a matching receive is posted.
+//!   [`UNEXP_LIMIT`] bytes per connection; beyond, it waits in the socket)
+//!   and delivered when a matching receive is posted.
 //!
 //! A message longer than its receive fails that receive alone
 //! (`KFI_ETRUNC`, the bytes that fit delivered, the rest of the frame read
@@ -51,7 +51,7 @@ use crate::sock::{self, SkState};
 use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
 use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
 use crate::util::xfer::{Buf, Seg, EMPTY_SEG};
-use crate::util::tagmatch::{Unexp, UnexpList};
+use crate::util::tagmatch::{Unexp, UnexpList, UNEXP_LIMIT, UNEXP_MAX};
 use crate::util::xfer::{RxWork, TxOp};
 use crate::util::queues::{NoRoom, Room};
 use crate::xfer::{Chunk, EpData, TxItem, TxTaken};
@@ -67,11 +67,6 @@ static OOM_WARN: base::WarnLimit = base::WarnLimit::new();
 /// Established connections ended by an error (the peer decides how often).
 static BROKEN_INFO: base::WarnLimit = base::WarnLimit::new();
 
-/// Bytes of unexpected tagged messages a connection buffers.
-const UNEXP_LIMIT: usize = 4 << 20;
-/// Unexpected tagged messages a connection buffers (zero-length ones
-/// cost a 48-byte list entry each, not payload): 1.5 MiB of list at most.
-const UNEXP_MAX: usize = 32768;
 /// Read responses queued before the connection stops reading requests
 /// (a peer that does not read our responses gets TCP back-pressure, not
 /// our memory).

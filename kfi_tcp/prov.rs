@@ -192,5 +192,5 @@ unsafe extern "C" fn tcp_getinfo(
     };
     // SAFETY: the core calls `kgetinfo` with arguments as `getinfo`
     // requires.
-    unsafe { crate::util::getinfo::getinfo(version, node, service, flags, hints, info, &views, |i| views[i].name, |_, _| true, fill) }
+    unsafe { crate::util::getinfo::getinfo(version, node, service, flags, hints, info, &views, |i| views[i].name, |_, _| true, 1, |e, i, p, v, _| fill(e, i, p, v)) }
 }

@@ -102,10 +102,11 @@ impl Reuse<'_> {
     }
 }
 
-/// A provider's `kgetinfo` (its arguments first): one entry per plan
-/// (`logic::plan`) over `views`, the interfaces the provider serves in
-/// the caller's namespace (in its order: IPv4 entries come first), each
-/// written by `fill(entry, Some(interface), plan, version)`; hints are
+/// A provider's `kgetinfo` (its arguments first): `variants` entries per
+/// plan (`logic::plan`) over `views`, the interfaces the provider serves
+/// in the caller's namespace (in its order: IPv4 entries come first),
+/// each written by `fill(entry, Some(interface), plan, version, variant)`
+/// (kfi_verbs: variant 0 its direct mode, 1 its soft mode); hints are
 /// applied again by the core. `tag_of(i)` is what the hints' domain
 /// restricts `views[i]` by (its name filter, [`Provider::domain_scope`]).
 /// `keep(plan, source)` may drop a plan (kfi_verbs: a destination its
@@ -129,7 +130,8 @@ pub(crate) unsafe fn getinfo<'t>(
     views: &[Iface<'_>],
     tag_of: impl Fn(usize) -> &'t [u8],
     keep: impl Fn(&Plan, bool) -> bool,
-    mut fill: impl FnMut(&mut kfi_info, Option<&Iface<'_>>, &Plan, u32) -> Result,
+    variants: usize,
+    mut fill: impl FnMut(&mut kfi_info, Option<&Iface<'_>>, &Plan, u32, usize) -> Result,
 ) -> c_int {
     if info.is_null() {
         return einval();
@@ -188,17 +190,19 @@ pub(crate) unsafe fn getinfo<'t>(
         if reuse.tag.is_some_and(|tag| tag != tag_of(p.iface)) || !keep(p, source) {
             continue;
         }
-        let r = list.push().and_then(|e| {
-            fill(e, Some(iface), p, version)?;
-            // SAFETY: `fill` succeeded: both attributes are allocated.
-            unsafe {
-                (*e.fabric_attr).fabric = reuse.fabric;
-                (*e.domain_attr).domain = reuse.domain;
+        for v in 0..variants {
+            let r = list.push().and_then(|e| {
+                fill(e, Some(iface), p, version, v)?;
+                // SAFETY: `fill` succeeded: both attributes are allocated.
+                unsafe {
+                    (*e.fabric_attr).fabric = reuse.fabric;
+                    (*e.domain_attr).domain = reuse.domain;
+                }
+                Ok(())
+            });
+            if r.is_err() {
+                return base::neg(bindings::ENOMEM);
             }
-            Ok(())
-        });
-        if r.is_err() {
-            return base::neg(bindings::ENOMEM);
         }
     }
     if list.is_empty() {

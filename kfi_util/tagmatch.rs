@@ -23,6 +23,12 @@ use kernel::alloc::{AllocError, Flags, KVVec};
 use kernel::bindings;
 use kernel::prelude::*;
 
+/// Bytes of unexpected tagged messages a connection buffers.
+pub(crate) const UNEXP_LIMIT: usize = 4 << 20;
+/// Unexpected tagged messages a connection buffers (zero-length ones
+/// cost a 48-byte list entry each, not payload): 1.5 MiB of list at most.
+pub(crate) const UNEXP_MAX: usize = 32768;
+
 /// A tagged message that arrived before its receive.
 pub(crate) struct Unexp {
     pub(crate) tag: u64,

@@ -26,8 +26,10 @@
 use crate::domain::Domain;
 use crate::ffi::{kfi_info, sys, Conn, Wrs};
 use crate::util::queues::Config;
-use crate::xfer::{EpData, Prepared};
-use crate::logic::cmdata;
+use crate::xfer::{EpData, Prepared, SoftTx, NBOUNCE, NCHUNK};
+use crate::logic::cmdata::{self, Mode};
+use crate::soft::{soft_work, SoftRx};
+use crate::util::base::DWork;
 use crate::util::addr::{self, SockAddr};
 use crate::util::base::{self, einval};
 use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, ProvEp};
@@ -78,6 +80,12 @@ pub(crate) struct Ep {
     depths: (u32, u32),
     /// Opened from a request (`accept`, not `connect`).
     from_req: bool,
+    /// Soft mode (`ep_attr->protocol_version` 2): headers, bounce
+    /// buffers, tag matching (`soft.rs`); else direct mode.
+    soft_mode: bool,
+    /// Soft mode's receive state (`soft.rs`); empty in direct mode.
+    #[pin]
+    pub(crate) soft: Mutex<SoftRx>,
     /// The transfer queues (`xfer.rs`); dropped before `conn`, whose
     /// address they hold while enabled.
     #[pin]
@@ -101,6 +109,29 @@ fn opbadstate() -> c_int {
 }
 
 impl Ep {
+    /// The endpoint's connection.
+    pub(crate) fn conn(&self) -> &Conn {
+        &self.conn
+    }
+
+    /// The wire mode.
+    fn mode(&self) -> Mode {
+        if self.soft_mode {
+            Mode::Soft
+        } else {
+            Mode::Direct
+        }
+    }
+
+    /// The queues failed what they held (`disconnected`); in soft mode
+    /// the message being received fails too.
+    fn data_down(&self) {
+        self.data.disconnected();
+        if self.soft_mode {
+            self.soft_down(bindings::ECANCELED);
+        }
+    }
+
     /// Recovers an endpoint from its header.
     ///
     /// # Safety
@@ -150,6 +181,22 @@ impl Ep {
             (sys::KFI_VERBS_EV_QP, _) => {
                 drop(g);
                 self.data.qp_ready();
+                if self.soft_mode {
+                    self.soft_post_all();
+                }
+            }
+            (sys::KFI_VERBS_EV_ESTABLISHED, St::Connecting)
+                if !self.from_req && self.soft_mode && cmdata::decode(pdata).mode != Some(Mode::Soft) =>
+            {
+                // The peer accepted in direct mode (or is not kfi_verbs):
+                // the two ends would not understand each other.
+                g.st = St::Down;
+                drop(g);
+                let _ = self.conn.disconnect();
+                self.conn.quiesce();
+                self.data_down();
+                // SAFETY: as below (no reject data).
+                unsafe { cm.error(eq, fid, base::neg(bindings::EPROTO), &[]) };
             }
             (sys::KFI_VERBS_EV_ESTABLISHED, St::Connecting) => {
                 g.st = St::Connected;
@@ -164,7 +211,7 @@ impl Ep {
                 g.rej[..n].copy_from_slice(&app[..n]);
                 let rej = g.rej[..n].as_ptr();
                 drop(g);
-                self.data.disconnected();
+                self.data_down();
                 let err = if status != 0 { status } else { base::neg(bindings::ECONNRESET) };
                 // SAFETY: `fid` is this endpoint's header, open while its
                 // connection reports (close stops the connection first).
@@ -178,7 +225,7 @@ impl Ep {
                 drop(g);
                 // Flushed entries before the event (the connection
                 // quiesced before reporting).
-                self.data.disconnected();
+                self.data_down();
                 cm.report(eq, fid, sys::KFI_SHUTDOWN, &[]);
             }
             _ => {}
@@ -203,27 +250,52 @@ unsafe impl ProvEp for Ep {
     }
 
     /// Makes the work request contexts of the queues' slots (completions
-    /// name the queues) and enables the queues.
+    /// name the queues) and enables the queues. Soft mode: also the chunk
+    /// contexts, the bounce buffers (posted now if the queue pair exists)
+    /// and the receive work.
     fn enable(&self, c: &EpConfig) -> Result {
         // SAFETY: the domain outlives its endpoints.
         let d = unsafe { &*self.domain };
         let cfg = Config::new(c, MAX_MSG_SIZE, self.domain);
         let owner = (&self.data as *const EpData).cast::<c_void>();
-        let wrs = Wrs::new(owner, cfg.tx_size, cfg.rx_size)?;
-        let prep = Prepared { wrs: Some(wrs), conn: &self.conn, qp: self.from_req, iwarp: d.dev().iwarp() };
-        self.data.enable(cfg, prep)
+        let (wrs, soft) = if self.soft_mode {
+            self.soft_alloc()?;
+            // SAFETY: the endpoint is pinned and outlives the work, which
+            // its queues' close stops (`EpData::close`) before the
+            // endpoint is freed.
+            let work = unsafe { DWork::new(soft_work, (self as *const Ep).cast_mut().cast())? };
+            let st = SoftTx::new(work, cfg.tx_size)?;
+            self.data.set_soft();
+            (Wrs::new(owner, cfg.tx_size + NCHUNK, NBOUNCE)?, Some(st))
+        } else {
+            (Wrs::new(owner, cfg.tx_size, cfg.rx_size)?, None)
+        };
+        let prep = Prepared { wrs: Some(wrs), conn: &self.conn, qp: self.from_req, iwarp: d.dev().iwarp(), soft };
+        self.data.enable(cfg, prep)?;
+        if self.soft_mode && self.from_req {
+            self.soft_post_all();
+        }
+        Ok(())
     }
 
     /// Tears the connection down (the peer sees it end; no event is
     /// reported after this; every work request completes, flushed), then
-    /// the queues.
+    /// the queues (soft mode: their receive work stopped), then what the
+    /// receive work held.
     fn closing(&self) {
         self.conn.close();
         drop(self.data.close());
+        if self.soft_mode {
+            self.soft_down(0);
+        }
     }
 
     fn cm_data_size(&self) -> usize {
-        cmdata::APP_MAX
+        if self.soft_mode {
+            cmdata::APP_MAX_TRAILER
+        } else {
+            cmdata::APP_MAX
+        }
     }
 }
 
@@ -248,7 +320,23 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
     let src = attrs.src;
     // SAFETY: our domain ops table passes our domains (checked non-NULL).
     let (d, db) = unsafe { (Domain::from_fid(&mut (*domain).fid), DomainBase::from_header(domain)) };
-    let depths = (attrs.tx_size as u32, attrs.rx_size as u32);
+    // The wire mode: soft if the info says so (its entry), else direct;
+    // an endpoint opened from a request speaks what the peer asked for.
+    // SAFETY: `ep_attr` is NULL or valid (checked info).
+    let mut soft = match unsafe { i.ep_attr.as_ref() }.map_or(0, |a| a.protocol_version) {
+        0 | crate::prov::WIRE_DIRECT => false,
+        crate::prov::WIRE_SOFT => true,
+        _ => return einval(),
+    };
+    // Soft mode: a chunk context per chunk in flight besides the
+    // consumer's slots; the receive queue holds the bounce buffers.
+    let depths = |soft: bool| {
+        if soft {
+            ((attrs.tx_size + NCHUNK) as u32, NBOUNCE as u32)
+        } else {
+            (attrs.tx_size as u32, attrs.rx_size as u32)
+        }
+    };
     let (conn, src) = if i.handle.is_null() {
         // SAFETY: the domain is open for the call; so is its fabric.
         let net = unsafe { Fabric::net(d.fabric()) };
@@ -260,12 +348,16 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
         // SAFETY: the consumer passes the info of one of our CONNREQ
         // events, its passive endpoint still open.
         let req = match unsafe { ConnReq::take(i.handle) } {
-            Ok(r) => r,
+            Ok(r) => {
+                soft = r.soft;
+                r.conn
+            }
             Err(e) => return e.to_errno(),
         };
         // The request is ours now: if its queue pair cannot be made on
         // this domain's device, it is refused (freed when `req` drops).
-        if let Err(e) = req.take(d.dev(), depths.0, depths.1) {
+        let (sq, rq) = depths(soft);
+        if let Err(e) = req.take(d.dev(), sq, rq) {
             let _ = req.reject(&[0]);
             return e;
         }
@@ -275,8 +367,10 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
         base <- EpBase::new(db, attrs),
         domain: d,
         src,
-        depths,
+        depths: depths(soft),
         from_req: !i.handle.is_null(),
+        soft_mode: soft,
+        soft <- new_mutex!(SoftRx::new(), "kfi_verbs_soft"),
         conn,
         cm <- new_mutex!(CmState { st: St::Idle, rej: [0; cmdata::APP_MAX] }, "kfi_verbs_ep"),
         data <- EpData::new(),
@@ -299,10 +393,12 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
 ///
 /// # Safety
 /// `param` is readable for `len` bytes (API contract).
-unsafe fn pdata(param: *const c_void, len: usize, out: &mut [u8; cmdata::TOTAL]) -> core::result::Result<usize, c_int> {
+unsafe fn pdata(param: *const c_void, len: usize, mode: Mode, out: &mut [u8; cmdata::TOTAL]) -> core::result::Result<usize, c_int> {
     // SAFETY: by the caller's contract.
     let app = unsafe { base::param_bytes(param, len) }.ok_or_else(einval)?;
-    cmdata::encode(app, None, out).map_err(|_| einval())
+    // Soft mode says so in a trailer (libfabric ignores it).
+    let trailer = (mode == Mode::Soft).then_some(Mode::Soft);
+    cmdata::encode(app, trailer, out).map_err(|_| einval())
 }
 
 /// `connect` of an endpoint: starts connecting to `addr` (a sockaddr_in
@@ -322,7 +418,7 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_connect(
     let e = unsafe { Ep::from_ep(ep) };
     let mut pd = [0u8; cmdata::TOTAL];
     // SAFETY: readable for `paramlen` bytes by the API contract.
-    let n = match unsafe { pdata(param, paramlen, &mut pd) } {
+    let n = match unsafe { pdata(param, paramlen, e.mode(), &mut pd) } {
         Ok(n) => n,
         Err(err) => return err,
     };
@@ -362,7 +458,7 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_accept(ep: *mut sys::kfid_ep, param
     let e = unsafe { Ep::from_ep(ep) };
     let mut pd = [0u8; cmdata::TOTAL];
     // SAFETY: readable for `paramlen` bytes by the API contract.
-    let n = match unsafe { pdata(param, paramlen, &mut pd) } {
+    let n = match unsafe { pdata(param, paramlen, e.mode(), &mut pd) } {
         Ok(n) => n,
         Err(err) => return err,
     };
@@ -405,7 +501,7 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_shutdown(ep: *mut sys::kfid_ep, fla
     let _ = e.conn.disconnect();
     // Every posted operation completes (flushed) before the event.
     e.conn.quiesce();
-    e.data.disconnected();
+    e.data_down();
     e.base.cm().report(eq, e.base.fid(), sys::KFI_SHUTDOWN, &[]);
     0
 }

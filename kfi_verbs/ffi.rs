@@ -371,6 +371,54 @@ impl Conn {
         // contract.
         cm_result(unsafe { sys::kfi_verbs_post_recv(self.ptr(), w.as_ptr(), slot as u32, segs.as_ptr(), segs.len() as u32) })
     }
+
+    /// The peer broke the protocol: the connection is disconnected (from
+    /// process context) and DISCONNECTED reported. Any context.
+    pub(crate) fn broken(&self) {
+        // SAFETY: our connection.
+        unsafe { sys::kfi_verbs_conn_broken(self.ptr()) }
+    }
+
+    /// Posts one chunk of a soft-mode message with transmit context
+    /// `slot` of `w`: a SEND of `hdr` and then at most `max` bytes of
+    /// `segs` from byte `skip` on. Returns the payload bytes it carries
+    /// (fewer than `max` when the pieces fill the work request; at least
+    /// one unless `max` is 0).
+    ///
+    /// # Safety
+    /// As [`Conn::post_send`], for `hdr` too (memory in the kernel's
+    /// linear map).
+    pub(crate) unsafe fn post_chunk(
+        &self,
+        w: &Wrs,
+        slot: usize,
+        hdr: &[u8],
+        segs: &[sys::kfi_util_seg],
+        skip: u64,
+        max: usize,
+    ) -> core::result::Result<usize, c_int> {
+        if slot >= w.ntx as usize {
+            return Err(-(bindings::EINVAL as c_int));
+        }
+        let mut covered = 0usize;
+        // SAFETY: our connection and set; the rest is the caller's
+        // contract.
+        cm_result(unsafe {
+            sys::kfi_verbs_post_chunk(
+                self.ptr(),
+                w.as_ptr(),
+                slot as u32,
+                hdr.as_ptr().cast(),
+                hdr.len() as u32,
+                segs.as_ptr(),
+                segs.len() as u32,
+                skip as usize,
+                max,
+                &mut covered,
+            )
+        })?;
+        Ok(covered)
+    }
 }
 
 /// One registration of memory for remote access (kfi_verbs_mr.c: an FRWR

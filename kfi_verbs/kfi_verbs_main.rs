@@ -36,6 +36,7 @@ mod ffi;
 mod mr;
 mod pep;
 mod prov;
+mod soft;
 mod xfer;
 // The provider toolkit and the KFI_TRIGGER machinery (shared with the
 // other providers). Parts of them have no user here yet (tag matching,
@@ -50,20 +51,6 @@ mod util;
 
 /// The provider, as the toolkit sees it.
 pub(crate) struct Prov;
-
-/// Progress of an endpoint's queues: none is made yet (no data
-/// transfers), so none is ever handed out.
-pub(crate) enum NoProgress {}
-
-impl util::cq::ProgressRef for NoProgress {
-    fn poll(&self, _polling: bool) -> bool {
-        match *self {}
-    }
-
-    fn room_freed(&self) {
-        match *self {}
-    }
-}
 
 impl util::Provider for Prov {
     type Ep = xfer::EpData;
@@ -110,6 +97,8 @@ mod logic {
     pub mod cmdata;
     #[path = "../logic/status.rs"]
     pub mod status;
+    #[path = "../logic/proto.rs"]
+    pub mod proto;
     #[path = "../logic/atomic.rs"]
     pub mod atomic;
 }

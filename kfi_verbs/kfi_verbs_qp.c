@@ -578,6 +578,148 @@ out:
 	return ret;
 }
 
+/*
+ * Maps up to @max bytes of @segs, from byte @skip on, into @wr's list
+ * after what it holds, while entries are left (at most @limit): pieces as
+ * kfi_verbs_map() cuts them, the last one shortened to what fits. Sets
+ * @covered to the bytes mapped. Return: 0, or -EINVAL / -ENOMEM as
+ * kfi_verbs_map() (the caller unmaps).
+ */
+static int kfi_verbs_map_range(struct kfi_verbs_wr *wr, struct ib_device *ib,
+			       u32 lkey, const struct kfi_util_seg *segs,
+			       unsigned int n, size_t skip, size_t max,
+			       unsigned int limit, size_t *covered)
+{
+	unsigned int i;
+	int ret = 0;
+
+	*covered = 0;
+	for (i = 0; i < n && !ret && *covered < max; i++) {
+		const struct kfi_util_seg *s = &segs[i];
+		size_t len = s->len, off = 0, part;
+		u8 *p = s->base;
+
+		if (skip >= len) {
+			skip -= len;
+			continue;
+		}
+		off = skip;
+		skip = 0;
+		len = min(len - off, max - *covered);
+		if (s->page) {
+			if (wr->nsge >= limit)
+				break;
+			ret = kfi_verbs_map_one(wr, ib, lkey, s->page, NULL,
+						s->offset + off, len);
+			if (!ret)
+				*covered += len;
+		} else if (virt_addr_valid(p)) {
+			if (wr->nsge >= limit)
+				break;
+			ret = kfi_verbs_map_one(wr, ib, lkey, NULL, p + off, 0,
+						len);
+			if (!ret)
+				*covered += len;
+		} else if (!is_vmalloc_or_module_addr(p)) {
+			ret = -EINVAL;
+		} else {
+			for (p += off; len && !ret; len -= part, p += part) {
+				part = min_t(size_t, len,
+					     PAGE_SIZE - offset_in_page(p));
+				if (wr->nsge >= limit)
+					return 0;
+				ret = kfi_verbs_map_one(wr, ib, lkey,
+							vmalloc_to_page(p),
+							NULL,
+							offset_in_page(p),
+							part);
+				if (!ret)
+					*covered += part;
+			}
+		}
+	}
+	return ret;
+}
+
+/**
+ * kfi_verbs_post_chunk() - Post one chunk of a soft-mode message.
+ * @c: The endpoint's connection.
+ * @w: The endpoint's contexts.
+ * @slot: The transmit context to post it with (below the set's @ntx),
+ *	not posted now.
+ * @hdr: The chunk's header (a kernel address in the linear map), valid
+ *	until the completion.
+ * @hdr_len: Its bytes.
+ * @segs: The message's buffer, valid until the completion.
+ * @n: Its segments.
+ * @skip: Where the chunk starts in the message.
+ * @max: The most payload bytes the chunk may carry.
+ * @covered: Set to the payload bytes it carries: @max, or fewer when the
+ *	pieces fill the work request's entries (at least one byte unless
+ *	@max is 0).
+ *
+ * One SEND: the header, then the payload from @skip. One completion
+ * follows a 0 return, through kfi_verbs_tx_done().
+ *
+ * Context: Any but hard interrupts; never sleeps.
+ * Return: 0; -ENOTCONN without a queue pair; -EAGAIN when the device
+ * cannot take it now; -EINVAL for a buffer that cannot be mapped this way
+ * or a bad @slot; -ENOMEM when the buffer cannot be mapped; the device's
+ * error.
+ */
+int kfi_verbs_post_chunk(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
+			 unsigned int slot, const void *hdr, unsigned int hdr_len,
+			 const struct kfi_util_seg *segs, unsigned int n,
+			 size_t skip, size_t max, size_t *covered)
+{
+	struct ib_send_wr s = {};
+	struct kfi_verbs_wr *wr;
+	struct ib_qp *qp;
+	unsigned int limit;
+	int ret;
+
+	*covered = 0;
+	if (slot >= w->ntx || n > KFI_UTIL_IOV_MAX || !hdr_len ||
+	    !virt_addr_valid(hdr))
+		return -EINVAL;
+	wr = &w->wr[slot];
+	WRITE_ONCE(w->conn, c);
+	spin_lock_bh(&c->post_lock);
+	qp = c->post_qp;
+	if (!qp) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	limit = min_t(unsigned int, c->max_send_sge, KFI_VERBS_SGE_MAX);
+	wr->ib = qp->device;
+	wr->dir = DMA_TO_DEVICE;
+	wr->nsge = 0;
+	wr->pages = 0;
+	ret = kfi_verbs_map_one(wr, qp->device, qp->pd->local_dma_lkey, NULL,
+				(void *)hdr, 0, hdr_len);
+	if (!ret && max)
+		ret = kfi_verbs_map_range(wr, qp->device,
+					  qp->pd->local_dma_lkey, segs, n, skip,
+					  max, limit, covered);
+	if (!ret && max && !*covered)
+		ret = -EINVAL;
+	if (ret) {
+		kfi_verbs_unmap(wr);
+		goto out;
+	}
+	s.wr_cqe = &wr->cqe;
+	s.opcode = IB_WR_SEND;
+	s.send_flags = IB_SEND_SIGNALED;
+	s.sg_list = wr->sge;
+	s.num_sge = wr->nsge;
+	ret = kfi_verbs_posted(wr, ib_post_send(qp, &s, NULL));
+out:
+	spin_unlock_bh(&c->post_lock);
+	if (ret)
+		*covered = 0;
+	return ret;
+}
+
 /* The outcome of a completion, as Rust reads it. */
 static void kfi_verbs_wc_of(const struct ib_wc *wc, struct kfi_verbs_wc *k)
 {

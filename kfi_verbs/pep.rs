@@ -59,11 +59,18 @@ fn reject_pdata(data: &[u8], out: &mut [u8; cmdata::TOTAL]) -> Result<usize> {
     cmdata::encode(data, None, out).map_err(|_| EINVAL)
 }
 
+/// A connection request: its connection and the wire mode the peer asked
+/// for (the trailer of its private data: soft, else direct).
+pub(crate) struct Req {
+    pub(crate) conn: Conn,
+    pub(crate) soft: bool,
+}
+
 // SAFETY: `#[repr(C)]` with its `PepBase` first (asserted above), allocated
 // with `KBox` by `kfi_prov_fabric_passive_ep` and published by
 // `publish_pep` only.
 unsafe impl ProvPep for Pep {
-    type Req = Conn;
+    type Req = Req;
 
     const CM_DATA_MAX: usize = cmdata::APP_MAX;
 
@@ -90,14 +97,14 @@ unsafe impl ProvPep for Pep {
         self.conn.close();
     }
 
-    fn reject(req: Conn, data: &[u8]) -> Result {
+    fn reject(req: Req, data: &[u8]) -> Result {
         let mut pd = [0u8; cmdata::TOTAL];
         let n = reject_pdata(data, &mut pd)?;
         // The request is freed (its id destroyed) when `req` drops.
-        req.reject(&pd[..n]).map_err(Error::from_errno)
+        req.conn.reject(&pd[..n]).map_err(Error::from_errno)
     }
 
-    fn drop_req(req: Conn) {
+    fn drop_req(req: Req) {
         let _ = Self::reject(req, &[]);
     }
 }
@@ -173,15 +180,19 @@ pub(crate) unsafe extern "C" fn kfi_verbs_pep_cm_event(ctx: *mut c_void, ev: *co
         unsafe { core::slice::from_raw_parts(ev.pdata, ev.pdata_len as usize) }
     };
     let (local, peer, port) = (addr::logic_addr(&ev.local), addr::logic_addr(&ev.peer), ev.port);
+    // A kfi_verbs peer in soft mode says so in its trailer; the request's
+    // info offers that mode (and an endpoint opened from it must use it).
+    let d = cmdata::decode(pdata);
+    let soft = d.mode == Some(cmdata::Mode::Soft);
     let fill = |e: &mut kfi_info, _iface: Option<&Iface<'_>>, plan: &Plan, version: u32| {
-        crate::prov::fill(e, local.family, &port, plan, version)
+        crate::prov::fill(e, local.family, &port, plan, version, soft)
     };
-    match p.base.report(req, local, peer, cmdata::decode(pdata).app, fill, || {}) {
+    match p.base.report(Req { conn: req, soft }, local, peer, d.app, fill, || {}) {
         Ok(()) => 0,
         Err((e, req)) => {
             // Back to C, which rejects and frees it (freeing it here would
             // wait for the handler this runs in).
-            req.into_raw();
+            req.conn.into_raw();
             e.to_errno()
         }
     }

@@ -3,18 +3,23 @@
 //! active RDMA port in the caller's namespace) and `kfabric` (the
 //! toolkit's).
 //!
-//! What the entries advertise is exactly what works. So far that is the
-//! fabric, the domain (one per RDMA device), event and completion queues,
-//! counters with deferred work, memory regions (`KFI_MR_PROV_KEY`:
-//! remote access through fast registration), and MSG endpoints that
-//! connect, send and receive messages (`KFI_MSG`, `KFI_SEND`, `KFI_RECV`)
-//! and read and write remote regions (`KFI_RMA`, `KFI_READ`, `KFI_WRITE`,
+//! What the entries advertise is exactly what works: the fabric, the
+//! domain (one per RDMA device), event and completion queues, counters
+//! with deferred work, memory regions (`KFI_MR_PROV_KEY`: remote access
+//! through fast registration), and MSG endpoints that connect, send and
+//! receive messages (`KFI_MSG`, `KFI_SEND`, `KFI_RECV`) and read and
+//! write remote regions (`KFI_RMA`, `KFI_READ`, `KFI_WRITE`,
 //! `KFI_REMOTE_READ`, `KFI_REMOTE_WRITE`; one remote region per
 //! operation), with remote CQ data on InfiniBand transports only, also
 //! triggered (`KFI_TRIGGER`), and on devices with atomics (rxe, not siw)
-//! `KFI_ATOMIC`: 64-bit fetch-add and compare-swap. Tagged messages,
-//! multi-receive buffers, other atomics and counting remote accesses
-//! (`KFI_RMA_EVENT`) are not implemented yet and not advertised.
+//! `KFI_ATOMIC`: 64-bit fetch-add and compare-swap.
+//!
+//! Each address has two entries: direct mode first (`protocol_version`
+//! 1: libfabric's verbs wire, every receive the consumer's buffer on the
+//! receive queue), then soft mode (`protocol_version` 2, kfi_verbs peers
+//! only: adds `KFI_TAGGED` and `KFI_MULTI_RECV`; `soft.rs`). Other
+//! atomics and counting remote accesses (`KFI_RMA_EVENT`) are not
+//! implemented and not advertised.
 
 use crate::ffi::{self, kfi_info, sys, Ports};
 use crate::logic::info::{fabric_name, queue_size};
@@ -28,9 +33,17 @@ use kernel::prelude::*;
 
 /// Provider version reported in `fabric_attr->prov_version`.
 const PROV_VERSION: u32 = (1 << 16) | 0;
-/// Version of the wire convention on connections (libfabric 1.17 verbs
-/// MSG: private data and immediate data as it carries them).
-const WIRE_VERSION: u32 = 1;
+/// Version of the wire convention on connections in direct mode
+/// (libfabric 1.17 verbs MSG: private data and immediate data as it
+/// carries them; every receive is the consumer's buffer).
+pub(crate) const WIRE_DIRECT: u32 = 1;
+/// The same in soft mode (kfi_verbs peers only: headers, bounce buffers,
+/// tag matching in software; `logic/proto.rs`).
+pub(crate) const WIRE_SOFT: u32 = 2;
+/// What soft mode adds: tagged messages (`KFI_TAGGED`, with probes) and
+/// multi-receive buffers.
+const SOFT_TX_CAPS: u64 = sys::KFI_TAGGED as u64;
+const SOFT_RX_CAPS: u64 = sys::KFI_TAGGED as u64 | sys::KFI_MULTI_RECV as u64;
 
 /// Transmit capabilities: `KFI_TRIGGER` (triggered operations, aliases,
 /// deferred work: the toolkit's, over the same queues).
@@ -93,12 +106,16 @@ pub(crate) fn provider() -> sys::kfi_provider {
 
 /// Fills entry `e` for `port` (the addresses, of `family`, in `p`): a
 /// `kgetinfo` entry, or the info of a connection request that came to
-/// `port` (`pep.rs`).
-pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port, p: &Plan, version: u32) -> Result {
-    let (tx_caps, rx_caps) = match port.atomics {
+/// `port` (`pep.rs`); in soft mode if `soft`.
+pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port, p: &Plan, version: u32, soft: bool) -> Result {
+    let (mut tx_caps, mut rx_caps) = match port.atomics {
         true => (TX_CAPS | ATOMIC_TX_CAPS, RX_CAPS | ATOMIC_RX_CAPS),
         false => (TX_CAPS, RX_CAPS),
     };
+    if soft {
+        tx_caps |= SOFT_TX_CAPS;
+        rx_caps |= SOFT_RX_CAPS;
+    }
     e.caps = tx_caps | rx_caps | DOMAIN_CAPS;
     e.mode = 0;
     e.addr_format = addr_format(family);
@@ -126,9 +143,14 @@ pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port,
     rx.msg_order = MSG_ORDER;
     rx.size = depth;
     rx.iov_limit = iov_limit(port.max_recv_sge);
+    if soft {
+        // Copied out of bounce buffers, streamed in chunks: any pieces.
+        tx.iov_limit = sys::KFI_VERBS_SGE_MAX as usize;
+        rx.iov_limit = sys::KFI_VERBS_SGE_MAX as usize;
+    }
     ep.type_ = sys::KFI_EP_MSG;
     ep.protocol = if port.iwarp { sys::KFI_PROTO_IWARP } else { sys::KFI_PROTO_RDMA_CM_IB_RC };
-    ep.protocol_version = WIRE_VERSION;
+    ep.protocol_version = if soft { WIRE_SOFT } else { WIRE_DIRECT };
     ep.max_msg_size = (port.max_msg as usize).min(crate::ep::MAX_MSG_SIZE as usize);
     ep.max_order_raw_size = ep.max_msg_size;
     ep.max_order_waw_size = ep.max_msg_size;
@@ -197,8 +219,10 @@ unsafe extern "C" fn verbs_getinfo(
         }
     }
     let tag_of = |i: usize| ffi::dev_name(&ports[owner[i]]);
-    let fill = |e: &mut kfi_info, iface: Option<&Iface<'_>>, p: &Plan, version: u32| match iface {
-        Some(iface) => fill(e, iface.family, &ports[owner[p.iface]], p, version),
+    // Per address, the direct mode's entry (libfabric peers, zero copy)
+    // first, then the soft mode's (tagged, multi-receive).
+    let fill = |e: &mut kfi_info, iface: Option<&Iface<'_>>, p: &Plan, version: u32, v: usize| match iface {
+        Some(iface) => fill(e, iface.family, &ports[owner[p.iface]], p, version, v == 1),
         None => Err(EINVAL),
     };
     // An entry with a destination the consumer named (not a source node)
@@ -214,5 +238,5 @@ unsafe extern "C" fn verbs_getinfo(
         _ => true,
     };
     // SAFETY: the core's arguments, passed on unchanged.
-    unsafe { getinfo(version, node, service, flags, hints, info, &views, tag_of, keep, fill) }
+    unsafe { getinfo(version, node, service, flags, hints, info, &views, tag_of, keep, 2, fill) }
 }

@@ -233,6 +233,11 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 			unsigned int slot, const struct kfi_util_seg *segs,
 			unsigned int n);
+void kfi_verbs_conn_broken(struct kfi_verbs_conn *c);
+int kfi_verbs_post_chunk(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
+			 unsigned int slot, const void *hdr, unsigned int hdr_len,
+			 const struct kfi_util_seg *segs, unsigned int n,
+			 size_t skip, size_t max, size_t *covered);
 
 /*
  * Defined in Rust (ep.rs): a slot's work request completed. Softirq

@@ -33,13 +33,16 @@
 
 use crate::ffi::{sys, Conn, Wrs};
 use crate::logic::atomic::{self, AtomicError, Bufs, Call, IbAtomic};
+use crate::logic::proto::{self, Hdr, Op, CHUNK, HDR_LEN};
+use crate::util::base::DWork;
 use crate::logic::status::error_of;
 use crate::util::logic::xfer::{self as rules, Kind, List};
 use crate::util::queues::{EpQueues, QueueExt, Queues};
 use crate::util::xfer::{RxWork, Seg};
-use crate::NoProgress;
 use core::ffi::{c_uint, c_void};
+use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::bindings;
+use kernel::prelude::*;
 
 /// The endpoint's queues.
 pub(crate) type EpData = EpQueues<VerbsExt>;
@@ -98,6 +101,141 @@ pub(crate) struct Prepared {
     pub(crate) qp: bool,
     /// The device has no immediate data (iWARP).
     pub(crate) iwarp: bool,
+    /// Soft mode: its state (`None`: direct mode).
+    pub(crate) soft: Option<KBox<SoftTx>>,
+}
+
+/// Chunk contexts of a soft-mode connection: the chunks of the message
+/// being sent that may be in flight at once (transmit contexts after the
+/// consumer's slots).
+pub(crate) const NCHUNK: usize = 16;
+/// Bounce buffers of a soft-mode connection (its receive queue).
+pub(crate) const NBOUNCE: usize = 32;
+const _: () = assert!(NCHUNK <= 32 && NBOUNCE <= u16::MAX as usize);
+
+/// A bounce buffer's completion, waiting for the receive work.
+#[derive(Clone, Copy)]
+pub(crate) struct BounceWc {
+    pub(crate) idx: u16,
+    /// Completed successfully (else flushed or failed: not reposted).
+    pub(crate) ok: bool,
+    /// A peer's RDMA write with immediate data consumed it.
+    pub(crate) write_imm: bool,
+    pub(crate) len: u32,
+    pub(crate) imm: u32,
+}
+
+const NO_WC: BounceWc = BounceWc { idx: 0, ok: false, write_imm: false, len: 0, imm: 0 };
+
+/// A soft-mode send being streamed or in flight.
+#[derive(Clone, Copy, Default)]
+struct SlotSt {
+    /// Chunks posted and not completed.
+    out: u16,
+    /// Every chunk is posted.
+    all: bool,
+    /// The first error (positive), 0 if none: the send fails once its
+    /// chunks in flight completed.
+    err: u32,
+}
+
+/// A soft-mode endpoint's state under `q`: the transmit stream (one
+/// message's chunks at a time, in posting order with the RMA operations
+/// between them) and the bounce buffers' completions waiting for the
+/// receive work (`soft.rs`).
+pub(crate) struct SoftTx {
+    /// The receive work (process context): kicked by bounce completions,
+    /// by receives posted while it waits, by a CQ's freed room.
+    work: DWork,
+    /// The first chunk's header of each transmit slot (kmalloc'ed: in the
+    /// linear map, as the device maps headers).
+    hdrs: KVec<[u8; HDR_LEN]>,
+    /// The header of every continuation chunk (likewise in the linear map:
+    /// this structure is kmalloc'ed).
+    cont: [u8; HDR_LEN],
+    slots: KVec<SlotSt>,
+    /// Consumer transmit slots: chunk context `k` is work request
+    /// context `ntx + k`.
+    ntx: usize,
+    /// The transmit slot of each chunk context in flight.
+    owner: [u32; NCHUNK],
+    /// Free chunk contexts (bit `k`).
+    free: u32,
+    /// The send being streamed and the bytes of it posted so far.
+    cur: Option<(usize, u64)>,
+    /// Bounce completions not handled yet, oldest at `head`.
+    ring: [BounceWc; NBOUNCE],
+    head: usize,
+    n: usize,
+    /// The receive work waits (for a receive, a CQ slot, a matching
+    /// receive for its unexpected messages) or is running: a receive
+    /// posted now kicks it.
+    pub(crate) rx_wait: bool,
+}
+
+impl SoftTx {
+    /// The soft state of queues with `ntx` transmit slots, its receive
+    /// work `work` (process context).
+    pub(crate) fn new(work: DWork, ntx: usize) -> Result<KBox<SoftTx>> {
+        let mut hdrs = KVec::with_capacity(ntx, GFP_KERNEL)?;
+        let mut slots = KVec::with_capacity(ntx, GFP_KERNEL)?;
+        for _ in 0..ntx {
+            hdrs.push([0u8; HDR_LEN], GFP_KERNEL)?;
+            slots.push(SlotSt::default(), GFP_KERNEL)?;
+        }
+        let free = if NCHUNK == 32 { u32::MAX } else { (1u32 << NCHUNK) - 1 };
+        let st = SoftTx {
+            work,
+            hdrs,
+            cont: proto::CONT_HDR,
+            slots,
+            ntx,
+            owner: [0; NCHUNK],
+            free,
+            cur: None,
+            ring: [NO_WC; NBOUNCE],
+            head: 0,
+            n: 0,
+            rx_wait: false,
+        };
+        Ok(KBox::new(st, GFP_KERNEL)?)
+    }
+
+    /// Runs the receive work soon. Any context.
+    pub(crate) fn kick(&self) {
+        self.work.queue(0);
+    }
+
+    /// The oldest bounce completion not handled yet.
+    pub(crate) fn front(&self) -> Option<BounceWc> {
+        (self.n > 0).then(|| self.ring[self.head])
+    }
+
+    /// Drops the oldest bounce completion (handled).
+    pub(crate) fn pop(&mut self) {
+        if self.n > 0 {
+            self.head = (self.head + 1) % NBOUNCE;
+            self.n -= 1;
+        }
+    }
+
+    fn push(&mut self, wc: BounceWc) {
+        if self.n < NBOUNCE {
+            self.ring[(self.head + self.n) % NBOUNCE] = wc;
+            self.n += 1;
+        }
+    }
+}
+
+/// What streaming the current send did.
+enum Streamed {
+    /// No chunk context is free: the rest goes when one completes.
+    Blocked,
+    /// Nothing is being streamed any more (done, or failed with chunks in
+    /// flight: it fails when they complete).
+    Done,
+    /// The send failed before any of it went out: the caller reports it.
+    Failed(usize, u32),
 }
 
 /// This provider's part of the queues (under `q`).
@@ -117,6 +255,8 @@ pub(crate) struct VerbsExt {
     rq: List,
     /// No immediate data: `KFI_REMOTE_CQ_DATA` is refused.
     iwarp: bool,
+    /// Soft mode (`None`: direct mode).
+    pub(crate) soft: Option<KBox<SoftTx>>,
 }
 
 // SAFETY: `conn` names a connection, whose functions may be called from
@@ -226,16 +366,193 @@ impl Queues<VerbsExt> {
             Err(e) => Err(e as isize),
         }
     }
+
+    /// Soft mode, connected: hands what waits on `tx_pending` to the
+    /// device in posting order: a send as chunks while chunk contexts are
+    /// free (one send at a time), an RMA or atomic as its one work request.
+    /// Stops when the chunk contexts are all in flight (the next chunk
+    /// completion goes on) or nothing waits. Returns a transmit that
+    /// failed before any of it went out, off every list: the caller
+    /// reports it after `q` and pumps again.
+    fn pump(&mut self) -> Option<(usize, u32)> {
+        loop {
+            match self.stream() {
+                Streamed::Blocked => return None,
+                Streamed::Failed(i, e) => return Some((i, e)),
+                Streamed::Done => {}
+            }
+            let i = self.tx_links.pop_front(&mut self.tx_pending)?;
+            let op = &self.tx[i];
+            if matches!(op.kind, Kind::Send | Kind::TSend) {
+                let h = Hdr {
+                    op: Op::Msg,
+                    tagged: op.kind == Kind::TSend,
+                    data: (op.flags & rules::F_REMOTE_CQ_DATA != 0).then_some(op.data),
+                    len: op.buf.len as u32,
+                    tag: op.tag,
+                };
+                let st = self.ext.soft.as_deref_mut()?;
+                st.hdrs[i] = proto::encode(&h);
+                st.slots[i] = SlotSt::default();
+                st.cur = Some((i, 0));
+            } else if let Err(e) = self.post_tx(i) {
+                return Some((i, (-e) as u32));
+            }
+        }
+    }
+
+    /// Posts chunks of the send being streamed while chunk contexts are
+    /// free.
+    fn stream(&mut self) -> Streamed {
+        let Queues { tx, ext, .. } = self;
+        let VerbsExt { conn, wrs, soft, .. } = ext;
+        let (Some(st), Some(w)) = (soft.as_deref_mut(), wrs.as_ref()) else {
+            return Streamed::Done;
+        };
+        let Some((i, mut off)) = st.cur else {
+            return Streamed::Done;
+        };
+        // SAFETY: set at enable, valid until the endpoint's close (the
+        // field's invariant); nothing streams before enable.
+        let conn: &Conn = unsafe { &**conn };
+        let op = &tx[i];
+        let one: Seg;
+        let segs: &[Seg] = if op.inject {
+            one = Seg { base: op.inline.as_ptr().cast_mut().cast(), page: core::ptr::null_mut(), offset: 0, len: op.buf.len as usize };
+            core::slice::from_ref(&one)
+        } else {
+            op.buf.segs()
+        };
+        let len = op.buf.len;
+        loop {
+            if st.free == 0 {
+                st.cur = Some((i, off));
+                return Streamed::Blocked;
+            }
+            let k = st.free.trailing_zeros() as usize;
+            let max = (len - off).min(CHUNK as u64) as usize;
+            let hdr: &[u8] = if off == 0 { &st.hdrs[i] } else { &st.cont };
+            // SAFETY: chunk context `k` is free (not posted); the send's
+            // slot is held off every list until its last chunk completes,
+            // so its buffer (the consumer's, or the slot's `inline` copy)
+            // stays valid; the headers live in `st`, freed only at close
+            // after the connection's close; `w` outlives the queue pair.
+            match unsafe { conn.post_chunk(w, st.ntx + k, hdr, segs, off, max) } {
+                Ok(n) => {
+                    st.free &= !(1u32 << k);
+                    st.owner[k] = i as u32;
+                    st.slots[i].out += 1;
+                    off += n as u64;
+                    if off >= len {
+                        st.slots[i].all = true;
+                        st.cur = None;
+                        return Streamed::Done;
+                    }
+                }
+                Err(e) => {
+                    st.cur = None;
+                    let e = (-e) as u32;
+                    if st.slots[i].out == 0 {
+                        return Streamed::Failed(i, e);
+                    }
+                    st.slots[i].err = e;
+                    return Streamed::Done;
+                }
+            }
+        }
+    }
+}
+
+/// What the queues tell without `q`.
+#[derive(Default)]
+pub(crate) struct VerbsShared {
+    /// Soft mode (set at enable, before any slot is posted).
+    soft: AtomicBool,
+}
+
+/// A CQ's progress on a soft-mode endpoint: nothing moves in the reader's
+/// context; freed room kicks the receive work.
+pub(crate) struct SoftProgress<'a>(&'a EpData);
+
+impl crate::util::cq::ProgressRef for SoftProgress<'_> {
+    fn poll(&self, _polling: bool) -> bool {
+        false
+    }
+
+    fn room_freed(&self) {
+        let g = self.0.q.lock();
+        if let Some(st) = g.ext.soft.as_deref() {
+            st.kick();
+        }
+    }
+}
+
+impl Queues<VerbsExt> {
+    /// [`QueueExt::posted`] in soft mode: transmits go in order through
+    /// [`Queues::pump`] once connected; receives stay on the toolkit's
+    /// lists (the receive work matches messages to them), kicking the
+    /// work when it waits or for a probe (answered from the unexpected
+    /// messages).
+    fn posted_soft(&mut self, kind: Kind, i: usize) -> core::result::Result<(), isize> {
+        if kind.is_tx() {
+            if self.tx[i].flags & rules::F_REMOTE_CQ_DATA != 0 && self.ext.iwarp {
+                return Err(neg(bindings::EOPNOTSUPP));
+            }
+            if kind.is_rma() && self.tx[i].n_rma != 1 {
+                return Err(neg(bindings::EINVAL));
+            }
+            if kind.is_atomic() {
+                self.check_atomic(kind, i)?;
+            }
+            let streaming = self.ext.soft.as_deref().is_some_and(|st| st.cur.is_some());
+            // Nothing else waits when nothing streams (every pump empties
+            // the list or leaves a send streaming): the slot goes first.
+            if self.ext.up && !streaming && self.tx_pending.front() == Some(i) {
+                if let Some((j, e)) = self.pump() {
+                    if j != i {
+                        // Not reached (see above); were it, `j` is tried
+                        // again by the next pump.
+                        self.tx_links.push_front(&mut self.tx_pending, j);
+                    }
+                    return Err(-(e as isize));
+                }
+            }
+            return Ok(());
+        }
+        let probe = rules::is_probe(self.rx[i].flags);
+        if let Some(st) = self.ext.soft.as_deref() {
+            if st.rx_wait || probe {
+                st.kick();
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks an atomic the device is to do (`posted`).
+    fn check_atomic(&self, kind: Kind, i: usize) -> core::result::Result<(), isize> {
+        let op = &self.tx[i];
+        let r = op.region(0);
+        let a = &op.atomic;
+        let call = atomic_call(kind).unwrap_or(Call::Atomic);
+        let raddr = r.addr.wrapping_add(r.key >> 32);
+        let bufs = Bufs { operand: op.buf.len == atomic::ELEM, result: !a.result.is_null(), compare: !a.compare.is_null() };
+        // SAFETY: the queues' domain outlives them.
+        let atomics = unsafe { &*self.cfg.domain }.atomics();
+        atomic::check(atomics, call, a.datatype, a.op, r.len, raddr, bufs).map(|_| ()).map_err(|e| match e {
+            AtomicError::NotDone => neg(sys::KFI_ENOSYS),
+            AtomicError::Bad => neg(bindings::EINVAL),
+        })
+    }
 }
 
 impl QueueExt for VerbsExt {
-    type Shared = ();
+    type Shared = VerbsShared;
     type Prepared = Prepared;
     type Kick<'a> = ();
-    type Progress<'a> = NoProgress;
+    type Progress<'a> = SoftProgress<'a>;
 
     fn new() -> VerbsExt {
-        VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), iwarp: false }
+        VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), iwarp: false, soft: None }
     }
 
     fn enable(q: &mut Queues<VerbsExt>, p: &mut Prepared) {
@@ -243,16 +560,21 @@ impl QueueExt for VerbsExt {
         q.ext.wrs = p.wrs.take();
         q.ext.qp = p.qp;
         q.ext.iwarp = p.iwarp;
+        core::mem::swap(&mut q.ext.soft, &mut p.soft);
     }
 
     #[inline(always)]
     fn init_tx(_kind: Kind, _flags: u64) {}
 
     /// Hands the slot to the device when it can take it; refuses what
-    /// this provider does not do (tagged messages: -KFI_ENOSYS,
-    /// multi-receive buffers: -KFI_EBADFLAGS, remote CQ data on iWARP:
-    /// -EOPNOTSUPP, an RMA over more than one remote region: -EINVAL).
+    /// this provider does not do (in direct mode tagged messages:
+    /// -KFI_ENOSYS, multi-receive buffers: -KFI_EBADFLAGS; remote CQ data
+    /// on iWARP: -EOPNOTSUPP, an RMA over more than one remote region:
+    /// -EINVAL).
     fn posted<'a>(_ep: &'a EpData, q: &mut Queues<VerbsExt>, kind: Kind, i: usize) -> core::result::Result<Option<()>, isize> {
+        if q.ext.soft.is_some() {
+            return q.posted_soft(kind, i).map(|()| None);
+        }
         match kind {
             Kind::Send | Kind::Write | Kind::Read => {
                 if q.tx[i].flags & rules::F_REMOTE_CQ_DATA != 0 && q.ext.iwarp {
@@ -270,20 +592,7 @@ impl QueueExt for VerbsExt {
                 }
             }
             Kind::Atomic | Kind::FetchAtomic | Kind::CompareAtomic => {
-                let op = &q.tx[i];
-                let r = op.region(0);
-                let a = &op.atomic;
-                let call = atomic_call(kind).unwrap_or(Call::Atomic);
-                let raddr = r.addr.wrapping_add(r.key >> 32);
-                let bufs = Bufs { operand: op.buf.len == atomic::ELEM, result: !a.result.is_null(), compare: !a.compare.is_null() };
-                // SAFETY: the queues' domain outlives them.
-                let atomics = unsafe { &*q.cfg.domain }.atomics();
-                if let Err(e) = atomic::check(atomics, call, a.datatype, a.op, r.len, raddr, bufs) {
-                    return Err(match e {
-                        AtomicError::NotDone => neg(sys::KFI_ENOSYS),
-                        AtomicError::Bad => neg(bindings::EINVAL),
-                    });
-                }
+                q.check_atomic(kind, i)?;
                 if q.ext.up {
                     q.tx_links.remove_first(&mut q.tx_pending, |j| j == i);
                     q.post_tx(i)?;
@@ -313,18 +622,32 @@ impl QueueExt for VerbsExt {
 
     fn failing(_q: &mut Queues<VerbsExt>) {}
 
-    /// Nothing of the provider's own fails by `fail_all`: what the device
-    /// holds completes through the device (flushed).
-    fn flush_next(_q: &mut Queues<VerbsExt>) -> Option<(bool, usize)> {
-        None
+    /// What the device holds completes through the device (flushed); in
+    /// soft mode a send whose streaming stopped with none of its chunks in
+    /// flight is the provider's: it fails here.
+    fn flush_next(q: &mut Queues<VerbsExt>) -> Option<(bool, usize)> {
+        let st = q.ext.soft.as_deref_mut()?;
+        let (i, _) = st.cur?;
+        if st.slots[i].out != 0 {
+            return None;
+        }
+        st.cur = None;
+        Some((true, i))
     }
 
-    fn msg_waiting(_q: &mut Queues<VerbsExt>, _waiting: bool) {}
+    /// Soft mode: an untagged message waits for a receive; one posted now
+    /// kicks the receive work.
+    fn msg_waiting(q: &mut Queues<VerbsExt>, waiting: bool) {
+        if let (Some(st), true) = (q.ext.soft.as_deref_mut(), waiting) {
+            st.rx_wait = true;
+        }
+    }
 
-    /// Completions come from the device's completion queue (softirq):
-    /// reading a CQ moves nothing.
-    fn progress_ref(_ep: &EpData) -> Option<NoProgress> {
-        None
+    /// Direct mode: completions come from the device's completion queue
+    /// (softirq), reading a CQ moves nothing. Soft mode: a read that frees
+    /// room kicks the receive work (a message may wait for a CQ slot).
+    fn progress_ref(ep: &EpData) -> Option<SoftProgress<'_>> {
+        ep.shared.soft.load(Ordering::Relaxed).then_some(SoftProgress(ep))
     }
 
     fn owe_ack(_ep: &EpData) {}
@@ -335,14 +658,110 @@ impl EpData {
     /// to the device, in order. A receive the device refuses fails with
     /// an error entry.
     pub(crate) fn qp_ready(&self) {
-        self.hand_over(false);
+        if self.is_soft() {
+            // Receives stay in software; the endpoint posts its bounce
+            // buffers (`soft.rs`).
+            self.q.lock().ext.qp = true;
+        } else {
+            self.hand_over(false);
+        }
     }
 
     /// The connection is established (process context): transmits posted
     /// so far go to the device, in order. One the device refuses fails
     /// with an error entry.
     pub(crate) fn connected(&self) {
-        self.hand_over(true);
+        if self.is_soft() {
+            self.pump_report(true);
+        } else {
+            self.hand_over(true);
+        }
+    }
+
+    /// Soft mode (set before enable).
+    pub(crate) fn set_soft(&self) {
+        self.shared.soft.store(true, Ordering::Relaxed);
+    }
+
+    /// Soft mode.
+    pub(crate) fn is_soft(&self) -> bool {
+        self.shared.soft.load(Ordering::Relaxed)
+    }
+
+    /// Soft mode: pumps the transmit stream (`up`: connected now),
+    /// reporting what fails before it went out.
+    fn pump_report(&self, up: bool) {
+        loop {
+            let failed = {
+                let mut g = self.q.lock();
+                let q = &mut *g;
+                if !q.enabled || q.down {
+                    return;
+                }
+                if up {
+                    q.ext.up = true;
+                }
+                if !q.ext.up {
+                    return;
+                }
+                q.pump()
+            };
+            match failed {
+                Some((i, e)) => self.tx_failed(i, e),
+                None => return,
+            }
+        }
+    }
+
+    /// Soft mode: hands bounce buffer `idx` (`buf`) to the receive queue
+    /// (its work request context is receive context `idx`).
+    ///
+    /// # Safety
+    /// `buf` stays valid and is not accessed until the buffer's
+    /// completion is handled (or the connection is closed).
+    pub(crate) unsafe fn post_bounce(&self, idx: usize, buf: &mut [u8]) -> core::result::Result<(), isize> {
+        let g = self.q.lock();
+        let Some(w) = g.ext.wrs.as_ref() else {
+            return Err(neg(bindings::ENOTCONN));
+        };
+        if !g.ext.qp || g.down {
+            return Err(neg(bindings::ENOTCONN));
+        }
+        let seg = Seg { base: buf.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len: buf.len() };
+        // SAFETY: by the caller's contract; the context is free (the
+        // buffer is not posted); `wrs` outlives the queue pair.
+        unsafe { g.ext.conn().post_recv(w, idx, core::slice::from_ref(&seg)) }.map_err(|e| e as isize)
+    }
+
+    /// Soft mode: the oldest bounce completion not handled yet, and
+    /// marks the receive work as waiting (running counts: a receive
+    /// posted meanwhile kicks it again). `None` when the queues are gone.
+    pub(crate) fn bounce_front(&self) -> Option<Option<BounceWc>> {
+        let mut g = self.q.lock();
+        let st = g.ext.soft.as_deref_mut()?;
+        st.rx_wait = true;
+        Some(st.front())
+    }
+
+    /// Soft mode: the oldest bounce completion was handled.
+    pub(crate) fn bounce_pop(&self) {
+        if let Some(st) = self.q.lock().ext.soft.as_deref_mut() {
+            st.pop();
+        }
+    }
+
+    /// Soft mode: the receive work stops; `waiting`: it waits for
+    /// something a post or a CQ read brings (a receive posted then kicks
+    /// it).
+    pub(crate) fn rx_idle(&self, waiting: bool) {
+        let mut g = self.q.lock();
+        if let Some(st) = g.ext.soft.as_deref_mut() {
+            st.rx_wait = waiting;
+            if st.n > 0 && !waiting {
+                // A completion came after the last look.
+                st.kick();
+            }
+        }
     }
 
     /// Hands the transmits (`tx`) or receives waiting on the toolkit's
@@ -403,18 +822,62 @@ impl EpData {
 
     /// `kfi_close`, after the connection's close (every work request
     /// completed): returns the CQ reservations of what never completed;
-    /// the work request contexts, to be freed after the lock.
+    /// the work request contexts, to be freed after the lock. Soft mode:
+    /// the receive work is stopped (waited for) after the lock.
     pub(crate) fn close(&self) -> Option<Wrs> {
         self.close_with(|q| {
             q.ext.rq = List::new();
             q.ext.up = false;
             q.ext.qp = false;
-            q.ext.wrs.take()
+            (q.ext.wrs.take(), q.ext.soft.take())
         })
+        .0
+    }
+
+    /// Soft mode: chunk context `k` completed (softirq). Its send
+    /// completes with its last chunk (fails once its chunks in flight
+    /// completed, if one failed); the stream goes on.
+    fn chunk_wc(&self, k: usize, wc: &sys::kfi_verbs_wc) {
+        let (fin, failed) = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            let Some(st) = q.ext.soft.as_deref_mut() else {
+                return;
+            };
+            let i = st.owner[k] as usize;
+            st.free |= 1u32 << k;
+            st.slots[i].out = st.slots[i].out.saturating_sub(1);
+            if wc.status != 0 && st.slots[i].err == 0 {
+                st.slots[i].err = error_of(wc.status, false);
+                if st.cur.is_some_and(|(c, _)| c == i) {
+                    st.cur = None;
+                }
+            }
+            let sl = st.slots[i];
+            let fin = (sl.out == 0 && (sl.all || sl.err != 0)).then_some((i, sl.err));
+            let failed = if q.ext.up && !q.down { q.pump() } else { None };
+            (fin, failed)
+        };
+        match fin {
+            Some((i, 0)) => self.tx_complete(i),
+            Some((i, err)) => self.tx_failed(i, err),
+            None => {}
+        }
+        if let Some((i, e)) = failed {
+            self.tx_failed(i, e);
+            self.pump_report(false);
+        }
     }
 
     /// Transmit slot `slot` completed (softirq).
     fn tx_wc(&self, slot: usize, wc: &sys::kfi_verbs_wc) {
+        if self.is_soft() {
+            let ntx = self.q.lock().ext.soft.as_deref().map_or(usize::MAX, |st| st.ntx);
+            if slot >= ntx {
+                self.chunk_wc(slot - ntx, wc);
+                return;
+            }
+        }
         if wc.status == 0 {
             self.tx_complete(slot);
         } else {
@@ -422,8 +885,23 @@ impl EpData {
         }
     }
 
+    /// Soft mode: bounce buffer `idx` completed (softirq): queued for the
+    /// receive work.
+    fn bounce_wc(&self, idx: usize, wc: &sys::kfi_verbs_wc) {
+        let mut g = self.q.lock();
+        if let Some(st) = g.ext.soft.as_deref_mut() {
+            let ok = wc.status == 0;
+            st.push(BounceWc { idx: idx as u16, ok, write_imm: ok && wc.write_imm, len: wc.byte_len, imm: wc.imm_data });
+            st.kick();
+        }
+    }
+
     /// Receive slot `slot` completed (softirq): it is the head of `rq`.
     fn rx_wc(&self, slot: usize, wc: &sys::kfi_verbs_wc) {
+        if self.is_soft() {
+            self.bounce_wc(slot, wc);
+            return;
+        }
         let w = {
             let mut g = self.q.lock();
             let q = &mut *g;

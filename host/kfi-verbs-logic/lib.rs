@@ -11,3 +11,5 @@ pub mod cmdata;
 pub mod status;
 #[path = "../../kfi_verbs/logic/atomic.rs"]
 pub mod atomic;
+#[path = "../../kfi_verbs/logic/proto.rs"]
+pub mod proto;

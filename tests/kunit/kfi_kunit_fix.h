@@ -28,6 +28,7 @@
 #include <kfi_eq.h>
 #include <kfi_errno.h>
 #include <kfi_cm.h>
+#include <kfi_tagged.h>
 
 #define V17 KFI_VERSION(1, 7)
 
@@ -37,10 +38,11 @@ struct kfi_kunit_prov {
 	const char *node;	/* local address of the endpoints */
 	const char *node6;	/* an IPv6 one; NULL: the IPv6 cases skip */
 	uint64_t caps;		/* what it supports; cases needing more skip */
+	uint32_t proto;		/* ep_attr->protocol_version hint (0: any) */
 };
 
 /* kfi_provs[KFI_PROV_<name>]: kfi_prov_kunit.c builds suites by name */
-enum { KFI_PROV_tcp, KFI_PROV_verbs };
+enum { KFI_PROV_tcp, KFI_PROV_verbs, KFI_PROV_verbs_soft };
 
 static struct kfi_kunit_prov kfi_provs[] = {
 	/*
@@ -57,15 +59,23 @@ static struct kfi_kunit_prov kfi_provs[] = {
 	 * verbs: node is the address of the RDMA device under test, set by
 	 * kfi_prov_kunit's verbs_node parameter (without it, its suites
 	 * skip; the device is rxe, which does atomics); messages, RMA,
-	 * atomics and their triggered forms so far (no tagged messages,
-	 * multi-receive buffers or counted remote accesses yet).
+	 * atomics and their triggered forms in direct mode (protocol
+	 * version 1: no tagged messages or multi-receive buffers; no counted
+	 * remote accesses).
 	 */
 	[KFI_PROV_verbs] = { "verbs", NULL, NULL,
 			     KFI_MSG | KFI_RMA | KFI_ATOMIC | KFI_READ |
 			     KFI_WRITE |
 			     KFI_SEND | KFI_RECV | KFI_REMOTE_READ |
 			     KFI_REMOTE_WRITE | KFI_TRIGGER |
-			     KFI_LOCAL_COMM | KFI_REMOTE_COMM },
+			     KFI_LOCAL_COMM | KFI_REMOTE_COMM, 1 },
+	/* verbs in soft mode (protocol version 2): tagged, multi-receive */
+	[KFI_PROV_verbs_soft] = { "verbs", NULL, NULL,
+				  KFI_MSG | KFI_RMA | KFI_ATOMIC | KFI_READ |
+				  KFI_WRITE | KFI_TAGGED | KFI_MULTI_RECV |
+				  KFI_SEND | KFI_RECV | KFI_REMOTE_READ |
+				  KFI_REMOTE_WRITE | KFI_TRIGGER |
+				  KFI_LOCAL_COMM | KFI_REMOTE_COMM, 2 },
 };
 
 /* The provider the fixtures open. */
@@ -80,7 +90,38 @@ static __maybe_unused struct kfi_info *prov_hints(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	h->fabric_attr->prov_name = kstrdup(p->name, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, h->fabric_attr->prov_name);
+	h->ep_attr->protocol_version = p->proto;
 	return h;
+}
+
+/* Skips the case unless the provider under test has every cap of @caps. */
+static __maybe_unused void prov_need(struct kunit *test, uint64_t caps)
+{
+	if ((cur_prov->caps & caps) != caps)
+		kunit_skip(test, "%s: lacks caps %#llx", cur_prov->name,
+			   (unsigned long long)(caps & ~cur_prov->caps));
+}
+
+/* Fills @p with a pattern of @seed. */
+static __maybe_unused void fill(u8 *p, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (u8)(seed + i * 7 + (i >> 8));
+}
+
+/* A tagged receive by kfi_trecvmsg() with @flags, context @ctx. */
+static __maybe_unused ssize_t trecv_flags(struct kfid_ep *ep, void *buf,
+					  size_t len, u64 tag, void *ctx,
+					  u64 flags)
+{
+	struct kvec v = { buf, len };
+	struct kfi_msg_tagged m = { .type = KFI_KVEC, .msg_iov = &v,
+				    .iov_count = len ? 1 : 0, .tag = tag,
+				    .context = ctx };
+
+	return kfi_trecvmsg(ep, &m, flags);
 }
 
 /* ------------------------------------------------------------- domain */

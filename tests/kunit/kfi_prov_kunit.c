@@ -17,6 +17,7 @@
 #include <linux/cpumask.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/bvec.h>
 #include <linux/string.h>
 
 #include <kfabric.h>
@@ -1801,6 +1802,403 @@ static struct kunit_case eq_cases[] = {
 	{}
 };
 
+/* ------------------------------------------- messages, tagged, multi-receive */
+
+static void msg_tagged(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	char a[8] = "", b[8] = "", u1[8] = "", u2[8] = "";
+	struct kvec iov = { u2, sizeof(u2) };
+	struct kfi_msg_tagged tm = { .type = KFI_KVEC, .msg_iov = &iov,
+				     .iov_count = 1, .tag = 0x77,
+				     .context = u2 };
+
+	prov_need(test, KFI_TAGGED);
+	xf_setup(test, &f);
+	/* a takes tag 0x10 exactly, b any tag 0x2? */
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, a, 8, NULL, 0, 0x10, 0, a), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, b, 8, NULL, 0, 0x20, 0xf, b),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "for-b", 6, NULL, 0, 0x2c,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_tsenddata(f.c.cep, "for-a", 6, NULL, 5, 0,
+					    0x10, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)b);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_TAGGED);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x2cULL);
+	KUNIT_EXPECT_STREQ(test, b, "for-b");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)a);
+	KUNIT_EXPECT_EQ(test, e.flags,
+			KFI_RECV | KFI_TAGGED | KFI_REMOTE_CQ_DATA);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x10ULL);
+	KUNIT_EXPECT_EQ(test, e.data, 5ULL);
+	KUNIT_EXPECT_STREQ(test, a, "for-a");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_SEND | KFI_TAGGED);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+
+	/* unexpected: two messages with tag 0x77 arrive before any receive;
+	 * a later message for a posted receive is not held up by them */
+	KUNIT_ASSERT_EQ(test, kfi_tinject(f.c.cep, "first", 6, 0, 0x77), 0);
+	KUNIT_ASSERT_EQ(test, kfi_tinject(f.c.cep, "second", 7, 0, 0x77), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, a, 8, NULL, 0, 0x99, 0, a),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_tinject(f.c.cep, "late", 5, 0, 0x99), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)a);
+	KUNIT_EXPECT_STREQ(test, a, "late");
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, u1, 8, NULL, 0, 0x77, 0, u1),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_trecvmsg(f.c.sep, &tm, 0), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)u1);
+	KUNIT_EXPECT_STREQ(test, u1, "first");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)u2);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)7);
+	KUNIT_EXPECT_STREQ(test, u2, "second");
+	xf_teardown(test, &f);
+}
+
+/*
+ * A message longer than its receive fails that receive alone (KFI_ETRUNC,
+ * the bytes that fit delivered, olen the bytes lost); the rest of the
+ * frame is dropped and the connection carries on. The same for a fresh
+ * multi-receive buffer too small for the message (released, once).
+ */
+static void msg_truncation_fails_one_receive(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_err_entry err;
+	struct kfi_cq_tagged_entry e;
+	struct cm_event ev;
+	char small[8] = "", other[8] = "", multi[8] = "", last[8] = "";
+	struct kvec mv = { multi, sizeof(multi) };
+	struct kfi_msg mm = { .type = KFI_KVEC, .msg_iov = &mv,
+			      .iov_count = 1, .context = multi };
+
+	prov_need(test, KFI_MULTI_RECV);
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, small, sizeof(small), NULL, 0,
+				       small), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, other, sizeof(other), NULL, 0,
+				       other), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "0123456789abcdef", 16, NULL,
+				       0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "next", 5, NULL, 0, NULL), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)small);
+	KUNIT_EXPECT_EQ(test, err.err, KFI_ETRUNC);
+	KUNIT_EXPECT_EQ(test, err.flags, KFI_RECV | KFI_MSG);
+	KUNIT_EXPECT_EQ(test, err.len, (size_t)8);
+	KUNIT_EXPECT_EQ(test, err.olen, (size_t)8);
+	KUNIT_EXPECT_EQ(test, memcmp(small, "01234567", 8), 0);
+	/* the stream goes on: the next message lands in the next receive */
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)other);
+	KUNIT_EXPECT_STREQ(test, other, "next");
+
+	/* a fresh multi-receive buffer too small */
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &mm, KFI_MULTI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, last, sizeof(last), NULL, 0,
+				       last), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "ABCDEFGHIJKL", 12, NULL, 0,
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "end", 4, NULL, 0, NULL), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)multi);
+	KUNIT_EXPECT_EQ(test, err.err, KFI_ETRUNC);
+	KUNIT_EXPECT_EQ(test, err.flags, KFI_RECV | KFI_MSG | KFI_MULTI_RECV);
+	KUNIT_EXPECT_EQ(test, err.olen, (size_t)4);
+	KUNIT_EXPECT_EQ(test, memcmp(multi, "ABCDEFGH", 8), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)last);
+	KUNIT_EXPECT_STREQ(test, last, "end");
+	xf_expect_none(test, f.srx);
+	/* no CM event: the connection is up */
+	KUNIT_EXPECT_EQ(test, kfi_eq_read(f.c.peq, NULL, &ev, sizeof(ev), 0),
+			(ssize_t)-EAGAIN);
+	xf_teardown(test, &f);
+}
+
+static void msg_cancel(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	char b[3][8] = {};
+
+	prov_need(test, KFI_TAGGED);
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, b[0], 8, NULL, 0, b[0]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, b[1], 8, NULL, 0, 1, 0, b[1]),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, b[2], 8, NULL, 0, b[2]), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.sep->fid, b[1]), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.sep->fid, b[1]), -ENOENT);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)b[1]);
+	KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+	KUNIT_EXPECT_EQ(test, err.flags, KFI_RECV | KFI_TAGGED);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.sep->fid, b[2]), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)b[2]);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "x", 2, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)b[0]);
+	KUNIT_EXPECT_STREQ(test, b[0], "x");
+	xf_teardown(test, &f);
+}
+
+static void msg_multi_recv(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	u8 mbuf[256], next[128], want[100];
+	u8 (*src)[100] = kunit_kzalloc(test, 3 * 100, GFP_KERNEL);
+	struct kvec iov = { mbuf, sizeof(mbuf) };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1, .context = mbuf };
+	size_t min = 64, l = sizeof(min);
+	int i;
+
+	prov_need(test, KFI_MULTI_RECV);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_setopt(&f.c.sep->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min,
+					 sizeof(min)), 0);
+	min = 0;
+	KUNIT_ASSERT_EQ(test, kfi_getopt(&f.c.sep->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min, &l), 0);
+	KUNIT_EXPECT_EQ(test, min, (size_t)64);
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &m, KFI_MULTI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, next, sizeof(next), NULL, 0,
+				       next), 0);
+	/* each send's buffer stays untouched until its completion */
+	for (i = 0; i < 3; i++) {
+		fill(src[i], sizeof(src[i]), i);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src[i], sizeof(src[i]),
+					       NULL, 0, NULL), 0);
+	}
+	/* 100 at 0; 100 at 100, leaving 56 < 64: released; 100 in next */
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)mbuf);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)mbuf);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)(mbuf + 100));
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG | KFI_MULTI_RECV);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)next);
+	for (i = 0; i < 2; i++) {
+		fill(want, sizeof(want), i);
+		KUNIT_EXPECT_EQ(test, memcmp(mbuf + 100 * i, want, 100), 0);
+	}
+	fill(want, sizeof(want), 2);
+	KUNIT_EXPECT_EQ(test, memcmp(next, want, 100), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	xf_teardown(test, &f);
+}
+
+/*
+ * KFI_PEEK, KFI_CLAIM and KFI_DISCARD on kfi_trecvmsg (fi_tagged(3),
+ * kfi_tagged.h): a peek reports an arrived message without taking it (or
+ * KFI_ENOMSG), a claim keeps it for the receive with the same context, a
+ * discard drops it.
+ */
+static void msg_peek_claim_discard(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct kfi_context claim = {}, other = {};
+	char buf[16] = "", plain[16] = "";
+
+	prov_need(test, KFI_TAGGED);
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "hello", 6, NULL, 0, 5, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	msleep(50);	/* arrived, and kept as unexpected */
+	/* a peek: the message's length and tag, nothing copied */
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, buf, sizeof(buf), 5, &other,
+					  KFI_PEEK), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&other);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_TAGGED);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)6);
+	KUNIT_EXPECT_EQ(test, e.tag, 5ULL);
+	KUNIT_EXPECT_EQ(test, buf[0], 0);
+	/* nothing with tag 6 */
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, buf, sizeof(buf), 6, &other,
+					  KFI_PEEK), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_EQ(test, err.err, ENOMSG);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&other);
+	/* claimed: a plain receive does not get it, its claim does */
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, NULL, 0, 5, &claim,
+					  KFI_PEEK | KFI_CLAIM), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)6);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, plain, sizeof(plain), NULL, 0,
+					5, 0, plain), 0);
+	msleep(50);
+	xf_expect_none(test, f.srx);
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, buf, sizeof(buf), 5, &claim,
+					  KFI_CLAIM), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&claim);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)6);
+	KUNIT_EXPECT_STREQ(test, buf, "hello");
+	/* the claim is spent */
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, buf, sizeof(buf), 5, &claim,
+					  KFI_CLAIM), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_EQ(test, err.err, ENOMSG);
+	/* peek and discard: gone, the plain receive still waits */
+	KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "bye", 4, NULL, 0, 7, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	msleep(50);
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, NULL, 0, 7, &other,
+					  KFI_PEEK | KFI_DISCARD), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)4);
+	KUNIT_ASSERT_EQ(test, trecv_flags(f.c.sep, NULL, 0, 7, &other,
+					  KFI_PEEK), 0);
+	xf_wait_err(test, f.srx, &err);
+	KUNIT_EXPECT_EQ(test, err.err, ENOMSG);
+	/* discard alone names no message */
+	KUNIT_EXPECT_EQ(test, trecv_flags(f.c.sep, NULL, 0, 7, &other,
+					  KFI_DISCARD), (ssize_t)-KFI_EBADFLAGS);
+	/* the plain receive gets the next tag-5 message */
+	KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "again", 6, NULL, 0, 5, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)plain);
+	KUNIT_EXPECT_STREQ(test, plain, "again");
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	xf_teardown(test, &f);
+}
+
+/*
+ * Truncation over the provider's IPv6 address behaves as over IPv4 (the
+ * same test; the fixture checks the IPv6 entry, listener and CONNREQ).
+ */
+static void msg_ipv6_truncation_fails_one_receive(struct kunit *test)
+{
+	if (!cur_prov->node6)
+		kunit_skip(test, "%s: no IPv6 address", cur_prov->name);
+	xf_next_node = cur_prov->node6;
+	msg_truncation_fails_one_receive(test);
+}
+
+/*
+ * Messages of every length around the providers' inner boundaries (verbs
+ * soft mode: 8168-byte chunks; tcp: its staging), up to 1 MiB, from a
+ * vmalloc'ed buffer into one and into a bio_vec of pages, each compared
+ * byte for byte; then a tagged message of 100 KiB that arrives before its
+ * receive (kept as unexpected) and one behind it that a posted receive
+ * takes first.
+ */
+static void msg_long_messages(struct kunit *test)
+{
+	static const size_t len[] = { 0, 1, 8167, 8168, 8169, 3 * 8168 + 5,
+				      65536, 1 << 20 };
+	const size_t max = 1 << 20;
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct page *pg[2];
+	struct bio_vec bv[2];
+	/* room for the offsets and the byte past each message */
+	u8 *src = vmalloc(max + 64), *dst = vzalloc(max + 64), *want;
+	char late[8] = "";
+	size_t i;
+
+	/* (verbs direct mode: its own long-buffer cases, kfi_verbs_msg) */
+	prov_need(test, KFI_TAGGED);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	if (!dst) {
+		vfree(src);
+		KUNIT_ASSERT_NOT_NULL(test, dst);
+	}
+	fill(src, max + 64, 3);
+	xf_setup(test, &f);
+	for (i = 0; i < ARRAY_SIZE(len); i++) {
+		memset(dst, 0, len[i] + 1);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst, len[i] + 1, NULL,
+					       0, dst), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src + i, len[i], NULL,
+					       0, src), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_EXPECT_EQ(test, e.len, len[i]);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(dst, src + i, len[i]), 0,
+				    "length %zu", len[i]);
+		KUNIT_EXPECT_EQ(test, dst[len[i]], 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)src);
+	}
+	/* into two pages through a bio_vec: 5000 bytes at offset 100 */
+	for (i = 0; i < 2; i++) {
+		pg[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, pg[i]);
+		bvec_set_page(&bv[i], pg[i], PAGE_SIZE - 100 * (1 - i),
+			      100 * (1 - i));
+	}
+	KUNIT_ASSERT_EQ(test, kfi_recvbv(f.c.sep, bv, NULL, 2, 0, bv), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src, 5000, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)5000);
+	want = page_address(pg[0]) + 100;
+	KUNIT_EXPECT_EQ(test, memcmp(want, src, PAGE_SIZE - 100), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(page_address(pg[1]), src + PAGE_SIZE - 100,
+				     5000 - (PAGE_SIZE - 100)), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	for (i = 0; i < 2; i++)
+		__free_page(pg[i]);
+	if (cur_prov->caps & KFI_TAGGED) {
+		/* 100 KiB unexpected, then a message a receive waits for */
+		KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, late, sizeof(late),
+						NULL, 0, 0x2, 0, late), 0);
+		KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, src + 7, 100 << 10,
+						NULL, 0, 0x1, NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "late", 5, NULL, 0,
+						0x2, NULL), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)late);
+		KUNIT_EXPECT_STREQ(test, late, "late");
+		memset(dst, 0, 100 << 10);
+		KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, dst, max, NULL, 0,
+						0x1, 0, dst), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+		KUNIT_EXPECT_EQ(test, e.len, (size_t)(100 << 10));
+		KUNIT_EXPECT_EQ(test, e.tag, 0x1ULL);
+		KUNIT_EXPECT_EQ(test, memcmp(dst, src + 7, 100 << 10), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	}
+	xf_teardown(test, &f);
+	vfree(src);
+	vfree(dst);
+}
+
+static struct kunit_case msg_cases[] = {
+	KUNIT_CASE(msg_tagged),
+	KUNIT_CASE(msg_truncation_fails_one_receive),
+	KUNIT_CASE(msg_cancel),
+	KUNIT_CASE(msg_multi_recv),
+	KUNIT_CASE(msg_peek_claim_discard),
+	KUNIT_CASE(msg_ipv6_truncation_fails_one_receive),
+	KUNIT_CASE(msg_long_messages),
+	{}
+};
+
 /* ------------------------------------------------- suites per provider */
 
 /*
@@ -1817,10 +2215,12 @@ static int prov_use(struct kunit *test, const struct kfi_kunit_prov *p)
 	struct kfi_info *h, *list = NULL;
 	int ret;
 
-	if (p == &kfi_provs[KFI_PROV_verbs]) {
+	if (p == &kfi_provs[KFI_PROV_verbs] ||
+	    p == &kfi_provs[KFI_PROV_verbs_soft]) {
 		if (!verbs_node)
 			kunit_skip(test, "verbs: no device named (verbs_node)");
 		kfi_provs[KFI_PROV_verbs].node = verbs_node;
+		kfi_provs[KFI_PROV_verbs_soft].node = verbs_node;
 	}
 	cur_prov = p;
 	h = prov_hints(test, p);
@@ -1872,9 +2272,11 @@ static void prov_done(struct kunit *test)
 	KFI_PROV_SUITE(cq, p, prov_use);				\
 	KFI_PROV_SUITE(eq, p, prov_use);				\
 	KFI_PROV_SUITE(cntr, p, prov_use_all_caps);			\
-	KFI_PROV_SUITE(trigger, p, prov_use)
+	KFI_PROV_SUITE(trigger, p, prov_use);				\
+	KFI_PROV_SUITE(msg, p, prov_use)
 #define KFI_PROV_SUITE_LIST(p)						\
-	&cq_suite_##p, &eq_suite_##p, &cntr_suite_##p, &trigger_suite_##p
+	&cq_suite_##p, &eq_suite_##p, &cntr_suite_##p, &trigger_suite_##p, \
+	&msg_suite_##p
 
 /*
  * Another provider: its KFI_PROV_<name> row of kfi_provs[]
@@ -1883,7 +2285,9 @@ static void prov_done(struct kunit *test)
  */
 KFI_PROV_SUITES(tcp);
 KFI_PROV_SUITES(verbs);
-kunit_test_suites(KFI_PROV_SUITE_LIST(tcp), KFI_PROV_SUITE_LIST(verbs));
+KFI_PROV_SUITES(verbs_soft);
+kunit_test_suites(KFI_PROV_SUITE_LIST(tcp), KFI_PROV_SUITE_LIST(verbs),
+		  KFI_PROV_SUITE_LIST(verbs_soft));
 
 MODULE_DESCRIPTION("KUnit suites of the objects every kfabric provider offers");
 MODULE_LICENSE("GPL");

@@ -213,8 +213,11 @@ static void verbs_getinfo_by_node(struct kunit *test)
 		KUNIT_EXPECT_STREQ(test, e->domain_attr->name, siw_dev);
 		KUNIT_ASSERT_NOT_NULL(test, sin);
 		KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), 7471);
+		/* direct mode first, then soft mode */
+		KUNIT_EXPECT_EQ(test, e->ep_attr->protocol_version,
+				(uint32_t)(n + 1));
 	}
-	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, n, 2);
 	kfi_freeinfo(list);
 	list = NULL;
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
@@ -267,15 +270,17 @@ static void verbs_getinfo_by_destination(struct kunit *test)
  * messages (send, receive, triggered) or RMA (both directions, with
  * provider keys, KFI_MR_PROV_KEY) gets its entries on both devices, with
  * one remote region per operation and the device's keys; atomics are
- * found on rxe (not on siw, which has none); one asking for tagged
- * messages, multi-receive buffers, counted remote accesses, reliable
- * datagram endpoints, or RMA with memory modes that lack KFI_MR_PROV_KEY
- * does not.
+ * found on rxe (not on siw, which has none); tagged messages and
+ * multi-receive buffers in the soft mode's entries only (protocol
+ * version 2), on both devices; one asking for counted remote accesses,
+ * reliable datagram endpoints, or RMA with memory modes that lack
+ * KFI_MR_PROV_KEY finds nothing.
  */
 static void verbs_getinfo_advertises_what_works(struct kunit *test)
 {
-	static const uint64_t caps[] = { KFI_TAGGED, KFI_MULTI_RECV,
-					 KFI_RMA_EVENT };
+	static const uint64_t caps[] = { KFI_RMA_EVENT };
+	static const uint64_t soft[] = { KFI_TAGGED, KFI_MULTI_RECV,
+					 KFI_TAGGED | KFI_MULTI_RECV };
 	const uint64_t rma = KFI_MSG | KFI_RMA | KFI_READ | KFI_WRITE |
 			     KFI_REMOTE_READ | KFI_REMOTE_WRITE;
 	struct kfi_info *h = verbs_hints(test), *list = NULL, *e;
@@ -318,6 +323,22 @@ static void verbs_getinfo_advertises_what_works(struct kunit *test)
 			-ENODATA);
 	KUNIT_EXPECT_NULL(test, list);
 	h->domain_attr->mr_mode = 0;
+	for (i = 0; i < ARRAY_SIZE(soft); i++) {
+		h->caps = KFI_MSG | soft[i];
+		KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h,
+						  &list), 0);
+		KUNIT_EXPECT_NOT_NULL(test, find_entry(list, rxe_dev,
+						       rxe_node));
+		KUNIT_EXPECT_NOT_NULL(test, find_entry(list, siw_dev,
+						       siw_node));
+		for (e = list; e; e = e->next) {
+			KUNIT_EXPECT_EQ(test, e->ep_attr->protocol_version,
+					2U);
+			KUNIT_EXPECT_EQ(test, e->caps & soft[i], soft[i]);
+		}
+		kfi_freeinfo(list);
+		list = NULL;
+	}
 	for (i = 0; i < ARRAY_SIZE(caps); i++) {
 		h->caps = caps[i];
 		KUNIT_EXPECT_EQ_MSG(test, kfi_getinfo(V17, NULL, NULL, 0, h,

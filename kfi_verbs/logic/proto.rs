@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The soft wire mode (`ep_attr->protocol_version` 2, kfi_verbs peers
+//! only; Documentation/kfi_verbs.md, "Soft mode"): every message travels
+//! as one or more RC SENDs ("chunks"), each starting with a 24-byte
+//! header, into the receiver's provider-owned bounce buffers, where the
+//! receiver matches it (tags, multi-receive buffers) and copies it out.
+//!
+//! A message's chunks are sent back to back (the sender streams one
+//! message at a time), so the receiver assembles one message at a time:
+//! the first chunk (`Op::Msg`) names the whole length, tag and CQ data;
+//! the following ones (`Op::Cont`) carry only payload. Kernel-independent
+//! (host crate `kfi-verbs-logic`).
+//!
+//! Header, little-endian: `version u8 = 1`, `op u8`, `flags u8`, `rsvd u8
+//! = 0`, `len u32` (the message's bytes; 0 in a continuation), `tag u64`,
+//! `data u64`.
+
+/// Bytes of a header.
+pub const HDR_LEN: usize = 24;
+/// Bytes of a bounce buffer (one page pair, one kmalloc size class).
+pub const BOUNCE_LEN: usize = 8192;
+/// Payload bytes a chunk carries at most.
+pub const CHUNK: usize = BOUNCE_LEN - HDR_LEN;
+/// The header version this code speaks.
+pub const VERSION: u8 = 1;
+/// Header flag: a tagged message (`tag` is meaningful).
+pub const F_TAGGED: u8 = 1;
+/// Header flag: the message carries CQ data (`data`).
+pub const F_DATA: u8 = 2;
+/// Largest message length a header can name.
+pub const MAX_MSG: u64 = u32::MAX as u64;
+
+/// What a chunk is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// The first chunk of a message.
+    Msg,
+    /// A following chunk of the message being received.
+    Cont,
+}
+
+/// A chunk's header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hdr {
+    pub op: Op,
+    /// Tagged message (`F_TAGGED`).
+    pub tagged: bool,
+    /// CQ data, if the message carries any (`F_DATA`).
+    pub data: Option<u64>,
+    /// The message's length (first chunk).
+    pub len: u32,
+    pub tag: u64,
+}
+
+/// Why a chunk is not understood (the peer breaks the protocol: the
+/// connection ends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProtoError {
+    /// Shorter than a header.
+    Short,
+    /// Another version, an unknown op or flag, reserved bits set.
+    Bad,
+    /// A continuation with no message being received, a first chunk in
+    /// the middle of one, or more payload than the message's length.
+    Sequence,
+}
+
+/// The header of a continuation chunk (the same for every one).
+pub const CONT_HDR: [u8; HDR_LEN] = encode(&Hdr { op: Op::Cont, tagged: false, data: None, len: 0, tag: 0 });
+
+/// The wire bytes of `h`.
+pub const fn encode(h: &Hdr) -> [u8; HDR_LEN] {
+    let mut b = [0u8; HDR_LEN];
+    b[0] = VERSION;
+    b[1] = match h.op {
+        Op::Msg => 0,
+        Op::Cont => 1,
+    };
+    let mut flags = 0;
+    if h.tagged {
+        flags |= F_TAGGED;
+    }
+    let data = match h.data {
+        Some(d) => {
+            flags |= F_DATA;
+            d
+        }
+        None => 0,
+    };
+    b[2] = flags;
+    let len = h.len.to_le_bytes();
+    let tag = h.tag.to_le_bytes();
+    let dat = data.to_le_bytes();
+    let mut i = 0;
+    while i < 4 {
+        b[4 + i] = len[i];
+        i += 1;
+    }
+    i = 0;
+    while i < 8 {
+        b[8 + i] = tag[i];
+        b[16 + i] = dat[i];
+        i += 1;
+    }
+    b
+}
+
+fn le64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(a)
+}
+
+/// Reads the header at the start of a received chunk.
+pub fn decode(b: &[u8]) -> Result<Hdr, ProtoError> {
+    if b.len() < HDR_LEN {
+        return Err(ProtoError::Short);
+    }
+    if b[0] != VERSION || b[3] != 0 || b[2] & !(F_TAGGED | F_DATA) != 0 {
+        return Err(ProtoError::Bad);
+    }
+    let op = match b[1] {
+        0 => Op::Msg,
+        1 => Op::Cont,
+        _ => return Err(ProtoError::Bad),
+    };
+    let len = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+    let tag = le64(&b[8..]);
+    let data = (b[2] & F_DATA != 0).then(|| le64(&b[16..]));
+    if op == Op::Cont && (b[2] != 0 || len != 0 || tag != 0 || data.is_some()) {
+        return Err(ProtoError::Bad);
+    }
+    Ok(Hdr { op, tagged: b[2] & F_TAGGED != 0, data, len, tag })
+}
+
+/// A message being received: how much of it has come, and how much of
+/// that the receive has room for (the rest is dropped: truncation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Assembly {
+    /// The message's length.
+    pub total: u64,
+    /// Bytes come so far.
+    pub got: u64,
+    /// Bytes the destination holds.
+    pub room: u64,
+}
+
+/// What to do with one chunk's payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// Where its first byte goes in the message.
+    pub at: u64,
+    /// Bytes of the payload to copy (from its start); the rest is beyond
+    /// the room.
+    pub copy: usize,
+    /// The message is whole with this chunk.
+    pub last: bool,
+}
+
+impl Assembly {
+    /// A message of `total` bytes into a destination of `room` bytes.
+    pub fn new(total: u64, room: u64) -> Assembly {
+        Assembly { total, got: 0, room }
+    }
+
+    /// Takes a chunk of `n` payload bytes; more than the message has left
+    /// is a protocol error (nothing is taken).
+    pub fn take(&mut self, n: usize) -> Result<Place, ProtoError> {
+        let n64 = n as u64;
+        if n64 > self.total - self.got {
+            return Err(ProtoError::Sequence);
+        }
+        let at = self.got;
+        let copy = if at >= self.room { 0 } else { n64.min(self.room - at) as usize };
+        self.got += n64;
+        Ok(Place { at, copy, last: self.got == self.total })
+    }
+
+    /// The message is longer than its destination.
+    pub fn truncated(&self) -> bool {
+        self.total > self.room
+    }
+
+    /// Bytes delivered (at most the room).
+    pub fn delivered(&self) -> u64 {
+        self.total.min(self.room)
+    }
+}
+
+/// The chunks a message of `len` bytes is sent as, when each carries as
+/// much as fits ([`CHUNK`]): at least one (a message of no bytes is one
+/// header).
+pub fn chunks(len: u64) -> u64 {
+    if len == 0 {
+        1
+    } else {
+        len.div_ceil(CHUNK as u64)
+    }
+}
