@@ -1720,6 +1720,120 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 	}
 }
 
+/*
+ * Soft mode (protocol version 2) on rxe and on siw: the connection is
+ * made in the mode the client's entry names (the request's info says
+ * it); tagged messages both ways, one of 200 KiB (25 chunks) from a
+ * vmalloc'ed buffer; CQ data in a send's header (rxe; siw, without CQ
+ * data, refuses it); a remote write with CQ data reported without a
+ * receive (rxe); then the device goes away with receives posted and an
+ * unexpected message held: the receives fail with KFI_ECANCELED, both
+ * ends see KFI_SHUTDOWN, and everything closes.
+ */
+static void verbs_msg_soft_mode(struct kunit *test)
+{
+	const size_t big = 200 << 10;
+	struct kfi_cq_err_entry err;
+	struct kfi_cq_tagged_entry e;
+	struct kfid_mr *mr;
+	struct cm_event ev;
+	struct xf_fixture f;
+	u8 *src = vx_vzalloc(test, big), *dst = vx_vzalloc(test, big);
+	u8 rx[2][16], region[16];
+	ssize_t len;
+	int i, k;
+
+	vx_fill(src, big, 9);
+	for (i = 0; i < 2; i++) {
+		kfi_provs[KFI_PROV_verbs_soft].node = vx_node(i);
+		cur_prov = &kfi_provs[KFI_PROV_verbs_soft];
+		xf_open(test, &f, 0, 0);
+		KUNIT_EXPECT_EQ(test, f.c.d.list->ep_attr->protocol_version,
+				2U);
+		xf_connect(test, &f);
+		/* tagged both ways, the big one unexpected at first */
+		KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, src, big, NULL, 0,
+						0x42, src), 0);
+		KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.cep, rx[0], 16, NULL, 0,
+						0x7, 0, rx[0]), 0);
+		KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.sep, "to-client", 10, NULL,
+						0, 0x7, NULL), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.crx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rx[0]);
+		KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_TAGGED);
+		KUNIT_EXPECT_STREQ(test, (char *)rx[0], "to-client");
+		KUNIT_ASSERT_EQ(test, xf_wait(f.stx, &e), 1);
+		msleep(20);
+		KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.sep, dst, big, NULL, 0,
+						0x40, 0x3, dst), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+		KUNIT_EXPECT_EQ(test, e.len, big);
+		KUNIT_EXPECT_EQ(test, e.tag, 0x42ULL);
+		KUNIT_EXPECT_EQ(test, memcmp(dst, src, big), 0);
+		vx_expect_tx(test, f.ctx, src, KFI_SEND | KFI_TAGGED);
+		/* CQ data travels in the header: rxe; siw has none */
+		if (i == 0) {
+			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rx[1], 16, NULL,
+						       0, rx[1]), 0);
+			KUNIT_ASSERT_EQ(test, kfi_senddata(f.c.cep, "d", 2,
+							   NULL, 0xabcd, 0,
+							   NULL), 0);
+			KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+			KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG |
+					KFI_REMOTE_CQ_DATA);
+			KUNIT_EXPECT_EQ(test, e.data, 0xabcdULL);
+			KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+			/* a write with data consumes no receive */
+			memset(region, 0, sizeof(region));
+			KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, region, 16,
+							 KFI_REMOTE_WRITE, 0, 0,
+							 0, &mr, NULL), 0);
+			KUNIT_ASSERT_EQ(test, kfi_writedata(f.c.cep, "wd", 3,
+							    NULL, 0x55, 0, 4,
+							    kfi_mr_key(mr),
+							    NULL), 0);
+			KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+			KUNIT_EXPECT_EQ(test, e.flags, KFI_RMA |
+					KFI_REMOTE_WRITE | KFI_REMOTE_CQ_DATA);
+			KUNIT_EXPECT_EQ(test, e.data, 0x55ULL);
+			KUNIT_EXPECT_STREQ(test, (char *)region + 4, "wd");
+			vx_expect_tx(test, f.ctx, NULL, KFI_RMA | KFI_WRITE);
+			KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+		} else {
+			KUNIT_EXPECT_EQ(test, kfi_senddata(f.c.cep, "d", 2,
+							   NULL, 1, 0, NULL),
+					-EOPNOTSUPP);
+		}
+		/* removal: receives posted, a message held unexpected */
+		for (k = 0; k < 2; k++)
+			KUNIT_ASSERT_EQ(test, kfi_trecv(f.c.cep, rx[k], 16,
+							NULL, 0, 0x9, 0, rx[k]),
+					0);
+		KUNIT_ASSERT_EQ(test, kfi_tsend(f.c.cep, "held", 5, NULL, 0,
+						0x8, NULL), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+		msleep(20);
+		vx_dev_delete(test, i);
+		for (k = 0; k < 2; k++) {
+			xf_wait_err(test, f.crx, &err);
+			KUNIT_EXPECT_PTR_EQ(test, err.op_context,
+					    (void *)rx[k]);
+			KUNIT_EXPECT_EQ(test, err.err, KFI_ECANCELED);
+		}
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len),
+				KFI_SHUTDOWN);
+		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.peq, &ev, &len),
+				KFI_SHUTDOWN);
+		xf_expect_none(test, f.crx);
+		xf_expect_none(test, f.srx);
+		KUNIT_EXPECT_EQ(test, kfi_tsend(f.c.cep, "x", 1, NULL, 0, 1,
+						NULL), -ENOTCONN);
+		xf_teardown(test, &f);
+		vx_dev_add(test, i);
+	}
+}
+
 /* ----------------------------------------------------- memory and RMA */
 
 /* Waits for an RMA entry (@what: KFI_READ or KFI_WRITE) for @ctx. */
@@ -2593,6 +2707,7 @@ static struct kunit_case verbs_msg_cases[] = {
 	KUNIT_CASE(verbs_msg_before_and_after),
 	KUNIT_CASE(verbs_msg_receive_too_small),
 	KUNIT_CASE(verbs_msg_remove_during_traffic),
+	KUNIT_CASE(verbs_msg_soft_mode),
 	{}
 };
 
