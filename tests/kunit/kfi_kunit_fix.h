@@ -20,6 +20,7 @@
 #include <linux/inet.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <net/ipv6.h>
 
 #include <kfabric.h>
@@ -100,6 +101,19 @@ static __maybe_unused void prov_need(struct kunit *test, uint64_t caps)
 	if ((cur_prov->caps & caps) != caps)
 		kunit_skip(test, "%s: lacks caps %#llx", cur_prov->name,
 			   (unsigned long long)(caps & ~cur_prov->caps));
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(fix_vfree, vfree, const void *);
+
+/* @n zeroed bytes of vmalloc'ed memory, freed when the case ends. */
+static __maybe_unused u8 *fix_vzalloc(struct kunit *test, size_t n)
+{
+	u8 *p = vzalloc(n);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fix_vfree, p),
+			0);
+	return p;
 }
 
 /* Fills @p with a pattern of @seed. */

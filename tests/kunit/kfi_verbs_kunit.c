@@ -1210,19 +1210,6 @@ static void vx_open(struct kunit *test, struct xf_fixture *f,
 		xf_connect(test, f);
 }
 
-KUNIT_DEFINE_ACTION_WRAPPER(vfree_action, vfree, const void *);
-
-/* @n bytes of vmalloc'ed memory, freed when the case ends. */
-static u8 *vx_vzalloc(struct kunit *test, size_t n)
-{
-	u8 *p = vzalloc(n);
-
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vfree_action, p),
-			0);
-	return p;
-}
-
 static void vx_fill(u8 *p, size_t n, u8 seed)
 {
 	size_t i;
@@ -1296,7 +1283,7 @@ static void verbs_msg_buffer_kinds(struct kunit *test)
 	dst = kunit_kzalloc(test, 4 * PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, src);
 	KUNIT_ASSERT_NOT_NULL(test, dst);
-	vsrc = vx_vzalloc(test, 3 * PAGE_SIZE);
+	vsrc = fix_vzalloc(test, 3 * PAGE_SIZE);
 	for (i = 0; i < 2; i++) {
 		vx_open(test, &f, node[i], 0, true);
 		memset(dst, 0, 4 * PAGE_SIZE);
@@ -1738,7 +1725,7 @@ static void verbs_msg_soft_mode(struct kunit *test)
 	struct kfid_mr *mr;
 	struct cm_event ev;
 	struct xf_fixture f;
-	u8 *src = vx_vzalloc(test, big), *dst = vx_vzalloc(test, big);
+	u8 *src = fix_vzalloc(test, big), *dst = fix_vzalloc(test, big);
 	u8 rx[2][16], region[16];
 	ssize_t len;
 	int i, k;
@@ -1890,7 +1877,7 @@ static void verbs_rma_write_read(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, src);
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	pg = vx_pages(test, 4 * PAGE_SIZE);
-	vm = vx_vzalloc(test, 3 * PAGE_SIZE);
+	vm = fix_vzalloc(test, 3 * PAGE_SIZE);
 	bvec_set_page(&bv[0], virt_to_page(pg), PAGE_SIZE - 100, 100);
 	bvec_set_page(&bv[1], virt_to_page(pg + PAGE_SIZE), PAGE_SIZE, 0);
 	bvec_set_page(&bv[2], virt_to_page(pg + 2 * PAGE_SIZE), 1000, 0);
@@ -2055,8 +2042,8 @@ static void verbs_rma_long_buffers(struct kunit *test)
 	u64 key;
 	int i, k;
 
-	vsrc = vx_vzalloc(test, 18 * PAGE_SIZE);
-	vdst = vx_vzalloc(test, 18 * PAGE_SIZE);
+	vsrc = fix_vzalloc(test, 18 * PAGE_SIZE);
+	vdst = fix_vzalloc(test, 18 * PAGE_SIZE);
 	rx = vx_pages(test, 32 * PAGE_SIZE);
 	reg = vx_pages(test, 32 * PAGE_SIZE);
 	pg = vx_pages(test, 8 * PAGE_SIZE);
@@ -2246,7 +2233,7 @@ static void verbs_rma_keys_and_rules(struct kunit *test)
 	int i, tries;
 
 	mem = vx_pages(test, 2 * PAGE_SIZE);
-	big = vx_vzalloc(test, (KFI_VERBS_TEST_MR_PAGES + 1) * PAGE_SIZE);
+	big = fix_vzalloc(test, (KFI_VERBS_TEST_MR_PAGES + 1) * PAGE_SIZE);
 	for (i = 0; i < 2; i++) {
 		vx_open(test, &f, node[i], 0, true);
 		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, 64,
@@ -2396,7 +2383,7 @@ static void verbs_rma_remove_during_traffic(struct kunit *test)
 	u64 key;
 
 	reg = vx_pages(test, 8 * PAGE_SIZE);
-	vdst = vx_vzalloc(test, 8 * 6 * PAGE_SIZE);
+	vdst = fix_vzalloc(test, 8 * 6 * PAGE_SIZE);
 	for (i = 0; i < 2; i++) {
 		vx_open(test, &f, vx_node(i), 0, true);
 		KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, reg, 8 * PAGE_SIZE,
