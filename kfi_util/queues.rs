@@ -135,13 +135,14 @@ pub(crate) trait QueueExt: Send + Sized + 'static {
     #[inline(always)]
     fn released(_q: &mut Queues<Self>, _tx: bool, _i: usize) {}
 
-    /// Whether `kfi_cancel` may take posted receive `i` back; false: the
-    /// transport owns it now (-EBUSY, it stays posted). A multi-receive
-    /// buffer being filled is the toolkit's case (cancelled when its
-    /// message is done). By default true.
+    /// `kfi_cancel` found no receive with `context` on the toolkit's
+    /// lists: whether the provider holds one that cannot be taken back
+    /// (kfi_verbs direct mode: on the device's receive queue), so that
+    /// the call says -EBUSY (it completes later, at the latest flushed
+    /// when the connection ends) rather than -ENOENT. By default false.
     #[inline(always)]
-    fn cancellable_rx(_q: &Queues<Self>, _i: usize) -> bool {
-        true
+    fn holds_rx(_q: &Queues<Self>, _context: usize) -> bool {
+        false
     }
 
     /// Transmit `i` went out whole ([`EpQueues::tx_complete`]): true if
@@ -785,7 +786,7 @@ impl<X: QueueExt> EpQueues<X> {
 
     /// `kfi_cancel`: removes a posted receive with `context` and reports
     /// it with -KFI_ECANCELED; -ENOENT if there is none, -EBUSY if the
-    /// provider cannot take it back ([`QueueExt::cancellable_rx`]). A
+    /// provider holds it and cannot take it back ([`QueueExt::holds_rx`]). A
     /// multi-receive buffer a message is being received into is taken off
     /// its list now (no further message goes there) and released when
     /// that message is done (its entry first, then the cancellation:
@@ -809,11 +810,8 @@ impl<X: QueueExt> EpQueues<X> {
             }
         }
         let Some((tagged, i)) = found else {
-            return neg(bindings::ENOENT);
+            return neg(if X::holds_rx(q, ctx) { bindings::EBUSY } else { bindings::ENOENT });
         };
-        if !X::cancellable_rx(q, i) {
-            return neg(bindings::EBUSY);
-        }
         let list = if tagged { &mut q.rx_tag } else { &mut q.rx_msg };
         q.rx_links.remove_first(list, |j| j == i);
         if q.rx[i].filling {

@@ -23,7 +23,7 @@
 //! when the connection ends (the queue pair is drained before
 //! `KFI_SHUTDOWN` is reported and before it is destroyed). Slots still on
 //! the toolkit's lists fail through `fail_all`. A receive handed to the
-//! device cannot be taken back: `kfi_cancel` does not find it (-ENOENT).
+//! device cannot be taken back: `kfi_cancel` says -EBUSY.
 //!
 //! # Locks
 //! Everything here runs under the queues' lock `q` (BH spinlock) but the
@@ -614,6 +614,15 @@ impl QueueExt for VerbsExt {
 
     #[inline(always)]
     fn run_kick(_k: ()) {}
+
+    /// Direct mode: a receive handed to the device's receive queue cannot
+    /// be withdrawn (-EBUSY: it completes with a message, or flushed when
+    /// the connection ends).
+    fn holds_rx(q: &Queues<VerbsExt>, context: usize) -> bool {
+        let mut held = false;
+        q.rx_links.for_each(&q.ext.rq, |i| held |= q.rx[i].context == context);
+        held
+    }
 
     #[inline(always)]
     fn defer_tx(_q: &mut Queues<VerbsExt>, _i: usize) -> bool {

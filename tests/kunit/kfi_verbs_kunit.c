@@ -1632,7 +1632,9 @@ static void verbs_msg_receive_too_small(struct kunit *test)
  * a -KFI_ECANCELED error entry (the client's receives and, on rxe, a send
  * held back by the peer's missing receive; the server's receives), then
  * both endpoints report KFI_SHUTDOWN; posts fail with -ENOTCONN and
- * everything closes. The device is added back.
+ * everything closes. The device is added back. Before the removal,
+ * kfi_cancel of a receive the device holds says -EBUSY (direct mode);
+ * after its flush, -ENOENT.
  */
 static void verbs_msg_remove_during_traffic(struct kunit *test)
 {
@@ -1673,6 +1675,11 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 		for (k = 1; i == 1 && k < 3; k++)
 			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, srx[k], 8, NULL,
 						       0, srx[k]), 0);
+		/* direct mode: a receive on the device cannot be withdrawn */
+		KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.cep->fid, crx[1]),
+				-EBUSY);
+		KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.cep->fid, held),
+				-ENOENT);
 		vx_dev_delete(test, i);
 		for (k = 1; k < 3; k++) {
 			xf_wait_err(test, f.crx, &err);
@@ -1695,6 +1702,9 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 				KFI_SHUTDOWN);
 		KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.peq, &ev, &len),
 				KFI_SHUTDOWN);
+		/* flushed: gone */
+		KUNIT_EXPECT_EQ(test, kfi_cancel(&f.c.cep->fid, crx[1]),
+				-ENOENT);
 		xf_expect_none(test, f.crx);
 		xf_expect_none(test, f.srx);
 		xf_expect_none(test, f.ctx);
