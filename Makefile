@@ -10,6 +10,7 @@
 #   make bench        latency/bandwidth of kfi_tcp vs raw kernel TCP and
 #                     userspace fi_pingpong, in QEMU (not part of check)
 #   make iprof        instructions per message of kfi_tcp's path (IPv4, IPv6)
+#                     and of kfi_verbs' and a raw queue pair's on rxe
 #   make timeline     timestamps along a ping-pong's round trip (KFI_TRACE=1)
 #   make clean
 #
@@ -62,10 +63,17 @@ bench:
 	@$(SCRIPTS)/bench.sh $(KVARIANT)
 
 # Instructions per message of the provider's path (Documentation/benchmarks.md),
-# over IPv4 (127.0.0.1) and then over IPv6 (::1).
+# over IPv4 (127.0.0.1) and then over IPv6 (::1); then a 64-byte ping-pong
+# on an rxe device: kfi_verbs (blocking reads, so that no busy poll is
+# counted) and ibv_pingpong's raw queue pair (it busy-polls: its module's
+# count is mostly the poll loop).
 iprof:
 	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/ipv4 $(SCRIPTS)/iprof.sh stream
 	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/ipv6 $(SCRIPTS)/iprof.sh stream 20000 ::1
+	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/verbs KFI_IPROF_TOP=0 $(SCRIPTS)/iprof.sh pingpong \
+		prov=verbs addr=10.95.0.1 wait=sleep sizes=64 iters=1000
+	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/ibv KFI_IPROF_TOP=0 $(SCRIPTS)/iprof.sh pingpong \
+		transport=ibv addr=10.95.0.1 wait=spin sizes=64 iters=1000
 
 # Where a 64-byte ping-pong's time goes, kfi_tcp against raw TCP (same file).
 timeline:

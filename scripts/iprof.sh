@@ -12,7 +12,11 @@
 #                                       (127.0.0.1; ::1 for IPv6)
 #   scripts/iprof.sh pingpong KEY=V...  kfi_pingpong client and server, one
 #                                       size, e.g. transport=kfi wait=spin
-#                                       sizes=64 iters=20000 (per transfer)
+#                                       sizes=64 iters=20000 (per transfer);
+#                                       prov=verbs (kfi_verbs) or
+#                                       transport=ibv (ibv_pingpong's raw
+#                                       queue pair) addr=10.95.0.1: on an
+#                                       rxe device in the guest
 # KFI_IPROF_TOP (40) functions are listed; KFI_IPROF_FOCUS=SYMBOL lists
 # the blocks of a function. Output in .iprof-logs/ (KFI_LOGDIR overrides):
 # report.txt, the snapshots (snap.N), kallsyms, the guest's log.
@@ -58,7 +62,7 @@ if ! make -s -C "$top" KDIR="$kdir" RUSTC="$RUSTC" BINDGEN="$BINDGEN" KFI_TESTS=
 	tail -30 "$logdir/build.log"
 	exit 1
 fi
-find rust kfi_tcp tests -name '*.ko' -exec cp {} "$logdir/modules/" \;
+find rust kfi_tcp kfi_verbs tests -name '*.ko' -exec cp {} "$logdir/modules/" \;
 plugin=$logdir/libiprof.so
 gcc -O2 -Wall -shared -fPIC -fvisibility=hidden -o "$plugin" "$here/iprof/iprof.c" -lpthread || exit 1
 
@@ -76,4 +80,4 @@ focus=()
 [ -n "${KFI_IPROF_FOCUS:-}" ] && focus=(--focus "$KFI_IPROF_FOCUS")
 python3 "$here/iprof/report.py" --syms "$logdir/kallsyms" --from "$logdir/snap.0" \
 	--to "$logdir/snap.1" --per "$per" --top "${KFI_IPROF_TOP:-40}" "${focus[@]}" \
-	--ko "$logdir/modules/kfi_tcp.ko" | tee "$logdir/report.txt"
+	--ko "$logdir/modules/kfi_tcp.ko" --ko "$logdir/modules/kfi_verbs.ko" | tee "$logdir/report.txt"

@@ -2,7 +2,9 @@
 # In the test VM, for scripts/iprof.sh: loads the modules from KODIR, runs
 # the workload (its marks make the plugin's snapshots), saves kallsyms.
 #   guest.sh KODIR OUTDIR stream N [NODE]
-#   guest.sh KODIR OUTDIR pingpong KEY=VALUE...   (kfi_pingpong run keys)
+#   guest.sh KODIR OUTDIR pingpong KEY=VALUE...   (kfi_pingpong run keys;
+#                     with prov=verbs or transport=ibv (ibv_pingpong), on
+#                     an rxe device looped to itself: addr=10.95.0.1)
 kodir=$1 out=$2 what=$3
 shift 3
 exec >"$out/guest.log" 2>&1
@@ -21,16 +23,34 @@ stream)
 	grep -h "ok" /sys/kernel/debug/kunit/kfi_tcp_msg/results
 	;;
 pingpong)
-	insmod "$kodir/kfi_pingpong.ko" || exit 1
-	run=/sys/kernel/debug/kfi_pingpong/run
+	mod=kfi_pingpong
+	case " $* " in
+	*" prov=verbs "*|*" transport=ibv "*)
+		# One rxe device looped to itself (tests/guest/verbs.sh).
+		modprobe rdma_rxe 2>/dev/null
+		modprobe siw 2>/dev/null
+		modprobe rdma_cm 2>/dev/null
+		"$(dirname "$0")/../../tests/guest/verbs.sh" setup >/dev/null || exit 1
+		insmod "$kodir/kfi_verbs.ko" || exit 1
+		;;
+	esac
+	case " $* " in
+	*" transport=ibv "*) mod=ibv_pingpong ;;
+	esac
+	insmod "$kodir/$mod.ko" || exit 1
+	run=/sys/kernel/debug/$mod/run
 	(echo "role=server $*" >"$run") &
 	sleep 0.5
 	echo "role=client $*" >"$run"
 	wait
 	;;
 esac
-dmesg | grep -E "kfi_pingpong: client|tcp_msg_inject_stream|BUG|WARNING"
+dmesg | grep -E "(kfi|ibv)_pingpong: client|tcp_msg_inject_stream|BUG|WARNING"
 cat /proc/kallsyms >"$out/kallsyms"
-rmmod kfi_pingpong kfi_tcp_kunit 2>/dev/null
+rmmod kfi_pingpong ibv_pingpong kfi_tcp_kunit 2>/dev/null
+if [ -e /sys/module/kfi_verbs ]; then
+	rmmod kfi_verbs
+	"$(dirname "$0")/../../tests/guest/verbs.sh" teardown >/dev/null
+fi
 rmmod kfi_tcp kfabric
 echo "iprof: guest done"
