@@ -150,11 +150,18 @@ report() {
 				num(lat(b)), num(lat(b6)), quot(lat(b6), lat(b)),
 				num(bw(a)), num(bw(a6)), quot(bw(a6), bw(a)), num(bw(b6))
 		}
-		if (nvsizes) {
+		for (dv = 0; nvsizes && dv < 2; dv++) {
+			sfx = dv ? "s" : ""
 			print ""
-			print "verbs, on the rxe device (veth 10.95.0.1, one device looped to itself): a = kfi_verbs kernel<->kernel,"
-			print "b = raw ib_verbs RC pingpong (ibv_pingpong.ko), c = fi_pingpong -p verbs -e msg, d = kfi_tcp over the"
-			print "same link; all busy-polling; iterations:"
+			if (dv)
+				print "verbs, on the siw device (veth 10.95.0.2, one device looped to itself), the same contenders:"
+			else
+				print "verbs, on the rxe device (veth 10.95.0.1, one device looped to itself): a = kfi_verbs kernel<->kernel,"
+			if (!dv) {
+				print "b = raw ib_verbs RC pingpong (ibv_pingpong.ko), c = fi_pingpong -p verbs -e msg, d = kfi_tcp over the"
+				print "same link; all busy-polling; iterations:"
+			} else
+				printf "iterations:"
 			printf "   "
 			for (i = 1; i <= nvsizes; i++)
 				printf "%s %s x%s", (i > 1 ? "," : ""), human(vsizes[i]), viters[vsizes[i]]
@@ -164,7 +171,7 @@ report() {
 			print "|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---|"
 			for (i = 1; i <= nvsizes; i++) {
 				s = vsizes[i]
-				a = "kfiv spin " s; b = "ibv spin " s; c = "fippv spin " s; d = "kfit spin " s
+				a = "kfiv" sfx " spin " s; b = "ibv" sfx " spin " s; c = "fippv" sfx " spin " s; d = "kfit" sfx " spin " s
 				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", human(s),
 					num(lat(a)), num(lat(b)), num(lat(c)), num(lat(d)),
 					ratio(lat(a), lat(b), "<=", 1.05), ratio(lat(a), lat(c), "<=", 0.90),

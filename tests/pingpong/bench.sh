@@ -5,7 +5,8 @@
 #   raw   kfi_pingpong.ko, transport=raw (plain kernel TCP sockets)
 #   fipp  userspace fi_pingpong -p tcp -e msg against itself
 #   kfi6, raw6  kfi and raw over IPv6 (::1) instead of 127.0.0.1
-# and, on an rxe device (tests/guest/verbs.sh):
+# and, on an rxe device and then on a siw device (tests/guest/verbs.sh;
+# keys with an "s" appended on siw):
 #   kfiv  kfi_pingpong.ko over kfabric's verbs provider
 #   ibv   ibv_pingpong.ko, transport=ibv (a raw RC queue pair: ib_verbs)
 #   fippv userspace fi_pingpong -p verbs -e msg against itself
@@ -39,7 +40,9 @@ plan="64:10000 4096:10000 65536:3000 1048576:500"
 # UDP): fewer iterations.
 vplan="64:2000 4096:2000 65536:500 1048576:50"
 [ -n "${5:-}" ] && [ "$5" != - ] && vplan=${5//,/ }
-vnode=10.95.0.1
+# The device the verbs runs use (rxe first, then siw) and the suffix of
+# their result keys ("" for rxe, "s" for siw: kfivs, ibvs, fippvs, kfits).
+vnode=10.95.0.1 vdev=kv_rxe vsfx=
 
 dbg=/sys/kernel/debug/kfi_pingpong
 oob_port=47592		# fi_pingpong's control port, also kfi_pingpong's
@@ -141,22 +144,22 @@ vpair() {
 	wait
 	line=$(new_klog | grep -E "$mod: client $t msg bytes=$size iters=$iters ")
 	if ! grep -q '^rc=0$' $work/s || ! grep -q '^rc=0$' $work/c || [ -z "$line" ]; then
-		fail "$impl" spin "$size" "$run" \
+		fail "$impl$vsfx" spin "$size" "$run" \
 			"server: $(tr '\n' ' ' <$work/s) client: $(tr '\n' ' ' <$work/c)"
 		return
 	fi
-	sed -E "s/.*usec_per_xfer=([0-9.]+) MBps=([0-9.]+).*/BENCH $impl spin $size $iters $run \1 \2/" <<<"$line"
+	sed -E "s/.*usec_per_xfer=([0-9.]+) MBps=([0-9.]+).*/BENCH $impl$vsfx spin $size $iters $run \1 \2/" <<<"$line"
 }
 
-# fvpair SIZE ITERS RUN: fi_pingpong -p verbs against itself on kv_rxe.
+# fvpair SIZE ITERS RUN: fi_pingpong -p verbs against itself on $vdev.
 fvpair() {
 	local size=$1 iters=$2 run=$3 frc src src_rc
-	timeout 120 fi_pingpong -p verbs -e msg -d kv_rxe -S "$size" -I "$iters" >$work/fs 2>&1 &
+	timeout 120 fi_pingpong -p verbs -e msg -d $vdev -S "$size" -I "$iters" >$work/fs 2>&1 &
 	src=$!
 	if ! wait_listen $oob_port; then
 		kill $src 2>/dev/null
 		wait
-		fail fippv spin "$size" "$run" "server never listened: $(tr '\n' ' ' <$work/fs)"
+		fail fippv$vsfx spin "$size" "$run" "server never listened: $(tr '\n' ' ' <$work/fs)"
 		return
 	fi
 	timeout 120 fi_pingpong -p verbs -e msg -S "$size" -I "$iters" $vnode >$work/fc 2>&1
@@ -164,11 +167,11 @@ fvpair() {
 	wait $src
 	src_rc=$?
 	if [ $frc != 0 ] || [ $src_rc != 0 ] || ! grep -q '^bytes.*usec/xfer' $work/fc; then
-		fail fippv spin "$size" "$run" "server (rc=$src_rc): $(tr '\n' ' ' <$work/fs) client (rc=$frc): $(tr '\n' ' ' <$work/fc)"
+		fail fippv$vsfx spin "$size" "$run" "server (rc=$src_rc): $(tr '\n' ' ' <$work/fs) client (rc=$frc): $(tr '\n' ' ' <$work/fc)"
 		return
 	fi
-	awk -v s="$size" -v i="$iters" -v r="$run" \
-		'hdr { print "BENCH fippv spin", s, i, r, $7, $6; exit } /^bytes/ { hdr = 1 }' $work/fc
+	awk -v s="$size" -v i="$iters" -v r="$run" -v k="fippv$vsfx" \
+		'hdr { print "BENCH", k, "spin", s, i, r, $7, $6; exit } /^bytes/ { hdr = 1 }' $work/fc
 }
 
 # fpair SIZE ITERS RUN: fi_pingpong against itself; prints the client's
@@ -228,14 +231,18 @@ if [ "$vplan" != none ]; then
 	if "$(dirname "$0")/../guest/verbs.sh" setup >/dev/null &&
 		insmod "$ko/kfi_verbs.ko" && insmod "$ko/ibv_pingpong.ko"; then
 		echo "BENCH-INFO vplan $vplan"
-		for run in $(seq 1 "$repeats"); do
-			for entry in $vplan; do
-				size=${entry%%:*}
-				iters=${entry##*:}
-				vpair kfiv "$size" "$iters" "$run"
-				vpair ibv "$size" "$iters" "$run"
-				[ $have_fipp = 1 ] && fvpair "$size" "$iters" "$run"
-				vpair kfit "$size" "$iters" "$run"
+		# rxe, then siw (each device looped to itself)
+		for dev in kv_rxe:10.95.0.1: kv_siw:10.95.0.2:s; do
+			IFS=: read -r vdev vnode vsfx <<<"$dev"
+			for run in $(seq 1 "$repeats"); do
+				for entry in $vplan; do
+					size=${entry%%:*}
+					iters=${entry##*:}
+					vpair kfiv "$size" "$iters" "$run"
+					vpair ibv "$size" "$iters" "$run"
+					[ $have_fipp = 1 ] && fvpair "$size" "$iters" "$run"
+					vpair kfit "$size" "$iters" "$run"
+				done
 			done
 		done
 		rmmod ibv_pingpong
