@@ -818,20 +818,7 @@ impl Conn {
                     let w = if tagged {
                         // Messages that came earlier get their receives
                         // first (posted between two looks: try again).
-                        let tag = d.hdr.tag().unwrap_or(0);
-                        let mut w = None;
-                        for _ in 0..4 {
-                            d.unexp.deliver(ep);
-                            let unexp = &d.unexp;
-                            match ep.rx_take_tagged(tag, |want, ignore| unexp.any_match(want, ignore)) {
-                                Ok(x) => {
-                                    w = x;
-                                    break;
-                                }
-                                Err(()) => continue,
-                            }
-                        }
-                        w
+                        d.unexp.take_tagged(ep, d.hdr.tag().unwrap_or(0))
                     } else {
                         match ep.rx_take_msg(len) {
                             Ok(w) => w,

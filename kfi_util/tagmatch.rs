@@ -175,6 +175,21 @@ impl UnexpList {
         moved
     }
 
+    /// Takes the receive of a tagged message with `tag` that has just
+    /// come: the messages kept before it get their receives first (one
+    /// posted between two looks is tried again, a few times). `None` if
+    /// no receive matches it: the caller keeps it, or lets it wait.
+    pub(crate) fn take_tagged(&mut self, ep: &impl TagQueues, tag: u64) -> Option<RxWork> {
+        for _ in 0..4 {
+            self.deliver(ep);
+            let me = &*self;
+            if let Ok(w) = ep.rx_take_tagged(tag, |want, ignore| me.any_match(want, ignore)) {
+                return w;
+            }
+        }
+        None
+    }
+
     /// Answers the posted probes, oldest first (fi_tagged(3)):
     /// - `KFI_PEEK`: the oldest unclaimed match completes the probe with
     ///   its length, tag and CQ data (no data is copied); with

@@ -186,6 +186,19 @@ impl TxOp {
             self.rma_ext = core::ptr::null_mut();
         }
     }
+
+    /// The bytes a transmit sends: an inject's copy in the slot (described
+    /// in `one`), else the consumer's buffer. (kfi_verbs; kfi_tcp frames an
+    /// inject's bytes from `inline` directly.)
+    #[allow(dead_code)]
+    pub(crate) fn payload<'a>(&'a self, one: &'a mut Seg) -> &'a [Seg] {
+        if self.inject {
+            *one = Seg { base: self.inline.as_ptr().cast_mut().cast(), page: core::ptr::null_mut(), offset: 0, len: self.buf.len as usize };
+            core::slice::from_ref(one)
+        } else {
+            self.buf.segs()
+        }
+    }
 }
 
 /// A receive operation.

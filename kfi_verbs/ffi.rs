@@ -372,6 +372,35 @@ impl Conn {
         cm_result(unsafe { sys::kfi_verbs_post_recv(self.ptr(), w.as_ptr(), slot as u32, segs.as_ptr(), segs.len() as u32) })
     }
 
+    /// Registers receive slot `slot` of `w` on the buffer `segs` (more
+    /// pieces than a work request holds); its receive is posted by
+    /// [`Conn::post_recv_mr`] once the registration's completion came.
+    ///
+    /// # Safety
+    /// As [`Conn::post_send`].
+    pub(crate) unsafe fn post_recv_reg(&self, w: &Wrs, slot: usize, segs: &[sys::kfi_util_seg]) -> core::result::Result<(), c_int> {
+        if slot >= w.nrx as usize {
+            return Err(-(bindings::EINVAL as c_int));
+        }
+        // SAFETY: our connection and set; the rest is the caller's
+        // contract.
+        cm_result(unsafe { sys::kfi_verbs_post_recv_reg(self.ptr(), w.as_ptr(), slot as u32, segs.as_ptr(), segs.len() as u32) })
+    }
+
+    /// Posts the receive of slot `slot` of `w`, registered by
+    /// [`Conn::post_recv_reg`] (its registration completed).
+    ///
+    /// # Safety
+    /// As [`Conn::post_send`].
+    pub(crate) unsafe fn post_recv_mr(&self, w: &Wrs, slot: usize) -> core::result::Result<(), c_int> {
+        if slot >= w.nrx as usize {
+            return Err(-(bindings::EINVAL as c_int));
+        }
+        // SAFETY: our connection and set; the rest is the caller's
+        // contract.
+        cm_result(unsafe { sys::kfi_verbs_post_recv_mr(self.ptr(), w.as_ptr(), slot as u32) })
+    }
+
     /// The peer broke the protocol: the connection is disconnected (from
     /// process context) and DISCONNECTED reported. Any context.
     pub(crate) fn broken(&self) {

@@ -48,6 +48,8 @@
  * @nents: Entries of @sgl.
  * @inv_by_op: The work request invalidates @mr itself when it succeeds
  *	(RDMA READ with invalidate).
+ * @reg: A receive slot's registration is posted: its completion is the
+ *	REG_MR's (kfi_verbs_post_recv_reg()).
  * @scratch: Where an atomic without a result buffer puts the old value.
  */
 struct kfi_verbs_wr {
@@ -64,6 +66,7 @@ struct kfi_verbs_wr {
 	struct scatterlist *sgl;
 	int nents;
 	bool inv_by_op;
+	bool reg;
 	u64 scratch;
 };
 
@@ -184,55 +187,100 @@ static int kfi_verbs_map_one(struct kfi_verbs_wr *wr, struct ib_device *ib,
 }
 
 /*
- * Maps @segs into @wr's list: a page segment as one entry (it may span
- * pages: the pages of a bio_vec or scatterlist entry are contiguous), an
- * address in the kernel's linear map as one, a vmalloc or module address
- * (a vmalloc'ed buffer, a stack, a module's constant) as one per page,
- * through its page (devices that work on kernel addresses, as rxe does,
- * take them from the linear map). More entries than @max: -E2BIG; an
- * address of none of these kinds: -EINVAL; nothing stays mapped on
- * failure.
+ * Maps up to @max bytes of @segs, from byte @skip on, into @wr's list
+ * after what it holds, while entries are left (at most @limit), cut into
+ * pieces as kfi_verbs_map() says, the last one shortened to what fits.
+ * Sets @covered to the bytes mapped. Return: 0; -EINVAL for an address
+ * of none of the kinds it takes; -ENOMEM when a mapping fails (the caller
+ * unmaps what was mapped).
  */
-static int kfi_verbs_map(struct kfi_verbs_wr *wr, struct ib_device *ib,
-			 u32 lkey, const struct kfi_util_seg *segs,
-			 unsigned int n, int max, enum dma_data_direction dir)
+static int kfi_verbs_map_range(struct kfi_verbs_wr *wr, struct ib_device *ib,
+			       u32 lkey, const struct kfi_util_seg *segs,
+			       unsigned int n, size_t skip, size_t max,
+			       unsigned int limit, size_t *covered)
 {
 	unsigned int i;
 	int ret = 0;
 
-	wr->ib = ib;
-	wr->dir = dir;
-	wr->nsge = 0;
-	wr->pages = 0;
-	for (i = 0; i < n && !ret; i++) {
+	*covered = 0;
+	for (i = 0; i < n && !ret && *covered < max; i++) {
 		const struct kfi_util_seg *s = &segs[i];
-		size_t len = s->len, part;
+		size_t len = s->len, off = 0, part;
 		u8 *p = s->base;
 
-		if (!len)
+		if (skip >= len) {
+			skip -= len;
 			continue;
-		if (len > U32_MAX) {
-			ret = -EINVAL;
-		} else if (s->page) {
+		}
+		off = skip;
+		skip = 0;
+		len = min(len - off, max - *covered);
+		if (s->page) {
+			if (wr->nsge >= limit)
+				break;
 			ret = kfi_verbs_map_one(wr, ib, lkey, s->page, NULL,
-						s->offset, len);
+						s->offset + off, len);
+			if (!ret)
+				*covered += len;
 		} else if (virt_addr_valid(p)) {
-			ret = kfi_verbs_map_one(wr, ib, lkey, NULL, p, 0, len);
+			if (wr->nsge >= limit)
+				break;
+			ret = kfi_verbs_map_one(wr, ib, lkey, NULL, p + off, 0,
+						len);
+			if (!ret)
+				*covered += len;
 		} else if (!is_vmalloc_or_module_addr(p)) {
 			ret = -EINVAL;
 		} else {
-			for (; len && !ret; len -= part, p += part) {
+			for (p += off; len && !ret; len -= part, p += part) {
 				part = min_t(size_t, len,
 					     PAGE_SIZE - offset_in_page(p));
+				if (wr->nsge >= limit)
+					return 0;
 				ret = kfi_verbs_map_one(wr, ib, lkey,
 							vmalloc_to_page(p),
 							NULL,
 							offset_in_page(p),
 							part);
+				if (!ret)
+					*covered += part;
 			}
 		}
 	}
-	if (!ret && wr->nsge > max)
+	return ret;
+}
+
+/*
+ * Maps @segs into @wr's list: a page segment as one entry (it may span
+ * pages: the pages of a bio_vec or scatterlist entry are contiguous), an
+ * address in the kernel's linear map as one, a vmalloc or module address
+ * (a vmalloc'ed buffer, a stack, a module's constant) as one per page,
+ * through its page (devices that work on kernel addresses, as rxe does,
+ * take them from the linear map). More entries than @max (or than the
+ * list holds): -E2BIG; an address of none of these kinds: -EINVAL;
+ * nothing stays mapped on failure.
+ */
+static int kfi_verbs_map(struct kfi_verbs_wr *wr, struct ib_device *ib,
+			 u32 lkey, const struct kfi_util_seg *segs,
+			 unsigned int n, int max, enum dma_data_direction dir)
+{
+	size_t total = 0, covered;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (segs[i].len > U32_MAX)
+			return -EINVAL;
+		total += segs[i].len;
+	}
+	wr->ib = ib;
+	wr->dir = dir;
+	wr->nsge = 0;
+	wr->pages = 0;
+	ret = kfi_verbs_map_range(wr, ib, lkey, segs, n, 0, total,
+				  min_t(unsigned int, max, KFI_VERBS_SGE_MAX),
+				  &covered);
+	if (!ret && covered < total)
 		ret = -E2BIG;
 	if (ret)
 		kfi_verbs_unmap(wr);
@@ -541,8 +589,10 @@ out:
  *
  * Context: Any but hard interrupts; never sleeps.
  * Return: 0; -ENOTCONN without a queue pair; -EAGAIN when the device
- * cannot take it now; -EINVAL for more pieces than a work request holds;
- * -ENOMEM when the buffer cannot be mapped; the device's error.
+ * cannot take it now; -E2BIG for more pieces than a work request holds
+ * (kfi_verbs_post_recv_reg() takes them); -EINVAL for an address that
+ * cannot be mapped; -ENOMEM when the buffer cannot be mapped; the
+ * device's error.
  */
 int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 			unsigned int slot, const struct kfi_util_seg *segs,
@@ -565,8 +615,6 @@ int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	}
 	ret = kfi_verbs_map(wr, qp->device, qp->pd->local_dma_lkey, segs, n,
 			    c->max_recv_sge, DMA_FROM_DEVICE);
-	if (ret == -E2BIG)
-		ret = -EINVAL;
 	if (ret)
 		goto out;
 	rcv.wr_cqe = &wr->cqe;
@@ -575,69 +623,6 @@ int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	ret = kfi_verbs_posted(wr, ib_post_recv(qp, &rcv, NULL));
 out:
 	spin_unlock_bh(&c->post_lock);
-	return ret;
-}
-
-/*
- * Maps up to @max bytes of @segs, from byte @skip on, into @wr's list
- * after what it holds, while entries are left (at most @limit): pieces as
- * kfi_verbs_map() cuts them, the last one shortened to what fits. Sets
- * @covered to the bytes mapped. Return: 0, or -EINVAL / -ENOMEM as
- * kfi_verbs_map() (the caller unmaps).
- */
-static int kfi_verbs_map_range(struct kfi_verbs_wr *wr, struct ib_device *ib,
-			       u32 lkey, const struct kfi_util_seg *segs,
-			       unsigned int n, size_t skip, size_t max,
-			       unsigned int limit, size_t *covered)
-{
-	unsigned int i;
-	int ret = 0;
-
-	*covered = 0;
-	for (i = 0; i < n && !ret && *covered < max; i++) {
-		const struct kfi_util_seg *s = &segs[i];
-		size_t len = s->len, off = 0, part;
-		u8 *p = s->base;
-
-		if (skip >= len) {
-			skip -= len;
-			continue;
-		}
-		off = skip;
-		skip = 0;
-		len = min(len - off, max - *covered);
-		if (s->page) {
-			if (wr->nsge >= limit)
-				break;
-			ret = kfi_verbs_map_one(wr, ib, lkey, s->page, NULL,
-						s->offset + off, len);
-			if (!ret)
-				*covered += len;
-		} else if (virt_addr_valid(p)) {
-			if (wr->nsge >= limit)
-				break;
-			ret = kfi_verbs_map_one(wr, ib, lkey, NULL, p + off, 0,
-						len);
-			if (!ret)
-				*covered += len;
-		} else if (!is_vmalloc_or_module_addr(p)) {
-			ret = -EINVAL;
-		} else {
-			for (p += off; len && !ret; len -= part, p += part) {
-				part = min_t(size_t, len,
-					     PAGE_SIZE - offset_in_page(p));
-				if (wr->nsge >= limit)
-					return 0;
-				ret = kfi_verbs_map_one(wr, ib, lkey,
-							vmalloc_to_page(p),
-							NULL,
-							offset_in_page(p),
-							part);
-				if (!ret)
-					*covered += part;
-			}
-		}
-	}
 	return ret;
 }
 
@@ -720,6 +705,169 @@ out:
 	return ret;
 }
 
+/**
+ * kfi_verbs_post_recv_reg() - Register a receive slot's buffer of more
+ *	pieces than a work request holds.
+ * @c: The endpoint's connection.
+ * @w: The endpoint's contexts.
+ * @slot: The receive slot, not posted now.
+ * @segs: The buffer, valid until the slot completes.
+ * @n: Its segments.
+ *
+ * Maps the buffer's pages into an ib_mr of the queue pair's pool and
+ * posts its REG_MR (local write access; after a LOCAL_INV of the ib_mr's
+ * last key when still valid) on the send queue, signalled with the slot's
+ * context: the receive itself is posted once that completes
+ * (kfi_verbs_post_recv_mr()), because the receive queue is not ordered
+ * with the send queue. One completion (@reg set) follows a 0 return,
+ * through kfi_verbs_rx_done(); the ib_mr goes back to the pool with the
+ * receive's completion, or with a failed registration's.
+ *
+ * Context: Any but hard interrupts; never sleeps.
+ * Return: 0; -ENOTCONN without a queue pair; -EAGAIN when every ib_mr of
+ * the pool is in use or without memory for the page list; -EINVAL for a
+ * buffer one registration cannot map (pieces that do not meet on page
+ * boundaries, more than its pages); the device's error.
+ */
+int kfi_verbs_post_recv_reg(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
+			    unsigned int slot, const struct kfi_util_seg *segs,
+			    unsigned int n)
+{
+	struct ib_send_wr inv = { .opcode = IB_WR_LOCAL_INV };
+	struct ib_reg_wr reg = { .wr.opcode = IB_WR_REG_MR };
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr *first = &reg.wr;
+	struct kfi_verbs_wr *wr;
+	struct ib_mr *mr;
+	struct ib_qp *qp;
+	int nents, nmapped, ret;
+	u32 old_key;
+
+	if (slot >= w->nrx || n > KFI_UTIL_IOV_MAX)
+		return -EINVAL;
+	nents = kfi_verbs_segs_sg(segs, n, NULL);
+	if (nents <= 0)
+		return nents ? nents : -EINVAL;
+	wr = &w->wr[w->ntx + slot];
+	WRITE_ONCE(w->conn, c);
+	spin_lock_bh(&c->post_lock);
+	qp = c->post_qp;
+	if (!qp) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	if (!c->nmrs) {
+		ret = -EINVAL;
+		goto out;
+	}
+	wr->sgl = kmalloc_array(nents, sizeof(*wr->sgl), GFP_ATOMIC);
+	if (!wr->sgl) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	sg_init_table(wr->sgl, nents);
+	kfi_verbs_segs_sg(segs, n, wr->sgl);
+	wr->nents = nents;
+	wr->qp = qp;
+	wr->dir = DMA_FROM_DEVICE;
+	wr->nsge = 0;
+	wr->ib = NULL;
+	nmapped = ib_dma_map_sg(qp->device, wr->sgl, nents, wr->dir);
+	if (!nmapped) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
+	if (!mr) {
+		ret = -EAGAIN;
+		goto unmap;
+	}
+	if (ib_map_mr_sg(mr, wr->sgl, nmapped, NULL, PAGE_SIZE) != nmapped) {
+		ret = -EINVAL;
+		goto put;
+	}
+	old_key = mr->rkey;
+	if (mr->need_inval) {
+		inv.ex.invalidate_rkey = mr->rkey;
+		inv.next = &reg.wr;
+		first = &inv;
+	}
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg.wr.wr_cqe = &wr->cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE;
+	wr->mr = mr;
+	wr->inv_by_op = false;
+	wr->reg = true;
+	ret = ib_post_send(qp, first, &bad);
+	if (!ret)
+		goto out;
+	wr->reg = false;
+	wr->mr = NULL;
+	/* nothing was registered: the device knows the old key */
+	ib_update_fast_reg_key(mr, old_key & 0xff);
+	if (bad == &reg.wr && first == &inv)
+		mr->need_inval = false;
+put:
+	ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
+unmap:
+	ib_dma_unmap_sg(qp->device, wr->sgl, nents, wr->dir);
+free:
+	kfree(wr->sgl);
+	wr->sgl = NULL;
+out:
+	spin_unlock_bh(&c->post_lock);
+	return ret == -ENOTCONN && qp ? -EAGAIN : ret;
+}
+
+/**
+ * kfi_verbs_post_recv_mr() - Post a receive slot registered by
+ *	kfi_verbs_post_recv_reg(), once its registration completed.
+ * @c: The endpoint's connection.
+ * @w: The endpoint's contexts.
+ * @slot: The receive slot.
+ *
+ * One completion follows a 0 return, through kfi_verbs_rx_done(). On
+ * failure the registration is undone (the ib_mr back to its pool).
+ *
+ * Context: Any but hard interrupts (a completion: softirq); never sleeps.
+ * Return: 0; -EINVAL if the slot holds no registration; -ENOTCONN
+ * without a queue pair; the device's error.
+ */
+int kfi_verbs_post_recv_mr(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
+			   unsigned int slot)
+{
+	struct ib_recv_wr rcv = {};
+	struct kfi_verbs_wr *wr;
+	struct ib_qp *qp;
+	int ret;
+
+	if (slot >= w->nrx)
+		return -EINVAL;
+	wr = &w->wr[w->ntx + slot];
+	if (!wr->mr)
+		return -EINVAL;
+	spin_lock_bh(&c->post_lock);
+	qp = c->post_qp;
+	if (!qp) {
+		ret = -ENOTCONN;
+	} else {
+		wr->sge[0].addr = wr->mr->iova;
+		wr->sge[0].length = wr->mr->length;
+		wr->sge[0].lkey = wr->mr->lkey;
+		rcv.wr_cqe = &wr->cqe;
+		rcv.sg_list = wr->sge;
+		rcv.num_sge = 1;
+		ret = ib_post_recv(qp, &rcv, NULL);
+	}
+	spin_unlock_bh(&c->post_lock);
+	if (ret)
+		kfi_verbs_frwr_end(wr, false);
+	return ret;
+}
+
 /* The outcome of a completion, as Rust reads it. */
 static void kfi_verbs_wc_of(const struct ib_wc *wc, struct kfi_verbs_wc *k)
 {
@@ -729,6 +877,7 @@ static void kfi_verbs_wc_of(const struct ib_wc *wc, struct kfi_verbs_wc *k)
 	k->imm = false;
 	k->imm_data = 0;
 	k->write_imm = false;
+	k->reg = false;
 	if (wc->status != IB_WC_SUCCESS)
 		return;
 	k->byte_len = wc->byte_len;
@@ -756,6 +905,20 @@ static void kfi_verbs_done(struct ib_wc *wc, bool tx)
 					       cqe);
 	struct kfi_verbs_wc k;
 
+	if (wr->reg) {
+		/*
+		 * A receive slot's registration: its ib_mr stays for the
+		 * receive (kfi_verbs_post_recv_mr()) unless it failed.
+		 */
+		wr->reg = false;
+		if (wc->status != IB_WC_SUCCESS)
+			kfi_verbs_frwr_end(wr, false);
+		kfi_verbs_check_wc(wr, wc);
+		kfi_verbs_wc_of(wc, &k);
+		k.reg = true;
+		kfi_verbs_rx_done(wr->set->owner, wr->slot, &k);
+		return;
+	}
 	if (wr->ib)
 		kfi_verbs_unmap(wr);
 	if (wr->mr)

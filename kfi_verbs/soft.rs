@@ -236,21 +236,8 @@ impl Ep {
         let ep = self.data();
         let len = hdr.len as u64;
         let w = if hdr.tagged {
-            // Messages that came earlier get their receives first (a
-            // receive posted between two looks: try again).
-            let mut w = None;
-            for _ in 0..4 {
-                unexp.deliver(ep);
-                let u = &*unexp;
-                match ep.rx_take_tagged(hdr.tag, |want, ignore| u.any_match(want, ignore)) {
-                    Ok(x) => {
-                        w = x;
-                        break;
-                    }
-                    Err(()) => continue,
-                }
-            }
-            w
+            // Messages that came earlier get their receives first.
+            unexp.take_tagged(ep, hdr.tag)
         } else {
             match ep.rx_take_msg(len) {
                 Ok(Some(w)) => Some(w),

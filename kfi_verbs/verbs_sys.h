@@ -215,6 +215,8 @@ struct kfi_verbs_sq_req {
  * @imm_data: The immediate data.
  * @write_imm: The receive was consumed by a write with immediate data
  *	(no bytes landed in its buffer).
+ * @reg: The completion is a receive slot's registration
+ *	(kfi_verbs_post_recv_reg()), not its receive.
  */
 struct kfi_verbs_wc {
 	int status;
@@ -223,6 +225,7 @@ struct kfi_verbs_wc {
 	bool imm;
 	uint32_t imm_data;
 	bool write_imm;
+	bool reg;
 };
 
 struct kfi_verbs_wrs *kfi_verbs_wrs_alloc(void *owner, unsigned int ntx,
@@ -233,6 +236,11 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 			unsigned int slot, const struct kfi_util_seg *segs,
 			unsigned int n);
+int kfi_verbs_post_recv_reg(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
+			    unsigned int slot, const struct kfi_util_seg *segs,
+			    unsigned int n);
+int kfi_verbs_post_recv_mr(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
+			   unsigned int slot);
 void kfi_verbs_conn_broken(struct kfi_verbs_conn *c);
 int kfi_verbs_post_chunk(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 			 unsigned int slot, const void *hdr, unsigned int hdr_len,

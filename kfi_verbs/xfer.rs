@@ -39,7 +39,7 @@ use crate::logic::status::error_of;
 use crate::util::logic::xfer::{self as rules, Kind, List};
 use crate::util::queues::{EpQueues, QueueExt, Queues};
 use crate::util::xfer::{RxWork, Seg};
-use core::ffi::{c_uint, c_void};
+use core::ffi::{c_int, c_uint, c_void};
 use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::bindings;
 use kernel::prelude::*;
@@ -227,6 +227,17 @@ impl SoftTx {
     }
 }
 
+/// Where [`Queues::post_rx`] put a receive.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RxPost {
+    /// On the receive queue.
+    Posted,
+    /// Its registration is posted.
+    Held,
+    /// It needs a registration, which waits for the connection.
+    NotYet,
+}
+
 /// What streaming the current send did.
 enum Streamed {
     /// No chunk context is free: the rest goes when one completes.
@@ -253,6 +264,10 @@ pub(crate) struct VerbsExt {
     up: bool,
     /// Receives handed to the device, in order (`rx_links`).
     rq: List,
+    /// A receive whose registration is posted (more pieces than a work
+    /// request holds): it goes to the receive queue when that completes,
+    /// and later receives wait on `rx_msg` behind it (`qp` is false).
+    rx_hold: Option<usize>,
     /// No immediate data: `KFI_REMOTE_CQ_DATA` is refused.
     iwarp: bool,
     /// Soft mode (`None`: direct mode).
@@ -280,14 +295,9 @@ impl Queues<VerbsExt> {
     /// Hands transmit slot `i` (off every list) to the send queue.
     fn post_tx(&mut self, i: usize) -> core::result::Result<(), isize> {
         let op = &self.tx[i];
-        let one: Seg;
-        let segs: &[Seg] = if op.inject {
-            // The bytes were copied into the slot at the call.
-            one = Seg { base: op.inline.as_ptr().cast_mut().cast(), page: core::ptr::null_mut(), offset: 0, len: op.buf.len as usize };
-            core::slice::from_ref(&one)
-        } else {
-            op.buf.segs()
-        };
+        let mut one = crate::util::xfer::EMPTY_SEG;
+        // An inject's bytes were copied into the slot at the call.
+        let segs = op.payload(&mut one);
         let imm = op.flags & rules::F_REMOTE_CQ_DATA != 0;
         // One remote region (`posted` checked): the key's low half is the
         // device's rkey, its high half what places the region's offsets
@@ -350,18 +360,31 @@ impl Queues<VerbsExt> {
         unsafe { self.ext.conn().post_send(w, i, &r) }.map_err(|e| e as isize)
     }
 
-    /// Hands receive slot `i` (off the toolkit's lists) to the receive
-    /// queue, at the tail of `ext.rq`.
-    fn post_rx(&mut self, i: usize) -> core::result::Result<(), isize> {
+    /// Hands receive slot `i` (off the toolkit's lists) to the device:
+    /// to the receive queue, at the tail of `ext.rq` (`Posted`); a buffer
+    /// of more pieces than a work request holds first to a registration
+    /// of its own (`Held`: `ext.rx_hold`, its receive follows when that
+    /// completes), which needs the connection (`NotYet` before it: the
+    /// caller keeps the slot first in line).
+    fn post_rx(&mut self, i: usize) -> core::result::Result<RxPost, isize> {
         let Some(w) = self.ext.wrs.as_ref() else {
             return Err(neg(bindings::ENOTCONN));
         };
+        let segs = self.rx[i].buf.segs();
         // SAFETY: as in `post_tx`: the slot is held until its completion.
-        let r = unsafe { self.ext.conn().post_recv(w, i, self.rx[i].buf.segs()) };
-        match r {
+        match unsafe { self.ext.conn().post_recv(w, i, segs) } {
             Ok(()) => {
                 self.rx_links.push_back(&mut self.ext.rq, i);
-                Ok(())
+                Ok(RxPost::Posted)
+            }
+            Err(e) if e == -(bindings::E2BIG as c_int) => {
+                if !self.ext.up {
+                    return Ok(RxPost::NotYet);
+                }
+                // SAFETY: as above.
+                unsafe { self.ext.conn().post_recv_reg(w, i, segs) }.map_err(|e| e as isize)?;
+                self.ext.rx_hold = Some(i);
+                Ok(RxPost::Held)
             }
             Err(e) => Err(e as isize),
         }
@@ -416,13 +439,8 @@ impl Queues<VerbsExt> {
         // field's invariant); nothing streams before enable.
         let conn: &Conn = unsafe { &**conn };
         let op = &tx[i];
-        let one: Seg;
-        let segs: &[Seg] = if op.inject {
-            one = Seg { base: op.inline.as_ptr().cast_mut().cast(), page: core::ptr::null_mut(), offset: 0, len: op.buf.len as usize };
-            core::slice::from_ref(&one)
-        } else {
-            op.buf.segs()
-        };
+        let mut one = crate::util::xfer::EMPTY_SEG;
+        let segs = op.payload(&mut one);
         let len = op.buf.len;
         loop {
             if st.free == 0 {
@@ -552,7 +570,7 @@ impl QueueExt for VerbsExt {
     type Progress<'a> = SoftProgress<'a>;
 
     fn new() -> VerbsExt {
-        VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), iwarp: false, soft: None }
+        VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), rx_hold: None, iwarp: false, soft: None }
     }
 
     fn enable(q: &mut Queues<VerbsExt>, p: &mut Prepared) {
@@ -602,9 +620,17 @@ impl QueueExt for VerbsExt {
                 if q.rx[i].flags & rules::F_MULTI_RECV != 0 {
                     return Err(neg(sys::KFI_EBADFLAGS));
                 }
+                // `qp`: nothing waits before it (the list is empty).
                 if q.ext.qp {
                     q.rx_links.remove_first(&mut q.rx_msg, |j| j == i);
-                    q.post_rx(i)?;
+                    match q.post_rx(i)? {
+                        RxPost::Posted => {}
+                        RxPost::Held => q.ext.qp = false,
+                        RxPost::NotYet => {
+                            q.rx_links.push_back(&mut q.rx_msg, i);
+                            q.ext.qp = false;
+                        }
+                    }
                 }
             }
             _ => return Err(neg(sys::KFI_ENOSYS)),
@@ -619,7 +645,7 @@ impl QueueExt for VerbsExt {
     /// be withdrawn (-EBUSY: it completes with a message, or flushed when
     /// the connection ends).
     fn holds_rx(q: &Queues<VerbsExt>, context: usize) -> bool {
-        let mut held = false;
+        let mut held = q.ext.rx_hold.is_some_and(|i| q.rx[i].context == context);
         q.rx_links.for_each(&q.ext.rq, |i| held |= q.rx[i].context == context);
         held
     }
@@ -684,6 +710,19 @@ impl EpData {
             self.pump_report(true);
         } else {
             self.hand_over(true);
+            // Receives that wait for a registration go now; they are on
+            // the receive queue before the consumer hears of the
+            // connection (for a while: iWARP has no receiver-not-ready
+            // retry, a message finding no receive ends the connection).
+            self.hand_over(false);
+            for _ in 0..HAND_OVER_TRIES {
+                let g = self.q.lock();
+                if g.ext.qp || g.down || !g.enabled {
+                    break;
+                }
+                drop(g);
+                crate::util::base::sleep_briefly();
+            }
         }
     }
 
@@ -785,7 +824,8 @@ impl EpData {
             let (i, err, w) = {
                 let mut g = self.q.lock();
                 let q = &mut *g;
-                if !q.enabled || q.down {
+                // A receive waiting for its registration goes first.
+                if !q.enabled || q.down || (!tx && q.ext.rx_hold.is_some()) {
                     return;
                 }
                 let next = if tx { q.tx_links.pop_front(&mut q.tx_pending) } else { q.rx_links.pop_front(&mut q.rx_msg) };
@@ -797,8 +837,15 @@ impl EpData {
                     }
                     return;
                 };
-                match if tx { q.post_tx(i) } else { q.post_rx(i) } {
-                    Ok(()) => continue,
+                let r = if tx { q.post_tx(i).map(|()| RxPost::Posted) } else { q.post_rx(i) };
+                match r {
+                    Ok(RxPost::Posted) => continue,
+                    // The rest waits for its registration.
+                    Ok(RxPost::Held) => return,
+                    Ok(RxPost::NotYet) => {
+                        q.rx_links.push_front(&mut q.rx_msg, i);
+                        return;
+                    }
                     Err(e) if e == neg(bindings::EAGAIN) && tries < HAND_OVER_TRIES => {
                         if tx {
                             q.tx_links.push_front(&mut q.tx_pending, i);
@@ -836,6 +883,7 @@ impl EpData {
     pub(crate) fn close(&self) -> Option<Wrs> {
         self.close_with(|q| {
             q.ext.rq = List::new();
+            q.ext.rx_hold = None;
             q.ext.up = false;
             q.ext.qp = false;
             (q.ext.wrs.take(), q.ext.soft.take())
@@ -905,10 +953,68 @@ impl EpData {
         }
     }
 
+    /// The registration of receive `slot` completed (softirq): its receive
+    /// goes to the receive queue (or fails), then the receives waiting
+    /// behind it, in order, until one needs a registration again.
+    fn rx_reg_wc(&self, slot: usize, wc: &sys::kfi_verbs_wc) {
+        let mut first = Some(slot);
+        loop {
+            let failed = {
+                let mut g = self.q.lock();
+                let q = &mut *g;
+                let work = |q: &Queues<VerbsExt>, i: usize| RxWork { idx: i, op: q.rx[i], offset: 0, room: q.rx[i].buf.len, last: true };
+                let mut failed = None;
+                if let Some(i) = first.take() {
+                    q.ext.rx_hold = None;
+                    let r = match (wc.status, q.ext.wrs.as_ref()) {
+                        // SAFETY: as in `post_tx`: the slot is held until
+                        // its completion.
+                        (0, Some(w)) => unsafe { q.ext.conn().post_recv_mr(w, i) }.map_err(|e| (-e) as u32),
+                        (0, None) => Err(bindings::ENOTCONN),
+                        (st, _) => Err(error_of(st, true)),
+                    };
+                    match r {
+                        Ok(()) => q.rx_links.push_back(&mut q.ext.rq, i),
+                        Err(e) => failed = Some((work(q, i), e)),
+                    }
+                }
+                while failed.is_none() && q.enabled && !q.down && q.ext.rx_hold.is_none() {
+                    let Some(i) = q.rx_links.pop_front(&mut q.rx_msg) else {
+                        q.ext.qp = true;
+                        break;
+                    };
+                    match q.post_rx(i) {
+                        Ok(RxPost::Posted) => continue,
+                        Ok(RxPost::Held) => break,
+                        Ok(RxPost::NotYet) => {
+                            q.rx_links.push_front(&mut q.rx_msg, i);
+                            break;
+                        }
+                        // The queue pair is going: the flush fails it.
+                        Err(e) if e == neg(bindings::ENOTCONN) || e == neg(bindings::EAGAIN) => {
+                            q.rx_links.push_front(&mut q.rx_msg, i);
+                            break;
+                        }
+                        Err(e) => failed = Some((work(q, i), (-e) as u32)),
+                    }
+                }
+                failed
+            };
+            match failed {
+                Some((w, e)) => self.rx_failed(&w, e, 0, 0),
+                None => return,
+            }
+        }
+    }
+
     /// Receive slot `slot` completed (softirq): it is the head of `rq`.
     fn rx_wc(&self, slot: usize, wc: &sys::kfi_verbs_wc) {
         if self.is_soft() {
             self.bounce_wc(slot, wc);
+            return;
+        }
+        if wc.reg {
+            self.rx_reg_wc(slot, wc);
             return;
         }
         let w = {

@@ -2036,9 +2036,12 @@ static void verbs_rma_write_read(struct kunit *test)
  * vmalloc'ed buffer over 17 pages sent into one receive, written into a
  * region and read back into another vmalloc'ed buffer, data compared; 8
  * whole pages as bio_vecs sent; 40 reads in turn (more than the queue
- * pair's 32 registrations: each reused, invalidated first on rxe); 5
- * pieces that do not meet on page boundaries, and a receive of more than
- * 4 pieces: -EINVAL, nothing posted.
+ * pair's 32 registrations: each reused, invalidated first on rxe);
+ * receives into vmalloc'ed buffers over 5 and 17 pages (registered before
+ * their receive is posted), in order with a plain one between them, and
+ * one posted before the connection (registered once it is up); 5 pieces
+ * that do not meet on page boundaries, sent or received: -EINVAL,
+ * nothing posted.
  */
 static void verbs_rma_long_buffers(struct kunit *test)
 {
@@ -2048,6 +2051,7 @@ static void verbs_rma_long_buffers(struct kunit *test)
 	struct bio_vec bv[8];
 	struct kvec gap[5];
 	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
 	struct kfid_mr *m;
 	u64 key;
 	int i, k;
@@ -2061,7 +2065,46 @@ static void verbs_rma_long_buffers(struct kunit *test)
 		bvec_set_page(&bv[k], virt_to_page(pg + k * PAGE_SIZE),
 			      PAGE_SIZE, 0);
 	for (i = 0; i < 2; i++) {
-		vx_open(test, &f, node[i], 0, true);
+		vx_open(test, &f, node[i], 0, false);
+		/* a receive to register, posted before the connection */
+		memset(vdst, 0, 18 * PAGE_SIZE);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, vdst + 7, len, NULL, 0,
+					       vdst), 0);
+		xf_connect(test, &f);
+		vx_fill(vsrc + 100, len, 11 + i);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.sep, vsrc + 100, len, NULL,
+					       0, NULL), 0);
+		vx_expect_recv(test, f.crx, vdst, vdst + 7, len, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(vdst + 7, vsrc + 100, len), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.stx, &e), 1);
+		/* registered, plain, registered: in order */
+		memset(vdst, 0, 18 * PAGE_SIZE);
+		memset(rx, 0, 64);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, vdst + 100,
+					       5 * PAGE_SIZE, NULL, 0, vdst), 0);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, rx, 64, NULL, 0, rx),
+				0);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, vdst + 6 * PAGE_SIZE,
+					       len - 6 * PAGE_SIZE, NULL, 0,
+					       vsrc), 0);
+		for (k = 0; k < 3; k++) {
+			size_t l = k == 1 ? 64 : k ? len - 6 * PAGE_SIZE :
+				   5 * PAGE_SIZE;
+
+			KUNIT_ASSERT_EQ(test, kfi_send(f.c.sep, vsrc + 100 + k,
+						       l, NULL, 0, NULL), 0);
+			KUNIT_ASSERT_EQ(test, xf_wait(f.stx, &e), 1);
+		}
+		vx_expect_recv(test, f.crx, vdst, vdst + 100, 5 * PAGE_SIZE,
+			       0);
+		KUNIT_EXPECT_EQ(test, memcmp(vdst + 100, vsrc + 100,
+					     5 * PAGE_SIZE), 0);
+		vx_expect_recv(test, f.crx, rx, rx, 64, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(rx, vsrc + 101, 64), 0);
+		vx_expect_recv(test, f.crx, vsrc, vdst + 6 * PAGE_SIZE,
+			       len - 6 * PAGE_SIZE, 0);
+		KUNIT_EXPECT_EQ(test, memcmp(vdst + 6 * PAGE_SIZE, vsrc + 102,
+					     len - 6 * PAGE_SIZE), 0);
 		vx_fill(vsrc + 100, len, 21 + i);
 		memset(rx, 0, len);
 		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rx, len, NULL, 0, rx),
@@ -2112,9 +2155,8 @@ static void verbs_rma_long_buffers(struct kunit *test)
 			gap[k] = (struct kvec){ rx + k * 200, 100 };
 		KUNIT_EXPECT_EQ(test, kfi_sendv(f.c.cep, gap, NULL, 5, 0,
 						NULL), -EINVAL);
-		KUNIT_EXPECT_EQ(test, kfi_recv(f.c.sep, vdst + 100,
-					       5 * PAGE_SIZE, NULL, 0, NULL),
-				-EINVAL);
+		KUNIT_EXPECT_EQ(test, kfi_recvv(f.c.sep, gap, NULL, 5, 0,
+						NULL), -EINVAL);
 		xf_expect_none(test, f.ctx);
 		xf_expect_none(test, f.srx);
 		KUNIT_EXPECT_EQ(test, kfi_close(&m->fid), 0);

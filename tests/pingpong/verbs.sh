@@ -4,8 +4,10 @@
 # over the verbs provider, kernel to kernel and against the real
 # fi_pingpong (libfabric 1.17, -p verbs -e msg), on the rxe device kv_rxe
 # (10.95.0.1), and a kernel pair on the siw device kv_siw (10.95.0.2):
-# fi_pingpong's default sizes (64 B to 1 MiB), data checked; and the raw
-# ib_verbs baseline (ibv_pingpong.ko) kernel to kernel on both devices.
+# fi_pingpong's default sizes (64 B to 1 MiB), data checked; tagged pairs
+# (the soft mode) on both devices, and a soft-mode client refused by
+# fi_pingpong; and the raw ib_verbs baseline (ibv_pingpong.ko) kernel to
+# kernel on both devices.
 #   verbs.sh KODIR [ITERS]
 # Prints one "KFI-RESULT PASS|FAIL pp_verbs_<name>" line per check and
 # unloads kfi_pingpong again.
@@ -61,7 +63,30 @@ wait
 result kernel_pair_siw bash -c "grep -q '^rc=0$' /tmp/pw.s && grep -q '^rc=0$' /tmp/pw.c"
 show /tmp/pw.s /tmp/pw.c
 
+# tagged messages (the KFI_TAGGED hint picks the soft mode's entry),
+# kernel to kernel on kv_rxe and on kv_siw
+for n in "$node" "$node_siw"; do
+	pp /tmp/pt.s "role=server prov=verbs addr=$n tagged=1 verify=1 iters=$iters" &
+	sleep 0.5
+	pp /tmp/pt.c "role=client prov=verbs addr=$n tagged=1 verify=1 iters=$iters"
+	wait
+	name=tagged_pair
+	[ "$n" = "$node_siw" ] && name=tagged_pair_siw
+	result $name bash -c "grep -q '^rc=0$' /tmp/pt.s && grep -q '^rc=0$' /tmp/pt.c"
+	show /tmp/pt.s /tmp/pt.c
+done
+
 if command -v fi_pingpong >/dev/null; then
+	# a soft-mode client (tagged) cannot talk to libfabric: fi_pingpong
+	# accepts it in its own (direct) mode, the kernel says EPROTO
+	timeout 60 fi_pingpong -p verbs -e msg -I 2 -d kv_rxe >/tmp/pm.f 2>&1 &
+	fpid=$!
+	wait_listen
+	pp /tmp/pm.c "role=client prov=verbs addr=$node tagged=1 iters=2"
+	wait $fpid
+	result soft_vs_libfabric grep -q 'Protocol error' /tmp/pm.c
+	cat /tmp/pm.c | sed 's/^/    /'
+
 	# the kernel serves, fi_pingpong (-c: data checked) connects
 	pp /tmp/pf.s "role=server prov=verbs addr=$node verify=1 iters=$iters" &
 	wait_listen
