@@ -259,12 +259,12 @@ unsafe impl ProvEp for Ep {
         let cfg = Config::new(c, MAX_MSG_SIZE, self.domain);
         let owner = (&self.data as *const EpData).cast::<c_void>();
         let (wrs, soft) = if self.soft_mode {
-            self.soft_alloc()?;
+            let bounce = self.soft_alloc()?;
             // SAFETY: the endpoint is pinned and outlives the work, which
             // its queues' close stops (`EpData::close`) before the
             // endpoint is freed.
             let work = unsafe { DWork::new(soft_work, (self as *const Ep).cast_mut().cast())? };
-            let st = SoftTx::new(work, cfg.tx_size)?;
+            let st = SoftTx::new(work, cfg.tx_size, bounce)?;
             self.data.set_soft();
             (Wrs::new(owner, cfg.tx_size + NCHUNK, NBOUNCE)?, Some(st))
         } else {

@@ -9,8 +9,8 @@
 //! and delivered to a later receive or probe. A message that cannot go
 //! anywhere yet (no untagged receive, no CQ slot, the unexpected bounds
 //! reached) stays in its bounce buffer, not reposted: the work waits, and
-//! the peer's device is held back by the receiver-not-ready flow control
-//! once the bounce buffers run out. A peer's RDMA write with immediate
+//! the peer is held back by credits (`logic/proto.rs`: it sends only into
+//! buffers we posted and told it of). A peer's RDMA write with immediate
 //! data consumes a bounce buffer: its entry is the write's
 //! (`KFI_REMOTE_CQ_DATA`, no receive consumed, as kfi_tcp reports it).
 //!
@@ -84,15 +84,19 @@ enum Step {
 
 impl Ep {
     /// Soft mode, at enable: allocates the bounce buffers (process
-    /// context).
-    pub(crate) fn soft_alloc(&self) -> Result {
+    /// context); where they are, for `SoftTx` (they stay there until the
+    /// endpoint is freed).
+    pub(crate) fn soft_alloc(&self) -> Result<[*const u8; NBOUNCE]> {
         let mut g = self.soft.lock();
         let mut bufs = KVec::with_capacity(NBOUNCE, GFP_KERNEL)?;
-        for _ in 0..NBOUNCE {
-            bufs.push(KVec::from_elem(0u8, BOUNCE_LEN, GFP_KERNEL)?, GFP_KERNEL)?;
+        let mut at = [core::ptr::null(); NBOUNCE];
+        for p in at.iter_mut() {
+            let b = KVec::from_elem(0u8, BOUNCE_LEN, GFP_KERNEL)?;
+            *p = b.as_ptr();
+            bufs.push(b, GFP_KERNEL)?;
         }
         g.bufs = bufs;
-        Ok(())
+        Ok(at)
     }
 
     /// Soft mode, the queue pair exists: every bounce buffer goes to the
@@ -106,7 +110,7 @@ impl Ep {
                 // SAFETY: the buffer is not posted (this runs once, when
                 // the queue pair is new) and lives in the endpoint, freed
                 // after its close (which closes the connection first).
-                match unsafe { self.data().post_bounce(i, b) } {
+                match unsafe { self.data().post_bounce(i, b, false) } {
                     Err(e) if e == -(bindings::EAGAIN as isize) => base::sleep_briefly(),
                     _ => break,
                 }
@@ -151,7 +155,7 @@ impl Ep {
                     if let Some(b) = s.bufs.get_mut(i) {
                         // SAFETY: handled, so not posted; it lives in the
                         // endpoint (see `soft_post_all`).
-                        let _ = unsafe { ep.post_bounce(i, b) };
+                        let _ = unsafe { ep.post_bounce(i, b, true) };
                     }
                 }
                 Step::Drop => ep.bounce_pop(),
@@ -197,6 +201,9 @@ impl Ep {
         };
         let payload = &bytes[HDR_LEN..];
         match (&s.cur, hdr.op) {
+            // A grant alone (counted as it completed), also between the
+            // chunks of a message.
+            (_, Op::Credit) => return Step::Done,
             (None, Op::Msg) => match self.soft_start(&mut s.unexp, hdr) {
                 Some(Ok(m)) => s.cur = Some(m),
                 Some(Err(())) => return Step::Broken,

@@ -33,7 +33,7 @@
 
 use crate::ffi::{sys, Conn, Wrs};
 use crate::logic::atomic::{self, AtomicError, Bufs, Call, IbAtomic};
-use crate::logic::proto::{self, Hdr, Op, CHUNK, HDR_LEN};
+use crate::logic::proto::{self, Credits, Hdr, Op, CHUNK, HDR_LEN};
 use crate::util::base::DWork;
 use crate::logic::status::error_of;
 use crate::util::logic::xfer::{self as rules, Kind, List};
@@ -109,8 +109,11 @@ pub(crate) struct Prepared {
 /// being sent that may be in flight at once (transmit contexts after the
 /// consumer's slots).
 pub(crate) const NCHUNK: usize = 16;
-/// Bounce buffers of a soft-mode connection (its receive queue).
-pub(crate) const NBOUNCE: usize = 32;
+/// Bounce buffers of a soft-mode connection (its receive queue): the
+/// credits each side starts with (`logic/proto.rs`).
+pub(crate) const NBOUNCE: usize = proto::BOUNCES as usize;
+/// The owner of a chunk context carrying a grant alone.
+const GRANT_OWNER: u32 = u32::MAX;
 const _: () = assert!(NCHUNK <= 32 && NBOUNCE <= u16::MAX as usize);
 
 /// A bounce buffer's completion, waiting for the receive work.
@@ -141,18 +144,21 @@ struct SlotSt {
 
 /// A soft-mode endpoint's state under `q`: the transmit stream (one
 /// message's chunks at a time, in posting order with the RMA operations
-/// between them) and the bounce buffers' completions waiting for the
-/// receive work (`soft.rs`).
+/// between them), the credits (`logic/proto.rs`), and the bounce
+/// buffers' completions waiting for the receive work (`soft.rs`).
 pub(crate) struct SoftTx {
     /// The receive work (process context): kicked by bounce completions,
     /// by receives posted while it waits, by a CQ's freed room.
     work: DWork,
-    /// The first chunk's header of each transmit slot (kmalloc'ed: in the
-    /// linear map, as the device maps headers).
-    hdrs: KVec<[u8; HDR_LEN]>,
-    /// The header of every continuation chunk (likewise in the linear map:
-    /// this structure is kmalloc'ed).
-    cont: [u8; HDR_LEN],
+    /// The header of the chunk in flight on each chunk context (in the
+    /// linear map, as the device maps headers: this structure is
+    /// kmalloc'ed).
+    chunk_hdr: [[u8; HDR_LEN]; NCHUNK],
+    /// The peer's buffers we may fill, our reposted ones not granted.
+    credits: Credits,
+    /// Where each bounce buffer is (the endpoint's `SoftRx`, which outlives
+    /// this): a completing buffer's header is read for its grant.
+    bounce: [*const u8; NBOUNCE],
     slots: KVec<SlotSt>,
     /// Consumer transmit slots: chunk context `k` is work request
     /// context `ntx + k`.
@@ -175,19 +181,19 @@ pub(crate) struct SoftTx {
 
 impl SoftTx {
     /// The soft state of queues with `ntx` transmit slots, its receive
-    /// work `work` (process context).
-    pub(crate) fn new(work: DWork, ntx: usize) -> Result<KBox<SoftTx>> {
-        let mut hdrs = KVec::with_capacity(ntx, GFP_KERNEL)?;
+    /// work `work`, its bounce buffers at `bounce` (each at least a header
+    /// long, alive as long as the queues) (process context).
+    pub(crate) fn new(work: DWork, ntx: usize, bounce: [*const u8; NBOUNCE]) -> Result<KBox<SoftTx>> {
         let mut slots = KVec::with_capacity(ntx, GFP_KERNEL)?;
         for _ in 0..ntx {
-            hdrs.push([0u8; HDR_LEN], GFP_KERNEL)?;
             slots.push(SlotSt::default(), GFP_KERNEL)?;
         }
         let free = if NCHUNK == 32 { u32::MAX } else { (1u32 << NCHUNK) - 1 };
         let st = SoftTx {
             work,
-            hdrs,
-            cont: proto::CONT_HDR,
+            chunk_hdr: [[0u8; HDR_LEN]; NCHUNK],
+            credits: Credits::new(),
+            bounce,
             slots,
             ntx,
             owner: [0; NCHUNK],
@@ -407,20 +413,56 @@ impl Queues<VerbsExt> {
             let i = self.tx_links.pop_front(&mut self.tx_pending)?;
             let op = &self.tx[i];
             if matches!(op.kind, Kind::Send | Kind::TSend) {
-                let h = Hdr {
-                    op: Op::Msg,
-                    tagged: op.kind == Kind::TSend,
-                    data: (op.flags & rules::F_REMOTE_CQ_DATA != 0).then_some(op.data),
-                    len: op.buf.len as u32,
-                    tag: op.tag,
-                };
                 let st = self.ext.soft.as_deref_mut()?;
-                st.hdrs[i] = proto::encode(&h);
                 st.slots[i] = SlotSt::default();
                 st.cur = Some((i, 0));
-            } else if let Err(e) = self.post_tx(i) {
+                continue;
+            }
+            // A write with immediate data consumes one of the peer's
+            // buffers: it waits for a credit like a chunk.
+            let imm = op.kind == Kind::Write && op.flags & rules::F_REMOTE_CQ_DATA != 0;
+            if imm {
+                let st = self.ext.soft.as_deref_mut()?;
+                if !st.credits.can_send() {
+                    self.tx_links.push_front(&mut self.tx_pending, i);
+                    return None;
+                }
+            }
+            if let Err(e) = self.post_tx(i) {
                 return Some((i, (-e) as u32));
             }
+            if imm {
+                if let Some(st) = self.ext.soft.as_deref_mut() {
+                    st.credits.send_write();
+                }
+            }
+        }
+    }
+
+    /// Soft mode: returns what is owed in a header of its own when it is
+    /// enough to matter and no chunk is about to carry it (a chunk
+    /// context free, the last credit to send it with). A failure is left
+    /// to the connection's end (the post only fails when it is going).
+    fn maybe_grant(&mut self) {
+        let Queues { ext, .. } = self;
+        let VerbsExt { conn, wrs, soft, .. } = ext;
+        let (Some(st), Some(w)) = (soft.as_deref_mut(), wrs.as_ref()) else {
+            return;
+        };
+        if !st.credits.grant_due() || st.free == 0 {
+            return;
+        }
+        let k = st.free.trailing_zeros() as usize;
+        let grant = st.credits.owed.min(u8::MAX as u32) as u8;
+        st.chunk_hdr[k] = proto::encode(&proto::credit(grant));
+        // SAFETY: set at enable, valid until the endpoint's close.
+        let conn: &Conn = unsafe { &**conn };
+        // SAFETY: chunk context `k` is free; the header lives in `st`,
+        // freed only at close after the connection's close.
+        if unsafe { conn.post_chunk(w, st.ntx + k, &st.chunk_hdr[k], &[], 0, 0) }.is_ok() {
+            st.credits.send_grant();
+            st.free &= !(1u32 << k);
+            st.owner[k] = GRANT_OWNER;
         }
     }
 
@@ -443,13 +485,29 @@ impl Queues<VerbsExt> {
         let segs = op.payload(&mut one);
         let len = op.buf.len;
         loop {
-            if st.free == 0 {
+            // A chunk context and a credit (the last kept for a grant).
+            if st.free == 0 || !st.credits.can_send() {
                 st.cur = Some((i, off));
                 return Streamed::Blocked;
             }
             let k = st.free.trailing_zeros() as usize;
             let max = (len - off).min(CHUNK as u64) as usize;
-            let hdr: &[u8] = if off == 0 { &st.hdrs[i] } else { &st.cont };
+            // What `credits.send` returns once it went: all that is owed.
+            let grant = st.credits.owed.min(u8::MAX as u32) as u8;
+            let h = if off == 0 {
+                Hdr {
+                    op: Op::Msg,
+                    tagged: op.kind == Kind::TSend,
+                    data: (op.flags & rules::F_REMOTE_CQ_DATA != 0).then_some(op.data),
+                    len: len as u32,
+                    tag: op.tag,
+                    grant,
+                }
+            } else {
+                proto::cont(grant)
+            };
+            st.chunk_hdr[k] = proto::encode(&h);
+            let hdr: &[u8] = &st.chunk_hdr[k];
             // SAFETY: chunk context `k` is free (not posted); the send's
             // slot is held off every list until its last chunk completes,
             // so its buffer (the consumer's, or the slot's `inline` copy)
@@ -457,6 +515,7 @@ impl Queues<VerbsExt> {
             // after the connection's close; `w` outlives the queue pair.
             match unsafe { conn.post_chunk(w, st.ntx + k, hdr, segs, off, max) } {
                 Ok(n) => {
+                    st.credits.send();
                     st.free &= !(1u32 << k);
                     st.owner[k] = i as u32;
                     st.slots[i].out += 1;
@@ -762,23 +821,32 @@ impl EpData {
     }
 
     /// Soft mode: hands bounce buffer `idx` (`buf`) to the receive queue
-    /// (its work request context is receive context `idx`).
+    /// (its work request context is receive context `idx`); `repost`: it
+    /// was handled, a credit owed to the peer.
     ///
     /// # Safety
     /// `buf` stays valid and is not accessed until the buffer's
     /// completion is handled (or the connection is closed).
-    pub(crate) unsafe fn post_bounce(&self, idx: usize, buf: &mut [u8]) -> core::result::Result<(), isize> {
-        let g = self.q.lock();
-        let Some(w) = g.ext.wrs.as_ref() else {
+    pub(crate) unsafe fn post_bounce(&self, idx: usize, buf: &mut [u8], repost: bool) -> core::result::Result<(), isize> {
+        let mut g = self.q.lock();
+        let q = &mut *g;
+        let Some(w) = q.ext.wrs.as_ref() else {
             return Err(neg(bindings::ENOTCONN));
         };
-        if !g.ext.qp || g.down {
+        if !q.ext.qp || q.down {
             return Err(neg(bindings::ENOTCONN));
         }
         let seg = Seg { base: buf.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len: buf.len() };
         // SAFETY: by the caller's contract; the context is free (the
         // buffer is not posted); `wrs` outlives the queue pair.
-        unsafe { g.ext.conn().post_recv(w, idx, core::slice::from_ref(&seg)) }.map_err(|e| e as isize)
+        unsafe { q.ext.conn().post_recv(w, idx, core::slice::from_ref(&seg)) }.map_err(|e| e as isize)?;
+        // A buffer posted again is a credit owed to the peer (the first
+        // posts are the credits it starts with).
+        if let (Some(st), true) = (q.ext.soft.as_deref_mut(), repost) {
+            st.credits.reposted();
+            q.maybe_grant();
+        }
+        Ok(())
     }
 
     /// Soft mode: the oldest bounce completion not handled yet, and
@@ -901,18 +969,23 @@ impl EpData {
             let Some(st) = q.ext.soft.as_deref_mut() else {
                 return;
             };
-            let i = st.owner[k] as usize;
             st.free |= 1u32 << k;
-            st.slots[i].out = st.slots[i].out.saturating_sub(1);
-            if wc.status != 0 && st.slots[i].err == 0 {
-                st.slots[i].err = error_of(wc.status, false);
-                if st.cur.is_some_and(|(c, _)| c == i) {
-                    st.cur = None;
+            let mut fin = None;
+            // (A grant alone has no send to complete.)
+            if st.owner[k] != GRANT_OWNER {
+                let i = st.owner[k] as usize;
+                st.slots[i].out = st.slots[i].out.saturating_sub(1);
+                if wc.status != 0 && st.slots[i].err == 0 {
+                    st.slots[i].err = error_of(wc.status, false);
+                    if st.cur.is_some_and(|(c, _)| c == i) {
+                        st.cur = None;
+                    }
                 }
+                let sl = st.slots[i];
+                fin = (sl.out == 0 && (sl.all || sl.err != 0)).then_some((i, sl.err));
             }
-            let sl = st.slots[i];
-            let fin = (sl.out == 0 && (sl.all || sl.err != 0)).then_some((i, sl.err));
             let failed = if q.ext.up && !q.down { q.pump() } else { None };
+            q.maybe_grant();
             (fin, failed)
         };
         match fin {
@@ -945,11 +1018,40 @@ impl EpData {
     /// Soft mode: bounce buffer `idx` completed (softirq): queued for the
     /// receive work.
     fn bounce_wc(&self, idx: usize, wc: &sys::kfi_verbs_wc) {
-        let mut g = self.q.lock();
-        if let Some(st) = g.ext.soft.as_deref_mut() {
+        let failed = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            let Some(st) = q.ext.soft.as_deref_mut() else {
+                return;
+            };
             let ok = wc.status == 0;
-            st.push(BounceWc { idx: idx as u16, ok, write_imm: ok && wc.write_imm, len: wc.byte_len, imm: wc.imm_data });
+            let write_imm = ok && wc.write_imm;
+            st.push(BounceWc { idx: idx as u16, ok, write_imm, len: wc.byte_len, imm: wc.imm_data });
             st.kick();
+            // The credits its header returns count now, whatever becomes
+            // of the message (it may wait for a receive).
+            let grant = match (ok && !write_imm, st.bounce.get(idx)) {
+                (true, Some(&p)) => {
+                    let n = (wc.byte_len as usize).min(HDR_LEN);
+                    // SAFETY: the buffer is the endpoint's (`bounce`'s
+                    // invariant), at least a header long; its receive just
+                    // completed (the device wrote it, it is unmapped) and
+                    // nothing writes it until it is posted again.
+                    proto::grant_of(unsafe { core::slice::from_raw_parts(p, n) })
+                }
+                _ => 0,
+            };
+            if grant == 0 {
+                return;
+            }
+            st.credits.granted(grant);
+            let failed = if q.ext.up && !q.down { q.pump() } else { None };
+            q.maybe_grant();
+            failed
+        };
+        if let Some((i, e)) = failed {
+            self.tx_failed(i, e);
+            self.pump_report(false);
         }
     }
 

@@ -8,12 +8,23 @@
 //! A message's chunks are sent back to back (the sender streams one
 //! message at a time), so the receiver assembles one message at a time:
 //! the first chunk (`Op::Msg`) names the whole length, tag and CQ data;
-//! the following ones (`Op::Cont`) carry only payload. Kernel-independent
-//! (host crate `kfi-verbs-logic`).
+//! the following ones (`Op::Cont`) carry only payload.
 //!
-//! Header, little-endian: `version u8 = 1`, `op u8`, `flags u8`, `rsvd u8
-//! = 0`, `len u32` (the message's bytes; 0 in a continuation), `tag u64`,
-//! `data u64`.
+//! Flow control is by credits, because iWARP has no receiver-not-ready
+//! retry (a SEND that finds no receive ends the connection): a sender
+//! consumes one credit per chunk (and per write with immediate data),
+//! starting with [`BOUNCES`] (the buffers each side posts before it
+//! connects); every header returns `grant` credits, the bounce buffers
+//! its sender reposted since its last grant; a side with buffers to grant
+//! and no chunk to carry them sends a header alone (`Op::Credit`, which
+//! may pass between the chunks of a message). The last credit is kept
+//! for such a grant, so two sides that have filled each other's buffers
+//! can always tell each other about the room they made ([`Credits`]).
+//! Kernel-independent (host crate `kfi-verbs-logic`).
+//!
+//! Header, little-endian: `version u8 = 1`, `op u8`, `flags u8`, `grant
+//! u8`, `len u32` (the message's bytes; 0 in a continuation or a grant),
+//! `tag u64`, `data u64`.
 
 /// Bytes of a header.
 pub const HDR_LEN: usize = 24;
@@ -29,6 +40,12 @@ pub const F_TAGGED: u8 = 1;
 pub const F_DATA: u8 = 2;
 /// Largest message length a header can name.
 pub const MAX_MSG: u64 = u32::MAX as u64;
+/// Bounce buffers each side posts before it connects: the credits each
+/// side starts with.
+pub const BOUNCES: u32 = 32;
+/// Reposted buffers worth a header of their own (`Op::Credit`) when no
+/// chunk carries them.
+pub const GRANT_THRESHOLD: u32 = BOUNCES / 2;
 
 /// What a chunk is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +54,8 @@ pub enum Op {
     Msg,
     /// A following chunk of the message being received.
     Cont,
+    /// A header alone returning credits.
+    Credit,
 }
 
 /// A chunk's header.
@@ -50,6 +69,8 @@ pub struct Hdr {
     /// The message's length (first chunk).
     pub len: u32,
     pub tag: u64,
+    /// Credits returned to the header's receiver.
+    pub grant: u8,
 }
 
 /// Why a chunk is not understood (the peer breaks the protocol: the
@@ -58,15 +79,23 @@ pub struct Hdr {
 pub enum ProtoError {
     /// Shorter than a header.
     Short,
-    /// Another version, an unknown op or flag, reserved bits set.
+    /// Another version, an unknown op or flag, fields set that the op
+    /// does not have.
     Bad,
     /// A continuation with no message being received, a first chunk in
     /// the middle of one, or more payload than the message's length.
     Sequence,
 }
 
-/// The header of a continuation chunk (the same for every one).
-pub const CONT_HDR: [u8; HDR_LEN] = encode(&Hdr { op: Op::Cont, tagged: false, data: None, len: 0, tag: 0 });
+/// The header of a continuation chunk returning `grant` credits.
+pub const fn cont(grant: u8) -> Hdr {
+    Hdr { op: Op::Cont, tagged: false, data: None, len: 0, tag: 0, grant }
+}
+
+/// A header alone returning `grant` credits.
+pub const fn credit(grant: u8) -> Hdr {
+    Hdr { op: Op::Credit, tagged: false, data: None, len: 0, tag: 0, grant }
+}
 
 /// The wire bytes of `h`.
 pub const fn encode(h: &Hdr) -> [u8; HDR_LEN] {
@@ -75,7 +104,9 @@ pub const fn encode(h: &Hdr) -> [u8; HDR_LEN] {
     b[1] = match h.op {
         Op::Msg => 0,
         Op::Cont => 1,
+        Op::Credit => 2,
     };
+    b[3] = h.grant;
     let mut flags = 0;
     if h.tagged {
         flags |= F_TAGGED;
@@ -116,21 +147,96 @@ pub fn decode(b: &[u8]) -> Result<Hdr, ProtoError> {
     if b.len() < HDR_LEN {
         return Err(ProtoError::Short);
     }
-    if b[0] != VERSION || b[3] != 0 || b[2] & !(F_TAGGED | F_DATA) != 0 {
+    if b[0] != VERSION || b[2] & !(F_TAGGED | F_DATA) != 0 {
         return Err(ProtoError::Bad);
     }
     let op = match b[1] {
         0 => Op::Msg,
         1 => Op::Cont,
+        2 => Op::Credit,
         _ => return Err(ProtoError::Bad),
     };
     let len = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
     let tag = le64(&b[8..]);
     let data = (b[2] & F_DATA != 0).then(|| le64(&b[16..]));
-    if op == Op::Cont && (b[2] != 0 || len != 0 || tag != 0 || data.is_some()) {
+    if op != Op::Msg && (b[2] != 0 || len != 0 || tag != 0 || data.is_some()) {
         return Err(ProtoError::Bad);
     }
-    Ok(Hdr { op, tagged: b[2] & F_TAGGED != 0, data, len, tag })
+    Ok(Hdr { op, tagged: b[2] & F_TAGGED != 0, data, len, tag, grant: b[3] })
+}
+
+/// The credits a chunk's header returns, read as it completes (before
+/// it is parsed): 0 for what is not a header of this version.
+pub fn grant_of(b: &[u8]) -> u8 {
+    match b {
+        [VERSION, 0..=2, _, g, ..] if b.len() >= HDR_LEN => *g,
+        _ => 0,
+    }
+}
+
+/// One side's credits: the peer's bounce buffers it may fill, and its own
+/// reposted buffers not granted yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Credits {
+    /// Peer buffers this side may fill.
+    pub have: u32,
+    /// Own buffers reposted and not granted yet.
+    pub owed: u32,
+}
+
+impl Credits {
+    /// At connection: the peer posted [`BOUNCES`] buffers.
+    pub const fn new() -> Credits {
+        Credits { have: BOUNCES, owed: 0 }
+    }
+
+    /// A chunk (or a write with immediate data) may go: it keeps the
+    /// last credit for a grant.
+    pub fn can_send(&self) -> bool {
+        self.have >= 2
+    }
+
+    /// A chunk goes: one credit spent; the grant it carries (all that is
+    /// owed, at most 255).
+    pub fn send(&mut self) -> u8 {
+        self.have -= 1;
+        self.take_owed()
+    }
+
+    /// A write with immediate data goes (it consumes a buffer, carries no
+    /// grant).
+    pub fn send_write(&mut self) {
+        self.have -= 1;
+    }
+
+    fn take_owed(&mut self) -> u8 {
+        let g = self.owed.min(u8::MAX as u32);
+        self.owed -= g;
+        g as u8
+    }
+
+    /// Whether a header of its own should return what is owed (enough to
+    /// matter, and the last credit to send it with).
+    pub fn grant_due(&self) -> bool {
+        self.owed >= GRANT_THRESHOLD && self.have >= 1
+    }
+
+    /// A header alone goes: the grant it carries.
+    pub fn send_grant(&mut self) -> u8 {
+        self.have -= 1;
+        self.take_owed()
+    }
+
+    /// The peer returned `g` credits (never more than it can have posted:
+    /// a peer that says more only fills its own queue).
+    pub fn granted(&mut self, g: u8) {
+        self.have = (self.have + g as u32).min(BOUNCES);
+    }
+
+    /// One of our buffers was reposted.
+    pub fn reposted(&mut self) {
+        self.owed = (self.owed + 1).min(BOUNCES);
+    }
 }
 
 /// A message being received: how much of it has come, and how much of
