@@ -401,6 +401,39 @@ free:
 }
 
 /*
+ * The kernel virtual addresses of @r's segments in @wr's list, for an
+ * inline send (the device copies them at the post): a segment's own, or
+ * its page's in the linear map. False if they do not fit or a page has
+ * no such address (high memory); @wr->nsge is the entries set.
+ */
+static bool kfi_verbs_inline_sges(struct kfi_verbs_wr *wr,
+				  const struct kfi_verbs_sq_req *r)
+{
+	unsigned int i;
+	u8 *va;
+
+	wr->nsge = 0;
+	for (i = 0; i < r->nseg; i++) {
+		const struct kfi_util_seg *s = &r->segs[i];
+
+		if (!s->len)
+			continue;
+		if (wr->nsge >= KFI_VERBS_SGE_MAX)
+			return false;
+		va = s->page ? page_address(s->page) : s->base;
+		if (!va)
+			return false;
+		if (s->page)
+			va += s->offset;
+		wr->sge[wr->nsge].addr = (uintptr_t)va;
+		wr->sge[wr->nsge].length = s->len;
+		wr->sge[wr->nsge].lkey = 0;
+		wr->nsge++;
+	}
+	return true;
+}
+
+/*
  * The outcome of a post of @wr: a refused one is unmapped; siw refuses
  * posts with -ENOTCONN while its queue pair changes state, which is
  * -EAGAIN to the caller (retry).
@@ -468,9 +501,9 @@ static enum ib_wr_opcode kfi_verbs_opcode(const struct kfi_verbs_sq_req *r)
  *	slot completes.
  *
  * A send's or write's bytes are read by the device until the completion,
- * except for an inline one (@r->inline_ok, one kernel-address segment no
- * larger than the queue pair's inline size: copied now). One completion follows a 0 return,
- * through kfi_verbs_tx_done().
+ * except for an inline one (@r->inline_ok and no larger than the queue
+ * pair's inline size: copied now, not mapped). One completion follows a 0
+ * return, through kfi_verbs_tx_done().
  *
  * Context: Any but hard interrupts; never sleeps.
  * A buffer of more pieces than a work request holds, and the sink of an
@@ -520,17 +553,14 @@ int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 		ret = kfi_verbs_post_atomic(c, qp, wr, r);
 		goto out;
 	}
-	if (r->inline_ok && dir == DMA_TO_DEVICE && r->nseg == 1 &&
-	    r->segs[0].base && total <= c->max_inline) {
+	if (r->inline_ok && dir == DMA_TO_DEVICE && total &&
+	    total <= c->max_inline && kfi_verbs_inline_sges(wr, r)) {
 		/* copied by ib_post_send(): nothing to map */
+		rw.wr.send_flags |= IB_SEND_INLINE;
+		s->sg_list = wr->sge;
+		s->num_sge = wr->nsge;
 		wr->nsge = 0;
 		wr->ib = NULL;
-		rw.wr.send_flags |= IB_SEND_INLINE;
-		wr->sge[0].addr = (uintptr_t)r->segs[0].base;
-		wr->sge[0].length = total;
-		wr->sge[0].lkey = 0;
-		s->sg_list = wr->sge;
-		s->num_sge = total ? 1 : 0;
 	} else {
 		/* an iWARP READ sink is always registered (below) */
 		if (c->iwarp && r->op == KFI_VERBS_OP_READ) {

@@ -177,8 +177,9 @@ struct kfi_verbs_wrs;
  * @op: KFI_VERBS_OP_*.
  * @segs: The local buffer (source; for a read, the sink).
  * @nseg: Its segments.
- * @inline_ok: The bytes may be copied at the post (an inject, from the
- *	slot's own copy): sent inline when the queue pair allows.
+ * @inline_ok: The bytes may be copied at the post (a send or write:
+ *	the device reads them then instead of until the completion): sent
+ *	inline when they fit the queue pair's inline size.
  * @imm: Carry @imm_data (send or write with immediate data).
  * @imm_data: The immediate data (host order; big-endian on the wire).
  * @fence: Wait for earlier reads and atomics (KFI_FENCE).

@@ -342,7 +342,9 @@ impl Queues<VerbsExt> {
             op: code as i32,
             segs: segs.as_ptr(),
             nseg: segs.len() as c_uint,
-            inline_ok: op.inject,
+            // Small sends and writes are copied at the post (inline), as
+            // injects are: no mapping, and the device need not fetch them.
+            inline_ok: matches!(op.kind, Kind::Send | Kind::TSend | Kind::Write),
             imm,
             // Immediate data is 4 bytes (`cq_data_size`).
             imm_data: op.data as u32,
