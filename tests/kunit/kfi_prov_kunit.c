@@ -2110,6 +2110,85 @@ static void msg_ipv6_truncation_fails_one_receive(struct kunit *test)
 	msg_truncation_fails_one_receive(test);
 }
 
+static void msg_selective_completion(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	struct kvec iov = { "sel", 4 };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1, .context = &iov };
+	char buf[2][4];
+
+	xf_open(test, &f, 0, KFI_SELECTIVE_COMPLETION);
+	xf_connect(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[0], 4, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[1], 4, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "one", 4, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.c.cep, &m, KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_STREQ(test, buf[1], "sel");
+	/* only the send that asked for it */
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&iov);
+	xf_expect_none(test, f.ctx);
+	xf_teardown(test, &f);
+}
+
+/*
+ * Selective completion on the receive side: the messages of a multi-receive
+ * buffer posted without KFI_COMPLETION write no entry; the entry that
+ * releases the buffer is always written (fi_msg(3)), with KFI_MULTI_RECV,
+ * once.
+ */
+static void msg_multi_recv_selective(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	char *buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	size_t min = 16;
+	int i;
+
+	prov_need(test, KFI_MULTI_RECV);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	xf_srx_flags = KFI_SELECTIVE_COMPLETION;
+	xf_open(test, &f, 0, 0);
+	xf_connect(test, &f);
+	xf_srx_flags = 0;
+	KUNIT_ASSERT_EQ(test, kfi_setopt(&f.c.sep->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min,
+					 sizeof(min)), 0);
+	{
+		struct kvec v = { buf, 64 };
+		struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &v,
+				     .iov_count = 1, .context = buf };
+
+		KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &m,
+						  KFI_MULTI_RECV), 0);
+	}
+	/* 3 x 16 bytes: 16 left, the buffer is not released yet */
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "0123456789abcdef", 16,
+					       NULL, 0, NULL), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	msleep(50);
+	xf_expect_none(test, f.srx);
+	/* the fourth leaves less than 16 bytes: released, one entry */
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "0123456789abcdef", 16, NULL,
+				       0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG | KFI_MULTI_RECV);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)buf);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)16);
+	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)(buf + 48));
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 32, "0123456789abcdef", 16), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	msleep(20);
+	xf_expect_none(test, f.srx);
+	xf_teardown(test, &f);
+}
+
 /*
  * Messages of every length around the providers' inner boundaries (verbs
  * soft mode: 8168-byte chunks; tcp: its staging), up to 1 MiB, from a
@@ -2203,6 +2282,8 @@ static struct kunit_case msg_cases[] = {
 	KUNIT_CASE(msg_peek_claim_discard),
 	KUNIT_CASE(msg_ipv6_truncation_fails_one_receive),
 	KUNIT_CASE(msg_long_messages),
+	KUNIT_CASE(msg_selective_completion),
+	KUNIT_CASE(msg_multi_recv_selective),
 	{}
 };
 

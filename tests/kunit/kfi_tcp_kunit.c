@@ -2624,30 +2624,6 @@ static void tcp_msg_calls_in_atomic_context(struct kunit *test)
 }
 
 
-static void tcp_msg_selective_completion(struct kunit *test)
-{
-	struct xf_fixture f;
-	struct kfi_cq_tagged_entry e;
-	struct kvec iov = { "sel", 4 };
-	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
-			     .iov_count = 1, .context = &iov };
-	char buf[2][4];
-
-	xf_open(test, &f, 0, KFI_SELECTIVE_COMPLETION);
-	xf_connect(test, &f);
-	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[0], 4, NULL, 0, NULL), 0);
-	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf[1], 4, NULL, 0, NULL), 0);
-	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "one", 4, NULL, 0, NULL), 0);
-	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.c.cep, &m, KFI_COMPLETION), 0);
-	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
-	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
-	KUNIT_EXPECT_STREQ(test, buf[1], "sel");
-	/* only the send that asked for it */
-	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
-	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&iov);
-	xf_expect_none(test, f.ctx);
-	xf_teardown(test, &f);
-}
 
 /* The peer goes away: posted receives fail with -KFI_ECANCELED. */
 static void tcp_msg_peer_close_flushes(struct kunit *test)
@@ -3407,58 +3383,6 @@ static void tcp_msg_documented_flags(struct kunit *test)
 	xf_teardown(test, &f);
 }
 
-/*
- * Selective completion on the receive side: the messages of a multi-receive
- * buffer posted without KFI_COMPLETION write no entry; the entry that
- * releases the buffer is always written (fi_msg(3)), with KFI_MULTI_RECV,
- * once.
- */
-static void tcp_msg_multi_recv_selective(struct kunit *test)
-{
-	struct xf_fixture f;
-	struct kfi_cq_tagged_entry e;
-	char *buf = kunit_kzalloc(test, 64, GFP_KERNEL);
-	size_t min = 16;
-	int i;
-
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	xf_srx_flags = KFI_SELECTIVE_COMPLETION;
-	xf_open(test, &f, 0, 0);
-	xf_connect(test, &f);
-	xf_srx_flags = 0;
-	KUNIT_ASSERT_EQ(test, kfi_setopt(&f.c.sep->fid, KFI_OPT_ENDPOINT,
-					 KFI_OPT_MIN_MULTI_RECV, &min,
-					 sizeof(min)), 0);
-	{
-		struct kvec v = { buf, 64 };
-		struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &v,
-				     .iov_count = 1, .context = buf };
-
-		KUNIT_ASSERT_EQ(test, kfi_recvmsg(f.c.sep, &m,
-						  KFI_MULTI_RECV), 0);
-	}
-	/* 3 x 16 bytes: 16 left, the buffer is not released yet */
-	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "0123456789abcdef", 16,
-					       NULL, 0, NULL), 0);
-	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
-	msleep(50);
-	xf_expect_none(test, f.srx);
-	/* the fourth leaves less than 16 bytes: released, one entry */
-	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, "0123456789abcdef", 16, NULL,
-				       0, NULL), 0);
-	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
-	KUNIT_EXPECT_EQ(test, e.flags, KFI_RECV | KFI_MSG | KFI_MULTI_RECV);
-	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)buf);
-	KUNIT_EXPECT_EQ(test, e.len, (size_t)16);
-	KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)(buf + 48));
-	KUNIT_EXPECT_EQ(test, memcmp(buf + 32, "0123456789abcdef", 16), 0);
-	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
-	msleep(20);
-	xf_expect_none(test, f.srx);
-	xf_teardown(test, &f);
-}
 
 
 
@@ -3914,8 +3838,6 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_handlers_only_from_work),
 	KUNIT_CASE(tcp_msg_calls_in_atomic_context),
 	KUNIT_CASE(tcp_msg_multi_recv_waits_for_cq_room),
-	KUNIT_CASE(tcp_msg_selective_completion),
-	KUNIT_CASE(tcp_msg_multi_recv_selective),
 	KUNIT_CASE(tcp_msg_multi_recv_broken_once),
 	KUNIT_CASE(tcp_msg_multi_recv_cancel_while_filling),
 	KUNIT_CASE(tcp_msg_documented_flags),
