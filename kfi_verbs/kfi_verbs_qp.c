@@ -300,6 +300,99 @@ static void kfi_verbs_frwr_end(struct kfi_verbs_wr *wr, bool invalidated)
 	wr->mr = NULL;
 }
 
+/* A fast registration being posted: its work requests, the key to restore. */
+struct kfi_verbs_frwr {
+	struct ib_send_wr inv;
+	struct ib_reg_wr reg;
+	struct ib_send_wr *first;
+	u32 old_key;
+};
+
+/*
+ * Prepares a fast registration of @wr's own over @segs (@nents
+ * scatterlist entries, mapped for @wr->dir): the page list (GFP_ATOMIC)
+ * in an ib_mr of @qp's pool (@wr->mr), its REG_MR with the next key byte
+ * and @access in @f->reg, after a LOCAL_INV of the last key when it is
+ * still valid; @f->first is the first work request to post. Return: 0;
+ * -EAGAIN without memory or a free ib_mr; -ENOMEM when the pages cannot
+ * be mapped; -EINVAL for pieces that do not meet on page boundaries (they
+ * map short) or more pages than an ib_mr holds. Nothing is held on
+ * failure.
+ */
+static int kfi_verbs_frwr_get(struct ib_qp *qp, struct kfi_verbs_wr *wr,
+			      const struct kfi_util_seg *segs, unsigned int n,
+			      int nents, int access, struct kfi_verbs_frwr *f)
+{
+	struct ib_mr *mr;
+	int mapped, ret;
+
+	wr->sgl = kmalloc_array(nents, sizeof(*wr->sgl), GFP_ATOMIC);
+	if (!wr->sgl)
+		return -EAGAIN;
+	sg_init_table(wr->sgl, nents);
+	kfi_verbs_segs_sg(segs, n, wr->sgl);
+	wr->nents = nents;
+	wr->qp = qp;
+	mapped = ib_dma_map_sg(qp->device, wr->sgl, nents, wr->dir);
+	if (!mapped) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
+	if (!mr) {
+		/* every ib_mr of the pool is in use: try again later */
+		ret = -EAGAIN;
+		goto unmap;
+	}
+	if (ib_map_mr_sg(mr, wr->sgl, mapped, NULL, PAGE_SIZE) != mapped) {
+		ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
+		ret = -EINVAL;
+		goto unmap;
+	}
+	f->inv = (struct ib_send_wr){ .opcode = IB_WR_LOCAL_INV };
+	f->reg = (struct ib_reg_wr){ .wr.opcode = IB_WR_REG_MR };
+	f->first = &f->reg.wr;
+	f->old_key = mr->rkey;
+	if (mr->need_inval) {
+		f->inv.ex.invalidate_rkey = mr->rkey;
+		f->inv.next = &f->reg.wr;
+		f->first = &f->inv;
+	}
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	f->reg.mr = mr;
+	f->reg.key = mr->rkey;
+	f->reg.access = access;
+	wr->mr = mr;
+	return 0;
+unmap:
+	ib_dma_unmap_sg(qp->device, wr->sgl, nents, wr->dir);
+free:
+	kfree(wr->sgl);
+	wr->sgl = NULL;
+	return ret;
+}
+
+/*
+ * The post of @f failed at @bad before its REG_MR went: the device knows
+ * the ib_mr's old key (still valid, or invalidated by a LOCAL_INV that
+ * was posted); the ib_mr and the pages go back.
+ */
+static void kfi_verbs_frwr_unget(struct kfi_verbs_wr *wr,
+				 const struct kfi_verbs_frwr *f,
+				 const struct ib_send_wr *bad)
+{
+	struct ib_mr *mr = wr->mr;
+
+	ib_update_fast_reg_key(mr, f->old_key & 0xff);
+	if (bad == &f->reg.wr && f->first == &f->inv)
+		mr->need_inval = false;
+	ib_mr_pool_put(wr->qp, &wr->qp->rdma_mrs, mr);
+	wr->mr = NULL;
+	ib_dma_unmap_sg(wr->qp->device, wr->sgl, wr->nents, wr->dir);
+	kfree(wr->sgl);
+	wr->sgl = NULL;
+}
+
 /*
  * Posts @op (its remaining fields set by the caller) over a fast
  * registration of its own: the buffer's pages (@r's segments, @nents
@@ -316,53 +409,21 @@ static int kfi_verbs_post_frwr(struct kfi_verbs_conn *c, struct ib_qp *qp,
 			       const struct kfi_verbs_sq_req *r, int nents,
 			       struct ib_send_wr *op)
 {
-	struct ib_send_wr inv = { .opcode = IB_WR_LOCAL_INV };
-	struct ib_reg_wr reg = { .wr.opcode = IB_WR_REG_MR };
-	const struct ib_send_wr *bad = NULL;
-	struct ib_send_wr *first = &reg.wr;
 	bool sink = r->op == KFI_VERBS_OP_READ && c->iwarp;
+	const struct ib_send_wr *bad = NULL;
+	struct kfi_verbs_frwr f;
 	struct ib_mr *mr;
-	u32 old_key;
-	int n, ret;
+	int ret;
 
 	if (!c->nmrs)
 		return -EINVAL;
-	wr->sgl = kmalloc_array(nents, sizeof(*wr->sgl), GFP_ATOMIC);
-	if (!wr->sgl)
-		return -EAGAIN;
-	sg_init_table(wr->sgl, nents);
-	kfi_verbs_segs_sg(r->segs, r->nseg, wr->sgl);
-	wr->nents = nents;
-	wr->qp = qp;
-	n = ib_dma_map_sg(qp->device, wr->sgl, nents, wr->dir);
-	if (!n) {
-		ret = -ENOMEM;
-		goto free;
-	}
-	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
-	if (!mr) {
-		/* every ib_mr of the pool is in use: try again later */
-		ret = -EAGAIN;
-		goto unmap;
-	}
-	wr->mr = mr;
-	/* pieces that do not meet on page boundaries map short */
-	if (ib_map_mr_sg(mr, wr->sgl, n, NULL, PAGE_SIZE) != n) {
-		ret = -EINVAL;
-		goto put;
-	}
-	old_key = mr->rkey;
-	if (mr->need_inval) {
-		inv.ex.invalidate_rkey = mr->rkey;
-		inv.next = &reg.wr;
-		first = &inv;
-	}
-	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
-	reg.wr.next = op;
-	reg.mr = mr;
-	reg.key = mr->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE |
-		     (sink ? IB_ACCESS_REMOTE_WRITE : 0);
+	ret = kfi_verbs_frwr_get(qp, wr, r->segs, r->nseg, nents,
+				 IB_ACCESS_LOCAL_WRITE |
+				 (sink ? IB_ACCESS_REMOTE_WRITE : 0), &f);
+	if (ret)
+		return ret;
+	mr = wr->mr;
+	f.reg.wr.next = op;
 	wr->sge[0].addr = mr->iova;
 	wr->sge[0].length = mr->length;
 	wr->sge[0].lkey = mr->lkey;
@@ -373,30 +434,14 @@ static int kfi_verbs_post_frwr(struct kfi_verbs_conn *c, struct ib_qp *qp,
 		op->opcode = IB_WR_RDMA_READ_WITH_INV;
 		op->ex.invalidate_rkey = mr->rkey;
 	}
-	ret = ib_post_send(qp, first, &bad);
+	ret = ib_post_send(qp, f.first, &bad);
 	if (!ret)
 		return 0;
-	if (bad == first || bad == &reg.wr) {
-		/*
-		 * The registration was not posted: the device knows the old
-		 * key, still valid or (its LOCAL_INV posted) invalidated.
-		 */
-		ib_update_fast_reg_key(mr, old_key & 0xff);
-		if (bad == &reg.wr)
-			mr->need_inval = false;
-		goto put;
-	}
-	/* the registration was posted, the operation not: valid, new key */
-	kfi_verbs_frwr_end(wr, false);
-	return ret == -ENOTCONN ? -EAGAIN : ret;
-put:
-	ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
-	wr->mr = NULL;
-unmap:
-	ib_dma_unmap_sg(qp->device, wr->sgl, nents, wr->dir);
-free:
-	kfree(wr->sgl);
-	wr->sgl = NULL;
+	if (bad == f.first || bad == &f.reg.wr)
+		kfi_verbs_frwr_unget(wr, &f, bad);
+	else
+		/* the registration was posted, the operation not: valid */
+		kfi_verbs_frwr_end(wr, false);
 	return ret == -ENOTCONN ? -EAGAIN : ret;
 }
 
@@ -763,15 +808,11 @@ int kfi_verbs_post_recv_reg(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 			    unsigned int slot, const struct kfi_util_seg *segs,
 			    unsigned int n)
 {
-	struct ib_send_wr inv = { .opcode = IB_WR_LOCAL_INV };
-	struct ib_reg_wr reg = { .wr.opcode = IB_WR_REG_MR };
 	const struct ib_send_wr *bad = NULL;
-	struct ib_send_wr *first = &reg.wr;
+	struct kfi_verbs_frwr f;
 	struct kfi_verbs_wr *wr;
-	struct ib_mr *mr;
 	struct ib_qp *qp;
-	int nents, nmapped, ret;
-	u32 old_key;
+	int nents, ret;
 
 	if (slot >= w->nrx || n > KFI_UTIL_IOV_MAX)
 		return -EINVAL;
@@ -790,63 +831,23 @@ int kfi_verbs_post_recv_reg(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 		ret = -EINVAL;
 		goto out;
 	}
-	wr->sgl = kmalloc_array(nents, sizeof(*wr->sgl), GFP_ATOMIC);
-	if (!wr->sgl) {
-		ret = -EAGAIN;
-		goto out;
-	}
-	sg_init_table(wr->sgl, nents);
-	kfi_verbs_segs_sg(segs, n, wr->sgl);
-	wr->nents = nents;
-	wr->qp = qp;
 	wr->dir = DMA_FROM_DEVICE;
 	wr->nsge = 0;
 	wr->ib = NULL;
-	nmapped = ib_dma_map_sg(qp->device, wr->sgl, nents, wr->dir);
-	if (!nmapped) {
-		ret = -ENOMEM;
-		goto free;
-	}
-	mr = ib_mr_pool_get(qp, &qp->rdma_mrs);
-	if (!mr) {
-		ret = -EAGAIN;
-		goto unmap;
-	}
-	if (ib_map_mr_sg(mr, wr->sgl, nmapped, NULL, PAGE_SIZE) != nmapped) {
-		ret = -EINVAL;
-		goto put;
-	}
-	old_key = mr->rkey;
-	if (mr->need_inval) {
-		inv.ex.invalidate_rkey = mr->rkey;
-		inv.next = &reg.wr;
-		first = &inv;
-	}
-	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
-	reg.wr.wr_cqe = &wr->cqe;
-	reg.wr.send_flags = IB_SEND_SIGNALED;
-	reg.mr = mr;
-	reg.key = mr->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE;
-	wr->mr = mr;
+	ret = kfi_verbs_frwr_get(qp, wr, segs, n, nents, IB_ACCESS_LOCAL_WRITE,
+				 &f);
+	if (ret)
+		goto out;
+	f.reg.wr.wr_cqe = &wr->cqe;
+	f.reg.wr.send_flags = IB_SEND_SIGNALED;
 	wr->inv_by_op = false;
 	wr->reg = true;
-	ret = ib_post_send(qp, first, &bad);
-	if (!ret)
-		goto out;
-	wr->reg = false;
-	wr->mr = NULL;
-	/* nothing was registered: the device knows the old key */
-	ib_update_fast_reg_key(mr, old_key & 0xff);
-	if (bad == &reg.wr && first == &inv)
-		mr->need_inval = false;
-put:
-	ib_mr_pool_put(qp, &qp->rdma_mrs, mr);
-unmap:
-	ib_dma_unmap_sg(qp->device, wr->sgl, nents, wr->dir);
-free:
-	kfree(wr->sgl);
-	wr->sgl = NULL;
+	ret = ib_post_send(qp, f.first, &bad);
+	if (ret) {
+		/* nothing follows the REG_MR: it was not posted */
+		wr->reg = false;
+		kfi_verbs_frwr_unget(wr, &f, bad);
+	}
 out:
 	spin_unlock_bh(&c->post_lock);
 	return ret == -ENOTCONN && qp ? -EAGAIN : ret;
