@@ -38,8 +38,6 @@ pub const VERSION: u8 = 1;
 pub const F_TAGGED: u8 = 1;
 /// Header flag: the message carries CQ data (`data`).
 pub const F_DATA: u8 = 2;
-/// Largest message length a header can name.
-pub const MAX_MSG: u64 = u32::MAX as u64;
 /// Bounce buffers each side posts before it connects: the credits each
 /// side starts with.
 pub const BOUNCES: u32 = 32;
@@ -285,21 +283,5 @@ impl Assembly {
     /// The message is longer than its destination.
     pub fn truncated(&self) -> bool {
         self.total > self.room
-    }
-
-    /// Bytes delivered (at most the room).
-    pub fn delivered(&self) -> u64 {
-        self.total.min(self.room)
-    }
-}
-
-/// The chunks a message of `len` bytes is sent as, when each carries as
-/// much as fits ([`CHUNK`]): at least one (a message of no bytes is one
-/// header).
-pub fn chunks(len: u64) -> u64 {
-    if len == 0 {
-        1
-    } else {
-        len.div_ceil(CHUNK as u64)
     }
 }
