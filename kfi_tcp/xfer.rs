@@ -9,8 +9,9 @@
 //!   moves the data, transmits waiting for the peer's ACK (`tx_await`) and
 //!   reads waiting for their responses (`tx_read`), the ACKs owed, whether
 //!   a message waits for an untagged receive;
-//! - outside it ([`TcpShared`]): the count of consumer calls holding the
-//!   connection ([`ConnRef`]) and the "frames may be queued" hint;
+//! - outside it ([`TcpShared`]): the "frames may be queued" hint (the
+//!   consumer calls holding the connection, [`ConnRef`], are counted by
+//!   the toolkit's `Call`);
 //! - the work item's side of the stream: the next frame to send
 //!   ([`EpData::tx_next`]), ACKs, read responses ([`EpData::read_take`]),
 //!   and the split of an RMA into frames ([`TxOp::chunk`]).
@@ -23,14 +24,13 @@
 //! (`read_take`, `read_done`).
 
 use crate::conn::{Conn, Progress};
-use crate::util::base;
 use crate::util::cq::{Cq, ProgressRef};
-use crate::util::queues::{Config, EpQueues, QueueExt, Queues};
+use crate::util::queues::{Call, EpQueues, QueueExt, Queues};
 use crate::util::xfer::{Buf, TxOp};
 use crate::wire::RmaIov;
 use crate::logic::xfer::{Kind, List};
 use crate::logic::xfer_tcp as wire_rules;
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::sync::Arc;
 
 /// Largest queue an endpoint accepts (slots are preallocated).
@@ -151,9 +151,6 @@ pub(crate) struct TcpExt {
 /// kfi_tcp's state outside the queue lock.
 #[derive(Default)]
 pub(crate) struct TcpShared {
-    /// [`ConnRef`]s out: consumers' calls making progress on the
-    /// connection; `close` waits for them before it lets go of it.
-    calls: AtomicUsize,
     /// Frames may be queued to send (posted transmits, owed ACKs): set
     /// under `q` when one is queued, cleared under `q` by `tx_next` when it
     /// leaves none. Seen clear, `tx_next` returns at once without the lock:
@@ -249,32 +246,29 @@ impl QueueExt for TcpExt {
 /// not drop its own reference (see [`EpData::wait_calls`]), so dropping
 /// this one is never the last, whatever the context.
 pub(crate) struct ConnRef<'a> {
-    ep: &'a EpData,
-    conn: Option<Arc<Conn>>,
-    /// No CQ of the endpoint has a completion handler: its consumer polls,
-    /// and its own calls may move the data. (With a handler they do not:
-    /// completing an operation calls the handler, and a consumer may hold,
-    /// around its posts and reads, a lock its handler takes; so handlers
-    /// are only ever called from the work item, as before.)
+    conn: Arc<Conn>,
+    /// No CQ of the endpoint has a completion handler (`Config::quiet`):
+    /// its own calls may move the data; handlers are only ever called from
+    /// the work item.
     quiet: bool,
+    /// Counts this call until the connection reference (above, dropped
+    /// first) is gone.
+    _call: Call<'a>,
 }
 
 impl ConnRef<'_> {
     /// After a post: moves what the connection can move now and leaves the
     /// rest to its work item.
     pub(crate) fn after_post(&self) {
-        if let Some(c) = &self.conn {
-            if !self.quiet || c.progress() != Progress::Done {
-                c.kick();
-            }
+        let c = &self.conn;
+        if !self.quiet || c.progress() != Progress::Done {
+            c.kick();
         }
     }
 
     /// Queues the connection's work item (a CQ freed room it waits for).
     pub(crate) fn kick(&self) {
-        if let Some(c) = &self.conn {
-            c.kick();
-        }
+        self.conn.kick();
     }
 
     /// From a CQ read (of an endpoint without completion handlers): moves
@@ -284,9 +278,7 @@ impl ConnRef<'_> {
     /// block (it comes back soon). True if it left work for a later read
     /// (the connection stays marked).
     pub(crate) fn poll(&self, polling: bool) -> bool {
-        let Some(c) = &self.conn else {
-            return false;
-        };
+        let c = &self.conn;
         if !self.quiet {
             return false;
         }
@@ -316,19 +308,7 @@ impl ConnRef<'_> {
     }
 }
 
-impl Drop for ConnRef<'_> {
-    fn drop(&mut self) {
-        drop(self.conn.take());
-        self.ep.shared.calls.fetch_sub(1, Ordering::AcqRel);
-    }
-}
 
-/// No CQ bound in `cfg` has a completion handler (see [`ConnRef`]).
-#[inline]
-fn quiet(cfg: &Config) -> bool {
-    // SAFETY: bound CQs, valid while bound.
-    [cfg.tx_cq, cfg.rx_cq].iter().flatten().all(|&cq| !unsafe { &*cq }.has_handler())
-}
 
 
 /// kfi_tcp's side of the queues: the connection, and the work item's
@@ -347,8 +327,7 @@ impl EpData {
     fn take_conn(&self, q: &Queues<TcpExt>) -> Option<ConnRef<'_>> {
         let c = q.ext.conn.as_ref()?.clone();
         // Counted under the lock that `close` takes the connection under.
-        self.shared.calls.fetch_add(1, Ordering::AcqRel);
-        Some(ConnRef { ep: self, conn: Some(c), quiet: quiet(&q.cfg) })
+        Some(ConnRef { conn: c, quiet: q.cfg.quiet(), _call: self.call(q) })
     }
 
     /// The bound CQs (each once) if none has a completion handler, for
@@ -357,20 +336,12 @@ impl EpData {
     pub(crate) fn quiet_cqs(&self) -> [*const Cq; 2] {
         let g = self.q.lock();
         let none = [core::ptr::null(); 2];
-        if !quiet(&g.cfg) {
+        if !g.cfg.quiet() {
             return none;
         }
         match (g.cfg.tx_cq, g.cfg.rx_cq) {
             (Some(t), Some(r)) if t == r => [t, core::ptr::null()],
             (t, r) => [t.unwrap_or(none[0]), r.unwrap_or(none[1])],
-        }
-    }
-
-    /// Waits until no consumer's call holds the connection (endpoint
-    /// close, after taking it out of the queues; process context).
-    pub(crate) fn wait_calls(&self) {
-        while self.shared.calls.load(Ordering::Acquire) != 0 {
-            base::sleep_briefly();
         }
     }
 

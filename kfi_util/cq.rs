@@ -145,6 +145,11 @@ pub(crate) trait ProgressSource: Sync + 'static {
     where
         Self: 'a;
 
+    /// Reads make progress on the endpoint even when no transport event
+    /// marked the CQ (kfi_verbs: the device's CQ is polled, as a raw
+    /// verbs consumer does; its events are not the reader's to see).
+    const POLL_IDLE: bool;
+
     /// Called under the CQ's endpoint lock (a BH spinlock): must not
     /// sleep; may take the endpoint's queue lock (order: CQ endpoints,
     /// then endpoint queue, then CQ ring). `None`: nothing to move (no
@@ -304,13 +309,16 @@ impl Cq {
     /// connections, in turn, before a read looks at the ring: the data a
     /// polling consumer waits for moves in its own call, not only when a
     /// work item gets the CPU. Only after a socket event or a read that
-    /// left work behind (`dirty`): an idle poll looks at no endpoint.
+    /// left work behind (`dirty`): an idle poll looks at no endpoint
+    /// (unless the provider polls idle endpoints: `POLL_IDLE`).
     /// `polling`: a non-blocking read (see `ProgressRef::poll`). Never sleeps.
     fn progress(&self, polling: bool) {
         // Taken before the connections' marks are: an event after this
         // sets it again (see `Conn::tell_cqs`).
         // Read first: an idle poll writes no shared cache line.
-        if !self.dirty.load(Ordering::Relaxed) || !self.dirty.swap(false, Ordering::SeqCst) {
+        if !<Ep as ProgressSource>::POLL_IDLE
+            && (!self.dirty.load(Ordering::Relaxed) || !self.dirty.swap(false, Ordering::SeqCst))
+        {
             return;
         }
         let mut refs: [Option<<Ep as ProgressSource>::Ref<'_>>; PROGRESS_EPS] = Default::default();

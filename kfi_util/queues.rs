@@ -99,6 +99,10 @@ pub(crate) trait QueueExt: Send + Sized + 'static {
     where
         Self: 'a;
 
+    /// Every CQ read makes progress on the endpoint, not only after a
+    /// transport event ([`ProgressSource::POLL_IDLE`]).
+    const POLL_IDLE: bool = false;
+
     /// The state of queues not enabled yet.
     fn new() -> Self;
 
@@ -253,6 +257,17 @@ impl Config {
         let cpu = |cq: Option<*const Cq>| cq.and_then(|c| unsafe { &*c }.cpu());
         cpu(self.rx_cq).or_else(|| cpu(self.tx_cq))
     }
+
+    /// No bound CQ has a completion handler: the consumer polls, and its
+    /// own calls (CQ reads, posts) may make progress on the endpoint. With
+    /// a handler they do not: completing an operation calls the handler,
+    /// and a consumer may hold, around its posts and reads, a lock its
+    /// handler takes.
+    #[inline]
+    pub(crate) fn quiet(&self) -> bool {
+        // SAFETY: bound CQs, valid while bound (see `Queues`).
+        [self.tx_cq, self.rx_cq].iter().flatten().all(|&cq| !unsafe { &*cq }.has_handler())
+    }
 }
 
 /// What `q` protects.
@@ -386,6 +401,10 @@ pub(crate) struct EpQueues<X: QueueExt> {
     /// Tagged receives posted so far (the mover matches unexpected
     /// messages again only when this moved).
     tag_posts: AtomicU64,
+    /// Consumers' calls holding the provider's progress state ([`Call`]s
+    /// out, counted under `q`); the provider's close takes that state out
+    /// of `q`, then waits for them ([`EpQueues::wait_calls`]).
+    calls: AtomicUsize,
     /// The provider's state read without `q`.
     pub(crate) shared: X::Shared,
 }
@@ -406,11 +425,41 @@ pub(crate) enum Room {
     NoCq,
 }
 
+/// A consumer's call holding an endpoint's progress state outside `q`
+/// (kfi_tcp: its connection; kfi_verbs: its queue pair): counted under
+/// `q` ([`EpQueues::call`]), uncounted when dropped. The provider's close
+/// takes that state out of `q`, then waits for every call
+/// ([`EpQueues::wait_calls`]), so the state outlives them.
+pub(crate) struct Call<'a>(&'a AtomicUsize);
+
+impl Drop for Call<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 fn neg(e: u32) -> isize {
     -(e as isize)
 }
 
 impl<X: QueueExt> EpQueues<X> {
+    /// Counts a call that takes the provider's progress state out of `q`
+    /// (held: `_q`).
+    #[inline(always)]
+    pub(crate) fn call(&self, _q: &Queues<X>) -> Call<'_> {
+        self.calls.fetch_add(1, Ordering::AcqRel);
+        Call(&self.calls)
+    }
+
+    /// Waits until no [`Call`] is out (endpoint close, after the provider
+    /// took its progress state out of `q`; process context).
+    pub(crate) fn wait_calls(&self) {
+        while self.calls.load(Ordering::Acquire) != 0 {
+            base::sleep_briefly();
+        }
+    }
+
     /// Initialiser of the empty (not enabled) queues.
     pub(crate) fn new() -> impl PinInit<Self> {
         pin_init!(Self {
@@ -446,6 +495,7 @@ impl<X: QueueExt> EpQueues<X> {
             }, "kfi_util_ep_q"),
             trig: AtomicUsize::new(0),
             tag_posts: AtomicU64::new(0),
+            calls: AtomicUsize::new(0),
             shared: Default::default(),
         })
     }
@@ -1381,6 +1431,7 @@ impl<X: QueueExt> FireTarget for EpQueues<X> {
 /// A CQ makes progress on an endpoint through the provider's hook.
 impl<X: QueueExt> ProgressSource for EpQueues<X> {
     type Ref<'a> = X::Progress<'a>;
+    const POLL_IDLE: bool = X::POLL_IDLE;
 
     #[inline]
     fn progress_ref(&self) -> Option<X::Progress<'_>> {

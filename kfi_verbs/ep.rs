@@ -280,11 +280,13 @@ unsafe impl ProvEp for Ep {
 
     /// Tears the connection down (the peer sees it end; no event is
     /// reported after this; every work request completes, flushed), then
-    /// the queues (soft mode: their receive work stopped), then what the
-    /// receive work held.
+    /// the queues (soft mode: their receive work stopped; CQ reads holding
+    /// the connection waited for), then what the receive work held.
     fn closing(&self) {
         self.conn.close();
         drop(self.data.close());
+        // CQ reads that took the connection before the queues let go of it.
+        self.data.wait_calls();
         if self.soft_mode {
             self.soft_down(0);
         }

@@ -277,6 +277,16 @@ impl Conn {
         unsafe { sys::kfi_verbs_conn_quiesce(self.ptr()) }
     }
 
+    /// Handles up to `budget` completions of the queue pair in the
+    /// caller's context (their done functions run here, bottom halves
+    /// disabled); 0 if the softirq poller is at it or there is no queue
+    /// pair. Any context but hard interrupts.
+    pub(crate) fn poll(&self, budget: u32) -> u32 {
+        // SAFETY: our connection (invariant); never sleeps.
+        let n = unsafe { sys::kfi_verbs_conn_poll(self.ptr(), budget as c_int) };
+        n.max(0) as u32
+    }
+
     /// Tears the connection down (idempotent): nothing is reported to
     /// the owner once this has returned.
     pub(crate) fn close(&self) {

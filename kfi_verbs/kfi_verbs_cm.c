@@ -58,6 +58,7 @@ static struct kfi_verbs_conn *kfi_verbs_conn_alloc(int kind)
 		return NULL;
 	spin_lock_init(&c->lock);
 	spin_lock_init(&c->post_lock);
+	spin_lock_init(&c->cq_lock);
 	mutex_init(&c->drain_lock);
 	INIT_WORK(&c->remove_work, kfi_verbs_remove_work);
 	INIT_WORK(&c->break_work, kfi_verbs_break_work);
@@ -253,6 +254,140 @@ int kfi_verbs_conn_connect(struct kfi_verbs_conn *c,
 	return ret;
 }
 
+/* Spreads the connections' completion queues over the device's vectors. */
+static atomic_t kfi_verbs_cq_next = ATOMIC_INIT(0);
+
+/*
+ * Handles up to @budget completions of @c's completion queue, with
+ * @cq_lock held and @poll_cq set: each goes to the done function of its
+ * ib_cqe, as ib_cq's own pollers do. Returns how many were handled.
+ */
+static int kfi_verbs_cq_process(struct kfi_verbs_conn *c, int budget)
+{
+	int done = 0;
+
+	while (done < budget) {
+		int want = min(budget - done, KFI_VERBS_POLL_BATCH);
+		int i, n = ib_poll_cq(c->poll_cq, want, c->wcs);
+
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++) {
+			struct ib_wc *wc = &c->wcs[i];
+
+			if (wc->wr_cqe)
+				wc->wr_cqe->done(c->poll_cq, wc);
+			else
+				WARN_ON_ONCE(wc->status == IB_WC_SUCCESS);
+		}
+		done += n;
+		if (n < want)
+			break;
+	}
+	return done;
+}
+
+/*
+ * The irq_poll handler of a connection's completion queue (softirq): handles
+ * what is there, then re-arms the completion event (and runs again if a
+ * completion came in between), as the RDMA core's IB_POLL_SOFTIRQ does. A
+ * consumer's read may hold @cq_lock for a few completions meanwhile.
+ */
+static int kfi_verbs_cq_poll(struct irq_poll *iop, int budget)
+{
+	struct kfi_verbs_conn *c = container_of(iop, struct kfi_verbs_conn,
+						iop);
+	int done = 0;
+
+	spin_lock(&c->cq_lock);
+	if (c->poll_cq)
+		done = kfi_verbs_cq_process(c, budget);
+	spin_unlock(&c->cq_lock);
+	if (done < budget) {
+		irq_poll_complete(iop);
+		/* @cq stays until irq_poll_disable() has waited for this */
+		if (ib_req_notify_cq(c->cq, IB_CQ_NEXT_COMP |
+				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+			irq_poll_sched(iop);
+	}
+	return done;
+}
+
+/* The completion event of a connection's completion queue (any context). */
+static void kfi_verbs_cq_event(struct ib_cq *cq, void *ctx)
+{
+	struct kfi_verbs_conn *c = ctx;
+
+	irq_poll_sched(&c->iop);
+}
+
+/**
+ * kfi_verbs_conn_poll() - Handle completions of a connection's queue pair
+ *	in the caller's context.
+ * @c: The connection.
+ * @budget: The most to handle.
+ *
+ * A polling consumer's CQ read (its endpoint's CQs have no completion
+ * handler) calls this, as a raw verbs consumer polls its CQ: completions
+ * reach the kfabric CQ without waiting for the softirq poller. Nothing is
+ * done when the softirq poller (or another reader) is at it, or when the
+ * connection has no completion queue.
+ *
+ * Context: Any but hard interrupts; takes @cq_lock with bottom halves
+ * disabled, so the done functions run as from the softirq poller.
+ * Return: The number of completions handled.
+ */
+int kfi_verbs_conn_poll(struct kfi_verbs_conn *c, int budget)
+{
+	int done = 0;
+
+	if (!spin_trylock_bh(&c->cq_lock))
+		return 0;
+	if (c->poll_cq)
+		done = kfi_verbs_cq_process(c, budget);
+	spin_unlock_bh(&c->cq_lock);
+	return done;
+}
+
+/*
+ * Creates the completion queue of @c on @d's device (its lock held for
+ * read, the device present) and arms it.
+ */
+static int kfi_verbs_cq_create(struct kfi_verbs_conn *c,
+			       struct kfi_verbs_dev *d)
+{
+	struct ib_cq_init_attr ca = { .cqe = c->cq_size };
+	struct ib_cq *cq;
+
+	if (d->ib->num_comp_vectors > 1)
+		ca.comp_vector = (unsigned int)atomic_inc_return(&kfi_verbs_cq_next) %
+				 d->ib->num_comp_vectors;
+	cq = ib_create_cq(d->ib, kfi_verbs_cq_event, NULL, c, &ca);
+	if (IS_ERR(cq))
+		return PTR_ERR(cq);
+	c->cq = cq;
+	irq_poll_init(&c->iop, KFI_VERBS_POLL_BUDGET, kfi_verbs_cq_poll);
+	spin_lock_bh(&c->cq_lock);
+	c->poll_cq = cq;
+	spin_unlock_bh(&c->cq_lock);
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	return 0;
+}
+
+/*
+ * Destroys the completion queue of @c (its queue pair destroyed): no poller
+ * runs on it after this.
+ */
+static void kfi_verbs_cq_destroy(struct kfi_verbs_conn *c)
+{
+	spin_lock_bh(&c->cq_lock);
+	c->poll_cq = NULL;
+	spin_unlock_bh(&c->cq_lock);
+	irq_poll_disable(&c->iop);
+	ib_destroy_cq(c->cq);
+	c->cq = NULL;
+}
+
 /*
  * Creates the queue pair of @c on its device, which must be that of @id
  * (-EXDEV if not). Called from the handler (active side) or with the
@@ -290,12 +425,13 @@ static int kfi_verbs_qp_create(struct kfi_verbs_conn *c,
 		nmrs /= 2;
 	/* one more work request each way for ib_drain_qp() */
 	c->cq_size = c->sq + 2 * nmrs + c->rq + 2;
-	c->cq = ib_cq_pool_get(d->ib, c->cq_size, -1, IB_POLL_SOFTIRQ);
-	if (IS_ERR(c->cq)) {
-		ret = PTR_ERR(c->cq);
-		c->cq = NULL;
+	if (c->cq_size > d->ib->attrs.max_cqe) {
+		ret = -EINVAL;
 		goto out;
 	}
+	ret = kfi_verbs_cq_create(c, d);
+	if (ret)
+		goto out;
 	a.qp_context = c;
 	a.send_cq = c->cq;
 	a.recv_cq = c->cq;
@@ -315,8 +451,7 @@ static int kfi_verbs_qp_create(struct kfi_verbs_conn *c,
 		ret = rdma_create_qp(id, d->pd, &a);
 	}
 	if (ret) {
-		ib_cq_pool_put(c->cq, c->cq_size);
-		c->cq = NULL;
+		kfi_verbs_cq_destroy(c);
 		goto out;
 	}
 	pages = min_t(u32, KFI_VERBS_MR_PAGES,
@@ -326,8 +461,7 @@ static int kfi_verbs_qp_create(struct kfi_verbs_conn *c,
 				      IB_MR_TYPE_MEM_REG, pages, 0);
 		if (ret) {
 			rdma_destroy_qp(id);
-			ib_cq_pool_put(c->cq, c->cq_size);
-			c->cq = NULL;
+			kfi_verbs_cq_destroy(c);
 			goto out;
 		}
 	}
@@ -380,8 +514,7 @@ static void kfi_verbs_qp_destroy_locked(struct kfi_verbs_conn *c)
 	kfi_verbs_drain(c);
 	rdma_destroy_qp(c->qp_id);
 	c->qp_id = NULL;
-	ib_cq_pool_put(c->cq, c->cq_size);
-	c->cq = NULL;
+	kfi_verbs_cq_destroy(c);
 	mutex_lock(&c->dev->conns_lock);
 	list_del_init(&c->node);
 	mutex_unlock(&c->dev->conns_lock);

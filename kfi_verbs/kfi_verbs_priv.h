@@ -6,6 +6,7 @@
 #ifndef KFI_VERBS_PRIV_H
 #define KFI_VERBS_PRIV_H
 
+#include <linux/irq_poll.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -18,6 +19,11 @@
 #include "verbs_sys.h"
 
 struct kfi_verbs_port;
+
+/* Completions handled per ib_poll_cq() call. */
+#define KFI_VERBS_POLL_BATCH 16
+/* Completions one irq_poll run handles before it yields. */
+#define KFI_VERBS_POLL_BUDGET 64
 struct kfi_verbs_regchan;
 
 /**
@@ -77,9 +83,17 @@ struct kfi_verbs_dev {
  * @kind: Whom the handler reports to (KFI_VERBS_CONN_*).
  * @ctx: The owner (Rust; kfi_verbs_conn_set_owner()), NULL until named.
  * @dev: The device of the queue pair (referenced), NULL until known.
- * @cq: Completion queue of the queue pair (from the device's pool), NULL
- *	without a queue pair.
- * @cq_size: Entries taken from the pool for @cq.
+ * @cq: Completion queue of the queue pair (its own), NULL without a
+ *	queue pair.
+ * @cq_size: Entries of @cq.
+ * @cq_lock: Serialises the polling of @cq (its irq_poll handler, softirq;
+ *	consumers' reads, kfi_verbs_conn_poll()), so that completions are
+ *	handled one at a time and in the device's order; protects @poll_cq
+ *	and @wcs.
+ * @poll_cq: @cq while it may be polled: set when it is created, cleared
+ *	before it is destroyed.
+ * @iop: Polls @cq in softirq context after its completion event.
+ * @wcs: Completions being handled.
  * @qp_id: The id the queue pair was created on (@id, kept until the queue
  *	pair is destroyed, which comes before the id's destruction).
  * @node: On the device's @conns while the queue pair exists.
@@ -119,6 +133,10 @@ struct kfi_verbs_conn {
 	struct kfi_verbs_dev *dev;
 	struct ib_cq *cq;
 	unsigned int cq_size;
+	spinlock_t cq_lock;
+	struct ib_cq *poll_cq;
+	struct irq_poll iop;
+	struct ib_wc wcs[KFI_VERBS_POLL_BATCH];
 	struct rdma_cm_id *qp_id;
 	struct list_head node;
 	unsigned int sq;

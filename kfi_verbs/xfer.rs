@@ -549,17 +549,32 @@ pub(crate) struct VerbsShared {
     soft: AtomicBool,
 }
 
-/// A CQ's progress on a soft-mode endpoint: nothing moves in the reader's
-/// context; freed room kicks the receive work.
-pub(crate) struct SoftProgress<'a>(&'a EpData);
+/// Completions a CQ read handles on one endpoint's queue pair.
+const READ_BUDGET: u32 = 16;
 
-impl crate::util::cq::ProgressRef for SoftProgress<'_> {
+/// A CQ's progress on an endpoint (the toolkit's `ProgressSource`): a
+/// polling consumer's read handles the queue pair's completions itself
+/// (`Conn::poll`), as a raw verbs consumer polls its CQ, instead of
+/// waiting for the softirq poller; in soft mode a read that frees room
+/// kicks the receive work.
+pub(crate) struct VerbsProgress<'a> {
+    ep: &'a EpData,
+    conn: &'a Conn,
+    /// No CQ of the endpoint has a completion handler (`Config::quiet`):
+    /// only then do completions come in the reader's call.
+    quiet: bool,
+    /// Keeps `conn` (the endpoint's close waits for this).
+    _call: crate::util::queues::Call<'a>,
+}
+
+impl crate::util::cq::ProgressRef for VerbsProgress<'_> {
     fn poll(&self, _polling: bool) -> bool {
-        false
+        // All that was there handled: the next read looks again anyway.
+        self.quiet && self.conn.poll(READ_BUDGET) == READ_BUDGET
     }
 
     fn room_freed(&self) {
-        let g = self.0.q.lock();
+        let g = self.ep.q.lock();
         if let Some(st) = g.ext.soft.as_deref() {
             st.kick();
         }
@@ -628,7 +643,8 @@ impl QueueExt for VerbsExt {
     type Shared = VerbsShared;
     type Prepared = Prepared;
     type Kick<'a> = ();
-    type Progress<'a> = SoftProgress<'a>;
+    type Progress<'a> = VerbsProgress<'a>;
+    const POLL_IDLE: bool = true;
 
     fn new() -> VerbsExt {
         VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), rx_hold: None, iwarp: false, soft: None }
@@ -739,11 +755,17 @@ impl QueueExt for VerbsExt {
         }
     }
 
-    /// Direct mode: completions come from the device's completion queue
-    /// (softirq), reading a CQ moves nothing. Soft mode: a read that frees
-    /// room kicks the receive work (a message may wait for a CQ slot).
-    fn progress_ref(ep: &EpData) -> Option<SoftProgress<'_>> {
-        ep.shared.soft.load(Ordering::Relaxed).then_some(SoftProgress(ep))
+    /// Until the endpoint's close: the connection, to poll its queue
+    /// pair's completions (see [`VerbsProgress`]).
+    fn progress_ref(ep: &EpData) -> Option<VerbsProgress<'_>> {
+        let g = ep.q.lock();
+        if g.ext.conn.is_null() {
+            return None;
+        }
+        // SAFETY: set, so valid until the endpoint's close, which clears
+        // it under `q` and then waits for the call counted here.
+        let conn = unsafe { &*g.ext.conn };
+        Some(VerbsProgress { ep, conn, quiet: g.cfg.quiet(), _call: ep.call(&g) })
     }
 
     fn owe_ack(_ep: &EpData) {}
@@ -956,6 +978,8 @@ impl EpData {
             q.ext.rx_hold = None;
             q.ext.up = false;
             q.ext.qp = false;
+            // No CQ read takes the connection after this.
+            q.ext.conn = core::ptr::null();
             (q.ext.wrs.take(), q.ext.soft.take())
         })
         .0
