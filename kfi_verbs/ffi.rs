@@ -280,10 +280,12 @@ impl Conn {
     /// Handles up to `budget` completions of the queue pair in the
     /// caller's context (their done functions run here, bottom halves
     /// disabled); 0 if the softirq poller is at it or there is no queue
-    /// pair. Any context but hard interrupts.
-    pub(crate) fn poll(&self, budget: u32) -> u32 {
+    /// pair. `busy`: the caller polls again soon (completion events are
+    /// left to it meanwhile); false: it is about to sleep. Any context but
+    /// hard interrupts.
+    pub(crate) fn poll(&self, budget: u32, busy: bool) -> u32 {
         // SAFETY: our connection (invariant); never sleeps.
-        let n = unsafe { sys::kfi_verbs_conn_poll(self.ptr(), budget as c_int) };
+        let n = unsafe { sys::kfi_verbs_conn_poll(self.ptr(), budget as c_int, busy) };
         n.max(0) as u32
     }
 

@@ -313,12 +313,41 @@ static int kfi_verbs_cq_poll(struct irq_poll *iop, int budget)
 	return done;
 }
 
-/* The completion event of a connection's completion queue (any context). */
+/*
+ * The completion event of a connection's completion queue (any context):
+ * the softirq poller runs, unless a consumer busy-polls the queue; then the
+ * reader handles the completions, and the queue stays unarmed until the
+ * timer finds the reader gone.
+ */
 static void kfi_verbs_cq_event(struct ib_cq *cq, void *ctx)
 {
 	struct kfi_verbs_conn *c = ctx;
+	unsigned long until = READ_ONCE(c->busy_until);
 
+	if (time_before(jiffies, until)) {
+		set_bit(KFI_VERBS_CQ_UNARMED, &c->cq_flags);
+		mod_timer(&c->cq_timer, until);
+		return;
+	}
 	irq_poll_sched(&c->iop);
+}
+
+/*
+ * The busy-polling timer (softirq): while a reader still polls, look again
+ * when its window ends; else the softirq poller handles what came and
+ * re-arms the queue.
+ */
+static void kfi_verbs_cq_timer(struct timer_list *t)
+{
+	struct kfi_verbs_conn *c = from_timer(c, t, cq_timer);
+	unsigned long until = READ_ONCE(c->busy_until);
+
+	if (time_before(jiffies, until)) {
+		mod_timer(&c->cq_timer, until);
+		return;
+	}
+	if (test_and_clear_bit(KFI_VERBS_CQ_UNARMED, &c->cq_flags))
+		irq_poll_sched(&c->iop);
 }
 
 /**
@@ -326,26 +355,44 @@ static void kfi_verbs_cq_event(struct ib_cq *cq, void *ctx)
  *	in the caller's context.
  * @c: The connection.
  * @budget: The most to handle.
+ * @busy: The caller polls again soon (a non-blocking CQ read); false: it
+ *	is about to sleep (a blocking read), so completion events go to the
+ *	softirq poller again.
  *
  * A polling consumer's CQ read (its endpoint's CQs have no completion
  * handler) calls this, as a raw verbs consumer polls its CQ: completions
- * reach the kfabric CQ without waiting for the softirq poller. Nothing is
- * done when the softirq poller (or another reader) is at it, or when the
- * connection has no completion queue.
+ * reach the kfabric CQ without waiting for the softirq poller, and while
+ * the reads go on, completion events are left to them (see
+ * kfi_verbs_cq_event()). Nothing is handled when the softirq poller (or
+ * another reader) is at it, or when the connection has no completion
+ * queue.
  *
  * Context: Any but hard interrupts; takes @cq_lock with bottom halves
  * disabled, so the done functions run as from the softirq poller.
  * Return: The number of completions handled.
  */
-int kfi_verbs_conn_poll(struct kfi_verbs_conn *c, int budget)
+int kfi_verbs_conn_poll(struct kfi_verbs_conn *c, int budget, bool busy)
 {
 	int done = 0;
 
-	if (!spin_trylock_bh(&c->cq_lock))
-		return 0;
-	if (c->poll_cq)
-		done = kfi_verbs_cq_process(c, budget);
-	spin_unlock_bh(&c->cq_lock);
+	local_bh_disable();
+	if (busy) {
+		unsigned long until = jiffies + KFI_VERBS_BUSY_JIFFIES;
+
+		if (READ_ONCE(c->busy_until) != until)
+			WRITE_ONCE(c->busy_until, until);
+	} else {
+		WRITE_ONCE(c->busy_until, jiffies);
+		/* runs when bottom halves are enabled again, below */
+		if (test_and_clear_bit(KFI_VERBS_CQ_UNARMED, &c->cq_flags))
+			irq_poll_sched(&c->iop);
+	}
+	if (spin_trylock(&c->cq_lock)) {
+		if (c->poll_cq)
+			done = kfi_verbs_cq_process(c, budget);
+		spin_unlock(&c->cq_lock);
+	}
+	local_bh_enable();
 	return done;
 }
 
@@ -367,6 +414,9 @@ static int kfi_verbs_cq_create(struct kfi_verbs_conn *c,
 		return PTR_ERR(cq);
 	c->cq = cq;
 	irq_poll_init(&c->iop, KFI_VERBS_POLL_BUDGET, kfi_verbs_cq_poll);
+	timer_setup(&c->cq_timer, kfi_verbs_cq_timer, 0);
+	c->busy_until = jiffies;
+	c->cq_flags = 0;
 	spin_lock_bh(&c->cq_lock);
 	c->poll_cq = cq;
 	spin_unlock_bh(&c->cq_lock);
@@ -383,6 +433,7 @@ static void kfi_verbs_cq_destroy(struct kfi_verbs_conn *c)
 	spin_lock_bh(&c->cq_lock);
 	c->poll_cq = NULL;
 	spin_unlock_bh(&c->cq_lock);
+	timer_shutdown_sync(&c->cq_timer);
 	irq_poll_disable(&c->iop);
 	ib_destroy_cq(c->cq);
 	c->cq = NULL;

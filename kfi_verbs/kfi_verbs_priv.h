@@ -13,6 +13,7 @@
 #include <linux/rwsem.h>
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
@@ -24,6 +25,10 @@ struct kfi_verbs_port;
 #define KFI_VERBS_POLL_BATCH 16
 /* Completions one irq_poll run handles before it yields. */
 #define KFI_VERBS_POLL_BUDGET 64
+/* A reader that polled within this many jiffies polls (busy polling). */
+#define KFI_VERBS_BUSY_JIFFIES 2
+/* @cq_flags: a completion event was left to the busy reader, unarmed. */
+#define KFI_VERBS_CQ_UNARMED 0
 struct kfi_verbs_regchan;
 
 /**
@@ -94,6 +99,13 @@ struct kfi_verbs_dev {
  *	before it is destroyed.
  * @iop: Polls @cq in softirq context after its completion event.
  * @wcs: Completions being handled.
+ * @busy_until: Until when (jiffies) a consumer's read polls @cq (busy
+ *	polling, kfi_verbs_conn_poll()): a completion event in that time is
+ *	left to it, and @cq stays unarmed (no softirq, no ksoftirqd wakeup
+ *	per completion) until @cq_timer sees the reader gone.
+ * @cq_flags: KFI_VERBS_CQ_UNARMED (atomic bit).
+ * @cq_timer: Hands @cq back to the softirq poller (which re-arms it) once
+ *	no reader has polled for KFI_VERBS_BUSY_JIFFIES.
  * @qp_id: The id the queue pair was created on (@id, kept until the queue
  *	pair is destroyed, which comes before the id's destruction).
  * @node: On the device's @conns while the queue pair exists.
@@ -137,6 +149,9 @@ struct kfi_verbs_conn {
 	struct ib_cq *poll_cq;
 	struct irq_poll iop;
 	struct ib_wc wcs[KFI_VERBS_POLL_BATCH];
+	unsigned long busy_until;
+	unsigned long cq_flags;
+	struct timer_list cq_timer;
 	struct rdma_cm_id *qp_id;
 	struct list_head node;
 	unsigned int sq;

@@ -142,7 +142,7 @@ int kfi_verbs_conn_disconnect(struct kfi_verbs_conn *c);
 int kfi_verbs_conn_addr(struct kfi_verbs_conn *c, bool peer,
 			struct kfi_util_addr *out);
 void kfi_verbs_conn_quiesce(struct kfi_verbs_conn *c);
-int kfi_verbs_conn_poll(struct kfi_verbs_conn *c, int budget);
+int kfi_verbs_conn_poll(struct kfi_verbs_conn *c, int budget, bool busy);
 void kfi_verbs_conn_close(struct kfi_verbs_conn *c);
 void kfi_verbs_conn_free(struct kfi_verbs_conn *c);
 

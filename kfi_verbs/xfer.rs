@@ -568,9 +568,9 @@ pub(crate) struct VerbsProgress<'a> {
 }
 
 impl crate::util::cq::ProgressRef for VerbsProgress<'_> {
-    fn poll(&self, _polling: bool) -> bool {
+    fn poll(&self, polling: bool) -> bool {
         // All that was there handled: the next read looks again anyway.
-        self.quiet && self.conn.poll(READ_BUDGET) == READ_BUDGET
+        self.quiet && self.conn.poll(READ_BUDGET, polling) == READ_BUDGET
     }
 
     fn room_freed(&self) {

@@ -1723,6 +1723,112 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 	}
 }
 
+/* Busy-polls @cq (kfi_cq_read) for one entry, at most XF_WAIT_MS. */
+static ssize_t vx_busy_read(struct kfid_cq *cq, struct kfi_cq_tagged_entry *e)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(XF_WAIT_MS);
+	ssize_t rd;
+
+	do {
+		memset(e, 0, sizeof(*e));
+		rd = kfi_cq_read(cq, e, 1);
+		if (rd != -EAGAIN)
+			return rd;
+		cond_resched();
+	} while (time_before(jiffies, end));
+	return rd;
+}
+
+/*
+ * Completions while a consumer busy-polls its CQs, and after it stops (on
+ * both devices): busy reads get their entries (the reader handles the
+ * queue pair's completions itself, completion events left to it); then a
+ * consumer that waits on a counter without reading gets its completion
+ * (the busy window ends and the softirq poller takes over); a blocking
+ * read after busy reads gets its entry; a stream read alternately by busy
+ * and blocking reads (reader and softirq poller both handing over
+ * completions) arrives whole and in order.
+ */
+static void verbs_cq_busy_polling(struct kunit *test)
+{
+	const int n = 64;
+	struct kfi_cq_tagged_entry e;
+	struct xf_fixture f;
+	u8 (*rx)[16] = kunit_kcalloc(test, n, 16, GFP_KERNEL);
+	u8 tx[16];
+	int i, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	for (i = 0; i < 2; i++) {
+		kfi_provs[KFI_PROV_verbs].node = vx_node(i);
+		cur_prov = &kfi_provs[KFI_PROV_verbs];
+		xf_open_ex(test, &f, 0, 0, true);
+		xf_connect(test, &f);
+
+		/* busy */
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rx[0], 16, NULL, 0,
+					       rx[0]), 0);
+		vx_fill(tx, 16, 1);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, tx, 16, NULL, 0, tx),
+				0);
+		KUNIT_ASSERT_EQ(test, vx_busy_read(f.srx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rx[0]);
+		KUNIT_EXPECT_EQ(test, memcmp(rx[0], tx, 16), 0);
+		KUNIT_ASSERT_EQ(test, vx_busy_read(f.ctx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)tx);
+
+		/* then a counter wait, nobody reading the CQ */
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rx[1], 16, NULL, 0,
+					       rx[1]), 0);
+		vx_fill(tx, 16, 2);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, tx, 16, NULL, 0, tx),
+				0);
+		KUNIT_EXPECT_EQ(test, kfi_cntr_wait(f.cn[2], 2, XF_WAIT_MS),
+				0);
+		KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.cn[2]), 2ULL);
+		KUNIT_EXPECT_EQ(test, memcmp(rx[1], tx, 16), 0);
+		KUNIT_ASSERT_EQ(test, kfi_cq_read(f.srx, &e, 1), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rx[1]);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+
+		/* busy reads of an empty CQ, then a blocking one */
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rx[2], 16, NULL, 0,
+					       rx[2]), 0);
+		for (k = 0; k < 100; k++)
+			KUNIT_ASSERT_EQ(test, kfi_cq_read(f.srx, &e, 1),
+					(ssize_t)-EAGAIN);
+		vx_fill(tx, 16, 3);
+		KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, tx, 16, NULL, 0, tx),
+				0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rx[2]);
+		KUNIT_EXPECT_EQ(test, memcmp(rx[2], tx, 16), 0);
+		KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+
+		/* a stream, read both ways in turn */
+		for (k = 0; k < n; k++)
+			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, rx[k], 16, NULL,
+						       0, rx[k]), 0);
+		for (k = 0; k < n; k++) {
+			vx_fill(tx, 16, 10 + k);
+			KUNIT_ASSERT_EQ(test, kfi_inject(f.c.cep, tx, 16, 0),
+					0);
+		}
+		for (k = 0; k < n; k++) {
+			ssize_t rd = k % 2 ? xf_wait(f.srx, &e) :
+					     vx_busy_read(f.srx, &e);
+
+			KUNIT_ASSERT_EQ(test, rd, 1);
+			KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rx[k]);
+			vx_fill(tx, 16, 10 + k);
+			KUNIT_EXPECT_EQ(test, memcmp(rx[k], tx, 16), 0);
+		}
+		KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.cn[2]), 3ULL + n);
+		xf_expect_none(test, f.srx);
+		xf_teardown(test, &f);
+	}
+}
+
 /*
  * Soft mode (protocol version 2) on rxe and on siw: the connection is
  * made in the mode the client's entry names (the request's info says
@@ -2753,6 +2859,7 @@ static struct kunit_case verbs_msg_cases[] = {
 	KUNIT_CASE(verbs_msg_receive_too_small),
 	KUNIT_CASE(verbs_msg_remove_during_traffic),
 	KUNIT_CASE(verbs_msg_soft_mode),
+	KUNIT_CASE(verbs_cq_busy_polling),
 	{}
 };
 
