@@ -145,9 +145,11 @@ pub(crate) trait ProgressSource: Sync + 'static {
     where
         Self: 'a;
 
-    /// Reads make progress on the endpoint even when no transport event
-    /// marked the CQ (kfi_verbs: the device's CQ is polled, as a raw
-    /// verbs consumer does; its events are not the reader's to see).
+    /// Non-blocking reads make progress on the endpoint even when no
+    /// transport event marked the CQ (kfi_verbs: the device's CQ is
+    /// polled, as a raw verbs consumer does; its events are not the
+    /// reader's to see). Blocking reads still only after an event or a
+    /// read that left work behind.
     const POLL_IDLE: bool;
 
     /// Called under the CQ's endpoint lock (a BH spinlock): must not
@@ -310,13 +312,14 @@ impl Cq {
     /// polling consumer waits for moves in its own call, not only when a
     /// work item gets the CPU. Only after a socket event or a read that
     /// left work behind (`dirty`): an idle poll looks at no endpoint
-    /// (unless the provider polls idle endpoints: `POLL_IDLE`).
+    /// (unless the provider polls idle endpoints, `POLL_IDLE`: then every
+    /// non-blocking read does).
     /// `polling`: a non-blocking read (see `ProgressRef::poll`). Never sleeps.
     fn progress(&self, polling: bool) {
         // Taken before the connections' marks are: an event after this
         // sets it again (see `Conn::tell_cqs`).
         // Read first: an idle poll writes no shared cache line.
-        if !<Ep as ProgressSource>::POLL_IDLE
+        if !(<Ep as ProgressSource>::POLL_IDLE && polling)
             && (!self.dirty.load(Ordering::Relaxed) || !self.dirty.swap(false, Ordering::SeqCst))
         {
             return;

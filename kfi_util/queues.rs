@@ -99,8 +99,8 @@ pub(crate) trait QueueExt: Send + Sized + 'static {
     where
         Self: 'a;
 
-    /// Every CQ read makes progress on the endpoint, not only after a
-    /// transport event ([`ProgressSource::POLL_IDLE`]).
+    /// Every non-blocking CQ read makes progress on the endpoint, not only
+    /// after a transport event ([`ProgressSource::POLL_IDLE`]).
     const POLL_IDLE: bool = false;
 
     /// The state of queues not enabled yet.

@@ -356,8 +356,8 @@ static void kfi_verbs_cq_timer(struct timer_list *t)
  * @c: The connection.
  * @budget: The most to handle.
  * @busy: The caller polls again soon (a non-blocking CQ read); false: it
- *	is about to sleep (a blocking read), so completion events go to the
- *	softirq poller again.
+ *	is about to sleep (a blocking read): nothing is polled, completion
+ *	events go to the softirq poller again.
  *
  * A polling consumer's CQ read (its endpoint's CQs have no completion
  * handler) calls this, as a raw verbs consumer polls its CQ: completions
@@ -373,26 +373,35 @@ static void kfi_verbs_cq_timer(struct timer_list *t)
  */
 int kfi_verbs_conn_poll(struct kfi_verbs_conn *c, int budget, bool busy)
 {
+	unsigned long until;
 	int done = 0;
 
-	local_bh_disable();
-	if (busy) {
-		unsigned long until = jiffies + KFI_VERBS_BUSY_JIFFIES;
-
-		if (READ_ONCE(c->busy_until) != until)
-			WRITE_ONCE(c->busy_until, until);
-	} else {
-		WRITE_ONCE(c->busy_until, jiffies);
-		/* runs when bottom halves are enabled again, below */
-		if (test_and_clear_bit(KFI_VERBS_CQ_UNARMED, &c->cq_flags))
-			irq_poll_sched(&c->iop);
+	if (!busy) {
+		/*
+		 * The reader sleeps until an entry is queued: the softirq
+		 * poller hands them over (polling here would only save it a
+		 * run when completions are already there).
+		 */
+		if (time_before(jiffies, READ_ONCE(c->busy_until)))
+			WRITE_ONCE(c->busy_until, jiffies);
+		if (test_bit(KFI_VERBS_CQ_UNARMED, &c->cq_flags)) {
+			/* runs when bottom halves are enabled again */
+			local_bh_disable();
+			if (test_and_clear_bit(KFI_VERBS_CQ_UNARMED,
+					       &c->cq_flags))
+				irq_poll_sched(&c->iop);
+			local_bh_enable();
+		}
+		return 0;
 	}
-	if (spin_trylock(&c->cq_lock)) {
-		if (c->poll_cq)
-			done = kfi_verbs_cq_process(c, budget);
-		spin_unlock(&c->cq_lock);
-	}
-	local_bh_enable();
+	until = jiffies + KFI_VERBS_BUSY_JIFFIES;
+	if (READ_ONCE(c->busy_until) != until)
+		WRITE_ONCE(c->busy_until, until);
+	if (!spin_trylock_bh(&c->cq_lock))
+		return 0;
+	if (c->poll_cq)
+		done = kfi_verbs_cq_process(c, budget);
+	spin_unlock_bh(&c->cq_lock);
 	return done;
 }
 

@@ -6,18 +6,20 @@
  * receive slot of its queues (kfi_util/queues.rs): posting a slot maps its
  * buffer for the device (the protection domain's local_dma_lkey; never a
  * global rkey), builds one work request on the stack and posts it; its
- * completion, through the ib_cqe of the slot (IB_POLL_SOFTIRQ), unmaps the
- * buffer and hands the outcome to Rust (kfi_verbs_tx_done(),
- * kfi_verbs_rx_done()).
+ * completion, through the ib_cqe of the slot, unmaps the buffer and hands
+ * the outcome to Rust (kfi_verbs_tx_done(), kfi_verbs_rx_done()).
  *
  * Contexts and locks: posts come from any context but hard interrupts
  * (under the endpoint's queue lock, a BH spinlock) and never sleep; the
  * connection's @post_lock (kfi_verbs_cm.c) keeps its queue pair from being
- * destroyed during a post. Completions run in softirq context with no lock
- * held. Every work request posted completes exactly once: with its status,
- * or flushed (IB_WC_WR_FLUSH_ERR) when the queue pair is drained before it
- * is destroyed, so the contexts outlive every completion as long as the
- * owner frees them only after kfi_verbs_conn_close().
+ * destroyed during a post. Completions run with bottom halves disabled
+ * (the CQ's irq_poll handler, or a busy-polling consumer's CQ read; see
+ * kfi_verbs_conn_poll()) under the connection's @cq_lock only, one at a
+ * time in the device's order. Every work request posted completes exactly
+ * once: with its status, or flushed (IB_WC_WR_FLUSH_ERR) when the queue
+ * pair is drained before it is destroyed, so the contexts outlive every
+ * completion as long as the owner frees them only after
+ * kfi_verbs_conn_close().
  */
 #include <linux/mm.h>
 #include <linux/slab.h>

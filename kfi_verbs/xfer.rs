@@ -569,8 +569,14 @@ pub(crate) struct VerbsProgress<'a> {
 
 impl crate::util::cq::ProgressRef for VerbsProgress<'_> {
     fn poll(&self, polling: bool) -> bool {
-        // All that was there handled: the next read looks again anyway.
-        self.quiet && self.conn.poll(READ_BUDGET, polling) == READ_BUDGET
+        if !self.quiet {
+            return false;
+        }
+        self.conn.poll(READ_BUDGET, polling);
+        // Busy polling: the CQ stays marked, so that a blocking read after
+        // these hands the queue pair's completions back to the softirq
+        // poller (`Conn::poll` with `busy` false) before it sleeps.
+        polling
     }
 
     fn room_freed(&self) {
