@@ -143,9 +143,10 @@ pub(crate) unsafe fn getinfo<'t>(
             return base::neg(bindings::ENODATA);
         }
     }
-    // MSG endpoints use no address vector and `kfi_av_open` is not
-    // offered: a consumer asking for a kind of AV gets nothing (the
-    // generic rule would let an `KFI_AV_UNSPEC` entry match any).
+    // MSG endpoints use no address vector (one opens, `av.rs`, but no
+    // endpoint of these entries uses it): a consumer asking for a kind of
+    // AV gets nothing (the generic rule would let an `KFI_AV_UNSPEC`
+    // entry match any).
     // SAFETY: as above.
     if let Some(d) = unsafe { hints.as_ref().and_then(|h| h.domain_attr.as_ref()) } {
         if d.av_type != sys::KFI_AV_UNSPEC {

@@ -611,6 +611,38 @@ size_t kfi_util_segs_copy_from(const struct kfi_util_seg *segs, int n,
 	return kfi_util_segs_copy(segs, n, skip, dst, len, false);
 }
 
+/* Address vectors (kfi_util/av.rs). */
+static struct kfi_ops kfi_util_av_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_util_av_close,
+	.bind = kfi_no_bind,
+	.control = kfi_no_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_av kfi_util_av_ops = {
+	.size = sizeof(struct kfi_ops_av),
+	.insert = kfi_util_av_insert,
+	.insertsvc = kfi_util_av_insertsvc,
+	.insertsym = kfi_util_av_insertsym,
+	.remove = kfi_util_av_remove,
+	.lookup = kfi_util_av_lookup,
+	.straddr = kfi_util_av_straddr,
+};
+
+/**
+ * kfi_util_av_init() - Fill the kfabric header of a new address vector.
+ * @av: The embedded struct kfid_av of the AV object (kfi_util/av.rs).
+ * @context: The consumer's context.
+ */
+void kfi_util_av_init(struct kfid_av *av, void *context)
+{
+	av->fid.fclass = KFI_CLASS_AV;
+	av->fid.context = context;
+	av->fid.ops = &kfi_util_av_fid_ops;
+	av->ops = &kfi_util_av_ops;
+}
+
 /* Event queues (kfi_util/eq.rs). */
 static struct kfi_ops kfi_util_eq_fid_ops = {
 	.size = sizeof(struct kfi_ops),
@@ -978,7 +1010,7 @@ static struct kfi_ops kfi_util_domain_fid_ops = {
 
 static struct kfi_ops_domain kfi_util_domain_ops = {
 	.size = sizeof(struct kfi_ops_domain),
-	.av_open = kfi_no_av_open,
+	.av_open = kfi_util_domain_av_open,
 	.cq_open = kfi_util_domain_cq_open,
 	.endpoint = kfi_prov_domain_endpoint,
 	.scalable_ep = kfi_no_scalable_ep,

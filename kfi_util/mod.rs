@@ -140,6 +140,7 @@ pub(crate) enum Trace {
 }
 
 pub(crate) mod addr;
+pub(crate) mod av;
 pub(crate) mod base;
 pub(crate) mod cq;
 pub(crate) mod ep;
@@ -163,6 +164,7 @@ pub(crate) mod logic {
     pub mod xfer;
     pub mod plan;
     pub mod mr;
+    pub mod av;
     // The core's numeric host and port parser, which `plan` uses.
     #[path = "../../rust/logic/host.rs"]
     pub mod host;

@@ -231,6 +231,27 @@ struct module *kfi_util_this_module(void);
 char *kfi_util_strndup(const char *s, size_t len);
 void *kfi_util_memdup(const void *p, size_t len);
 
+/* Address vectors: the ops table and what it calls (kfi_util/av.rs). */
+void kfi_util_av_init(struct kfid_av *av, void *context);
+int kfi_util_domain_av_open(struct kfid_domain *domain,
+			    struct kfi_av_attr *attr, struct kfid_av **av,
+			    void *context);
+int kfi_util_av_close(struct kfid *fid);
+int kfi_util_av_insert(struct kfid_av *av, const void *addr, size_t count,
+		       kfi_addr_t *kfi_addr, uint64_t flags, void *context);
+int kfi_util_av_insertsvc(struct kfid_av *av, const char *node,
+			  const char *service, kfi_addr_t *kfi_addr,
+			  uint64_t flags, void *context);
+int kfi_util_av_insertsym(struct kfid_av *av, const char *node,
+			  size_t nodecnt, const char *service, size_t svccnt,
+			  kfi_addr_t *kfi_addr, uint64_t flags, void *context);
+int kfi_util_av_remove(struct kfid_av *av, kfi_addr_t *kfi_addr, size_t count,
+		       uint64_t flags);
+int kfi_util_av_lookup(struct kfid_av *av, kfi_addr_t kfi_addr, void *addr,
+		       size_t *addrlen);
+const char *kfi_util_av_straddr(struct kfid_av *av, const void *addr,
+				char *buf, size_t *len);
+
 /* Event queues: the ops table and what it calls (kfi_util/eq.rs). */
 void kfi_util_eq_init(struct kfid_eq *eq, void *context,
 		      kfi_event_handler handler);

@@ -14,12 +14,14 @@ pub mod xfer;
 pub mod plan;
 #[path = "../../kfi_util/logic/mr.rs"]
 pub mod mr;
+#[path = "../../kfi_util/logic/av.rs"]
+pub mod av;
 // The core's numeric host and port parser, which `plan` uses.
 #[path = "../../rust/logic/host.rs"]
 pub mod host;
 
 /// The module tree as a provider sees it: `crate::util::logic::{cq, eq,
-/// xfer, plan, mr, host}`.
+/// xfer, plan, mr, av, host}`.
 pub mod logic {
-    pub use crate::{cq, eq, host, mr, plan, xfer};
+    pub use crate::{av, cq, eq, host, mr, plan, xfer};
 }

@@ -1814,6 +1814,286 @@ static struct kunit_case eq_cases[] = {
 	{}
 };
 
+/* ------------------------------------------------------- address vectors */
+
+static struct kfid_av *av_open(struct kunit *test, struct dom_fixture *d,
+			       enum kfi_av_type type, int rx_ctx_bits,
+			       size_t count)
+{
+	struct kfi_av_attr attr = { .type = type, .rx_ctx_bits = rx_ctx_bits,
+				    .count = count };
+	struct kfid_av *av = NULL;
+
+	KUNIT_ASSERT_EQ(test, kfi_av_open(d->dom, &attr, &av, d), 0);
+	KUNIT_ASSERT_NOT_NULL(test, av);
+	return av;
+}
+
+static struct sockaddr_in av_sin(u32 host, u16 port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(host) };
+	return a;
+}
+
+/* Opening: every type, the attributes refused, the domain held. */
+static void av_open_and_bad_attributes(struct kunit *test)
+{
+	struct kfi_av_attr attr = {};
+	struct dom_fixture d;
+	struct kfid_av *av, *t, *u;
+	struct kfid_eq *eq;
+	struct kfi_eq_attr eattr = {};
+
+	dom_setup(test, &d, 0);
+	av = av_open(test, &d, KFI_AV_MAP, 0, 0);
+	KUNIT_EXPECT_EQ(test, av->fid.fclass, (size_t)KFI_CLASS_AV);
+	KUNIT_EXPECT_PTR_EQ(test, av->fid.context, (void *)&d);
+	KUNIT_EXPECT_EQ(test, kfi_close(&av->fid), 0);
+	t = av_open(test, &d, KFI_AV_TABLE, 8, 16);
+	u = av_open(test, &d, KFI_AV_UNSPEC, 32, 1 << 20);
+	attr.type = 7;
+	KUNIT_EXPECT_EQ(test, kfi_av_open(d.dom, &attr, &av, NULL), -EINVAL);
+	attr.type = KFI_AV_MAP;
+	attr.rx_ctx_bits = -1;
+	KUNIT_EXPECT_EQ(test, kfi_av_open(d.dom, &attr, &av, NULL), -EINVAL);
+	attr.rx_ctx_bits = 33;
+	KUNIT_EXPECT_EQ(test, kfi_av_open(d.dom, &attr, &av, NULL), -EINVAL);
+	attr.rx_ctx_bits = 0;
+	attr.name = "shared";
+	KUNIT_EXPECT_EQ(test, kfi_av_open(d.dom, &attr, &av, NULL),
+			-KFI_ENOSYS);
+	attr.name = NULL;
+	attr.flags = KFI_EVENT;
+	KUNIT_EXPECT_EQ(test, kfi_av_open(d.dom, &attr, &av, NULL),
+			-KFI_ENOSYS);
+	attr.flags = KFI_SYNC_ERR;
+	KUNIT_EXPECT_EQ(test, kfi_av_open(d.dom, &attr, &av, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_av_open(d.dom, NULL, &av, NULL), -EINVAL);
+	/* asynchronous inserts would need an EQ: not done */
+	KUNIT_ASSERT_EQ(test, kfi_eq_open(d.fab, &eattr, &eq, NULL, NULL), 0);
+	KUNIT_EXPECT_LT(test, kfi_av_bind(t, &eq->fid, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&eq->fid), 0);
+	/* a domain with an open AV cannot close */
+	KUNIT_EXPECT_EQ(test, kfi_close(&d.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&t->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&d.dom->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&u->fid), 0);
+	dom_teardown(test, &d);
+}
+
+/*
+ * Inserting a list of both families, looking up, duplicates, removal
+ * (all or nothing), reuse of a freed handle, bad addresses with
+ * KFI_SYNC_ERR, and growth well past the count given at open.
+ */
+static void av_insert_lookup_remove(struct kunit *test)
+{
+	struct sockaddr_in a = av_sin(0x0a000001, 4000), c = av_sin(0x0a000003, 1);
+	struct sockaddr_in6 b = { .sin6_family = AF_INET6,
+				  .sin6_port = htons(5) };
+	struct sockaddr_in bad = a, got;
+	struct sockaddr_in6 got6;
+	u8 list[sizeof(a) + sizeof(b) + sizeof(c)];
+	kfi_addr_t h[3], dup, many[3];
+	int errs[3] = { 7, 7, 7 };
+	struct dom_fixture d;
+	struct kfid_av *av;
+	size_t len;
+	int k;
+
+	b.sin6_addr.s6_addr[15] = 1;
+	memcpy(list, &a, sizeof(a));
+	memcpy(list + sizeof(a), &b, sizeof(b));
+	memcpy(list + sizeof(a) + sizeof(b), &c, sizeof(c));
+	dom_setup(test, &d, 0);
+	av = av_open(test, &d, KFI_AV_TABLE, 0, 2);
+	KUNIT_ASSERT_EQ(test, kfi_av_insert(av, list, 3, h, 0, NULL), 3);
+	KUNIT_EXPECT_EQ(test, h[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, h[1], 1ULL);
+	KUNIT_EXPECT_EQ(test, h[2], 2ULL);
+	len = sizeof(got);
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, h[0], &got, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, sizeof(a));
+	KUNIT_EXPECT_EQ(test, memcmp(&got, &a, sizeof(a)), 0);
+	len = sizeof(got6);
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, h[1], &got6, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, sizeof(b));
+	KUNIT_EXPECT_EQ(test, memcmp(&got6, &b, sizeof(b)), 0);
+	/* too small: truncated, the full size said */
+	memset(&got6, 0xee, sizeof(got6));
+	len = 4;
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, h[1], &got6, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, sizeof(b));
+	KUNIT_EXPECT_EQ(test, memcmp(&got6, &b, 4), 0);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&got6)[4], 0xee);
+	len = sizeof(got);
+	KUNIT_EXPECT_EQ(test, kfi_av_lookup(av, 3, &got, &len), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kfi_av_lookup(av, h[0], &got, NULL), -EINVAL);
+
+	/* a duplicate: the same handle, one more use */
+	KUNIT_ASSERT_EQ(test, kfi_av_insert(av, &c, 1, &dup, 0, NULL), 1);
+	KUNIT_EXPECT_EQ(test, dup, h[2]);
+	KUNIT_EXPECT_EQ(test, kfi_av_remove(av, &dup, 1, 0), 0);
+	len = sizeof(got);
+	KUNIT_EXPECT_EQ(test, kfi_av_lookup(av, h[2], &got, &len), 0);
+	/* all or nothing: h[2] has one use left, not two */
+	many[0] = h[0];
+	many[1] = h[2];
+	many[2] = h[2];
+	KUNIT_EXPECT_EQ(test, kfi_av_remove(av, many, 3, 0), -ENOENT);
+	len = sizeof(got);
+	KUNIT_EXPECT_EQ(test, kfi_av_lookup(av, h[0], &got, &len), 0);
+	KUNIT_EXPECT_EQ(test, kfi_av_remove(av, many, 2, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_av_lookup(av, h[0], &got, &len), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kfi_av_lookup(av, h[2], &got, &len), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kfi_av_remove(av, &h[2], 1, 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kfi_av_remove(av, &h[1], 1, 1), -EINVAL);
+	/* a freed handle goes to the next new address */
+	KUNIT_ASSERT_EQ(test, kfi_av_insert(av, &a, 1, &dup, 0, NULL), 1);
+	KUNIT_EXPECT_TRUE(test, dup == h[0] || dup == h[2]);
+
+	/*
+	 * A bad address in the list (no peer: the unspecified address): its
+	 * handle not available, its error; the others inserted. An address
+	 * of an unknown family ends the list (its size is unknown).
+	 */
+	bad.sin_addr.s_addr = 0;
+	memcpy(list, &bad, sizeof(bad));
+	memcpy(list + sizeof(bad), &c, sizeof(c));
+	KUNIT_EXPECT_EQ(test, kfi_av_insert(av, list, 2, many, KFI_SYNC_ERR,
+					    errs), 1);
+	KUNIT_EXPECT_EQ(test, many[0], (kfi_addr_t)KFI_ADDR_NOTAVAIL);
+	KUNIT_EXPECT_NE(test, many[1], (kfi_addr_t)KFI_ADDR_NOTAVAIL);
+	KUNIT_EXPECT_EQ(test, errs[0], -EINVAL);
+	KUNIT_EXPECT_EQ(test, errs[1], 0);
+	bad.sin_family = AF_UNIX;
+	memcpy(list, &c, sizeof(c));
+	memcpy(list + sizeof(c), &bad, sizeof(bad));
+	memcpy(list + 2 * sizeof(c), &a, sizeof(a));
+	KUNIT_EXPECT_EQ(test, kfi_av_insert(av, list, 3, many, KFI_SYNC_ERR,
+					    errs), 1);
+	KUNIT_EXPECT_EQ(test, errs[0], 0);
+	KUNIT_EXPECT_EQ(test, errs[1], -EINVAL);
+	KUNIT_EXPECT_EQ(test, errs[2], -EINVAL);
+	KUNIT_EXPECT_EQ(test, many[2], (kfi_addr_t)KFI_ADDR_NOTAVAIL);
+	KUNIT_EXPECT_EQ(test, kfi_av_remove(av, many, 1, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_av_insert(av, &a, 1, many, KFI_SYNC_ERR,
+					    NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_av_insert(av, &a, 1, many, KFI_EVENT, NULL),
+			-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_av_insert(av, NULL, 1, many, 0, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_av_insert(av, &a, 0, many, 0, NULL), 0);
+
+	/* growth: 1000 more, each found again */
+	for (k = 0; k < 1000; k++) {
+		c = av_sin(0x0b000000 + k, 9);
+		KUNIT_ASSERT_EQ(test, kfi_av_insert(av, &c, 1, &dup, 0, NULL),
+				1);
+		KUNIT_ASSERT_EQ(test, dup, (kfi_addr_t)k + 3);
+	}
+	for (k = 0; k < 1000; k += 97) {
+		c = av_sin(0x0b000000 + k, 9);
+		len = sizeof(got);
+		KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, k + 3, &got, &len), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(&got, &c, sizeof(c)), 0);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_close(&av->fid), 0);
+	dom_teardown(test, &d);
+}
+
+/*
+ * insertsvc (numeric node and service), insertsym, straddr, and handles
+ * carrying a receive context index (kfi_rx_addr).
+ */
+static void av_services_strings_rx_contexts(struct kunit *test)
+{
+	struct sockaddr_in got, want;
+	struct sockaddr_in6 got6;
+	kfi_addr_t h, h6, bad, sym[6];
+	struct dom_fixture d;
+	struct kfid_av *av;
+	char buf[64];
+	size_t len;
+	int k;
+
+	dom_setup(test, &d, 0);
+	av = av_open(test, &d, KFI_AV_UNSPEC, 8, 0);
+	KUNIT_ASSERT_EQ(test, kfi_av_insertsvc(av, "10.1.2.3", "4000", &h, 0,
+					       NULL), 1);
+	want = av_sin(0x0a010203, 4000);
+	len = sizeof(got);
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, h, &got, &len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&got, &want, sizeof(want)), 0);
+	KUNIT_ASSERT_EQ(test, kfi_av_insertsvc(av, "::1", "5", &h6, 0, NULL),
+			1);
+	len = sizeof(got6);
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, h6, &got6, &len), 0);
+	KUNIT_EXPECT_EQ(test, got6.sin6_family, (u16)AF_INET6);
+	KUNIT_EXPECT_EQ(test, ntohs(got6.sin6_port), 5);
+	KUNIT_EXPECT_EQ(test, got6.sin6_addr.s6_addr[15], 1);
+	/* no name resolution; the handle of a failed insert: none */
+	KUNIT_EXPECT_EQ(test, kfi_av_insertsvc(av, "no.such.host", "1", &bad,
+					       0, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, bad, (kfi_addr_t)KFI_ADDR_NOTAVAIL);
+	KUNIT_EXPECT_EQ(test, kfi_av_insertsvc(av, "10.1.2.3", "http", &bad, 0,
+					       NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_av_insertsvc(av, "0.0.0.0", "1", &bad, 0,
+					       NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_av_insertsvc(av, NULL, "1", &bad, 0, NULL),
+			-EINVAL);
+
+	/* a receive context in the top 8 bits: the same peer */
+	len = sizeof(got);
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, kfi_rx_addr(h, 5, 8), &got,
+					    &len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&got, &want, sizeof(want)), 0);
+
+	/* 2 nodes x 3 services, node-major */
+	KUNIT_ASSERT_EQ(test, kfi_av_insertsym(av, "10.0.0.255", 2, "100", 3,
+					       sym, 0, NULL), 6);
+	for (k = 0; k < 6; k++) {
+		want = av_sin(0x0a0000ff + k / 3, 100 + k % 3);
+		len = sizeof(got);
+		KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, sym[k], &got, &len), 0);
+		KUNIT_EXPECT_EQ(test, memcmp(&got, &want, sizeof(want)), 0);
+	}
+
+	/* straddr: libfabric's form, truncated to the buffer */
+	want = av_sin(0x0a010203, 4000);
+	len = sizeof(buf);
+	KUNIT_ASSERT_PTR_EQ(test, kfi_av_straddr(av, &want, buf, &len),
+			    (const char *)buf);
+	KUNIT_EXPECT_STREQ(test, buf, "fi_sockaddr_in://10.1.2.3:4000");
+	KUNIT_EXPECT_EQ(test, len, strlen(buf) + 1);
+	len = 8;
+	KUNIT_ASSERT_PTR_EQ(test, kfi_av_straddr(av, &want, buf, &len),
+			    (const char *)buf);
+	KUNIT_EXPECT_STREQ(test, buf, "fi_sock");
+	KUNIT_EXPECT_EQ(test, len, strlen("fi_sockaddr_in://10.1.2.3:4000") + 1);
+	len = sizeof(buf);
+	KUNIT_ASSERT_PTR_EQ(test, kfi_av_straddr(av, &got6, buf, &len),
+			    (const char *)buf);
+	KUNIT_EXPECT_STREQ(test, buf, "fi_sockaddr_in6://[::1]:5");
+
+	/* removal by a handle with a receive context too */
+	KUNIT_EXPECT_EQ(test, kfi_av_remove(av, (kfi_addr_t[]){ kfi_rx_addr(h, 3, 8) },
+					    1, 0), 0);
+	len = sizeof(got);
+	KUNIT_EXPECT_EQ(test, kfi_av_lookup(av, h, &got, &len), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kfi_close(&av->fid), 0);
+	dom_teardown(test, &d);
+}
+
+static struct kunit_case av_cases[] = {
+	KUNIT_CASE(av_open_and_bad_attributes),
+	KUNIT_CASE(av_insert_lookup_remove),
+	KUNIT_CASE(av_services_strings_rx_contexts),
+	{}
+};
+
 /* ------------------------------------------- messages, tagged, multi-receive */
 
 static void msg_tagged(struct kunit *test)
@@ -2361,10 +2641,11 @@ static void prov_done(struct kunit *test)
 	KFI_PROV_SUITE(eq, p, prov_use);				\
 	KFI_PROV_SUITE(cntr, p, prov_use_all_caps);			\
 	KFI_PROV_SUITE(trigger, p, prov_use);				\
-	KFI_PROV_SUITE(msg, p, prov_use)
+	KFI_PROV_SUITE(msg, p, prov_use);				\
+	KFI_PROV_SUITE(av, p, prov_use)
 #define KFI_PROV_SUITE_LIST(p)						\
 	&cq_suite_##p, &eq_suite_##p, &cntr_suite_##p, &trigger_suite_##p, \
-	&msg_suite_##p
+	&msg_suite_##p, &av_suite_##p
 
 /*
  * Another provider: its KFI_PROV_<name> row of kfi_provs[]
