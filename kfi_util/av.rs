@@ -315,6 +315,24 @@ fn sys_len(a: &SockAddr) -> usize {
     unsafe { sys::kfi_util_addr_len(u32::from(a.family)) }
 }
 
+/// The strings and the error array of `insertsvc`/`insertsym`.
+///
+/// # Safety
+/// `node` and `service` are NULL or NUL-terminated strings readable
+/// during the call.
+unsafe fn svc_args<'a>(
+    node: *const c_char,
+    service: *const c_char,
+    flags: u64,
+    context: *mut c_void,
+) -> core::result::Result<(&'a [u8], &'a [u8], *mut c_int), c_int> {
+    // SAFETY: by the caller's contract.
+    let (Some(node), Some(service)) = (unsafe { cstr(node) }, unsafe { cstr(service) }) else {
+        return Err(base::neg(bindings::EINVAL));
+    };
+    Ok((node, service, insert_flags(flags, context)?))
+}
+
 /// `insertsvc`: a numeric node and a decimal service; 1 (inserted).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_util_av_insertsvc(
@@ -326,11 +344,8 @@ pub(crate) unsafe extern "C" fn kfi_util_av_insertsvc(
     context: *mut c_void,
 ) -> c_int {
     // SAFETY: NULL or the consumer's strings.
-    let (Some(node), Some(service)) = (unsafe { cstr(node) }, unsafe { cstr(service) }) else {
-        return base::neg(bindings::EINVAL);
-    };
-    let errs = match insert_flags(flags, context) {
-        Ok(e) => e,
+    let (node, service, errs) = match unsafe { svc_args(node, service, flags, context) } {
+        Ok(v) => v,
         Err(e) => return e,
     };
     let a = rules::parse_svc(node, service).map(addr::sockaddr).map_err(err);
@@ -358,11 +373,8 @@ pub(crate) unsafe extern "C" fn kfi_util_av_insertsym(
     context: *mut c_void,
 ) -> c_int {
     // SAFETY: NULL or the consumer's strings.
-    let (Some(node), Some(service)) = (unsafe { cstr(node) }, unsafe { cstr(service) }) else {
-        return base::neg(bindings::EINVAL);
-    };
-    let errs = match insert_flags(flags, context) {
-        Ok(e) => e,
+    let (node, service, errs) = match unsafe { svc_args(node, service, flags, context) } {
+        Ok(v) => v,
         Err(e) => return e,
     };
     let first = match rules::parse_svc(node, service) {
