@@ -165,6 +165,7 @@ pub(crate) mod logic {
     pub mod plan;
     pub mod mr;
     pub mod av;
+    pub mod rxm;
     // The core's numeric host and port parser, which `plan` uses.
     #[path = "../../rust/logic/host.rs"]
     pub mod host;

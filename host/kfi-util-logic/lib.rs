@@ -16,12 +16,14 @@ pub mod plan;
 pub mod mr;
 #[path = "../../kfi_util/logic/av.rs"]
 pub mod av;
+#[path = "../../kfi_util/logic/rxm.rs"]
+pub mod rxm;
 // The core's numeric host and port parser, which `plan` uses.
 #[path = "../../rust/logic/host.rs"]
 pub mod host;
 
 /// The module tree as a provider sees it: `crate::util::logic::{cq, eq,
-/// xfer, plan, mr, av, host}`.
+/// xfer, plan, mr, av, rxm, host}`.
 pub mod logic {
-    pub use crate::{av, cq, eq, host, mr, plan, xfer};
+    pub use crate::{av, cq, eq, host, mr, plan, rxm, xfer};
 }

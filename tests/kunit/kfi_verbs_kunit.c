@@ -2199,6 +2199,14 @@ static void verbs_rma_long_buffers(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.cep, vdst + 6 * PAGE_SIZE,
 					       len - 6 * PAGE_SIZE, NULL, 0,
 					       vsrc), 0);
+		/*
+		 * iWARP has no receiver-not-ready retry: a registered receive
+		 * is on the receive queue only once its registration has
+		 * completed (kfi_verbs.md, "Long receives"); give it that time
+		 * before the peer sends (on rxe the sender would retry).
+		 */
+		if (i == 1)
+			msleep(50);
 		for (k = 0; k < 3; k++) {
 			size_t l = k == 1 ? 64 : k ? len - 6 * PAGE_SIZE :
 				   5 * PAGE_SIZE;
