@@ -351,6 +351,29 @@ static void kfi_verbs_cq_timer(struct timer_list *t)
 }
 
 /**
+ * kfi_verbs_cq_unbusy() - End busy polling on a connection's completion
+ *	queue: the softirq poller handles its completions again.
+ * @c: The connection.
+ *
+ * For a blocking reader about to sleep, and for a completion the provider
+ * itself waits for (a receive's registration, kfi_verbs_qp.c).
+ *
+ * Context: Any but hard interrupts; never sleeps.
+ */
+void kfi_verbs_cq_unbusy(struct kfi_verbs_conn *c)
+{
+	if (time_before(jiffies, READ_ONCE(c->busy_until)))
+		WRITE_ONCE(c->busy_until, jiffies);
+	if (!test_bit(KFI_VERBS_CQ_UNARMED, &c->cq_flags))
+		return;
+	/* the softirq runs when bottom halves are enabled again */
+	local_bh_disable();
+	if (test_and_clear_bit(KFI_VERBS_CQ_UNARMED, &c->cq_flags))
+		irq_poll_sched(&c->iop);
+	local_bh_enable();
+}
+
+/**
  * kfi_verbs_conn_poll() - Handle completions of a connection's queue pair
  *	in the caller's context.
  * @c: The connection.
@@ -382,16 +405,7 @@ int kfi_verbs_conn_poll(struct kfi_verbs_conn *c, int budget, bool busy)
 		 * poller hands them over (polling here would only save it a
 		 * run when completions are already there).
 		 */
-		if (time_before(jiffies, READ_ONCE(c->busy_until)))
-			WRITE_ONCE(c->busy_until, jiffies);
-		if (test_bit(KFI_VERBS_CQ_UNARMED, &c->cq_flags)) {
-			/* runs when bottom halves are enabled again */
-			local_bh_disable();
-			if (test_and_clear_bit(KFI_VERBS_CQ_UNARMED,
-					       &c->cq_flags))
-				irq_poll_sched(&c->iop);
-			local_bh_enable();
-		}
+		kfi_verbs_cq_unbusy(c);
 		return 0;
 	}
 	until = jiffies + KFI_VERBS_BUSY_JIFFIES;

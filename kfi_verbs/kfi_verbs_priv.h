@@ -176,6 +176,7 @@ int kfi_verbs_dev_port(struct kfi_verbs_dev *d, u32 port,
 		       struct kfi_verbs_port *out);
 void kfi_verbs_conns_remove(struct kfi_verbs_dev *d);
 void kfi_verbs_conn_broken(struct kfi_verbs_conn *c);
+void kfi_verbs_cq_unbusy(struct kfi_verbs_conn *c);
 void kfi_verbs_mrs_remove(struct kfi_verbs_dev *d);
 int kfi_verbs_segs_sg(const struct kfi_util_seg *segs, unsigned int n,
 		      struct scatterlist *sgl);

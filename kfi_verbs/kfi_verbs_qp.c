@@ -852,6 +852,13 @@ int kfi_verbs_post_recv_reg(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 	}
 out:
 	spin_unlock_bh(&c->post_lock);
+	/*
+	 * The receive waits for this completion: it must not wait for a
+	 * busy reader's next poll (on iWARP a message arriving meanwhile
+	 * ends the connection).
+	 */
+	if (!ret)
+		kfi_verbs_cq_unbusy(c);
 	return ret == -ENOTCONN && qp ? -EAGAIN : ret;
 }
 
