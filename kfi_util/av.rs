@@ -180,18 +180,6 @@ impl core::fmt::Write for Text {
     }
 }
 
-/// The consumer's C string, or `None` for NULL.
-///
-/// # Safety
-/// `s` is NULL or a NUL-terminated string readable during the call.
-unsafe fn cstr<'a>(s: *const c_char) -> Option<&'a [u8]> {
-    if s.is_null() {
-        return None;
-    }
-    // SAFETY: by the caller's contract.
-    Some(unsafe { core::ffi::CStr::from_ptr(s) }.to_bytes())
-}
-
 /// The domain ops table's `av_open`: -EINVAL for a bad type, rx_ctx_bits
 /// or flag; -KFI_ENOSYS for what is not done (shared AVs, `KFI_EVENT`).
 #[no_mangle]
@@ -327,7 +315,7 @@ unsafe fn svc_args<'a>(
     context: *mut c_void,
 ) -> core::result::Result<(&'a [u8], &'a [u8], *mut c_int), c_int> {
     // SAFETY: by the caller's contract.
-    let (Some(node), Some(service)) = (unsafe { cstr(node) }, unsafe { cstr(service) }) else {
+    let (Some(node), Some(service)) = (unsafe { base::c_bytes(node) }, unsafe { base::c_bytes(service) }) else {
         return Err(base::neg(bindings::EINVAL));
     };
     Ok((node, service, insert_flags(flags, context)?))

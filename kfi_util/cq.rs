@@ -319,9 +319,10 @@ impl Cq {
         // Taken before the connections' marks are: an event after this
         // sets it again (see `Conn::tell_cqs`).
         // Read first: an idle poll writes no shared cache line.
-        if !(<Ep as ProgressSource>::POLL_IDLE && polling)
-            && (!self.dirty.load(Ordering::Relaxed) || !self.dirty.swap(false, Ordering::SeqCst))
-        {
+        // (A CQ with a handler is bound only to endpoints that are not
+        // quiet, whose progress does nothing in a read: no idle poll.)
+        let idle = <Ep as ProgressSource>::POLL_IDLE && polling && !self.has_handler();
+        if !idle && (!self.dirty.load(Ordering::Relaxed) || !self.dirty.swap(false, Ordering::SeqCst)) {
             return;
         }
         let mut refs: [Option<<Ep as ProgressSource>::Ref<'_>>; PROGRESS_EPS] = Default::default();
