@@ -818,9 +818,9 @@ impl Conn {
                     let w = if tagged {
                         // Messages that came earlier get their receives
                         // first (posted between two looks: try again).
-                        d.unexp.take_tagged(ep, d.hdr.tag().unwrap_or(0))
+                        d.unexp.take_tagged(ep, d.hdr.tag().unwrap_or(0), rules::ADDR_ANY)
                     } else {
-                        match ep.rx_take_msg(len) {
+                        match ep.rx_take_msg(len, rules::ADDR_ANY) {
                             Ok(w) => w,
                             // No CQ slot for its entry: it waits in the
                             // socket until a read frees one.
@@ -988,7 +988,7 @@ impl Conn {
             Rx::Body { dest: Dest::Read { last: false, .. }, .. } => {}
             Rx::Body { dest: Dest::Unexp(buf), .. } => {
                 let buf = core::mem::replace(buf, KVVec::new());
-                let u = Unexp { tag: hdr.tag().unwrap_or(0), data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
+                let u = Unexp { tag: hdr.tag().unwrap_or(0), src: rules::ADDR_ANY, data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
                 // Within the capacity reserved when its payload was
                 // buffered: allocates nothing.
                 if d.unexp.push(u).is_err() {

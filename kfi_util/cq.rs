@@ -110,11 +110,10 @@ const _: () = {
     assert!(sys::KFI_CQ_COND_THRESHOLD == rules::COND_THRESHOLD);
 };
 
-/// `KFI_ADDR_NOTAVAIL`: the source address `readfrom` reports, MSG
-/// endpoints having a single peer. (bindgen renders the header's
-/// `UINT64_MAX` as an `i32` -1.)
-const ADDR_NOTAVAIL: sys::kfi_addr_t = u64::MAX;
-const _: () = assert!(sys::KFI_ADDR_NOTAVAIL as sys::kfi_addr_t == ADDR_NOTAVAIL);
+// `KFI_ADDR_NOTAVAIL`, the source `readfrom` reports for an entry without
+// one (bindgen renders the header's `UINT64_MAX` as an `i32` -1).
+const _: () = assert!(sys::KFI_ADDR_NOTAVAIL as sys::kfi_addr_t == rules::ADDR_NOTAVAIL);
+const _: () = assert!(sys::KFI_ADDR_UNSPEC as sys::kfi_addr_t == super::logic::xfer::ADDR_ANY);
 
 /// Slot storage for the ring (up to 65536 slots of 72 bytes: kvmalloc).
 pub(crate) type Slots = base::Storage<Slot>;
@@ -516,17 +515,18 @@ impl Cq {
     /// `src` is NULL or writable for as many addresses as `out` holds
     /// entries.
     unsafe fn read_locked(&self, st: &mut State, out: &mut [u8], src: *mut sys::kfi_addr_t) -> isize {
-        let r = st.ring.read(self.format, out);
+        let src = if src.is_null() {
+            None
+        } else {
+            let n = out.len() / self.format.entry_bytes();
+            // SAFETY: writable for as many addresses as `out` holds
+            // entries (caller's contract).
+            Some(unsafe { core::slice::from_raw_parts_mut(src, n) })
+        };
+        let r = st.ring.read(self.format, out, src);
         self.sync_idle(st);
         match r {
-            Ok(n) => {
-                if !src.is_null() {
-                    // SAFETY: `n` is at most the number of entries `out`
-                    // holds, for which `src` is writable.
-                    unsafe { core::slice::from_raw_parts_mut(src, n) }.fill(ADDR_NOTAVAIL);
-                }
-                n as isize
-            }
+            Ok(n) => n as isize,
             Err(e) => e.errno(),
         }
     }
@@ -795,8 +795,9 @@ pub(crate) unsafe extern "C" fn kfi_util_cq_read(cq: *mut sys::kfid_cq, buf: *mu
     n
 }
 
-/// `readfrom` of a completion queue: as `read`, with `KFI_ADDR_NOTAVAIL`
-/// as the source of each entry (`src_addr` may be NULL).
+/// `readfrom` of a completion queue: as `read`, with the source address
+/// handle of each entry (`KFI_ADDR_NOTAVAIL` when it has none: transmits,
+/// MSG endpoints, a sender not in the AV); `src_addr` may be NULL.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_util_cq_readfrom(
     cq: *mut sys::kfid_cq,

@@ -46,7 +46,7 @@
 use super::base;
 use super::cq::{Cq, ProgressRef, ProgressSource};
 use super::ep::{EpConfig, EpXfer};
-use super::logic::cq::Completion;
+use super::logic::cq::{Completion, ADDR_NOTAVAIL};
 use super::logic::xfer::{self as rules, Kind, Links, List, MultiRecv};
 use super::fabric::ProvDomain;
 use super::mr::ProvMr;
@@ -228,6 +228,10 @@ pub(crate) struct Config {
     /// accesses); it outlives its endpoints.
     pub(crate) domain: *const PDomain,
     pub(crate) cntrs: Cntrs,
+    /// Receives honour their source address (`KFI_DIRECTED_RECV` on a
+    /// connectionless endpoint); otherwise every receive takes messages
+    /// from anyone.
+    pub(crate) directed: bool,
 }
 
 impl Config {
@@ -247,6 +251,7 @@ impl Config {
             max_msg,
             domain,
             cntrs: c.cntrs,
+            directed: false,
         }
     }
 
@@ -367,7 +372,7 @@ impl<X: QueueExt> Queues<X> {
         if !op.entry {
             return Report::quiet(cq, cntr).with_extra(op.extra);
         }
-        let c = Completion { op_context: op.context, flags: op.kind.cq_flags(), len: op.len as usize, buf: 0, data: 0, tag: 0 };
+        let c = Completion { op_context: op.context, flags: op.kind.cq_flags(), len: op.len as usize, buf: 0, data: 0, tag: 0, src: ADDR_NOTAVAIL };
         Report::done(cq, c, cntr).with_extra(op.extra)
     }
 
@@ -478,6 +483,7 @@ impl<X: QueueExt> EpQueues<X> {
                     max_msg: 0,
                     domain: core::ptr::null(),
                     cntrs: Cntrs { send: None, recv: None, read: None, write: None, remote_read: None, remote_write: None },
+                    directed: false,
                 },
                 min_multi: 0,
                 tx: KVVec::new(),
@@ -735,6 +741,7 @@ impl<X: QueueExt> EpQueues<X> {
             op.context = x.context as usize;
             op.data = x.data;
             op.tag = x.tag;
+            op.dest = x.addr;
             op.entry = entry;
             op.ext = X::init_tx(kind, flags);
             let inject = flags & rules::F_INJECT != 0;
@@ -791,6 +798,7 @@ impl<X: QueueExt> EpQueues<X> {
                 buf,
                 tag: x.tag,
                 ignore: x.ignore,
+                src: if q.cfg.directed { x.addr } else { rules::ADDR_ANY },
                 entry,
                 multi,
                 filling: false,
@@ -923,6 +931,7 @@ impl<X: QueueExt> EpQueues<X> {
             buf: 0,
             data,
             tag: 0,
+            src: ADDR_NOTAVAIL,
         };
         // SAFETY: bound CQ, valid while bound.
         unsafe { &*cq }.complete(&c);
@@ -959,27 +968,35 @@ impl<X: QueueExt> EpQueues<X> {
         }
     }
 
-    /// Takes the receive for an untagged message of `len` bytes: the
-    /// oldest posted untagged receive (a multi-receive buffer is carved;
-    /// one too full for the message is released first). `None` if none is
-    /// posted: the message waits (kfi_tcp: in the socket). `NoRoom` when
-    /// the receive CQ has no slot for the entry of a message that would
-    /// not release its multi-receive buffer (nothing is taken then).
-    pub(crate) fn rx_take_msg(&self, len: u64) -> core::result::Result<Option<RxWork>, NoRoom> {
+    /// Takes the receive for an untagged message of `len` bytes from
+    /// `from` (an address handle, or [`rules::ADDR_ANY`]): the oldest
+    /// posted untagged receive whose source filter takes it (a
+    /// multi-receive buffer is carved; one too full for the message is
+    /// released first). `None` if none is posted: the message waits
+    /// (kfi_tcp: in the socket). `NoRoom` when the receive CQ has no slot
+    /// for the entry of a message that would not release its
+    /// multi-receive buffer (nothing is taken then).
+    pub(crate) fn rx_take_msg(&self, len: u64, from: u64) -> core::result::Result<Option<RxWork>, NoRoom> {
         loop {
             let released = {
                 let mut g = self.q.lock();
                 let q = &mut *g;
                 // Decided under the lock the posts take.
-                let Some(i) = q.rx_msg.front() else {
+                let found = if q.cfg.directed {
+                    let rx = &q.rx;
+                    q.rx_links.find_first(&q.rx_msg, |i| rules::src_match(rx[i].src, from))
+                } else {
+                    q.rx_msg.front()
+                };
+                let Some(i) = found else {
                     X::msg_waiting(q, true);
                     return Ok(None);
                 };
                 X::msg_waiting(q, false);
                 let op = q.rx[i];
                 let Some(mut m) = op.multi else {
-                    q.rx_links.pop_front(&mut q.rx_msg);
-                    return Ok(Some(RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true }));
+                    q.rx_links.remove(&mut q.rx_msg, i);
+                    return Ok(Some(RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true, from }));
                 };
                 let used = m.used;
                 match m.carve(len) {
@@ -998,20 +1015,20 @@ impl<X: QueueExt> EpQueues<X> {
                         }
                         q.rx[i].multi = Some(m);
                         if c.last {
-                            q.rx_links.pop_front(&mut q.rx_msg);
+                            q.rx_links.remove(&mut q.rx_msg, i);
                         } else {
                             q.rx[i].filling = true;
                         }
-                        return Ok(Some(RxWork { idx: i, op, offset: c.offset, room: len, last: c.last }));
+                        return Ok(Some(RxWork { idx: i, op, offset: c.offset, room: len, last: c.last, from }));
                     }
                     None if used == 0 => {
                         // Fresh buffer too small: truncation.
-                        q.rx_links.pop_front(&mut q.rx_msg);
-                        return Ok(Some(RxWork { idx: i, op, offset: 0, room: m.len, last: true }));
+                        q.rx_links.remove(&mut q.rx_msg, i);
+                        return Ok(Some(RxWork { idx: i, op, offset: 0, room: m.len, last: true, from }));
                     }
                     None => {
                         // Release the used buffer, try the next.
-                        q.rx_links.pop_front(&mut q.rx_msg);
+                        q.rx_links.remove(&mut q.rx_msg, i);
                         let buf = op.buf.addr(used);
                         q.rx[i].extra = None;
                         q.free_rx(i);
@@ -1028,6 +1045,7 @@ impl<X: QueueExt> EpQueues<X> {
                     buf,
                     data: 0,
                     tag: 0,
+                    src: ADDR_NOTAVAIL,
                 };
                 // The release always writes an entry (the consumer must
                 // learn the buffer is back); it is no message to count.
@@ -1036,22 +1054,23 @@ impl<X: QueueExt> EpQueues<X> {
         }
     }
 
-    /// Takes the oldest posted tagged receive matching `tag`, unless an
-    /// older (unexpected) message, as told by `older(want, ignore)`,
-    /// matches that receive too: then it is that message's, and the
-    /// caller delivers it first (`Err(())`). `Ok(None)` if no receive
-    /// matches.
-    pub(crate) fn rx_take_tagged(&self, tag: u64, older: impl Fn(u64, u64) -> bool) -> core::result::Result<Option<RxWork>, ()> {
+    /// Takes the oldest posted tagged receive matching `tag` from `from`,
+    /// unless an older (unexpected) message, as told by `older(want,
+    /// ignore, src)`, matches that receive too: then it is that message's,
+    /// and the caller delivers it first (`Err(())`). `Ok(None)` if no
+    /// receive matches.
+    pub(crate) fn rx_take_tagged(&self, tag: u64, from: u64, older: impl Fn(u64, u64, u64) -> bool) -> core::result::Result<Option<RxWork>, ()> {
         let mut g = self.q.lock();
         let q = &mut *g;
         let rx = &q.rx;
         let mut conflict = false;
         let found = q.rx_links.remove_first(&mut q.rx_tag, |i| {
             // Peeks and claims look at messages already arrived only.
-            if rules::is_probe(rx[i].flags) || !rules::tag_match(rx[i].tag, rx[i].ignore, tag) {
+            let r = &rx[i];
+            if rules::is_probe(r.flags) || !rules::tag_match(r.tag, r.ignore, tag) || !rules::src_match(r.src, from) {
                 return false;
             }
-            conflict = older(rx[i].tag, rx[i].ignore);
+            conflict = older(r.tag, r.ignore, r.src);
             !conflict
         });
         if conflict {
@@ -1059,7 +1078,7 @@ impl<X: QueueExt> EpQueues<X> {
         }
         Ok(found.map(|i| {
             let op = q.rx[i];
-            RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true }
+            RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true, from }
         }))
     }
 
@@ -1072,7 +1091,8 @@ impl<X: QueueExt> EpQueues<X> {
         let rx = &q.rx;
         let i = q.rx_links.remove_first(&mut q.rx_tag, |i| rules::is_probe(rx[i].flags))?;
         let op = q.rx[i];
-        Some(RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true })
+        // The source is the probed message's (set by whoever answers it).
+        Some(RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true, from: rules::ADDR_ANY })
     }
 
     /// A receive got its message: `len` bytes at `w.offset`, with the
@@ -1117,6 +1137,7 @@ impl<X: QueueExt> EpQueues<X> {
                 buf,
                 data: data.unwrap_or(0),
                 tag: if w.op.kind.is_tagged() { tag } else { 0 },
+                src: w.from,
             };
             if multi && !w.last {
                 // A message that does not release its multi-receive buffer
@@ -1319,8 +1340,8 @@ impl<X: QueueExt> TagQueues for EpQueues<X> {
         EpQueues::tag_posts(self)
     }
     #[inline]
-    fn rx_take_tagged(&self, tag: u64, older: impl Fn(u64, u64) -> bool) -> core::result::Result<Option<RxWork>, ()> {
-        EpQueues::rx_take_tagged(self, tag, older)
+    fn rx_take_tagged(&self, tag: u64, from: u64, older: impl Fn(u64, u64, u64) -> bool) -> core::result::Result<Option<RxWork>, ()> {
+        EpQueues::rx_take_tagged(self, tag, from, older)
     }
     #[inline]
     fn take_probe(&self) -> Option<RxWork> {

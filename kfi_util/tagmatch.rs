@@ -32,6 +32,9 @@ pub(crate) const UNEXP_MAX: usize = 32768;
 /// A tagged message that arrived before its receive.
 pub(crate) struct Unexp {
     pub(crate) tag: u64,
+    /// The sender's address handle (`rules::ADDR_ANY`: none; connected
+    /// endpoints).
+    pub(crate) src: u64,
     pub(crate) data: Option<u64>,
     /// The sender asked for an acknowledgement (owed once it is taken).
     pub(crate) ack: bool,
@@ -41,14 +44,24 @@ pub(crate) struct Unexp {
     pub(crate) claimed: Option<usize>,
 }
 
+impl Unexp {
+    /// An unclaimed message a receive for `want`/`ignore` from `filter`
+    /// takes.
+    #[inline]
+    fn matches(&self, want: u64, ignore: u64, filter: u64) -> bool {
+        self.claimed.is_none() && rules::tag_match(want, ignore, self.tag) && rules::src_match(filter, self.src)
+    }
+}
+
 /// What matching needs of an endpoint's receive queues.
 pub(crate) trait TagQueues {
     /// Tagged receives posted so far (a counter that moves with each).
     fn tag_posts(&self) -> u64;
-    /// Takes the oldest posted tagged receive matching `tag` unless an
-    /// older unexpected message, as `older(want, ignore)` tells, matches
-    /// it first; `Err(())`: try again (the queues moved meanwhile).
-    fn rx_take_tagged(&self, tag: u64, older: impl Fn(u64, u64) -> bool) -> core::result::Result<Option<RxWork>, ()>;
+    /// Takes the oldest posted tagged receive matching `tag` from `from`
+    /// unless an older unexpected message, as `older(want, ignore,
+    /// src_filter)` tells, matches it first; `Err(())`: try again (the
+    /// queues moved meanwhile).
+    fn rx_take_tagged(&self, tag: u64, from: u64, older: impl Fn(u64, u64, u64) -> bool) -> core::result::Result<Option<RxWork>, ()>;
     /// Takes the oldest posted probe.
     fn take_probe(&self) -> Option<RxWork>;
     /// A receive completed with `len` bytes.
@@ -112,10 +125,11 @@ impl UnexpList {
         Ok(())
     }
 
-    /// Whether an unclaimed message matches a receive for `want`/`ignore`.
+    /// Whether an unclaimed message matches a receive for `want`/`ignore`
+    /// from `filter`.
     #[inline]
-    pub(crate) fn any_match(&self, want: u64, ignore: u64) -> bool {
-        self.list.iter().any(|u| u.claimed.is_none() && rules::tag_match(want, ignore, u.tag))
+    pub(crate) fn any_match(&self, want: u64, ignore: u64, filter: u64) -> bool {
+        self.list.iter().any(|u| u.matches(want, ignore, filter))
     }
 
     /// Drops every message.
@@ -155,13 +169,11 @@ impl UnexpList {
                 i += 1;
                 continue;
             }
-            let tag = self.list[i].tag;
+            let (tag, src) = (self.list[i].tag, self.list[i].src);
             // Earlier messages matching the receive come first.
             let earlier = &self.list[..i];
-            let older = |want: u64, ignore: u64| {
-                earlier.iter().any(|u| u.claimed.is_none() && rules::tag_match(want, ignore, u.tag))
-            };
-            let Ok(Some(w)) = ep.rx_take_tagged(tag, older) else {
+            let older = |want: u64, ignore: u64, filter: u64| earlier.iter().any(|u| u.matches(want, ignore, filter));
+            let Ok(Some(w)) = ep.rx_take_tagged(tag, src, older) else {
                 i += 1;
                 continue;
             };
@@ -175,15 +187,16 @@ impl UnexpList {
         moved
     }
 
-    /// Takes the receive of a tagged message with `tag` that has just
-    /// come: the messages kept before it get their receives first (one
-    /// posted between two looks is tried again, a few times). `None` if
-    /// no receive matches it: the caller keeps it, or lets it wait.
-    pub(crate) fn take_tagged(&mut self, ep: &impl TagQueues, tag: u64) -> Option<RxWork> {
+    /// Takes the receive of a tagged message with `tag` from `from` that
+    /// has just come: the messages kept before it get their receives
+    /// first (one posted between two looks is tried again, a few times).
+    /// `None` if no receive matches it: the caller keeps it, or lets it
+    /// wait.
+    pub(crate) fn take_tagged(&mut self, ep: &impl TagQueues, tag: u64, from: u64) -> Option<RxWork> {
         for _ in 0..4 {
             self.deliver(ep);
             let me = &*self;
-            if let Ok(w) = ep.rx_take_tagged(tag, |want, ignore| me.any_match(want, ignore)) {
+            if let Ok(w) = ep.rx_take_tagged(tag, from, |want, ignore, filter| me.any_match(want, ignore, filter)) {
                 return w;
             }
         }
@@ -203,12 +216,12 @@ impl UnexpList {
     /// seen: its peek fails.
     fn answer_probes(&mut self, ep: &impl TagQueues) -> bool {
         let mut moved = false;
-        while let Some(w) = ep.take_probe() {
+        while let Some(mut w) = ep.take_probe() {
             moved = true;
             let f = w.op.flags;
             let ctx = w.op.context;
             let at = if f & rules::F_PEEK != 0 {
-                self.list.iter().position(|u| u.claimed.is_none() && rules::tag_match(w.op.tag, w.op.ignore, u.tag))
+                self.list.iter().position(|u| u.matches(w.op.tag, w.op.ignore, w.op.src))
             } else {
                 self.list.iter().position(|u| u.claimed == Some(ctx))
             };
@@ -218,6 +231,7 @@ impl UnexpList {
             };
             let (tag, data, len) = {
                 let u = &self.list[at];
+                w.from = u.src;
                 (u.tag, u.data, u.buf.len() as u64)
             };
             if f & rules::F_PEEK != 0 && f & rules::F_DISCARD == 0 {

@@ -100,6 +100,9 @@ pub(crate) struct TxOp {
     pub(crate) inject: bool,
     pub(crate) data: u64,
     pub(crate) tag: u64,
+    /// The destination's address handle (connectionless endpoints; a
+    /// connected endpoint's is stale).
+    pub(crate) dest: u64,
     /// Write an entry on success.
     pub(crate) entry: bool,
     /// Remote regions of an RMA: up to [`rules::IOV_LIMIT`] here, more in
@@ -152,6 +155,7 @@ pub(crate) const TX_INIT: TxOp = TxOp {
     inject: false,
     data: 0,
     tag: 0,
+    dest: rules::ADDR_ANY,
     entry: false,
     rma: [RmaIov { addr: 0, len: 0, key: 0 }; rules::IOV_LIMIT],
     rma_ext: core::ptr::null_mut(),
@@ -210,6 +214,9 @@ pub(crate) struct RxOp {
     pub(crate) buf: Buf,
     pub(crate) tag: u64,
     pub(crate) ignore: u64,
+    /// Source filter (`KFI_DIRECTED_RECV`): the only sender whose messages
+    /// it takes, or [`rules::ADDR_ANY`].
+    pub(crate) src: u64,
     pub(crate) entry: bool,
     /// A multi-receive buffer's consumption.
     pub(crate) multi: Option<MultiRecv>,
@@ -239,6 +246,7 @@ pub(crate) const RX_INIT: RxOp = RxOp {
     buf: Buf::EMPTY,
     tag: 0,
     ignore: 0,
+    src: rules::ADDR_ANY,
     entry: false,
     multi: None,
     filling: false,
@@ -260,6 +268,9 @@ pub(crate) struct RxWork {
     pub(crate) room: u64,
     /// The buffer is released after this message (multi-receive).
     pub(crate) last: bool,
+    /// The sender's address handle, reported in the entry
+    /// ([`rules::ADDR_ANY`]: none).
+    pub(crate) from: u64,
 }
 
 /// Counters bound to an endpoint, per event.

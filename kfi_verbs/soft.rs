@@ -27,6 +27,7 @@
 
 use crate::ep::Ep;
 use crate::logic::proto::{self, Assembly, Hdr, Op, BOUNCE_LEN, HDR_LEN};
+use crate::util::logic::xfer as rules;
 use crate::util::base;
 use crate::util::ep::ProvEp;
 use crate::util::queues::{NoRoom, Room};
@@ -244,9 +245,9 @@ impl Ep {
         let len = hdr.len as u64;
         let w = if hdr.tagged {
             // Messages that came earlier get their receives first.
-            unexp.take_tagged(ep, hdr.tag)
+            unexp.take_tagged(ep, hdr.tag, rules::ADDR_ANY)
         } else {
-            match ep.rx_take_msg(len) {
+            match ep.rx_take_msg(len, rules::ADDR_ANY) {
                 Ok(Some(w)) => Some(w),
                 Ok(None) | Err(NoRoom) => return None,
             }
@@ -283,7 +284,7 @@ impl Ep {
             }
             Dest::Op(w) => ep.rx_done(&w, m.asm.total, m.hdr.data, m.hdr.tag),
             Dest::Unexp(buf) => {
-                let u = Unexp { tag: m.hdr.tag, data: m.hdr.data, ack: false, buf, claimed: None };
+                let u = Unexp { tag: m.hdr.tag, src: rules::ADDR_ANY, data: m.hdr.data, ack: false, buf, claimed: None };
                 // Within the room reserved when it started: allocates
                 // nothing.
                 if unexp.push(u).is_err() {

@@ -956,7 +956,7 @@ impl EpData {
                         continue;
                     }
                     Err(e) if tx => (i, (-e) as u32, None),
-                    Err(e) => (i, (-e) as u32, Some(RxWork { idx: i, op: q.rx[i], offset: 0, room: q.rx[i].buf.len, last: true })),
+                    Err(e) => (i, (-e) as u32, Some(RxWork { idx: i, op: q.rx[i], offset: 0, room: q.rx[i].buf.len, last: true, from: rules::ADDR_ANY })),
                 }
             };
             match w {
@@ -1096,7 +1096,7 @@ impl EpData {
             let failed = {
                 let mut g = self.q.lock();
                 let q = &mut *g;
-                let work = |q: &Queues<VerbsExt>, i: usize| RxWork { idx: i, op: q.rx[i], offset: 0, room: q.rx[i].buf.len, last: true };
+                let work = |q: &Queues<VerbsExt>, i: usize| RxWork { idx: i, op: q.rx[i], offset: 0, room: q.rx[i].buf.len, last: true, from: rules::ADDR_ANY };
                 let mut failed = None;
                 if let Some(i) = first.take() {
                     q.ext.rx_hold = None;
@@ -1161,7 +1161,7 @@ impl EpData {
                 crate::util::base::warn_once!("a receive completed out of order");
                 q.rx_links.remove_first(&mut q.ext.rq, |j| j == slot);
             }
-            RxWork { idx: slot, op: q.rx[slot], offset: 0, room: q.rx[slot].buf.len, last: true }
+            RxWork { idx: slot, op: q.rx[slot], offset: 0, room: q.rx[slot].buf.len, last: true, from: rules::ADDR_ANY }
         };
         if wc.status == 0 && wc.write_imm {
             // A peer's write with immediate data consumed the receive:

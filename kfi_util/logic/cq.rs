@@ -150,9 +150,13 @@ impl WaitCond {
     }
 }
 
+/// `KFI_ADDR_NOTAVAIL`: the source `readfrom` reports for an entry
+/// without one (transmits, MSG endpoints, a sender not in the AV).
+pub const ADDR_NOTAVAIL: u64 = u64::MAX;
+
 /// A successful completion. Pointers (`op_context`, `buf`) are carried as
 /// addresses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Completion {
     pub op_context: usize,
     /// `KFI_SEND`, `KFI_RECV`, `KFI_RMA`, ... describing the operation.
@@ -162,6 +166,15 @@ pub struct Completion {
     /// Remote CQ data (with `KFI_REMOTE_CQ_DATA` in `flags`).
     pub data: u64,
     pub tag: u64,
+    /// The sender's address handle (`kfi_cq_readfrom`), else
+    /// [`ADDR_NOTAVAIL`]. Not part of any entry layout.
+    pub src: u64,
+}
+
+impl Default for Completion {
+    fn default() -> Self {
+        Completion { op_context: 0, flags: 0, len: 0, buf: 0, data: 0, tag: 0, src: ADDR_NOTAVAIL }
+    }
 }
 
 /// A failed operation (`kfi_cq_err_entry` without the error data).
@@ -435,11 +448,15 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Ring<S> {
     }
 
     /// Writes as many successful entries as fit into `out` (`format`
-    /// layout), stopping before an error entry; returns how many.
-    /// Finding the ring empty arms it.
-    pub fn read(&mut self, format: Format, out: &mut [u8]) -> Result<usize, ReadError> {
+    /// layout), stopping before an error entry; returns how many. With
+    /// `src`, the source of entry `n` goes to `src[n]` (`readfrom`; it
+    /// limits the count too). Finding the ring empty arms it.
+    pub fn read(&mut self, format: Format, out: &mut [u8], mut src: Option<&mut [u64]>) -> Result<usize, ReadError> {
         let size = format.entry_bytes();
-        let max = out.len() / size;
+        let mut max = out.len() / size;
+        if let Some(s) = &src {
+            max = max.min(s.len());
+        }
         if max == 0 {
             return Err(ReadError::Invalid);
         }
@@ -453,6 +470,9 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Ring<S> {
                 break;
             };
             c.encode(format, &mut out[n * size..(n + 1) * size]);
+            if let Some(s) = src.as_deref_mut() {
+                s[n] = c.src;
+            }
             self.pop();
             n += 1;
         }

@@ -306,6 +306,18 @@ impl MultiRecv {
     }
 }
 
+/// `KFI_ADDR_UNSPEC` (a receive from anyone) and `KFI_ADDR_NOTAVAIL` (a
+/// sender with no address handle): the same value in the API.
+pub const ADDR_ANY: u64 = u64::MAX;
+
+/// Whether a message from `from` (an address handle, or [`ADDR_ANY`]: not
+/// known) may land in a receive with the source filter `filter`
+/// (`KFI_DIRECTED_RECV`; [`ADDR_ANY`]: from anyone).
+#[inline(always)]
+pub fn src_match(filter: u64, from: u64) -> bool {
+    filter == ADDR_ANY || filter == from
+}
+
 /// Sentinel index: no slot.
 pub const NIL: u32 = u32::MAX;
 
@@ -441,6 +453,23 @@ impl<S: core::ops::Deref<Target = [u32]> + core::ops::DerefMut> Links<S> {
             cur = next;
         }
         None
+    }
+
+    /// The first slot of `l` for which `pred` holds (left on the list).
+    pub fn find_first(&self, l: &List, mut pred: impl FnMut(usize) -> bool) -> Option<usize> {
+        let mut cur = l.head;
+        while cur != NIL {
+            if pred(cur as usize) {
+                return Some(cur as usize);
+            }
+            cur = self.next[cur as usize];
+        }
+        None
+    }
+
+    /// Removes slot `i` from `l`; false if it is not on `l`.
+    pub fn remove(&mut self, l: &mut List, i: usize) -> bool {
+        self.remove_first(l, |j| j == i).is_some()
     }
 
     /// Calls `f` on every slot of `l`, in order.

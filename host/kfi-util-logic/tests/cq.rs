@@ -72,6 +72,7 @@ fn done(i: u64) -> Completion {
         buf: 0x2000 + i as usize,
         data: 0xd00 + i,
         tag: 0x7a6 + i,
+        src: 0x500 + i,
     }
 }
 
@@ -230,7 +231,7 @@ fn error_entry_keeps_a_supplied_err_data_buffer() {
 fn reads_stop_before_an_error_entry() {
     let mut r = ring(8);
     let mut buf = [0u8; 4 * MSG_BYTES];
-    assert_eq!(r.read(Format::Msg, &mut buf), Err(ReadError::Empty));
+    assert_eq!(r.read(Format::Msg, &mut buf, None), Err(ReadError::Empty));
     assert_eq!(r.read_err(), Err(ReadError::Empty));
     for e in [Entry::Done(done(1)), Entry::Done(done(2)), Entry::Failed(failed(3)), Entry::Done(done(4))] {
         let _ = r.try_push(e).unwrap();
@@ -239,19 +240,44 @@ fn reads_stop_before_an_error_entry() {
     assert!(r.ready(8));
     // not the head: readerr finds nothing
     assert_eq!(r.read_err(), Err(ReadError::Empty));
-    assert_eq!(r.read(Format::Msg, &mut buf), Ok(2));
+    assert_eq!(r.read(Format::Msg, &mut buf, None), Ok(2));
     assert_eq!(decode(Format::Msg, &buf, 0), project(Format::Msg, &done(1)));
     assert_eq!(decode(Format::Msg, &buf, 1), project(Format::Msg, &done(2)));
-    assert_eq!(r.read(Format::Msg, &mut buf), Err(ReadError::ErrorAvail));
-    assert_eq!(r.read(Format::Msg, &mut buf), Err(ReadError::ErrorAvail));
+    assert_eq!(r.read(Format::Msg, &mut buf, None), Err(ReadError::ErrorAvail));
+    assert_eq!(r.read(Format::Msg, &mut buf, None), Err(ReadError::ErrorAvail));
     assert_eq!(r.read_err(), Ok(failed(3)));
     assert!(!r.ready(2));
     assert!(r.ready(1));
     assert_eq!(r.read_err(), Err(ReadError::Empty));
-    assert_eq!(r.read(Format::Msg, &mut buf), Ok(1));
+    assert_eq!(r.read(Format::Msg, &mut buf, None), Ok(1));
     assert_eq!(decode(Format::Msg, &buf, 0), project(Format::Msg, &done(4)));
-    assert_eq!(r.read(Format::Msg, &mut buf), Err(ReadError::Empty));
+    assert_eq!(r.read(Format::Msg, &mut buf, None), Err(ReadError::Empty));
     assert!(r.is_empty());
+}
+
+#[test]
+fn readfrom_gives_each_entry_its_source() {
+    let mut r = ring(8);
+    for i in 1..=3 {
+        let _ = r.try_push(Entry::Done(done(i))).unwrap();
+    }
+    // a completion that names no source reports KFI_ADDR_NOTAVAIL
+    let _ = r.try_push(Entry::Done(Completion { op_context: 9, ..Default::default() })).unwrap();
+    let _ = r.try_push(Entry::Failed(failed(5))).unwrap();
+    let mut buf = [0u8; 8 * TAGGED_BYTES];
+    // the address array limits the count as the entry buffer does
+    let mut src = [0u64; 2];
+    assert_eq!(r.read(Format::Tagged, &mut buf, Some(&mut src)), Ok(2));
+    assert_eq!(src, [0x501, 0x502]);
+    assert_eq!(decode(Format::Tagged, &buf, 1), project(Format::Tagged, &done(2)));
+    let mut src = [7u64; 4];
+    assert_eq!(r.read(Format::Context, &mut buf, Some(&mut src)), Ok(2));
+    assert_eq!(src, [0x503, ADDR_NOTAVAIL, 7, 7]);
+    // an error entry stops readfrom too; nothing written for it
+    assert_eq!(r.read(Format::Tagged, &mut buf, Some(&mut src)), Err(ReadError::ErrorAvail));
+    assert_eq!(src, [0x503, ADDR_NOTAVAIL, 7, 7]);
+    assert_eq!(r.read(Format::Tagged, &mut buf, Some(&mut [])), Err(ReadError::Invalid));
+    assert_eq!(Completion::default().src, u64::MAX);
 }
 
 #[test]
@@ -259,14 +285,14 @@ fn buffer_smaller_than_an_entry_takes_nothing() {
     let mut r = ring(2);
     let _ = r.try_push(Entry::Done(done(1))).unwrap();
     let mut small = [0u8; DATA_BYTES - 1];
-    assert_eq!(r.read(Format::Data, &mut small), Err(ReadError::Invalid));
-    assert_eq!(r.read(Format::Data, &mut []), Err(ReadError::Invalid));
+    assert_eq!(r.read(Format::Data, &mut small, None), Err(ReadError::Invalid));
+    assert_eq!(r.read(Format::Data, &mut [], None), Err(ReadError::Invalid));
     assert_eq!(r.len(), 1);
     // a buffer for 1.5 entries reads one
     let mut buf = [0u8; DATA_BYTES + DATA_BYTES / 2];
     let _ = r.try_push(Entry::Done(done(2))).unwrap();
-    assert_eq!(r.read(Format::Data, &mut buf), Ok(1));
-    assert_eq!(r.read(Format::Data, &mut buf), Ok(1));
+    assert_eq!(r.read(Format::Data, &mut buf, None), Ok(1));
+    assert_eq!(r.read(Format::Data, &mut buf, None), Ok(1));
     assert_eq!(decode(Format::Data, &buf, 0), project(Format::Data, &done(2)));
 }
 
@@ -295,7 +321,7 @@ fn credits_keep_room_for_every_posted_operation() {
     assert_eq!((r.reserved(), r.free()), (0, 1));
     // reading frees slots for new reservations
     let mut buf = [0u8; 4 * CONTEXT_BYTES];
-    assert_eq!(r.read(Format::Context, &mut buf), Ok(2));
+    assert_eq!(r.read(Format::Context, &mut buf, None), Ok(2));
     assert!(r.try_reserve(3));
     assert!(!r.try_reserve(1));
 }
@@ -313,9 +339,9 @@ fn wraps_around_in_order() {
             let _ = r.push_reserved(Entry::Done(done(next_in))).unwrap();
             next_in += 1;
         }
-        while let Ok(k) = r.read(Format::Tagged, &mut buf) {
+        while let Ok(k) = r.read(Format::Tagged, &mut buf, None) {
             for i in 0..k {
-                assert_eq!(decode(Format::Tagged, &buf, i), done(next_out));
+                assert_eq!(decode(Format::Tagged, &buf, i), project(Format::Tagged, &done(next_out)));
                 next_out += 1;
             }
         }
@@ -332,15 +358,15 @@ fn handler_is_asked_for_once_per_drain() {
     assert_eq!(r.try_push(Entry::Done(done(1))), Ok(Notify::Handler));
     assert_eq!(r.try_push(Entry::Done(done(2))), Ok(Notify::Quiet));
     // reading without reaching -EAGAIN does not re-arm
-    assert_eq!(r.read(Format::Context, &mut buf), Ok(1));
+    assert_eq!(r.read(Format::Context, &mut buf, None), Ok(1));
     assert_eq!(r.try_push(Entry::Failed(failed(3))), Ok(Notify::Quiet));
-    assert_eq!(r.read(Format::Context, &mut buf), Ok(1));
-    assert_eq!(r.read(Format::Context, &mut buf), Err(ReadError::ErrorAvail));
+    assert_eq!(r.read(Format::Context, &mut buf, None), Ok(1));
+    assert_eq!(r.read(Format::Context, &mut buf, None), Err(ReadError::ErrorAvail));
     assert!(!r.is_armed());
     assert!(r.read_err().is_ok());
     assert!(!r.is_armed(), "emptied, but not seen empty yet");
     // draining until -EAGAIN re-arms: the next push calls the handler
-    assert_eq!(r.read(Format::Context, &mut buf), Err(ReadError::Empty));
+    assert_eq!(r.read(Format::Context, &mut buf, None), Err(ReadError::Empty));
     assert!(r.is_armed());
     assert!(r.try_reserve(2));
     assert_eq!(r.push_reserved(Entry::Done(done(4))), Ok(Notify::Handler));
@@ -350,12 +376,12 @@ fn handler_is_asked_for_once_per_drain() {
     assert_eq!(r.read_err(), Err(ReadError::Empty));
     assert!(!r.is_armed());
     let mut two = [0u8; 2 * CONTEXT_BYTES];
-    assert_eq!(r.read(Format::Context, &mut two), Ok(2));
+    assert_eq!(r.read(Format::Context, &mut two, None), Ok(2));
     assert_eq!(r.read_err(), Err(ReadError::Empty));
     assert!(r.is_armed());
     // a rejected read (no room) does not arm
     let _ = r.try_push(Entry::Done(done(6)));
-    assert_eq!(r.read(Format::Context, &mut []), Err(ReadError::Invalid));
+    assert_eq!(r.read(Format::Context, &mut [], None), Err(ReadError::Invalid));
     assert!(!r.is_armed());
 }
 
@@ -457,7 +483,7 @@ proptest! {
                 Op::Read(f, n) => {
                     let f = FORMATS[f];
                     let mut buf = vec![0u8; n * f.entry_bytes()];
-                    let got = r.read(f, &mut buf);
+                    let got = r.read(f, &mut buf, None);
                     if n == 0 {
                         prop_assert_eq!(got, Err(ReadError::Invalid));
                     } else if q.is_empty() {

@@ -80,6 +80,31 @@ fn remove_head_middle_tail() {
 }
 
 #[test]
+fn find_first_leaves_the_list_and_remove_takes_one() {
+    let (mut k, mut l) = four();
+    assert_eq!(k.find_first(&l, |i| i >= 2), Some(2));
+    assert_eq!(k.find_first(&l, |i| i > 3), None);
+    assert_eq!(items(&k, &l), [0, 1, 2, 3]);
+    assert!(k.remove(&mut l, 3));
+    assert!(!k.remove(&mut l, 3));
+    assert_eq!((items(&k, &l), l.len()), (vec![0, 1, 2], 3));
+    k.push_back(&mut l, 3);
+    assert_eq!(items(&k, &l), [0, 1, 2, 3]);
+}
+
+#[test]
+fn source_filters() {
+    // KFI_ADDR_UNSPEC receives from anyone, a sender without a handle
+    // (KFI_ADDR_NOTAVAIL) included; a directed receive from its peer only
+    assert!(src_match(ADDR_ANY, 3));
+    assert!(src_match(ADDR_ANY, ADDR_ANY));
+    assert!(src_match(3, 3));
+    assert!(!src_match(3, 4));
+    assert!(!src_match(3, ADDR_ANY));
+    assert!(!src_match(0, ADDR_ANY));
+}
+
+#[test]
 fn remove_first_takes_first_match_only() {
     let (mut k, mut l) = four();
     assert_eq!(k.remove_first(&mut l, |i| i % 2 == 1), Some(1));
