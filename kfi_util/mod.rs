@@ -166,6 +166,7 @@ pub(crate) mod logic {
     pub mod mr;
     pub mod av;
     pub mod rxm;
+    pub mod connmap;
     // The core's numeric host and port parser, which `plan` uses.
     #[path = "../../rust/logic/host.rs"]
     pub mod host;

@@ -18,12 +18,14 @@ pub mod mr;
 pub mod av;
 #[path = "../../kfi_util/logic/rxm.rs"]
 pub mod rxm;
+#[path = "../../kfi_util/logic/connmap.rs"]
+pub mod connmap;
 // The core's numeric host and port parser, which `plan` uses.
 #[path = "../../rust/logic/host.rs"]
 pub mod host;
 
 /// The module tree as a provider sees it: `crate::util::logic::{cq, eq,
-/// xfer, plan, mr, av, rxm, host}`.
+/// xfer, plan, mr, av, rxm, connmap, host}`.
 pub mod logic {
-    pub use crate::{av, cq, eq, host, mr, plan, rxm, xfer};
+    pub use crate::{av, connmap, cq, eq, host, mr, plan, rxm, xfer};
 }
