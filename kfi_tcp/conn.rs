@@ -96,6 +96,18 @@ pub(crate) enum Owner {
     Ep { eq: *const Eq, fid: *mut sys::kfid, data: *const EpData, cm: *const CmEvents },
 }
 
+impl Owner {
+    /// Where the data of a connection owned so moves: the endpoint's
+    /// queues, its lane, and the peer's address handle (a MSG endpoint:
+    /// lane 0, none).
+    pub(crate) fn data(&self) -> Option<(*const EpData, u32, u64)> {
+        match *self {
+            Owner::Ep { data, .. } => Some((data, 0, crate::logic::xfer::ADDR_ANY)),
+            _ => None,
+        }
+    }
+}
+
 /// A control message on its way out.
 struct CtlOut {
     buf: [u8; CM_MSG_MAX],
@@ -175,6 +187,13 @@ pub(crate) struct Conn {
     /// its connection before it unbinds its CQs, and a CQ does not close
     /// while an endpoint is bound to it.
     event_cqs: [AtomicPtr<Cq>; 2],
+    /// Frames may be queued to send on the connection's lane (posted
+    /// transmits, owed ACKs): set under the endpoint's queue lock when one
+    /// is queued, cleared under it by `EpData::tx_next` when it leaves
+    /// none. Seen clear, `tx_next` returns at once without the lock: a
+    /// frame queued meanwhile is moved by its poster's own progress, or
+    /// by the work item that poster kicks when the connection is busy.
+    pub(crate) tx_hint: AtomicBool,
     /// The CPU the work item is queued on (`KFI_AFFINITY` of the
     /// endpoint's receive CQ, else of its transmit CQ; see `cq.rs`), or
     /// -1: the CPU that queues it.
@@ -284,6 +303,7 @@ impl Conn {
                 late_seen: AtomicU32::new(0),
                 late,
                 event_cqs: [AtomicPtr::new(core::ptr::null_mut()), AtomicPtr::new(core::ptr::null_mut())],
+                tx_hint: AtomicBool::new(false),
                 cpu: AtomicI32::new(-1),
             }),
             GFP_KERNEL,

@@ -296,6 +296,11 @@ pub(super) struct DataIo {
     /// the connection's `data_on` is set: the endpoint stops the
     /// connection before its data goes).
     ep: *const EpData,
+    /// The endpoint's lane this connection moves (0 on a MSG endpoint),
+    /// and the peer's address handle its messages report
+    /// (`rules::ADDR_ANY`: none).
+    lane: u32,
+    from: u64,
     order: ByteOrder,
     /// The data phase started here.
     started: bool,
@@ -322,13 +327,13 @@ impl DataIo {
     /// frame is being received, none is read ahead, and the last socket
     /// read found the socket empty. What comes later marks the connection
     /// (`Conn::dirty`), which the caller looks at before it stops.
-    fn settled(&self, ep: &EpData) -> bool {
+    fn settled(&self, tx_hint: bool) -> bool {
         self.drained
             && self.lo == self.hi
             && matches!(self.rx, Rx::Hdr)
             && self.tx.what == TxWhat::Idle
             && self.rsp.is_empty()
-            && !ep.tx_queued()
+            && !tx_hint
     }
 
     pub(super) fn new() -> DataIo {
@@ -346,6 +351,8 @@ impl DataIo {
             rsp: KVec::new(),
             cleaned: false,
             ep: core::ptr::null(),
+            lane: 0,
+            from: rules::ADDR_ANY,
             order: ByteOrder::NATIVE,
             started: false,
             rma_room: false,
@@ -449,7 +456,7 @@ fn header(op: &TxOp, c: &Chunk) -> core::result::Result<MsgHeader, wire::WireErr
 impl Conn {
     /// The work item's turn in the data phase: one step.
     pub(super) fn step_data(self: &Arc<Self>, order: ByteOrder, owner: Owner) -> Step {
-        let Owner::Ep { data, .. } = owner else {
+        let Some((data, lane, from)) = owner.data() else {
             return Step::Idle;
         };
         let Some(mut d) = self.lock_data() else {
@@ -459,6 +466,9 @@ impl Conn {
         if !d.started {
             d.started = true;
             d.ep = data;
+            d.lane = lane;
+            d.from = from;
+            d.unexp.set_stream(lane);
             d.order = order;
             // SAFETY: an endpoint stops its connection before its data goes.
             self.set_event_cqs(unsafe { &*data }.quiet_cqs());
@@ -511,7 +521,7 @@ impl Conn {
                     // Something moved and more may: go on (a step that
                     // left nothing to do saves the one that would find
                     // nothing, often the whole cost of a small message).
-                    Ok(true) if !d.settled(ep) => continue,
+                    Ok(true) if !d.settled(self.tx_hint.load(core::sync::atomic::Ordering::SeqCst)) => continue,
                     // A socket event came while we moved (often caused by
                     // us: ACKs that freed send space, processed when we
                     // let go of the socket): go on rather than leave it.
@@ -589,7 +599,7 @@ impl Conn {
                 d.tx.queued = false;
             } else {
                 let t = &mut d.tx;
-                let taken = ep.tx_next(|w| match w {
+                let taken = ep.tx_next(d.lane, &self.tx_hint, |w| match w {
                     TxItem::Ack => {
                         t.more = false;
                         t.splice = false;
@@ -623,7 +633,7 @@ impl Conn {
         // A read response looks at the queue (rare); other frames know
         // what was queued behind them when they were taken.
         let queued = match cur.what {
-            TxWhat::Rsp => ep.tx_more(),
+            TxWhat::Rsp => ep.tx_more(d.lane),
             _ => cur.queued,
         };
         let more = cur.more || !d.rsp.is_empty() || queued;
@@ -742,7 +752,7 @@ impl Conn {
                         moved = true;
                         match h.kind() {
                             FrameKind::Ack => {
-                                if !ep.ack_received() {
+                                if !ep.ack_received(d.lane) {
                                     return Err(proto().into());
                                 }
                                 // One frame per step.
@@ -760,7 +770,7 @@ impl Conn {
                                 return Ok(true);
                             }
                             FrameKind::ReadRsp => {
-                                let Some((i, buf, c)) = ep.read_take() else {
+                                let Some((i, buf, c)) = ep.read_take(d.lane) else {
                                     return Err(proto().into());
                                 };
                                 if h.payload_len() != c.len {
@@ -818,9 +828,9 @@ impl Conn {
                     let w = if tagged {
                         // Messages that came earlier get their receives
                         // first (posted between two looks: try again).
-                        d.unexp.take_tagged(ep, d.hdr.tag().unwrap_or(0), rules::ADDR_ANY)
+                        d.unexp.take_tagged(ep, d.hdr.tag().unwrap_or(0), d.from)
                     } else {
-                        match ep.rx_take_msg(len, rules::ADDR_ANY) {
+                        match ep.rx_take_msg(len, d.from, d.lane) {
                             Ok(w) => w,
                             // No CQ slot for its entry: it waits in the
                             // socket until a read frees one.
@@ -956,7 +966,7 @@ impl Conn {
         match &mut d.rx {
             Rx::Body { dest: Dest::Op(w), .. } => {
                 if hdr.needs_ack() {
-                    ep.owe_ack();
+                    ep.owe_ack(d.lane);
                 }
                 ep.rx_done(w, hdr.payload_len(), hdr.cq_data(), hdr.tag().unwrap_or(0));
             }
@@ -964,7 +974,7 @@ impl Conn {
                 // The message was consumed (the sender's ACK is owed); its
                 // receive has the bytes that fit.
                 if hdr.needs_ack() {
-                    ep.owe_ack();
+                    ep.owe_ack(d.lane);
                 }
                 let len = hdr.payload_len();
                 ep.rx_failed(w, sys::KFI_ETRUNC, w.room, len - w.room);
@@ -981,14 +991,14 @@ impl Conn {
                     }
                 }
                 if hdr.needs_ack() {
-                    ep.owe_ack();
+                    ep.owe_ack(d.lane);
                 }
             }
             Rx::Body { dest: Dest::Read { idx, last: true }, .. } => ep.read_done(*idx),
             Rx::Body { dest: Dest::Read { last: false, .. }, .. } => {}
             Rx::Body { dest: Dest::Unexp(buf), .. } => {
                 let buf = core::mem::replace(buf, KVVec::new());
-                let u = Unexp { tag: hdr.tag().unwrap_or(0), src: rules::ADDR_ANY, data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
+                let u = Unexp { tag: hdr.tag().unwrap_or(0), src: d.from, data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
                 // Within the capacity reserved when its payload was
                 // buffered: allocates nothing.
                 if d.unexp.push(u).is_err() {

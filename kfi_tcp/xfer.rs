@@ -5,13 +5,14 @@
 //! the toolkit's `EpQueues` (`kfi_util/queues.rs`); kfi_tcp's endpoint
 //! data is `EpQueues<TcpExt>` ([`EpData`]). What is kfi_tcp's alone:
 //!
-//! - under the queue lock ([`TcpExt`]): the connection whose work item
-//!   moves the data, transmits waiting for the peer's ACK (`tx_await`) and
-//!   reads waiting for their responses (`tx_read`), the ACKs owed, whether
-//!   a message waits for an untagged receive;
-//! - outside it ([`TcpShared`]): the "frames may be queued" hint (the
-//!   consumer calls holding the connection, [`ConnRef`], are counted by
-//!   the toolkit's `Call`);
+//! - under the queue lock ([`TcpExt`]), per data stream ([`Lane`]: a MSG
+//!   endpoint has one, an RDM endpoint one per peer): the connection
+//!   whose work item moves the data, transmits waiting for the peer's ACK
+//!   (`tx_await`) and reads waiting for their responses (`tx_read`), the
+//!   ACKs owed, whether a message waits for an untagged receive;
+//! - outside it, in the connection: the "frames may be queued" hint
+//!   (`Conn::tx_hint`; the consumer calls holding the connection,
+//!   [`ConnRef`], are counted by the toolkit's `Call`);
 //! - the work item's side of the stream: the next frame to send
 //!   ([`EpData::tx_next`]), ACKs, read responses ([`EpData::read_take`]),
 //!   and the split of an RMA into frames ([`TxOp::chunk`]).
@@ -30,7 +31,8 @@ use crate::util::xfer::{Buf, TxOp};
 use crate::wire::RmaIov;
 use crate::logic::xfer::{Kind, List};
 use crate::logic::xfer_tcp as wire_rules;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::Ordering;
+use kernel::prelude::*;
 use kernel::sync::Arc;
 
 /// Largest queue an endpoint accepts (slots are preallocated).
@@ -41,6 +43,8 @@ pub(crate) const MAX_QUEUE: usize = 4096;
 pub(crate) struct TxTcp {
     /// Ask the peer for an ACK and complete on it.
     pub(crate) ack: bool,
+    /// The lane it was taken for (set by `tx_next`).
+    pub(crate) lane: u32,
     /// Responses received so far of a read sent as several requests.
     pub(crate) rsp_got: usize,
     /// Requests of a read sent whole so far: a response beyond them is
@@ -51,7 +55,7 @@ pub(crate) struct TxTcp {
 
 impl TxTcp {
     /// A free slot's.
-    pub(crate) const INIT: TxTcp = TxTcp { ack: false, rsp_got: 0, req_sent: 0 };
+    pub(crate) const INIT: TxTcp = TxTcp { ack: false, lane: 0, rsp_got: 0, req_sent: 0 };
 }
 
 /// One frame's share of an RMA (see [`TxOp::chunk`]).
@@ -132,10 +136,15 @@ pub(crate) struct TxTaken {
 /// An endpoint's data: the toolkit's queues with kfi_tcp's part.
 pub(crate) type EpData = EpQueues<TcpExt>;
 
-/// kfi_tcp's state under the queue lock (`Queues::ext`).
-pub(crate) struct TcpExt {
+/// One data stream of an endpoint (a MSG endpoint has lane 0 only, an
+/// RDM endpoint one per peer): its connection and what kfi_tcp keeps for
+/// it under the queue lock.
+pub(crate) struct Lane {
     /// The connection, for kicking its work item after a post.
     conn: Option<Arc<Conn>>,
+    /// RDM: the transmits queued for this peer, in posting order (a MSG
+    /// endpoint's are on the toolkit's `tx_pending`).
+    tx_pending: List,
     /// An untagged message waits in the connection for a receive (the
     /// last `rx_take_msg` found none): an untagged receive posted now must
     /// make progress (otherwise nothing waits for it).
@@ -148,16 +157,79 @@ pub(crate) struct TcpExt {
     acks_owed: usize,
 }
 
-/// kfi_tcp's state outside the queue lock.
-#[derive(Default)]
-pub(crate) struct TcpShared {
-    /// Frames may be queued to send (posted transmits, owed ACKs): set
-    /// under `q` when one is queued, cleared under `q` by `tx_next` when it
-    /// leaves none. Seen clear, `tx_next` returns at once without the lock:
-    /// a frame queued meanwhile is moved by its poster's own progress, or
-    /// by the work item that poster kicks when the connection is busy.
-    tx_hint: AtomicBool,
+impl Lane {
+    const fn new() -> Lane {
+        Lane { conn: None, tx_pending: List::new(), msg_waiting: false, tx_await: List::new(), tx_read: List::new(), acks_owed: 0 }
+    }
+
+    /// Tells the connection that frames are queued (`Conn::tx_hint`).
+    #[inline(always)]
+    fn hint(&self) {
+        if let Some(c) = &self.conn {
+            c.tx_hint.store(true, Ordering::SeqCst);
+        }
+    }
 }
+
+/// kfi_tcp's state under the queue lock (`Queues::ext`).
+pub(crate) struct TcpExt {
+    /// Lane 0.
+    first: Lane,
+    /// Lanes 1 and up (RDM peers).
+    more: KVec<Lane>,
+    /// Transmits are queued on the lane of their destination (RDM), not
+    /// on the toolkit's `tx_pending`.
+    per_lane_tx: bool,
+}
+
+impl TcpExt {
+    #[inline(always)]
+    fn lane(&self, l: u32) -> Option<&Lane> {
+        match l {
+            0 => Some(&self.first),
+            _ => self.more.get(l as usize - 1),
+        }
+    }
+
+    #[inline(always)]
+    fn lane_mut(&mut self, l: u32) -> Option<&mut Lane> {
+        match l {
+            0 => Some(&mut self.first),
+            _ => self.more.get_mut(l as usize - 1),
+        }
+    }
+
+    /// Every lane.
+    fn lanes_mut(&mut self) -> impl Iterator<Item = &mut Lane> {
+        Iterator::chain(core::iter::once(&mut self.first), self.more.iter_mut())
+    }
+}
+
+/// The transmits queued for lane `l`, with the links they are threaded
+/// on (`None`: no such lane).
+#[inline(always)]
+fn pending(q: &mut Queues<TcpExt>, l: u32) -> Option<(&mut crate::util::logic::xfer::Links<KVVec<u32>>, &mut List)> {
+    let Queues { tx_links, tx_pending, ext, .. } = q;
+    if !ext.per_lane_tx {
+        return (l == 0).then_some((tx_links, tx_pending));
+    }
+    Some((tx_links, &mut ext.lane_mut(l)?.tx_pending))
+}
+
+/// The connections of a closed endpoint ([`EpData::close`]): dropped
+/// outside the queue lock (a last reference releases a socket, which may
+/// sleep).
+pub(crate) struct Closed {
+    #[allow(dead_code)]
+    first: Option<Arc<Conn>>,
+    #[allow(dead_code)]
+    more: KVec<Lane>,
+}
+
+/// kfi_tcp's state outside the queue lock: none (the hint that frames
+/// are queued is in the connection, `Conn::tx_hint`).
+#[derive(Default)]
+pub(crate) struct TcpShared;
 
 impl QueueExt for TcpExt {
     type Shared = TcpShared;
@@ -166,19 +238,22 @@ impl QueueExt for TcpExt {
     type Progress<'a> = ConnRef<'a>;
 
     fn new() -> TcpExt {
-        TcpExt { conn: None, msg_waiting: false, tx_await: List::new(), tx_read: List::new(), acks_owed: 0 }
+        TcpExt { first: Lane::new(), more: KVec::new(), per_lane_tx: false }
     }
 
-    /// The connection's work runs on the CQs' `KFI_AFFINITY` CPU.
+    /// The connections' work runs on the CQs' `KFI_AFFINITY` CPU.
     fn enable(q: &mut Queues<TcpExt>, _p: &mut ()) {
-        if let Some(c) = &q.ext.conn {
-            c.set_cpu(q.cfg.io_cpu());
+        let cpu = q.cfg.io_cpu();
+        for l in q.ext.lanes_mut() {
+            if let Some(c) = &l.conn {
+                c.set_cpu(cpu);
+            }
         }
     }
 
     #[inline(always)]
     fn init_tx(_kind: Kind, flags: u64) -> TxTcp {
-        TxTcp { ack: wire_rules::wants_ack(flags), rsp_got: 0, req_sent: 0 }
+        TxTcp { ack: wire_rules::wants_ack(flags), lane: 0, rsp_got: 0, req_sent: 0 }
     }
 
     /// Move it now if the connection allows (outside the lock), else its
@@ -188,8 +263,8 @@ impl QueueExt for TcpExt {
     #[inline(always)]
     fn posted<'a>(ep: &'a EpData, q: &mut Queues<TcpExt>, kind: Kind, _i: usize) -> core::result::Result<Option<ConnRef<'a>>, isize> {
         if kind.is_tx() {
-            ep.shared.tx_hint.store(true, Ordering::SeqCst);
-        } else if !kind.is_tagged() && !q.ext.msg_waiting {
+            q.ext.first.hint();
+        } else if !kind.is_tagged() && !q.ext.first.msg_waiting {
             return Ok(None);
         }
         Ok(ep.take_conn(q))
@@ -203,31 +278,44 @@ impl QueueExt for TcpExt {
     /// A transmit that asked for an ACK waits for it on `tx_await`.
     #[inline(always)]
     fn defer_tx(q: &mut Queues<TcpExt>, i: usize) -> bool {
-        if q.tx[i].ext.ack {
-            q.tx_links.push_back(&mut q.ext.tx_await, i);
-            true
-        } else {
-            false
+        if !q.tx[i].ext.ack {
+            return false;
+        }
+        let l = q.tx[i].ext.lane;
+        match q.ext.lane_mut(l) {
+            Some(lane) => {
+                q.tx_links.push_back(&mut lane.tx_await, i);
+                true
+            }
+            None => false,
         }
     }
 
     fn failing(q: &mut Queues<TcpExt>) {
-        q.ext.acks_owed = 0;
+        for l in q.ext.lanes_mut() {
+            l.acks_owed = 0;
+        }
     }
 
-    /// Transmits waiting for an ACK first, then reads waiting for their
-    /// responses.
+    /// Per lane: transmits waiting for an ACK first, then reads waiting
+    /// for their responses, then (RDM) transmits queued.
     fn flush_next(q: &mut Queues<TcpExt>) -> Option<(bool, usize)> {
-        let i = match q.tx_links.pop_front(&mut q.ext.tx_await) {
-            Some(i) => i,
-            None => q.tx_links.pop_front(&mut q.ext.tx_read)?,
-        };
-        Some((true, i))
+        let Queues { tx_links, ext, .. } = q;
+        for l in ext.lanes_mut() {
+            for list in [&mut l.tx_await, &mut l.tx_read, &mut l.tx_pending] {
+                if let Some(i) = tx_links.pop_front(list) {
+                    return Some((true, i));
+                }
+            }
+        }
+        None
     }
 
     #[inline(always)]
-    fn msg_waiting(q: &mut Queues<TcpExt>, waiting: bool) {
-        q.ext.msg_waiting = waiting;
+    fn msg_waiting(q: &mut Queues<TcpExt>, stream: u32, waiting: bool) {
+        if let Some(l) = q.ext.lane_mut(stream) {
+            l.msg_waiting = waiting;
+        }
     }
 
     #[inline]
@@ -236,8 +324,8 @@ impl QueueExt for TcpExt {
     }
 
     #[inline]
-    fn owe_ack(ep: &EpData) {
-        ep.owe_ack()
+    fn owe_ack(ep: &EpData, stream: u32) {
+        ep.owe_ack(stream)
     }
 }
 
@@ -325,7 +413,7 @@ impl EpData {
     /// toolkit's `Result` around it costs nothing.)
     #[inline(always)]
     fn take_conn(&self, q: &Queues<TcpExt>) -> Option<ConnRef<'_>> {
-        let c = q.ext.conn.as_ref()?.clone();
+        let c = q.ext.first.conn.as_ref()?.clone();
         // Counted under the lock that `close` takes the connection under.
         Some(ConnRef { conn: c, quiet: q.cfg.quiet(), _call: self.call(q) })
     }
@@ -345,7 +433,8 @@ impl EpData {
         }
     }
 
-    /// Attaches the connection whose work item moves the data.
+    /// Attaches the connection whose work item moves lane 0's data (a
+    /// MSG endpoint's); frames queued before it are its to send.
     pub(crate) fn set_conn(&self, c: Option<Arc<Conn>>) -> Option<Arc<Conn>> {
         let mut g = self.q.lock();
         if let Some(c) = &c {
@@ -353,74 +442,86 @@ impl EpData {
             if g.enabled {
                 c.set_cpu(g.cfg.io_cpu());
             }
+            c.tx_hint.store(true, Ordering::SeqCst);
         }
-        core::mem::replace(&mut g.ext.conn, c)
+        core::mem::replace(&mut g.ext.first.conn, c)
     }
 
-    /// Endpoint close, after the connection stopped: the toolkit returns
+    /// Endpoint close, after the connections stopped: the toolkit returns
     /// the CQ reservations of the operations not reported; hands back the
-    /// connection reference.
-    pub(crate) fn close(&self) -> Option<Arc<Conn>> {
+    /// connection references (dropped by the caller once no consumer's
+    /// call holds one: `wait_calls`).
+    pub(crate) fn close(&self) -> Closed {
         self.close_with(|q| {
-            q.ext.tx_await = List::new();
-            q.ext.tx_read = List::new();
-            q.ext.conn.take()
+            let more = core::mem::take(&mut q.ext.more);
+            let first = q.ext.first.conn.take();
+            q.ext.first = Lane::new();
+            Closed { first, more }
         })
     }
 
-    /// Takes the next thing to transmit: an owed ACK first (between
-    /// frames), else the oldest posted operation. `fill` sees it under the
-    /// queue lock (the operation stays in its slot: nothing is copied but
-    /// what `fill` takes) and says whether it took it. `None` when nothing
-    /// is queued.
-    pub(crate) fn tx_next(&self, fill: impl FnOnce(TxItem<'_>) -> bool) -> Option<TxTaken> {
-        let hint = &self.shared.tx_hint;
+    /// Takes the next thing to transmit on lane `lane` of connection
+    /// `hint`'s (its `Conn::tx_hint`): an owed ACK first (between frames),
+    /// else the oldest posted operation. `fill` sees it under the queue
+    /// lock (the operation stays in its slot: nothing is copied but what
+    /// `fill` takes) and says whether it took it. `None` when nothing is
+    /// queued.
+    pub(crate) fn tx_next(&self, lane: u32, hint: &core::sync::atomic::AtomicBool, fill: impl FnOnce(TxItem<'_>) -> bool) -> Option<TxTaken> {
         if !hint.load(Ordering::SeqCst) {
             return None;
         }
         let mut g = self.q.lock();
         let q = &mut *g;
-        let (slot, ok) = if q.ext.acks_owed > 0 {
-            q.ext.acks_owed -= 1;
+        let acks = q.ext.lane(lane).map_or(0, |l| l.acks_owed);
+        let (slot, ok) = if acks > 0 {
+            if let Some(l) = q.ext.lane_mut(lane) {
+                l.acks_owed -= 1;
+            }
             (None, fill(TxItem::Ack))
-        } else if let Some(i) = q.tx_links.pop_front(&mut q.tx_pending) {
+        } else if let Some(i) = pending(q, lane).and_then(|(links, list)| links.pop_front(list)) {
+            q.tx[i].ext.lane = lane;
             let ok = fill(TxItem::Op(i, &q.tx[i]));
             if ok && q.tx[i].kind == Kind::Read {
                 // A read waits for its responses from the moment its first
                 // request starts out: one sent as several requests may
                 // have responses back before its last request is sent.
-                q.tx_links.push_back(&mut q.ext.tx_read, i);
+                if let Some(l) = q.ext.lane_mut(lane) {
+                    q.tx_links.push_back(&mut l.tx_read, i);
+                }
             }
             (Some(i), ok)
         } else {
             hint.store(false, Ordering::SeqCst);
             return None;
         };
-        let more = q.ext.acks_owed > 0 || !q.tx_pending.is_empty();
+        let more = Self::lane_queued(q, lane);
         if !more {
             hint.store(false, Ordering::SeqCst);
         }
         Some(TxTaken { slot, more, ok })
     }
 
-    /// Frames may be queued to send (`tx_hint`, no lock).
-    pub(crate) fn tx_queued(&self) -> bool {
-        self.shared.tx_hint.load(Ordering::SeqCst)
+    /// Whether frames are queued on lane `lane` (under the lock).
+    fn lane_queued(q: &mut Queues<TcpExt>, lane: u32) -> bool {
+        q.ext.lane(lane).is_some_and(|l| l.acks_owed > 0) || pending(q, lane).is_some_and(|(_, list)| !list.is_empty())
     }
 
-    /// Whether frames are queued (for `MSG_MORE` after a read response).
-    pub(crate) fn tx_more(&self) -> bool {
-        let g = self.q.lock();
-        g.ext.acks_owed > 0 || !g.tx_pending.is_empty()
+    /// Whether frames are queued on lane `lane` (for `MSG_MORE` after a
+    /// read response).
+    pub(crate) fn tx_more(&self, lane: u32) -> bool {
+        Self::lane_queued(&mut self.q.lock(), lane)
     }
 
-    /// The peer acknowledged the oldest transmit that asked for it;
-    /// false if none did (a protocol error).
-    pub(crate) fn ack_received(&self) -> bool {
+    /// The peer on lane `lane` acknowledged the oldest transmit that asked
+    /// for it; false if none did (a protocol error).
+    pub(crate) fn ack_received(&self, lane: u32) -> bool {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
-            let Some(i) = q.tx_links.pop_front(&mut q.ext.tx_await) else {
+            let Some(l) = q.ext.lane_mut(lane) else {
+                return false;
+            };
+            let Some(i) = q.tx_links.pop_front(&mut l.tx_await) else {
                 return false;
             };
             q.finish_tx(i)
@@ -435,10 +536,11 @@ impl EpData {
     /// a request not sent yet: a protocol error). A read sent as
     /// several requests stays outstanding until its last response
     /// (`Chunk::last`), which takes it off the list.
-    pub(crate) fn read_take(&self) -> Option<(usize, Buf, Chunk)> {
+    pub(crate) fn read_take(&self, lane: u32) -> Option<(usize, Buf, Chunk)> {
         let mut g = self.q.lock();
         let q = &mut *g;
-        let i = q.ext.tx_read.front()?;
+        let l = q.ext.lane_mut(lane)?;
+        let i = l.tx_read.front()?;
         let op = &mut q.tx[i];
         if op.ext.rsp_got >= op.ext.req_sent {
             // A response to a request not sent yet.
@@ -448,7 +550,7 @@ impl EpData {
         op.ext.rsp_got += 1;
         let buf = op.buf;
         if c.last {
-            q.tx_links.pop_front(&mut q.ext.tx_read);
+            q.tx_links.pop_front(&mut l.tx_read);
         }
         Some((i, buf, c))
     }
@@ -473,11 +575,14 @@ impl EpData {
         rep.deliver();
     }
 
-    /// Owes the peer one ACK (a received message asked for it).
-    pub(crate) fn owe_ack(&self) {
+    /// Owes the peer on lane `lane` one ACK (a received message asked for
+    /// it).
+    pub(crate) fn owe_ack(&self, lane: u32) {
         let mut g = self.q.lock();
-        g.ext.acks_owed += 1;
-        self.shared.tx_hint.store(true, Ordering::SeqCst);
+        if let Some(l) = g.ext.lane_mut(lane) {
+            l.acks_owed += 1;
+            l.hint();
+        }
     }
 }
 

@@ -165,21 +165,22 @@ pub(crate) trait QueueExt: Send + Sized + 'static {
     /// first, then the toolkit's lists. `None` when it holds none.
     fn flush_next(q: &mut Queues<Self>) -> Option<(bool, usize)>;
 
-    /// [`EpQueues::rx_take_msg`] found no untagged receive posted
-    /// (`waiting`: a message waits for one) or found one (false). kfi_tcp
-    /// notes it so that an untagged receive posted while a message waits
-    /// makes progress ([`QueueExt::posted`]).
-    fn msg_waiting(q: &mut Queues<Self>, waiting: bool);
+    /// [`EpQueues::rx_take_msg`] for the provider's data stream `stream`
+    /// found no untagged receive posted (`waiting`: a message waits for
+    /// one) or found one (false). kfi_tcp notes it so that an untagged
+    /// receive posted while a message waits makes progress on that
+    /// stream ([`QueueExt::posted`]).
+    fn msg_waiting(q: &mut Queues<Self>, stream: u32, waiting: bool);
 
     /// What a CQ bound to the endpoint makes progress with
     /// ([`ProgressSource::progress_ref`]; called under the CQ's endpoint
     /// lock, may take `q`). `None`: nothing to move.
     fn progress_ref(ep: &EpQueues<Self>) -> Option<Self::Progress<'_>>;
 
-    /// A tagged message taken from the unexpected list asked the sender's
-    /// side for an acknowledgement ([`TagQueues::owe_ack`]; kfi_tcp: an
-    /// ACK frame is owed).
-    fn owe_ack(ep: &EpQueues<Self>);
+    /// A tagged message taken from the unexpected list of data stream
+    /// `stream` asked the sender's side for an acknowledgement
+    /// ([`TagQueues::owe_ack`]; kfi_tcp: an ACK frame is owed on it).
+    fn owe_ack(ep: &EpQueues<Self>, stream: u32);
 }
 
 /// Whether the atomic `x` of `kind` over `len` remote bytes is one that
@@ -975,8 +976,10 @@ impl<X: QueueExt> EpQueues<X> {
     /// released first). `None` if none is posted: the message waits
     /// (kfi_tcp: in the socket). `NoRoom` when the receive CQ has no slot
     /// for the entry of a message that would not release its
-    /// multi-receive buffer (nothing is taken then).
-    pub(crate) fn rx_take_msg(&self, len: u64, from: u64) -> core::result::Result<Option<RxWork>, NoRoom> {
+    /// multi-receive buffer (nothing is taken then). `stream`: the
+    /// provider's data stream the message waits in
+    /// ([`QueueExt::msg_waiting`]).
+    pub(crate) fn rx_take_msg(&self, len: u64, from: u64, stream: u32) -> core::result::Result<Option<RxWork>, NoRoom> {
         loop {
             let released = {
                 let mut g = self.q.lock();
@@ -989,10 +992,10 @@ impl<X: QueueExt> EpQueues<X> {
                     q.rx_msg.front()
                 };
                 let Some(i) = found else {
-                    X::msg_waiting(q, true);
+                    X::msg_waiting(q, stream, true);
                     return Ok(None);
                 };
-                X::msg_waiting(q, false);
+                X::msg_waiting(q, stream, false);
                 let op = q.rx[i];
                 let Some(mut m) = op.multi else {
                     q.rx_links.remove(&mut q.rx_msg, i);
@@ -1356,8 +1359,8 @@ impl<X: QueueExt> TagQueues for EpQueues<X> {
         EpQueues::rx_failed(self, w, err, len, olen)
     }
     #[inline]
-    fn owe_ack(&self) {
-        X::owe_ack(self)
+    fn owe_ack(&self, stream: u32) {
+        X::owe_ack(self, stream)
     }
 }
 

@@ -68,8 +68,9 @@ pub(crate) trait TagQueues {
     fn rx_done(&self, w: &RxWork, len: u64, data: Option<u64>, tag: u64);
     /// A receive failed (`err`, positive).
     fn rx_failed(&self, w: &RxWork, err: u32, len: u64, olen: u64);
-    /// An acknowledgement is owed to the peer.
-    fn owe_ack(&self);
+    /// An acknowledgement is owed to the peer on the provider's data
+    /// stream `stream`.
+    fn owe_ack(&self, stream: u32);
 }
 
 /// The unexpected messages of one data stream, oldest first.
@@ -88,12 +89,20 @@ pub(crate) struct UnexpList {
     /// the message was in the list) is found that way. (Found by kfi_tcp's
     /// stress under netem: such a receive waited forever.)
     checked: usize,
+    /// The provider's data stream the messages came in (their ACKs are
+    /// owed there: [`TagQueues::owe_ack`]).
+    stream: u32,
 }
 
 impl UnexpList {
     /// An empty list.
     pub(crate) fn new() -> UnexpList {
-        UnexpList { list: KVVec::new(), bytes: 0, seen: 0, checked: 0 }
+        UnexpList { list: KVVec::new(), bytes: 0, seen: 0, checked: 0, stream: 0 }
+    }
+
+    /// Names the data stream the messages come in (0 until set).
+    pub(crate) fn set_stream(&mut self, stream: u32) {
+        self.stream = stream;
     }
 
     /// No message is held.
@@ -144,7 +153,7 @@ impl UnexpList {
         let u = base::kvec_remove(&mut self.list, i)?;
         self.bytes = self.bytes.saturating_sub(u.buf.len());
         if u.ack {
-            ep.owe_ack();
+            ep.owe_ack(self.stream);
         }
         Some(u)
     }

@@ -247,7 +247,7 @@ impl Ep {
             // Messages that came earlier get their receives first.
             unexp.take_tagged(ep, hdr.tag, rules::ADDR_ANY)
         } else {
-            match ep.rx_take_msg(len, rules::ADDR_ANY) {
+            match ep.rx_take_msg(len, rules::ADDR_ANY, 0) {
                 Ok(Some(w)) => Some(w),
                 Ok(None) | Err(NoRoom) => return None,
             }

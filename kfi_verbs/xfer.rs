@@ -755,7 +755,7 @@ impl QueueExt for VerbsExt {
 
     /// Soft mode: an untagged message waits for a receive; one posted now
     /// kicks the receive work.
-    fn msg_waiting(q: &mut Queues<VerbsExt>, waiting: bool) {
+    fn msg_waiting(q: &mut Queues<VerbsExt>, _stream: u32, waiting: bool) {
         if let (Some(st), true) = (q.ext.soft.as_deref_mut(), waiting) {
             st.rx_wait = true;
         }
@@ -774,7 +774,7 @@ impl QueueExt for VerbsExt {
         Some(VerbsProgress { ep, conn, quiet: g.cfg.quiet(), _call: ep.call(&g) })
     }
 
-    fn owe_ack(_ep: &EpData) {}
+    fn owe_ack(_ep: &EpData, _stream: u32) {}
 }
 
 impl EpData {
