@@ -41,6 +41,7 @@ use crate::util::eq::{CmEvents, Eq};
 use crate::xfer::EpData;
 use crate::ffi::{self, sys};
 use crate::pep::Pep;
+use crate::rdm::Rdm;
 use crate::sock::{self, SkState, Sock};
 use crate::util::addr::SockAddr;
 use crate::wire::{ByteOrder, CmHeader, CmType};
@@ -94,6 +95,14 @@ pub(crate) enum Owner {
     /// and errors, posted through its `CmEvents` (which hold EQ slots for
     /// them); its data queues.
     Ep { eq: *const Eq, fid: *mut sys::kfid, data: *const EpData, cm: *const CmEvents },
+    /// A connectionless endpoint's listener, until the request is read:
+    /// the endpoint answers it ([`Rdm::request`]).
+    RdmReq(*const Rdm),
+    /// A connectionless endpoint: lane `lane` of its queues `data` (its
+    /// peer's address handle `from`); connection events go to `rdm`
+    /// ([`Rdm::on_up`], [`Rdm::on_failed`], [`Rdm::on_down`]), never to
+    /// an EQ.
+    Rdm { rdm: *const Rdm, data: *const EpData, lane: u32, from: u64 },
 }
 
 impl Owner {
@@ -103,6 +112,17 @@ impl Owner {
     pub(crate) fn data(&self) -> Option<(*const EpData, u32, u64)> {
         match *self {
             Owner::Ep { data, .. } => Some((data, 0, crate::logic::xfer::ADDR_ANY)),
+            Owner::Rdm { data, lane, from, .. } => Some((data, lane, from)),
+            _ => None,
+        }
+    }
+
+    /// The connectionless endpoint it reports to, with its lane.
+    fn rdm(&self) -> Option<(&Rdm, u32)> {
+        match *self {
+            // SAFETY: an RDM endpoint stops its connections before it
+            // goes (see the module comment).
+            Owner::Rdm { rdm, lane, .. } => Some((unsafe { &*rdm }, lane)),
             _ => None,
         }
     }
@@ -330,10 +350,11 @@ impl Conn {
         Ok(c)
     }
 
-    /// Passive side: a connection accepted by `pep`'s listener; the
-    /// caller lists it, then kicks it.
-    pub(crate) fn accepted(s: Sock, pep: *const Pep) -> Result<Arc<Conn>> {
-        Conn::new(s, Phase::AwaitReq, Owner::Pep(pep), None)
+    /// Passive side: a connection accepted by a listener (of a pep, or
+    /// of a connectionless endpoint: `owner`); the caller lists it, then
+    /// kicks it.
+    pub(crate) fn accepted(s: Sock, owner: Owner) -> Result<Arc<Conn>> {
+        Conn::new(s, Phase::AwaitReq, owner, None)
     }
 
     /// Queues the work item (on its CPU, see `cpu`).
@@ -377,6 +398,11 @@ impl Conn {
         self.dirty.store(true, Ordering::SeqCst);
     }
 
+
+    /// Whom it reports to.
+    pub(crate) fn owner(&self) -> Owner {
+        self.shared.lock().owner
+    }
 
     /// The socket's local or peer address.
     pub(crate) fn name(&self, peer: bool) -> Result<SockAddr> {
@@ -443,7 +469,7 @@ impl Conn {
             s.owner
         };
         self.sock.shutdown();
-        report_cm(owner, sys::KFI_SHUTDOWN, &[]);
+        self.report_cm(owner, sys::KFI_SHUTDOWN, &[]);
         // The work item fails what is still queued.
         self.kick();
         true
@@ -489,11 +515,13 @@ impl Conn {
         let st = self.sock.state();
         match phase {
             Phase::Closed => {
-                // Whatever ended it, operations still queued fail.
-                if let Owner::Ep { data, .. } = owner {
+                // Whatever ended it, operations still queued fail (a
+                // connectionless endpoint's: those of its lane).
+                if let Some((data, lane, from)) = owner.data() {
                     let Some(mut d) = self.lock_data() else {
                         return Step::Idle;
                     };
+                    d.take_owner(owner, lane, from);
                     // SAFETY: an endpoint stops us before its data goes.
                     self.cleanup(&mut d, unsafe { &*data }, kernel::bindings::ECONNABORTED);
                     self.unlock_data(d);
@@ -531,7 +559,7 @@ impl Conn {
                                 Ok(o) => {
                                     io.order = o;
                                     self.set_phase(Phase::AwaitResp, Phase::Established);
-                                    report_cm(owner, sys::KFI_CONNECTED, &io.peer_data[..len]);
+                                    self.report_cm(owner, sys::KFI_CONNECTED, &io.peer_data[..len]);
                                     Step::Progress
                                 }
                                 Err(e) => {
@@ -570,15 +598,25 @@ impl Conn {
                     };
                     io.order = order;
                     self.set_phase(Phase::AwaitReq, Phase::Reported);
-                    if let Owner::Pep(p) = owner {
-                        // SAFETY: a pep stops its pending connections
-                        // before it goes, so it is alive while we run.
-                        let pep = unsafe { &*p };
-                        if pep.report(self, &io.cm[CM_HDR_SIZE..CM_HDR_SIZE + len]).is_err() {
-                            self.close_quietly();
+                    let data = &io.cm[CM_HDR_SIZE..CM_HDR_SIZE + len];
+                    match owner {
+                        Owner::Pep(p) => {
+                            // SAFETY: a pep stops its pending connections
+                            // before it goes, so it is alive while we run.
+                            let pep = unsafe { &*p };
+                            if pep.report(self, data).is_err() {
+                                self.close_quietly();
+                            }
                         }
+                        Owner::RdmReq(r) => {
+                            // SAFETY: an RDM endpoint stops its pending
+                            // connections before it goes.
+                            unsafe { &*r }.request(self, data);
+                        }
+                        _ => {}
                     }
-                    Step::Idle
+                    // The answer (accept) may have moved us on already.
+                    Step::Progress
                 }
             },
             Phase::Reported => Step::Idle,
@@ -586,7 +624,7 @@ impl Conn {
                 Some(s) => s,
                 None => {
                     self.set_phase(Phase::Accepting, Phase::Established);
-                    report_cm(owner, sys::KFI_CONNECTED, &[]);
+                    self.report_cm(owner, sys::KFI_CONNECTED, &[]);
                     Step::Progress
                 }
             },
@@ -743,6 +781,9 @@ impl Conn {
             // endpoint is open.
             unsafe { (*cm).error(&*eq, fid, err, data) };
         }
+        if let Some((r, lane)) = owner.rdm() {
+            r.on_failed(self, lane, err, data);
+        }
     }
 
     fn close_quietly(&self) {
@@ -754,12 +795,24 @@ impl Conn {
     }
 }
 
-/// Posts a CM event (`fid`, `info` NULL, `data`) on an endpoint owner's EQ.
-fn report_cm(owner: Owner, event: u32, data: &[u8]) {
-    if let Owner::Ep { eq, fid, cm, .. } = owner {
-        // SAFETY: an endpoint unbinds its EQ only after stopping us; its
-        // `CmEvents` lives as long.
-        unsafe { (*cm).report(&*eq, fid, event, data) };
+impl Conn {
+    /// Reports a connection event: an endpoint owner gets it on its EQ
+    /// (`fid`, `info` NULL, `data`); a connectionless endpoint learns that
+    /// the connection is up (`KFI_CONNECTED`, with the peer's CM data) or
+    /// over (`KFI_SHUTDOWN`).
+    pub(super) fn report_cm(&self, owner: Owner, event: u32, data: &[u8]) {
+        if let Owner::Ep { eq, fid, cm, .. } = owner {
+            // SAFETY: an endpoint unbinds its EQ only after stopping us; its
+            // `CmEvents` lives as long.
+            unsafe { (*cm).report(&*eq, fid, event, data) };
+        }
+        if let Some((r, lane)) = owner.rdm() {
+            if event == sys::KFI_CONNECTED {
+                r.on_up(self, lane, data);
+            } else {
+                r.on_down(self, lane);
+            }
+        }
     }
 }
 

@@ -50,6 +50,7 @@ use crate::logic::xfer::{self as rules, Kind};
 use crate::sock::{self, SkState};
 use crate::wire::{self, ByteOrder, FrameKind, MsgHeader, TagForm};
 use crate::logic::mr::{REMOTE_READ, REMOTE_WRITE};
+use crate::logic::rxm;
 use crate::util::xfer::{Buf, Seg, EMPTY_SEG};
 use crate::util::tagmatch::{Unexp, UnexpList, UNEXP_LIMIT, UNEXP_MAX};
 use crate::util::xfer::{RxWork, TxOp};
@@ -126,9 +127,11 @@ struct TxCur {
     more: bool,
     /// The payload may be spliced (see `tx_step`).
     splice: bool,
+    /// The operation's rxm connection id (RDM lanes; see `fill_op`).
+    rxm: Option<u32>,
     /// The encoded header, followed by an inject's payload: both are our
     /// copies, sent as the first segment.
-    head: [u8; HDR_MAX + rules::INJECT_LIMIT],
+    head: [u8; HDR_MAX + rxm::PKT_BYTES + rules::INJECT_LIMIT],
     head_len: usize,
     /// `segs[1..nseg]`: the payload in the consumer's or registered
     /// memory; `segs[0]` is set to `head` on every send.
@@ -161,7 +164,8 @@ impl TxCur {
         queued: false,
         more: false,
         splice: false,
-        head: [0; HDR_MAX + rules::INJECT_LIMIT],
+        rxm: None,
+        head: [0; HDR_MAX + rxm::PKT_BYTES + rules::INJECT_LIMIT],
         head_len: 0,
         segs: [EMPTY_SEG; TX_SEGS],
         nseg: 1,
@@ -176,16 +180,19 @@ impl TxCur {
         sent: 0,
     };
 
-    /// Takes a frame: `h` encoded, followed by `inline` bytes, then
-    /// `payload`. False if the header does not encode (cannot happen for
-    /// validated posts and our own frames).
-    fn fill(&mut self, what: TxWhat, h: &MsgHeader, order: ByteOrder, inline: &[u8], payload: &[Seg]) -> bool {
+    /// Takes a frame: `h` encoded, followed by `pre` (an rxm packet
+    /// header) and `inline` bytes, then `payload`. False if the header
+    /// does not encode (cannot happen for validated posts and our own
+    /// frames).
+    fn fill(&mut self, what: TxWhat, h: &MsgHeader, order: ByteOrder, pre: &[u8], inline: &[u8], payload: &[Seg]) -> bool {
         let Ok(n) = h.encode(&mut self.head[..HDR_MAX], order) else {
             return false;
         };
-        if inline.len() > rules::INJECT_LIMIT || payload.len() > TX_SEGS - 1 {
+        if pre.len() > rxm::PKT_BYTES || inline.len() > rules::INJECT_LIMIT || payload.len() > TX_SEGS - 1 {
             return false;
         }
+        self.head[n..n + pre.len()].copy_from_slice(pre);
+        let n = n + pre.len();
         self.head[n..n + inline.len()].copy_from_slice(inline);
         self.head_len = n + inline.len();
         for (d, p) in self.segs[1..].iter_mut().zip(payload) {
@@ -203,22 +210,50 @@ impl TxCur {
         true
     }
 
-    /// Takes frame `c` of the operation `op` in slot `i` (see `tx_step`).
+    /// Takes frame `c` of the operation `op` in slot `i` (see `tx_step`);
+    /// `rxm`: on an RDM lane, the peer's connection id for rxm packets.
     #[inline]
-    fn fill_op(&mut self, i: usize, op: &TxOp, c: &Chunk, order: ByteOrder) -> bool {
-        let Ok(h) = header(op, c) else {
-            return false;
+    fn fill_op(&mut self, i: usize, op: &TxOp, c: &Chunk, order: ByteOrder, rxm: Option<u32>) -> bool {
+        let mut pkt = [0u8; rxm::PKT_BYTES];
+        let (h, pre) = match (rxm, op.kind) {
+            // An untagged message of an RDM endpoint: rxm's eager packet,
+            // the CQ data in it.
+            (Some(conn_id), Kind::Send) => {
+                let p = rxm::Pkt {
+                    conn_id,
+                    op: Some(rxm::Op::Msg),
+                    cq_data: op.flags & rules::F_REMOTE_CQ_DATA != 0,
+                    size: op.buf.len,
+                    data: op.data,
+                    ..rxm::Pkt::default()
+                };
+                rxm::encode(rxm::Type::Eager, &p, &mut pkt);
+                let Ok(mut h) = MsgHeader::send(op.buf.len + rxm::PKT_BYTES as u64) else {
+                    return false;
+                };
+                if op.ext.ack {
+                    let Ok(x) = h.with_delivery_complete() else {
+                        return false;
+                    };
+                    h = x;
+                }
+                (h, &pkt[..])
+            }
+            _ => match header(op, c) {
+                Ok(h) => (h, &pkt[..0]),
+                Err(_) => return false,
+            },
         };
         let chunks = op.chunks();
         let segs = op.buf.segs();
         let ok = if op.kind == Kind::Read {
-            self.fill(TxWhat::Op(i), &h, order, &[], &[])
+            self.fill(TxWhat::Op(i), &h, order, pre, &[], &[])
         } else if op.inject {
-            self.fill(TxWhat::Op(i), &h, order, &op.inline[..op.buf.len as usize], &[])
+            self.fill(TxWhat::Op(i), &h, order, pre, &op.inline[..op.buf.len as usize], &[])
         } else if chunks == 1 && segs.len() < TX_SEGS {
-            self.fill(TxWhat::Op(i), &h, order, &[], segs)
+            self.fill(TxWhat::Op(i), &h, order, pre, &[], segs)
         } else {
-            let ok = self.fill(TxWhat::Op(i), &h, order, &[], &[]);
+            let ok = self.fill(TxWhat::Op(i), &h, order, pre, &[], &[]);
             self.far = segs.as_ptr();
             self.far_n = segs.len();
             self.far_skip = c.offset as usize;
@@ -304,6 +339,11 @@ pub(super) struct DataIo {
     order: ByteOrder,
     /// The data phase started here.
     started: bool,
+    /// The connection is an RDM lane's: its untagged messages carry rxm
+    /// packets ([`DataIo::pkt`]).
+    rdm: bool,
+    /// The rxm packet of the message being received (RDM).
+    pkt: Option<rxm::Pkt>,
     /// A receive CQ slot is held for the entry of the remote write being
     /// received (`EpData::take_remote_room`).
     rma_room: bool,
@@ -336,6 +376,45 @@ impl DataIo {
             && !tx_hint
     }
 
+    /// The payload of the message being received: the frame's, without
+    /// its rxm packet header.
+    fn body_len(&self) -> u64 {
+        self.hdr.payload_len() - if self.pkt.is_some() { rxm::PKT_BYTES as u64 } else { 0 }
+    }
+
+    /// It is a tagged message (a tcp tagged frame, or an rxm tagged
+    /// packet).
+    fn tagged(&self) -> bool {
+        self.hdr.kind() == FrameKind::TaggedSend || self.pkt.is_some_and(|p| p.op == Some(rxm::Op::Tagged))
+    }
+
+    /// Its tag.
+    fn tag(&self) -> u64 {
+        match self.pkt {
+            Some(p) => p.tag,
+            None => self.hdr.tag().unwrap_or(0),
+        }
+    }
+
+    /// Its CQ data.
+    fn cq_data(&self) -> Option<u64> {
+        match self.pkt {
+            Some(p) => p.cq_data.then_some(p.data),
+            None => self.hdr.cq_data(),
+        }
+    }
+
+    /// Names the lane and kind of endpoint the connection is for, if the
+    /// data phase did not (a connection that ends before it started: its
+    /// cleanup must know whose operations are its).
+    pub(super) fn take_owner(&mut self, owner: Owner, lane: u32, from: u64) {
+        if !self.started {
+            self.lane = lane;
+            self.from = from;
+            self.rdm = matches!(owner, Owner::Rdm { .. });
+        }
+    }
+
     pub(super) fn new() -> DataIo {
         DataIo {
             tx: TxCur::IDLE,
@@ -355,6 +434,8 @@ impl DataIo {
             from: rules::ADDR_ANY,
             order: ByteOrder::NATIVE,
             started: false,
+            rdm: false,
+            pkt: None,
             rma_room: false,
             broken: None,
             drained: false,
@@ -468,10 +549,15 @@ impl Conn {
             d.ep = data;
             d.lane = lane;
             d.from = from;
+            d.rdm = matches!(owner, Owner::Rdm { .. });
             d.unexp.set_stream(lane);
             d.order = order;
             // SAFETY: an endpoint stops its connection before its data goes.
-            self.set_event_cqs(unsafe { &*data }.quiet_cqs());
+            // (An RDM lane's connection leaves its events to its work
+            // item: the CQ reads of its endpoint do not poll every lane.)
+            if !d.rdm {
+                self.set_event_cqs(unsafe { &*data }.quiet_cqs());
+            }
             self.start_calls();
         }
         // SAFETY: an endpoint stops its connection before its data goes.
@@ -583,7 +669,7 @@ impl Conn {
                 };
                 let len: u64 = r.segs().iter().map(|s| s.len as u64).sum();
                 let h = MsgHeader::read_rsp(len).map_err(|_| Halt::from(proto()))?;
-                if !d.tx.fill(TxWhat::Rsp, &h, order, &[], &[]) {
+                if !d.tx.fill(TxWhat::Rsp, &h, order, &[], &[], &[]) {
                     return Err(proto().into());
                 }
                 // Zero copy only from memory no peer can change: spliced
@@ -599,20 +685,21 @@ impl Conn {
                 d.tx.queued = false;
             } else {
                 let t = &mut d.tx;
-                let taken = ep.tx_next(d.lane, &self.tx_hint, |w| match w {
+                let taken = ep.tx_next(self, d.lane, |w| match w {
                     TxItem::Ack => {
                         t.more = false;
                         t.splice = false;
-                        t.fill(TxWhat::Ack, &MsgHeader::ack(), order, &[], &[])
+                        t.fill(TxWhat::Ack, &MsgHeader::ack(), order, &[], &[], &[])
                     }
-                    TxItem::Op(i, op) => {
+                    TxItem::Op(i, op, rxm) => {
                         t.more = op.flags & rules::F_MORE != 0;
                         // Zero copy where the memory stays put until the
                         // peer has it: an operation that completes on the
                         // peer's ACK. Others complete when the socket has
                         // taken the bytes, so they are copied.
                         t.splice = op.ext.ack && !op.inject;
-                        t.fill_op(i, op, &op.chunk(0), order)
+                        t.rxm = rxm;
+                        t.fill_op(i, op, &op.chunk(0), order, rxm)
                     }
                 });
                 match taken {
@@ -665,7 +752,8 @@ impl Conn {
                         // operation stays held, nothing is reported yet.
                         let j = cur.chunk + 1;
                         let (more, splice, read) = (cur.more, cur.splice, cur.read);
-                        if !ep.with_tx(i, |op| cur.fill_op(i, op, &op.chunk(j), order)) {
+                        let r = cur.rxm;
+                        if !ep.with_tx(i, |op| cur.fill_op(i, op, &op.chunk(j), order, r)) {
                             return Err(proto().into());
                         }
                         cur.chunk = j;
@@ -715,11 +803,34 @@ impl Conn {
                     } else {
                         wire::header_len(&d.stage[d.lo..d.lo + BASE], order).map_err(|_| Halt::from(proto()))?
                     };
+                    // On an RDM lane an untagged message starts with rxm's
+                    // packet header: read with the frame's header.
+                    let mut pre = 0;
                     if avail >= need {
+                        d.hdr.decode_into(&d.stage[d.lo..d.lo + need], order).map_err(|_| Halt::from(proto()))?;
+                        if d.rdm && d.hdr.kind() == FrameKind::Send {
+                            pre = rxm::PKT_BYTES;
+                            if d.hdr.payload_len() < pre as u64 {
+                                return Err(proto().into());
+                            }
+                        }
+                    }
+                    if avail >= need + pre {
                         // Decoded in place (past `Hdr` it is the frame's; until
                         // the state moves on, nobody looks at it).
-                        d.hdr.decode_into(&d.stage[d.lo..d.lo + need], order).map_err(|_| Halt::from(proto()))?;
                         ffi::tr(sys::KFI_TCP_TR_RX_HDR);
+                        d.pkt = None;
+                        if pre > 0 {
+                            let at = d.lo + need;
+                            let p = match rxm::decode(&d.stage[at..at + pre]) {
+                                // Eager messages; the rest of rxm's protocol
+                                // (rendezvous, segments, atomics) is not done
+                                // here: the connection ends.
+                                Ok((rxm::Type::Eager, p)) if p.size == d.hdr.payload_len() - pre as u64 => p,
+                                _ => return Err(proto().into()),
+                            };
+                            d.pkt = Some(p);
+                        }
                         let h = &d.hdr;
                         if h.kind() == FrameKind::Write && (!d.rsp.is_empty() || d.tx.what == TxWhat::Rsp) {
                             // A write after read requests whose responses
@@ -748,7 +859,7 @@ impl Conn {
                                 Room::NoCq => {}
                             }
                         }
-                        d.lo += need;
+                        d.lo += need + pre;
                         moved = true;
                         match h.kind() {
                             FrameKind::Ack => {
@@ -823,12 +934,12 @@ impl Conn {
                     }
                 }
                 Rx::Await => {
-                    let len = d.hdr.payload_len();
-                    let tagged = d.hdr.kind() == FrameKind::TaggedSend;
+                    let len = d.body_len();
+                    let tagged = d.tagged();
                     let w = if tagged {
                         // Messages that came earlier get their receives
                         // first (posted between two looks: try again).
-                        d.unexp.take_tagged(ep, d.hdr.tag().unwrap_or(0), d.from)
+                        d.unexp.take_tagged(ep, d.tag(), d.from)
                     } else {
                         match ep.rx_take_msg(len, d.from, d.lane) {
                             Ok(w) => w,
@@ -872,7 +983,7 @@ impl Conn {
                     moved = true;
                 }
                 Rx::Body { .. } => {
-                    let len = d.hdr.payload_len();
+                    let len = d.body_len();
                     let Rx::Body { dest, got } = &mut d.rx else {
                         return Ok(moved);
                     };
@@ -963,12 +1074,13 @@ impl Conn {
     fn rx_finish(&self, d: &mut DataIo, ep: &EpData) {
         ffi::tr(sys::KFI_TCP_TR_RX_IN);
         let hdr = &d.hdr;
+        let (body, data, tag) = (d.body_len(), d.cq_data(), d.tag());
         match &mut d.rx {
             Rx::Body { dest: Dest::Op(w), .. } => {
                 if hdr.needs_ack() {
                     ep.owe_ack(d.lane);
                 }
-                ep.rx_done(w, hdr.payload_len(), hdr.cq_data(), hdr.tag().unwrap_or(0));
+                ep.rx_done(w, body, data, tag);
             }
             Rx::Body { dest: Dest::Trunc(w), .. } => {
                 // The message was consumed (the sender's ACK is owed); its
@@ -976,8 +1088,7 @@ impl Conn {
                 if hdr.needs_ack() {
                     ep.owe_ack(d.lane);
                 }
-                let len = hdr.payload_len();
-                ep.rx_failed(w, sys::KFI_ETRUNC, w.room, len - w.room);
+                ep.rx_failed(w, sys::KFI_ETRUNC, w.room, body - w.room);
             }
             Rx::Body { dest: Dest::Rma, .. } => {
                 d.rma = RmaSegs::EMPTY;
@@ -998,7 +1109,7 @@ impl Conn {
             Rx::Body { dest: Dest::Read { last: false, .. }, .. } => {}
             Rx::Body { dest: Dest::Unexp(buf), .. } => {
                 let buf = core::mem::replace(buf, KVVec::new());
-                let u = Unexp { tag: hdr.tag().unwrap_or(0), src: d.from, data: hdr.cq_data(), ack: hdr.needs_ack(), buf, claimed: None };
+                let u = Unexp { tag, src: d.from, data, ack: hdr.needs_ack(), buf, claimed: None };
                 // Within the capacity reserved when its payload was
                 // buffered: allocates nothing.
                 if d.unexp.push(u).is_err() {
@@ -1034,7 +1145,7 @@ impl Conn {
             }
             self.sock.shutdown();
             self.cleanup(d, ep, err);
-            super::report_cm(owner, sys::KFI_SHUTDOWN, &[]);
+            self.report_cm(owner, sys::KFI_SHUTDOWN, &[]);
             return;
         }
         if b.err != 0 {
@@ -1067,6 +1178,31 @@ impl Conn {
         }
         d.rsp = KVec::new();
         d.unexp.clear();
-        ep.fail_all(bindings::ECANCELED);
+        if d.rdm {
+            // One peer of a connectionless endpoint: its transmits fail,
+            // the endpoint's receives stay.
+            ep.rdm_conn_lost(d.lane, self, err);
+        } else {
+            ep.fail_all(bindings::ECANCELED);
+        }
+    }
+
+    /// Stops a connection of an RDM endpoint from another context than
+    /// its work item (`Rdm`'s work, the endpoint's close), then fails
+    /// what it held: its own operations, and its lane's if it still is the
+    /// lane's connection.
+    pub(crate) fn retire(&self, err: u32) {
+        let owner = self.owner();
+        self.stop();
+        let Some((data, lane, from)) = owner.data() else {
+            return;
+        };
+        let Some(mut d) = self.data.try_lock() else {
+            return;
+        };
+        d.take_owner(owner, lane, from);
+        // SAFETY: an endpoint stops its connections (this one, above,
+        // before the close goes on) before its data goes.
+        self.cleanup(&mut d, unsafe { &*data }, err);
     }
 }

@@ -33,6 +33,7 @@ use crate::logic::xfer as rules;
 use crate::util::addr::SockAddr;
 use crate::util::queues::Config;
 use crate::xfer::{self, EpData};
+use crate::rdm::Rdm;
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
 use kernel::new_mutex;
@@ -52,6 +53,9 @@ pub(crate) struct Ep {
     /// The connection, once connecting (or taken from a request).
     #[pin]
     conn: Mutex<Option<Arc<Conn>>>,
+    /// An RDM endpoint's connection map, from enable to close.
+    #[pin]
+    rdm: Mutex<Option<Arc<Rdm>>>,
     #[pin]
     data: EpData,
 }
@@ -62,6 +66,9 @@ const _: () = assert!(core::mem::offset_of!(Ep, base) == 0);
 const DEFAULT_QUEUE: usize = 1024;
 /// Largest message (as `kgetinfo` offers).
 const MAX_MSG_SIZE: u64 = 1 << 30;
+/// Largest message of an RDM endpoint: rxm's eager limit (its rendezvous
+/// for larger ones is not done yet).
+const RDM_MAX_MSG_SIZE: u64 = crate::logic::rxm::EAGER_LIMIT as u64;
 
 fn opbadstate() -> c_int {
     -(sys::KFI_EOPBADSTATE as c_int)
@@ -97,6 +104,7 @@ unsafe impl ProvEp for Ep {
         tx_op_flags: crate::prov::TX_OP_FLAGS,
         rx_op_flags: crate::prov::RX_OP_FLAGS,
         cntr_events: util_ep::CNTR_EVENTS,
+        rdm: true,
     };
 
     #[inline(always)]
@@ -105,12 +113,38 @@ unsafe impl ProvEp for Ep {
     }
 
     fn enable(&self, c: &EpConfig) -> Result {
-        self.data.enable(Config::new(c, MAX_MSG_SIZE, self.domain), ())
+        if !c.attrs.rdm {
+            return self.data.enable(Config::new(c, MAX_MSG_SIZE, self.domain), ());
+        }
+        // SAFETY: bound (the toolkit checked), open while bound.
+        let av = unsafe { &*c.av.ok_or(EINVAL)? };
+        // SAFETY: the domain outlives its counted endpoints; so does its
+        // fabric.
+        let net = unsafe { Fabric::net((*self.domain).fabric()) };
+        let any = SockAddr { family: bindings::AF_INET as u16, port: 0, scope_id: 0, addr: [0; 16] };
+        let r = Rdm::start(&self.data, av, net, c.attrs.src.unwrap_or(any), c.attrs.rx_size)?;
+        let mut cfg = Config::new(c, RDM_MAX_MSG_SIZE, self.domain);
+        cfg.directed = c.attrs.directed;
+        if let Err(e) = self.data.enable(cfg, ()) {
+            r.close();
+            return Err(e);
+        }
+        self.data.rdm_enable(&r, av);
+        *self.rdm.lock() = Some(r);
+        Ok(())
     }
 
     /// Stops the connection (the peer sees it close), then returns the
-    /// CQ reservations of whatever was still queued.
+    /// CQ reservations of whatever was still queued. An RDM endpoint
+    /// stops its map, then the connections of its lanes.
     fn closing(&self) {
+        if let Some(r) = self.rdm.lock().take() {
+            r.close();
+            for c in self.data.rdm_close() {
+                c.stop();
+            }
+            r.close_end();
+        }
         let conn = self.conn.lock().take();
         if let Some(c) = conn {
             c.stop();
@@ -153,6 +187,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
         domain: d,
         src,
         conn <- new_mutex!(None, "kfi_tcp_ep"),
+        rdm <- new_mutex!(None, "kfi_tcp_ep_rdm"),
         data <- EpData::new(),
     });
     let Ok(b) = KBox::pin_init(init, GFP_KERNEL) else {
@@ -193,6 +228,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_connect(
 ) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_ep(ep) };
+    if e.base.is_rdm() {
+        return base::neg(bindings::ENOSYS);
+    }
     // SAFETY: readable for `paramlen` bytes by the API contract.
     let Some(data) = (unsafe { base::param_bytes(param, paramlen) }) else {
         return einval();
@@ -243,6 +281,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_connect(
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_accept(ep: *mut sys::kfid_ep, param: *const c_void, paramlen: usize) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_ep(ep) };
+    if e.base.is_rdm() {
+        return base::neg(bindings::ENOSYS);
+    }
     // SAFETY: readable for `paramlen` bytes by the API contract.
     let Some(data) = (unsafe { base::param_bytes(param, paramlen) }) else {
         return einval();
@@ -277,6 +318,9 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_shutdown(ep: *mut sys::kfid_ep, flags
     }
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_ep(ep) };
+    if e.base.is_rdm() {
+        return base::neg(bindings::ENOSYS);
+    }
     match e.conn() {
         Some(c) if c.shutdown() => 0,
         _ => base::neg(bindings::ENOTCONN),
@@ -289,6 +333,11 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_shutdown(ep: *mut sys::kfid_ep, flags
 pub(crate) unsafe extern "C" fn kfi_tcp_ep_getname(fid: *mut sys::kfid, addr: *mut c_void, len: *mut usize) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_fid(fid) };
+    if let Some(r) = e.rdm.lock().as_ref() {
+        let a = r.name();
+        // SAFETY: buffers as given by the consumer (API contract).
+        return unsafe { crate::util::addr::write_addr(&a, addr, len) };
+    }
     let a = match (e.conn().map(|c| c.name(false)), e.src) {
         (Some(Ok(a)), _) => a,
         (_, Some(a)) => a,

@@ -37,6 +37,7 @@ mod ffi;
 mod mr;
 mod pep;
 mod prov;
+mod rdm;
 mod sock;
 mod xfer;
 // The provider toolkit and the KFI_TRIGGER machinery (shared with the
@@ -103,7 +104,7 @@ mod wire;
 mod logic {
     #[path = "../../rust/logic/writer.rs"]
     pub mod writer;
-    pub use crate::util::logic::{host, mr, plan, xfer};
+    pub use crate::util::logic::{connmap, host, mr, plan, rxm, xfer};
     #[path = "../logic/xfer_tcp.rs"]
     pub mod xfer_tcp;
 }

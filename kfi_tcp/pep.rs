@@ -20,6 +20,7 @@
 //! calling the toolkit.
 
 use crate::conn::Conn;
+use crate::rdm::Rdm;
 use crate::ffi::{self, kfi_info, sys};
 use crate::sock::Sock;
 use crate::util::addr::{self, SockAddr};
@@ -66,13 +67,22 @@ pub(crate) struct Pep {
     lst: Mutex<Lst>,
 }
 
-/// The accepting socket of a listening pep.
+/// Whom a listener hands its connections.
+#[derive(Clone, Copy)]
+pub(crate) enum Listen {
+    /// A passive endpoint: the consumer answers their requests.
+    Pep(*const Pep),
+    /// A connectionless endpoint: it answers them itself.
+    Rdm(*const Rdm),
+}
+
+/// The accepting socket of a listening pep or connectionless endpoint.
 #[pin_data]
 pub(crate) struct Listener {
     #[pin]
     work: Work<Listener>,
     sock: Sock,
-    pep: *const Pep,
+    to: Listen,
     stopping: AtomicBool,
     /// Queues the work item again after a failed accept.
     retry: base::Timer,
@@ -82,8 +92,8 @@ impl_has_work! {
     impl HasWork<Self> for Listener { self.work }
 }
 
-// SAFETY: `pep` outlives the listener's use of it (the pep stops the
-// listener before it goes); the socket is Send + Sync.
+// SAFETY: the pep or endpoint of `to` outlives the listener's use of it
+// (it stops the listener before it goes); the socket is Send + Sync.
 unsafe impl Send for Listener {}
 // SAFETY: as above.
 unsafe impl Sync for Listener {}
@@ -103,7 +113,44 @@ unsafe extern "C" fn listener_wake(ctx: *mut c_void) {
 }
 
 impl Listener {
-    fn stop(&self) {
+    /// Listens on `src` in namespace `net` for `to`. The owner keeps the
+    /// listener until it [`Listener::stop`]s it.
+    pub(crate) fn start(net: *mut c_void, src: &SockAddr, to: Listen) -> Result<Arc<Listener>> {
+        let s = Sock::create(net, src)?;
+        // SAFETY: `listener_wake` does not sleep; its argument is set
+        // below, before the timer can be armed (only the work item arms
+        // it), and the timer is cancelled in `stop`.
+        let retry = unsafe { base::Timer::new(listener_wake, core::ptr::null_mut()) }?;
+        let l = Arc::pin_init(
+            pin_init!(Listener {
+                work <- new_work!("kfi_tcp_listener"),
+                sock: s,
+                to,
+                stopping: AtomicBool::new(false),
+                retry,
+            }),
+            GFP_KERNEL,
+        )?;
+        let ctx = (&*l as *const Listener).cast_mut().cast();
+        // SAFETY: the owner holds `l` until it stops it (cancelling the
+        // timer); not armed yet.
+        unsafe { l.retry.set_ctx(ctx) };
+        // SAFETY: the owner holds `l` until it stops it (detaching first).
+        unsafe { l.sock.install(listener_wake, ctx) };
+        if let Err(e) = l.sock.listen(src, BACKLOG) {
+            l.stop();
+            return Err(e);
+        }
+        Ok(l)
+    }
+
+    /// Its bound address (with the port chosen at listen).
+    pub(crate) fn name(&self) -> Result<SockAddr> {
+        self.sock.name(false)
+    }
+
+    /// Stops accepting, for good: no callback, no work after it returns.
+    pub(crate) fn stop(&self) {
         self.stopping.store(true, Ordering::Release);
         self.sock.detach();
         // SAFETY: our initialised work item; after the flush it is idle
@@ -142,9 +189,16 @@ impl WorkItem for Listener {
                     return;
                 }
             };
-            // SAFETY: the pep stops us before it goes.
-            let pep = unsafe { &*this.pep };
-            let Ok(c) = Conn::accepted(s, pep) else {
+            let pep = match this.to {
+                // SAFETY: the pep stops us before it goes.
+                Listen::Pep(p) => unsafe { &*p },
+                Listen::Rdm(r) => {
+                    // SAFETY: the endpoint stops us before it goes.
+                    unsafe { &*r }.accepted(s);
+                    continue;
+                }
+            };
+            let Ok(c) = Conn::accepted(s, crate::conn::Owner::Pep(pep)) else {
                 continue;
             };
             let mut g = pep.lst.lock();
@@ -204,39 +258,14 @@ unsafe impl ProvPep for Pep {
         }
         // SAFETY: the fabric outlives its counted children.
         let net = unsafe { Fabric::net(self.base.fabric()) };
-        let s = Sock::create(net, &self.src)?;
-        // SAFETY: `listener_wake` does not sleep; its argument is set
-        // below, before the timer can be armed (only the work item arms
-        // it), and the timer is cancelled in `stop`.
-        let retry = unsafe { base::Timer::new(listener_wake, core::ptr::null_mut()) }?;
-        let l = Arc::pin_init(
-            pin_init!(Listener {
-                work <- new_work!("kfi_tcp_listener"),
-                sock: s,
-                pep: self,
-                stopping: AtomicBool::new(false),
-                retry,
-            }),
-            GFP_KERNEL,
-        )?;
-        let ctx = (&*l as *const Listener).cast_mut().cast();
-        // SAFETY: the pep holds `l` until it stops it (cancelling the
-        // timer); not armed yet.
-        unsafe { l.retry.set_ctx(ctx) };
-        // SAFETY: the pep holds `l` until it stops it (detaching first).
-        unsafe { l.sock.install(listener_wake, ctx) };
-        if let Err(e) = l.sock.listen(&self.src, BACKLOG) {
-            l.stop();
-            return Err(e);
-        }
-        g.listener = Some(l);
+        g.listener = Some(Listener::start(net, &self.src, Listen::Pep(self))?);
         Ok(())
     }
 
     /// Its bound address (the port chosen at listen).
     fn name(&self) -> Result<SockAddr> {
         match self.lst.lock().listener.as_ref() {
-            Some(l) => l.sock.name(false),
+            Some(l) => l.name(),
             None => Ok(self.src),
         }
     }

@@ -29,7 +29,12 @@ use crate::util::cq::{Cq, ProgressRef};
 use crate::util::queues::{Call, EpQueues, QueueExt, Queues};
 use crate::util::xfer::{Buf, TxOp};
 use crate::wire::RmaIov;
-use crate::logic::xfer::{Kind, List};
+use crate::logic::xfer::{self as rules_x, Kind, List};
+use crate::logic::connmap::State;
+use crate::util::addr::SockAddr;
+use crate::util::av::Av;
+use crate::rdm::{self, Rdm, RequestOutcome};
+use crate::logic::connmap::{Actions, Event};
 use crate::logic::xfer_tcp as wire_rules;
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
@@ -118,8 +123,9 @@ impl TxOp {
 pub(crate) enum TxItem<'a> {
     /// An ACK to send.
     Ack,
-    /// The operation in slot `.0`.
-    Op(usize, &'a TxOp),
+    /// The operation in slot `.0`; on an RDM lane, with the connection id
+    /// its rxm packet names (the peer's, low 32 bits).
+    Op(usize, &'a TxOp, Option<u32>),
 }
 
 /// What [`EpData::tx_next`] took.
@@ -155,11 +161,57 @@ pub(crate) struct Lane {
     tx_read: List,
     /// ACKs the work item still has to send.
     acks_owed: usize,
+    /// RDM: the peer (see [`RdmPeer`]).
+    pub(crate) peer: RdmPeer,
+}
+
+/// What an RDM endpoint knows of the peer of a lane (`rdm.rs`), under the
+/// queue lock.
+pub(crate) struct RdmPeer {
+    /// In use: a peer of the AV, or one that connected to us.
+    pub(crate) used: bool,
+    /// Its address handle (`rules::ADDR_ANY`: a peer not in the AV), and
+    /// the address of its listener (where we connect).
+    pub(crate) handle: u64,
+    pub(crate) addr: SockAddr,
+    /// The connection's state (see `connmap`).
+    pub(crate) state: State,
+    /// Our connection attempt while `Connecting` (the connection in use,
+    /// or being accepted, is the lane's `conn`).
+    pub(crate) out: Option<Arc<Conn>>,
+    /// A connection is to be opened by the endpoint's work item.
+    pub(crate) want_connect: bool,
+    /// The connection id the peer gave (its low 32 bits go in every rxm
+    /// packet we send it), and the instance part of it (the high 32 bits:
+    /// a restarted peer has another).
+    pub(crate) peer_id: u64,
+}
+
+impl RdmPeer {
+    const fn new() -> RdmPeer {
+        RdmPeer {
+            used: false,
+            handle: rules_x::ADDR_ANY,
+            addr: SockAddr { family: 0, port: 0, scope_id: 0, addr: [0; 16] },
+            state: State::Idle,
+            out: None,
+            want_connect: false,
+            peer_id: 0,
+        }
+    }
 }
 
 impl Lane {
     const fn new() -> Lane {
-        Lane { conn: None, tx_pending: List::new(), msg_waiting: false, tx_await: List::new(), tx_read: List::new(), acks_owed: 0 }
+        Lane {
+            conn: None,
+            tx_pending: List::new(),
+            msg_waiting: false,
+            tx_await: List::new(),
+            tx_read: List::new(),
+            acks_owed: 0,
+            peer: RdmPeer::new(),
+        }
     }
 
     /// Tells the connection that frames are queued (`Conn::tx_hint`).
@@ -180,7 +232,19 @@ pub(crate) struct TcpExt {
     /// Transmits are queued on the lane of their destination (RDM), not
     /// on the toolkit's `tx_pending`.
     per_lane_tx: bool,
+    /// RDM: the connection map and the bound AV (valid while enabled:
+    /// the close clears them under the lock before they go).
+    rdm: *const Rdm,
+    av: *const Av,
+    /// RDM: the lane of each AV index (+1; 0: none), and the AV's
+    /// `rx_ctx_bits` (off in the index).
+    by_handle: KVec<u32>,
+    av_bits: u32,
 }
+
+// SAFETY: `rdm` and `av` are only dereferenced under the queue lock while
+// set (see above); the rest is Send.
+unsafe impl Send for TcpExt {}
 
 impl TcpExt {
     #[inline(always)]
@@ -199,9 +263,88 @@ impl TcpExt {
         }
     }
 
+    /// Lane numbers in use: 0 and those of `more`.
+    fn lane_count(&self) -> u32 {
+        1 + self.more.len() as u32
+    }
+
+    /// RDM: a lane for a new peer: a free one, else a new one
+    /// (`GFP_ATOMIC`: under the queue lock). `None` without memory.
+    fn new_lane(&mut self) -> Option<u32> {
+        for l in 0..self.lane_count() {
+            let x = self.lane(l)?;
+            let free = !x.peer.used
+                && x.conn.is_none()
+                && x.peer.out.is_none()
+                && x.tx_pending.is_empty()
+                && x.tx_await.is_empty()
+                && x.tx_read.is_empty();
+            if free {
+                return Some(l);
+            }
+        }
+        self.more.push(Lane::new(), GFP_ATOMIC).ok()?;
+        Some(self.lane_count() - 1)
+    }
+
+    /// RDM: the lane of AV handle `handle` (receive-context bits off)
+    /// whose listener is `addr`, made if there is none. A handle whose
+    /// address changed (removed and reused by the AV) gets a new lane;
+    /// the old one is left to its connection. `None` without memory.
+    fn lane_for(&mut self, handle: u64, addr: &SockAddr) -> Option<u32> {
+        let idx = av_index(handle, self.av_bits);
+        let at = usize::try_from(idx).ok()?;
+        if let Some(&l) = self.by_handle.get(at) {
+            if l != 0 && self.lane(l - 1).is_some_and(|x| x.peer.used && x.peer.handle == idx && same_addr(&x.peer.addr, addr)) {
+                return Some(l - 1);
+            }
+        }
+        let lane = self.new_lane()?;
+        while self.by_handle.len() <= at {
+            self.by_handle.push(0, GFP_ATOMIC).ok()?;
+        }
+        self.by_handle[at] = lane + 1;
+        let p = &mut self.lane_mut(lane)?.peer;
+        *p = RdmPeer { used: true, handle: idx, addr: *addr, ..RdmPeer::new() };
+        Some(lane)
+    }
+
     /// Every lane.
     fn lanes_mut(&mut self) -> impl Iterator<Item = &mut Lane> {
         Iterator::chain(core::iter::once(&mut self.first), self.more.iter_mut())
+    }
+}
+
+/// An AV handle's index: its receive-context bits (`kfi_rx_addr`) off.
+fn av_index(handle: u64, bits: u32) -> u64 {
+    if bits == 0 {
+        handle
+    } else {
+        handle & (u64::MAX >> bits)
+    }
+}
+
+/// The same socket address.
+fn same_addr(a: &SockAddr, b: &SockAddr) -> bool {
+    a.family == b.family && a.port == b.port && a.addr == b.addr && a.scope_id == b.scope_id
+}
+
+/// Operations taken off a lane, failed once the queue lock is dropped.
+struct Doomed([List; 3]);
+
+impl Doomed {
+    const NONE: Doomed = Doomed([List::new(), List::new(), List::new()]);
+
+    /// Takes the lane's transmits waiting for ACKs and responses, and
+    /// with `queued` those not sent yet; forgets its owed ACKs.
+    fn take(l: &mut Lane, queued: bool) -> Doomed {
+        l.acks_owed = 0;
+        let q = if queued { core::mem::take(&mut l.tx_pending) } else { List::new() };
+        Doomed([core::mem::take(&mut l.tx_await), core::mem::take(&mut l.tx_read), q])
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|l| l.is_empty())
     }
 }
 
@@ -238,7 +381,7 @@ impl QueueExt for TcpExt {
     type Progress<'a> = ConnRef<'a>;
 
     fn new() -> TcpExt {
-        TcpExt { first: Lane::new(), more: KVec::new(), per_lane_tx: false }
+        TcpExt { first: Lane::new(), more: KVec::new(), per_lane_tx: false, rdm: core::ptr::null(), av: core::ptr::null(), by_handle: KVec::new(), av_bits: 0 }
     }
 
     /// The connections' work runs on the CQs' `KFI_AFFINITY` CPU.
@@ -261,7 +404,10 @@ impl QueueExt for TcpExt {
     /// already waiting for one; otherwise the message that takes it will
     /// find it.
     #[inline(always)]
-    fn posted<'a>(ep: &'a EpData, q: &mut Queues<TcpExt>, kind: Kind, _i: usize) -> core::result::Result<Option<ConnRef<'a>>, isize> {
+    fn posted<'a>(ep: &'a EpData, q: &mut Queues<TcpExt>, kind: Kind, i: usize) -> core::result::Result<Option<ConnRef<'a>>, isize> {
+        if q.ext.per_lane_tx {
+            return ep.rdm_posted(q, kind, i);
+        }
         if kind.is_tx() {
             q.ext.first.hint();
         } else if !kind.is_tagged() && !q.ext.first.msg_waiting {
@@ -320,6 +466,8 @@ impl QueueExt for TcpExt {
 
     #[inline]
     fn progress_ref(ep: &EpData) -> Option<ConnRef<'_>> {
+        // An RDM endpoint's connections are moved by their work items (and
+        // by posts): its CQ reads do not poll every lane.
         ep.conn_ref()
     }
 
@@ -466,12 +614,24 @@ impl EpData {
     /// lock (the operation stays in its slot: nothing is copied but what
     /// `fill` takes) and says whether it took it. `None` when nothing is
     /// queued.
-    pub(crate) fn tx_next(&self, lane: u32, hint: &core::sync::atomic::AtomicBool, fill: impl FnOnce(TxItem<'_>) -> bool) -> Option<TxTaken> {
+    pub(crate) fn tx_next(&self, conn: &Conn, lane: u32, fill: impl FnOnce(TxItem<'_>) -> bool) -> Option<TxTaken> {
+        let hint = &conn.tx_hint;
         if !hint.load(Ordering::SeqCst) {
             return None;
         }
         let mut g = self.q.lock();
         let q = &mut *g;
+        let rxm = if q.ext.per_lane_tx {
+            // Only the lane's connection sends its frames (an attempt the
+            // map dropped, or an old one, does not).
+            let l = q.ext.lane(lane)?;
+            if !l.conn.as_deref().is_some_and(|c| core::ptr::eq(c, conn)) {
+                return None;
+            }
+            Some(l.peer.peer_id as u32)
+        } else {
+            None
+        };
         let acks = q.ext.lane(lane).map_or(0, |l| l.acks_owed);
         let (slot, ok) = if acks > 0 {
             if let Some(l) = q.ext.lane_mut(lane) {
@@ -480,7 +640,7 @@ impl EpData {
             (None, fill(TxItem::Ack))
         } else if let Some(i) = pending(q, lane).and_then(|(links, list)| links.pop_front(list)) {
             q.tx[i].ext.lane = lane;
-            let ok = fill(TxItem::Op(i, &q.tx[i]));
+            let ok = fill(TxItem::Op(i, &q.tx[i], rxm));
             if ok && q.tx[i].kind == Kind::Read {
                 // A read waits for its responses from the moment its first
                 // request starts out: one sent as several requests may
@@ -582,6 +742,293 @@ impl EpData {
         if let Some(l) = g.ext.lane_mut(lane) {
             l.acks_owed += 1;
             l.hint();
+        }
+    }
+}
+
+/// An RDM endpoint's lanes (see `rdm.rs`): the post's routing and the
+/// connection map's changes, under the queue lock.
+impl EpData {
+    /// Enable of an RDM endpoint: transmits go to their peer's lane.
+    pub(crate) fn rdm_enable(&self, rdm: &Rdm, av: &Av) {
+        let bits = av.rx_ctx_bits();
+        let mut g = self.q.lock();
+        g.ext.per_lane_tx = true;
+        g.ext.rdm = rdm;
+        g.ext.av = av;
+        g.ext.av_bits = bits;
+    }
+
+    /// A post on an RDM endpoint (`QueueExt::posted`): a transmit goes to
+    /// the lane of its destination (an address handle of the AV: -EINVAL
+    /// otherwise), which connects on its first; a receive lets the
+    /// connections that hold messages for one go on.
+    fn rdm_posted<'a>(&'a self, q: &mut Queues<TcpExt>, kind: Kind, i: usize) -> core::result::Result<Option<ConnRef<'a>>, isize> {
+        if q.ext.rdm.is_null() {
+            return Err(-(kernel::bindings::ENOTCONN as isize));
+        }
+        if !kind.is_tx() {
+            let tagged = kind.is_tagged();
+            for l in q.ext.lanes_mut() {
+                if let (Some(c), true) = (&l.conn, tagged || l.msg_waiting) {
+                    c.kick();
+                }
+            }
+            return Ok(None);
+        }
+        let dest = q.tx[i].dest;
+        // SAFETY: set while enabled (checked above), the AV bound.
+        let av = unsafe { &*q.ext.av };
+        let Some(addr) = av.lookup(dest) else {
+            return Err(-(kernel::bindings::EINVAL as isize));
+        };
+        let Some(lane) = q.ext.lane_for(dest, &addr) else {
+            return Err(-(kernel::bindings::EAGAIN as isize));
+        };
+        q.tx_links.remove(&mut q.tx_pending, i);
+        let rdm = q.ext.rdm;
+        let Some(l) = q.ext.lane_mut(lane) else {
+            return Err(-(kernel::bindings::EAGAIN as isize));
+        };
+        q.tx_links.push_back(&mut l.tx_pending, i);
+        let a = rdm::step(&mut l.peer.state, Event::Send);
+        if a.has(Actions::CONNECT) {
+            l.peer.want_connect = true;
+            // SAFETY: set while enabled (checked above).
+            unsafe { &*rdm }.want_connect();
+        }
+        if !a.has(Actions::FLOW) {
+            return Ok(None);
+        }
+        l.hint();
+        let Some(c) = l.conn.clone() else {
+            return Ok(None);
+        };
+        Ok(Some(ConnRef { conn: c, quiet: q.cfg.quiet(), _call: self.call(q) }))
+    }
+
+    /// Fails what `d` took off a lane with `err`.
+    fn fail_doomed(&self, mut d: Doomed, err: u32) {
+        if d.is_empty() {
+            return;
+        }
+        self.fail_picked(err, |q| d.0.iter_mut().find_map(|l| q.tx_links.pop_front(l)).map(|i| (true, i)));
+    }
+
+    /// A peer's request on `c`: the lane of `handle` (a new one for a
+    /// peer not in the AV) decides, with `peer_wins` (rxm's rule) and its
+    /// connection id; `accept` makes the accept data for the lane.
+    /// `Err`: no lane (no memory, or the endpoint is closing).
+    pub(crate) fn rdm_request(
+        &self,
+        handle: u64,
+        listen: &SockAddr,
+        c: &Arc<Conn>,
+        peer_id: u64,
+        peer_wins: bool,
+        own: bool,
+        accept: impl FnOnce(u32) -> [u8; crate::logic::rxm::ACCEPT_BYTES],
+    ) -> core::result::Result<RequestOutcome, ()> {
+        let (out, doomed) = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            if q.ext.rdm.is_null() {
+                return Err(());
+            }
+            let lane = if handle == rules_x::ADDR_ANY || own {
+                // A peer not in the AV, or ourselves: a lane of its own,
+                // which our sends never use (ours to ourselves go on the
+                // lane of the handle, connected to this one).
+                let l = q.ext.new_lane().ok_or(())?;
+                let h = if own { av_index(handle, q.ext.av_bits) } else { rules_x::ADDR_ANY };
+                let x = q.ext.lane_mut(l).ok_or(())?;
+                x.peer = RdmPeer { used: true, handle: h, addr: *listen, ..RdmPeer::new() };
+                l
+            } else {
+                q.ext.lane_for(handle, listen).ok_or(())?
+            };
+            let l = q.ext.lane_mut(lane).ok_or(())?;
+            let restarted = l.peer.state == State::Up && (l.peer.peer_id >> 32) != (peer_id >> 32);
+            let a = rdm::step(&mut l.peer.state, Event::Request { peer_wins, restarted });
+            let mut out = RequestOutcome { accept: None, drop: [None, None] };
+            let mut doomed = Doomed::NONE;
+            if a.has(Actions::DROP_OUT) {
+                out.drop[0] = l.peer.out.take();
+            }
+            if a.has(Actions::DROP_UP) {
+                // What went to the old instance is lost with it; what is
+                // queued goes to the new one.
+                out.drop[1] = l.conn.take();
+                doomed = Doomed::take(l, false);
+            }
+            if a.has(Actions::ACCEPT_IN) {
+                l.conn = Some(c.clone());
+                l.peer.peer_id = peer_id;
+                l.msg_waiting = false;
+                out.accept = Some((lane, accept(lane)));
+            }
+            (out, doomed)
+        };
+        self.fail_doomed(doomed, kernel::bindings::ECONNRESET);
+        Ok(out)
+    }
+
+    /// Whether `c` is lane `lane`'s connection attempt of ours.
+    pub(crate) fn rdm_is_out(&self, lane: u32, c: &Conn) -> bool {
+        let g = self.q.lock();
+        g.ext.lane(lane).and_then(|l| l.peer.out.as_deref()).is_some_and(|o| core::ptr::eq(o, c))
+    }
+
+    /// Our attempt `c` on lane `lane` is up; the peer's id is `peer_id`.
+    pub(crate) fn rdm_out_up(&self, lane: u32, c: &Conn, peer_id: u64) {
+        let mut g = self.q.lock();
+        let Some(l) = g.ext.lane_mut(lane) else {
+            return;
+        };
+        if !l.peer.out.as_deref().is_some_and(|o| core::ptr::eq(o, c)) {
+            return;
+        }
+        let a = rdm::step(&mut l.peer.state, Event::OutUp);
+        if l.peer.state == State::Up {
+            l.peer.peer_id = peer_id;
+            l.conn = l.peer.out.take();
+            l.msg_waiting = false;
+        }
+        if a.has(Actions::FLOW) {
+            l.hint();
+            if let Some(x) = &l.conn {
+                x.kick();
+            }
+        }
+    }
+
+    /// Event `e` of connection `c` on lane `lane` (`errno`: the cause of
+    /// a failure, for the transmits that waited): the connection the
+    /// event dropped, to stop (the caller's own is never stopped here).
+    pub(crate) fn rdm_event(&self, lane: u32, c: &Conn, e: Event, errno: u32) -> Option<Arc<Conn>> {
+        let (bury, doomed) = {
+            let mut g = self.q.lock();
+            let l = g.ext.lane_mut(lane)?;
+            let is = |x: &Option<Arc<Conn>>| x.as_deref().is_some_and(|o| core::ptr::eq(o, c));
+            let (out, cur) = (is(&l.peer.out), is(&l.conn));
+            if !out && !cur {
+                // Stale: a connection the lane no longer has.
+                return None;
+            }
+            if out && l.peer.state != State::Connecting {
+                // An attempt dropped in favour of the peer's: just goes.
+                return l.peer.out.take();
+            }
+            let a = rdm::step(&mut l.peer.state, e);
+            let mut bury = None;
+            if out && matches!(e, Event::Rejected { .. } | Event::Down) {
+                bury = l.peer.out.take();
+            }
+            if cur && (a.has(Actions::DROP_UP) || matches!(e, Event::Down)) {
+                bury = l.conn.take();
+            }
+            let doomed = if a.has(Actions::FAIL_WAITING) { Doomed::take(l, true) } else { Doomed::NONE };
+            if a.has(Actions::FLOW) {
+                l.hint();
+                if let Some(x) = &l.conn {
+                    x.kick();
+                }
+            }
+            (bury, doomed)
+        };
+        self.fail_doomed(doomed, errno);
+        bury
+    }
+
+    /// The next lane that wants a connection: its number, its peer's
+    /// listener and handle.
+    pub(crate) fn rdm_take_want(&self) -> Option<(u32, SockAddr, u64)> {
+        let mut g = self.q.lock();
+        if g.ext.rdm.is_null() {
+            return None;
+        }
+        for lane in 0..g.ext.lane_count() {
+            let l = g.ext.lane_mut(lane)?;
+            if core::mem::take(&mut l.peer.want_connect) && l.peer.state == State::Connecting {
+                return Some((lane, l.peer.addr, l.peer.handle));
+            }
+        }
+        None
+    }
+
+    /// The attempt `c` for lane `lane` started; handed back (to stop) if
+    /// the lane no longer wants it.
+    pub(crate) fn rdm_set_out(&self, lane: u32, c: Arc<Conn>) -> Option<Arc<Conn>> {
+        let mut g = self.q.lock();
+        let ok = !g.ext.rdm.is_null();
+        match g.ext.lane_mut(lane) {
+            Some(l) if ok && l.peer.state == State::Connecting && l.peer.out.is_none() => {
+                l.peer.out = Some(c);
+                None
+            }
+            _ => Some(c),
+        }
+    }
+
+    /// An attempt for lane `lane` could not start (`err`, positive): the
+    /// transmits that waited for it fail.
+    pub(crate) fn rdm_connect_failed(&self, lane: u32, err: u32) {
+        let doomed = {
+            let mut g = self.q.lock();
+            let Some(l) = g.ext.lane_mut(lane) else {
+                return;
+            };
+            if l.peer.state != State::Connecting || l.peer.out.is_some() {
+                return;
+            }
+            let a = rdm::step(&mut l.peer.state, Event::Down);
+            if a.has(Actions::FAIL_WAITING) {
+                Doomed::take(l, true)
+            } else {
+                Doomed::NONE
+            }
+        };
+        self.fail_doomed(doomed, err);
+    }
+
+    /// Connection `c` of lane `lane` ended (its cleanup): if it still is
+    /// the lane's, the lane's transmits fail with `err` (they were for
+    /// the peer it connected to).
+    pub(crate) fn rdm_conn_lost(&self, lane: u32, c: &Conn, err: u32) {
+        let doomed = {
+            let mut g = self.q.lock();
+            match g.ext.lane_mut(lane) {
+                Some(l) if l.conn.as_deref().is_some_and(|o| core::ptr::eq(o, c)) => {
+                    l.msg_waiting = false;
+                    Doomed::take(l, true)
+                }
+                _ => Doomed::NONE,
+            }
+        };
+        self.fail_doomed(doomed, err);
+    }
+
+    /// Close of an RDM endpoint (its map closed): no more routing; the
+    /// lanes' connections and attempts, to stop.
+    pub(crate) fn rdm_close(&self) -> KVec<Arc<Conn>> {
+        let mut all = KVec::new();
+        loop {
+            let next = {
+                let mut g = self.q.lock();
+                g.ext.rdm = core::ptr::null();
+                g.ext.av = core::ptr::null();
+                let n = g.ext.lane_count();
+                (0..n).find_map(|l| {
+                    let x = g.ext.lane_mut(l)?;
+                    x.conn.take().or_else(|| x.peer.out.take())
+                })
+            };
+            let Some(c) = next else {
+                return all;
+            };
+            if all.push(c.clone(), GFP_KERNEL).is_err() {
+                c.stop();
+            }
         }
     }
 }

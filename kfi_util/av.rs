@@ -30,6 +30,7 @@ use super::fid::DomainBase;
 use super::logic::av::{self as rules, AvError, Entry, Table};
 use super::sys;
 use core::ffi::{c_char, c_int, c_void};
+use core::sync::atomic::{AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::Mutex;
@@ -56,6 +57,9 @@ pub(crate) struct Av {
     /// Serialises inserts (they may grow the table).
     #[pin]
     grow: Mutex<()>,
+    /// Endpoints bound to it (`kfi_ep_bind`): it cannot close while any
+    /// is.
+    bound: AtomicUsize,
 }
 
 fn err(e: AvError) -> c_int {
@@ -78,9 +82,50 @@ impl Av {
         unsafe { &*kernel::container_of!(av, Av, av) }
     }
 
-    /// The address of `handle` (receive context bits ignored).
-    fn lookup(&self, handle: u64) -> Option<SockAddr> {
+    /// The address of `handle` (receive context bits ignored). Any
+    /// context but hard interrupts.
+    pub(crate) fn lookup(&self, handle: u64) -> Option<SockAddr> {
         self.table.lock().lookup(handle).map(addr::sockaddr)
+    }
+
+    /// The handle of address `a`, if it is in the table (receive context
+    /// 0).
+    pub(crate) fn find(&self, a: &SockAddr) -> Option<u64> {
+        self.table.lock().find(&addr::logic_addr(a))
+    }
+
+    /// Its `rx_ctx_bits`.
+    pub(crate) fn rx_ctx_bits(&self) -> u32 {
+        self.table.lock().rx_ctx_bits()
+    }
+
+    /// Whether `fid` is one of the toolkit's AVs.
+    ///
+    /// # Safety
+    /// `fid` is a valid object header.
+    pub(crate) unsafe fn is_av(fid: *mut sys::kfid) -> bool {
+        // SAFETY: valid by the caller's contract.
+        unsafe { sys::kfi_util_is_av(fid) }
+    }
+
+    /// The AV of `fid`.
+    ///
+    /// # Safety
+    /// `fid` is the header of a live AV ([`Av::is_av`]).
+    pub(crate) unsafe fn from_fid<'a>(fid: *mut sys::kfid) -> &'a Av {
+        // SAFETY: the fid is the first field of the header (caller's
+        // contract: one of ours).
+        unsafe { &*kernel::container_of!(fid, Av, av.fid) }
+    }
+
+    /// An endpoint binds it.
+    pub(crate) fn bind(&self) {
+        self.bound.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// An endpoint bound to it closed.
+    pub(crate) fn unbind(&self) {
+        self.bound.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Inserts one address (process context, `grow` held): its handle.
@@ -219,6 +264,7 @@ pub(crate) unsafe extern "C" fn kfi_util_domain_av_open(
         domain: d,
         table <- new_spinlock_bh!(table, "kfi_util_av"),
         grow <- new_mutex!((), "kfi_util_av_grow"),
+        bound: AtomicUsize::new(0),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,
@@ -236,9 +282,13 @@ pub(crate) unsafe extern "C" fn kfi_util_domain_av_open(
     0
 }
 
-/// `close` of an address vector.
+/// `close` of an address vector: -EBUSY while an endpoint is bound to it.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_util_av_close(fid: *mut sys::kfid) -> c_int {
+    // SAFETY: only installed on AVs made by `kfi_util_domain_av_open`.
+    if unsafe { Av::from_fid(fid) }.bound.load(Ordering::Acquire) != 0 {
+        return base::neg(bindings::EBUSY);
+    }
     // SAFETY: only installed on AVs made by `kfi_util_domain_av_open`
     // (KBox); the header starts with this fid. The consumer gave up its
     // pointer.

@@ -122,6 +122,12 @@ where
     let _ = unsafe { w.__enqueue(move |work| bindings::queue_work_on(cpu as c_int, wq, work)) };
 }
 
+/// A random number (`get_random_u32`; not for cryptography).
+pub(crate) fn random_u32() -> u32 {
+    // SAFETY: no arguments, any context.
+    unsafe { sys::kfi_util_random_u32() }
+}
+
 /// The kernel's tick counter.
 pub(crate) fn jiffies() -> u64 {
     // SAFETY: reads a counter.

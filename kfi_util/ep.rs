@@ -32,6 +32,7 @@
 //! take `binds`.
 
 use super::addr::{self, SockAddr};
+use super::av::Av;
 use super::base::{self, einval};
 use super::cq::Cq;
 use super::eq::{CmEvents, Eq};
@@ -86,6 +87,9 @@ pub(crate) struct EpRules {
     /// verbs endpoint leaves out `KFI_REMOTE_READ`/`KFI_REMOTE_WRITE`).
     /// Binding for another: -KFI_EBADFLAGS.
     pub(crate) cntr_events: u64,
+    /// Reliable connectionless endpoints (`KFI_EP_RDM`) are offered too
+    /// (the provider's [`ProvEp::enable`] sees [`EpConfig::rdm`]).
+    pub(crate) rdm: bool,
 }
 
 impl EpRules {
@@ -118,8 +122,13 @@ pub(crate) struct EpAttrs {
     pub(crate) tx_flags: u64,
     pub(crate) rx_flags: u64,
     /// `info->src_addr`, if any (the address an active endpoint connects
-    /// from).
+    /// from; an RDM endpoint's listening address).
     pub(crate) src: Option<SockAddr>,
+    /// A reliable connectionless endpoint (`KFI_EP_RDM`).
+    pub(crate) rdm: bool,
+    /// Receives honour their source address (`KFI_DIRECTED_RECV` in the
+    /// info's or the receive attributes' capabilities; RDM only).
+    pub(crate) directed: bool,
 }
 
 /// What `kfi_enable` hands the provider's queues ([`ProvEp::enable`]):
@@ -133,6 +142,8 @@ pub(crate) struct EpConfig {
     pub(crate) rx_selective: bool,
     pub(crate) attrs: EpAttrs,
     pub(crate) cntrs: Cntrs,
+    /// The bound address vector (RDM endpoints have one).
+    pub(crate) av: Option<*const Av>,
 }
 
 /// What the toolkit's endpoint entries ask of an endpoint's transfer
@@ -235,6 +246,7 @@ struct CqBind {
 /// What `binds` protects.
 struct Binds {
     eq: Option<*const Eq>,
+    av: Option<*const Av>,
     tx_cq: Option<CqBind>,
     rx_cq: Option<CqBind>,
     cntrs: Cntrs,
@@ -281,7 +293,7 @@ impl EpBase {
             ep: unsafe { core::mem::zeroed() },
             domain,
             attrs,
-            binds <- new_mutex!(Binds { eq: None, tx_cq: None, rx_cq: None, cntrs: Cntrs::default(), enabled: false }, "kfi_util_ep"),
+            binds <- new_mutex!(Binds { eq: None, av: None, tx_cq: None, rx_cq: None, cntrs: Cntrs::default(), enabled: false }, "kfi_util_ep"),
             aliases: AtomicUsize::new(0),
             cm: CmEvents::new(),
         })
@@ -305,6 +317,11 @@ impl EpBase {
     /// The endpoint's fid (what its events name).
     pub(crate) fn fid(&self) -> *mut sys::kfid {
         &self.ep.fid as *const sys::kfid as *mut sys::kfid
+    }
+
+    /// A reliable connectionless endpoint (`KFI_EP_RDM`).
+    pub(crate) fn is_rdm(&self) -> bool {
+        self.attrs.rdm
     }
 
     /// Its connection events.
@@ -360,18 +377,21 @@ pub(crate) unsafe fn ep_info<'a>(
         return Err(einval());
     }
     // SAFETY: NULL or valid (caller's contract), as the other attributes.
-    if let Some(a) = unsafe { i.ep_attr.as_ref() } {
-        if a.type_ != sys::KFI_EP_UNSPEC && a.type_ != sys::KFI_EP_MSG {
-            return Err(einval());
-        }
-    }
+    let rdm = match unsafe { i.ep_attr.as_ref() }.map(|a| a.type_) {
+        None | Some(sys::KFI_EP_UNSPEC) | Some(sys::KFI_EP_MSG) => false,
+        Some(sys::KFI_EP_RDM) if rules.rdm => true,
+        Some(_) => return Err(einval()),
+    };
+    // SAFETY: as above.
+    let rx_caps = unsafe { i.rx_attr.as_ref() }.map_or(0, |r| r.caps);
+    let directed = rdm && (i.caps | rx_caps) & sys::KFI_DIRECTED_RECV != 0;
     // SAFETY: as above.
     let (tx_size, tx_flags) = rules.dir_attrs(unsafe { i.tx_attr.as_ref() }.map(|t| (t.size, t.op_flags)), rules.tx_op_flags)?;
     // SAFETY: as above.
     let (rx_size, rx_flags) = rules.dir_attrs(unsafe { i.rx_attr.as_ref() }.map(|r| (r.size, r.op_flags)), rules.rx_op_flags)?;
     // SAFETY: `src_addr` holds `src_addrlen` bytes (caller's contract).
     let src = unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) }.map_err(|e| e.to_errno())?;
-    let attrs = EpAttrs { tx_size, rx_size, tx_flags, rx_flags, src };
+    let attrs = EpAttrs { tx_size, rx_size, tx_flags, rx_flags, src, rdm, directed };
     Ok((i, attrs))
 }
 
@@ -454,6 +474,21 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_bind(fid: *mut sys::kfid, bfid: *mut
             let eq = unsafe { Eq::from_fid(bfid) };
             eq.bind();
             g.eq = Some(eq);
+            0
+        }
+        sys::KFI_CLASS_AV => {
+            // A connected endpoint has no use for one.
+            if !e.base().attrs.rdm || flags != 0 || g.av.is_some() {
+                return einval();
+            }
+            // SAFETY: a valid fid (checked class and ops table next).
+            if !unsafe { Av::is_av(bfid) } {
+                return einval();
+            }
+            // SAFETY: an AV of this provider.
+            let av = unsafe { Av::from_fid(bfid) };
+            av.bind();
+            g.av = Some(av);
             0
         }
         sys::KFI_CLASS_CQ => {
@@ -546,11 +581,16 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_control(fid: *mut sys::kfid, command
     }
     let b = e.base();
     let mut g = b.binds.lock();
-    if g.eq.is_none() {
-        return -(sys::KFI_ENOEQ as c_int);
-    }
     if g.enabled {
         return 0;
+    }
+    // A connected endpoint reports its connection on an EQ; a
+    // connectionless one sends to the addresses of an AV.
+    if b.attrs.rdm && g.av.is_none() {
+        return -(sys::KFI_ENOAV as c_int);
+    }
+    if !b.attrs.rdm && g.eq.is_none() {
+        return -(sys::KFI_ENOEQ as c_int);
     }
     let cfg = EpConfig {
         tx_cq: g.tx_cq.map(|b| b.cq),
@@ -559,6 +599,7 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_control(fid: *mut sys::kfid, command
         rx_selective: g.rx_cq.is_some_and(|b| b.selective),
         attrs: b.attrs,
         cntrs: g.cntrs,
+        av: g.av,
     };
     if let Err(err) = e.enable(&cfg) {
         return err.to_errno();
@@ -580,11 +621,15 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_close(fid: *mut sys::kfid) -> c_int 
     if EpXfer::trig_pending(e.data()) != 0 || b.aliases.load(Ordering::Acquire) != 0 {
         return base::neg(bindings::EBUSY);
     }
-    let (eq, tx_cq, rx_cq, cntrs) = {
+    let (eq, av, tx_cq, rx_cq, cntrs) = {
         let mut g = b.binds.lock();
-        (g.eq.take(), g.tx_cq.take(), g.rx_cq.take(), core::mem::take(&mut g.cntrs))
+        (g.eq.take(), g.av.take(), g.tx_cq.take(), g.rx_cq.take(), core::mem::take(&mut g.cntrs))
     };
     e.closing();
+    if let Some(av) = av {
+        // SAFETY: bound, hence open.
+        unsafe { &*av }.unbind();
+    }
     if let Some(eq) = eq {
         // SAFETY: bound, hence open.
         let eq = unsafe { &*eq };

@@ -7,6 +7,7 @@
  * exported: every provider has its own copy, its own workqueue
  * (named after the module) and its own WARN prefix.
  */
+#include <linux/random.h>
 #include <linux/bvec.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -382,6 +383,16 @@ unsigned long kfi_util_jiffies(void)
 }
 
 /**
+ * kfi_util_random_u32() - A random number (not for cryptography).
+ *
+ * Return: get_random_u32().
+ */
+u32 kfi_util_random_u32(void)
+{
+	return get_random_u32();
+}
+
+/**
  * kfi_util_dwork_queue() - Run the item after @delay jiffies (0: now).
  * @d: The item.
  * @delay: Delay; 0 also brings forward a pending delayed run.
@@ -641,6 +652,18 @@ void kfi_util_av_init(struct kfid_av *av, void *context)
 	av->fid.context = context;
 	av->fid.ops = &kfi_util_av_fid_ops;
 	av->ops = &kfi_util_av_ops;
+}
+
+/**
+ * kfi_util_is_av() - Tell whether an object is an address vector of this
+ *	provider.
+ * @fid: A valid object header, e.g. as given to kfi_ep_bind().
+ *
+ * Return: true if @fid is the header of an AV made by kfi_util_av_init().
+ */
+bool kfi_util_is_av(const struct kfid *fid)
+{
+	return fid->fclass == KFI_CLASS_AV && fid->ops == &kfi_util_av_fid_ops;
 }
 
 /* Event queues (kfi_util/eq.rs). */

@@ -1224,12 +1224,13 @@ impl<X: QueueExt> EpQueues<X> {
     /// ([`QueueExt::flush_next`]), then in posting order per queue, and
     /// later posts fail with -ENOTCONN.
     pub(crate) fn fail_all(&self, err: u32) {
-        let mut g = self.q.lock();
-        g.down = true;
-        X::failing(&mut *g);
-        loop {
-            let q = &mut *g;
-            let next = if let Some(n) = X::flush_next(q) {
+        {
+            let mut g = self.q.lock();
+            g.down = true;
+            X::failing(&mut *g);
+        }
+        self.fail_picked(err, |q| {
+            if let Some(n) = X::flush_next(q) {
                 Some(n)
             } else if let Some(i) = q.tx_links.pop_front(&mut q.tx_pending) {
                 Some((true, i))
@@ -1237,8 +1238,19 @@ impl<X: QueueExt> EpQueues<X> {
                 Some((false, i))
             } else {
                 q.rx_links.pop_front(&mut q.rx_tag).map(|i| (false, i))
-            };
-            let Some((tx, i)) = next else {
+            }
+        });
+    }
+
+    /// Fails with `err` (positive) each operation `pick` takes off a list
+    /// under `q`, as `(tx, slot)`, until it returns `None`: one at a time,
+    /// each reported once `q` is dropped (a connectionless endpoint's
+    /// provider fails one peer's transmits this way).
+    pub(crate) fn fail_picked(&self, err: u32, mut pick: impl FnMut(&mut Queues<X>) -> Option<(bool, usize)>) {
+        let mut g = self.q.lock();
+        loop {
+            let q = &mut *g;
+            let Some((tx, i)) = pick(q) else {
                 return;
             };
             let op = if tx {

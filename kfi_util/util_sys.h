@@ -207,6 +207,7 @@ void kfi_util_wq_exit(void);
 struct kfi_util_dwork;
 struct kfi_util_dwork *kfi_util_dwork_alloc(void (*fn)(void *ctx), void *ctx);
 unsigned long kfi_util_jiffies(void);
+u32 kfi_util_random_u32(void);
 void kfi_util_dwork_queue(struct kfi_util_dwork *d, unsigned long delay);
 void kfi_util_dwork_queue_on(struct kfi_util_dwork *d, int cpu);
 bool kfi_util_dwork_is_current(struct kfi_util_dwork *d);
@@ -233,6 +234,7 @@ void *kfi_util_memdup(const void *p, size_t len);
 
 /* Address vectors: the ops table and what it calls (kfi_util/av.rs). */
 void kfi_util_av_init(struct kfid_av *av, void *context);
+bool kfi_util_is_av(const struct kfid *fid);
 int kfi_util_domain_av_open(struct kfid_domain *domain,
 			    struct kfi_av_attr *attr, struct kfid_av **av,
 			    void *context);

@@ -6,7 +6,7 @@
 //! operation headers) at the start of every rxm message, and the
 //! rendezvous header. Encoders write every byte; decoders read only the
 //! fields a packet type defines (rxm leaves the others stale) and check
-//! what rxm checks. Facts: the shared reference `rxm-1.17-wire.md`.
+//! what rxm checks. Facts: `Documentation/rxm-wire.md`.
 //!
 //! Multi-byte fields are in the sender's byte order; rxm refuses a peer
 //! of the other order at connect time (the `endianness` byte), so both
@@ -399,7 +399,7 @@ mod tests {
     }
 
     // Captures of libfabric 1.17's fi_pingpong -p "tcp;ofi_rxm" -e rdm on
-    // x86-64 (rxm-1.17-wire.md, 3.1).
+    // x86-64 (Documentation/rxm-wire.md, 3.1).
     #[test]
     fn connection_data_as_captured() {
         let req = hex("01 02 04 03 3fa7 02 00 00400000 00100000 00000000ff610000");
@@ -479,7 +479,7 @@ mod tests {
 
     #[test]
     fn rendezvous_header() {
-        // rxm-1.17-wire.md 7.3: 64 KiB, one piece at offset 0, key 0x80000000
+        // Documentation/rxm-wire.md 7.3: 64 KiB, one piece at offset 0, key 0x80000000
         let v = [RmaIov { addr: 0, len: 65536, key: 0x8000_0000 }];
         let mut b = [0u8; RNDV_BYTES];
         encode_rndv(&v, &mut b);

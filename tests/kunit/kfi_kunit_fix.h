@@ -40,6 +40,7 @@ struct kfi_kunit_prov {
 	const char *node6;	/* an IPv6 one; NULL: the IPv6 cases skip */
 	uint64_t caps;		/* what it supports; cases needing more skip */
 	uint32_t proto;		/* ep_attr->protocol_version hint (0: any) */
+	bool rdm;		/* has KFI_EP_RDM endpoints (kfi_rdm_<prov>) */
 };
 
 /* kfi_provs[KFI_PROV_<name>]: kfi_prov_kunit.c builds suites by name */
@@ -55,7 +56,7 @@ static struct kfi_kunit_prov kfi_provs[] = {
 			   KFI_WRITE | KFI_RECV | KFI_SEND | KFI_REMOTE_READ |
 			   KFI_REMOTE_WRITE | KFI_MULTI_RECV | KFI_TRIGGER |
 			   KFI_FENCE | KFI_LOCAL_COMM | KFI_REMOTE_COMM |
-			   KFI_RMA_EVENT },
+			   KFI_RMA_EVENT, 0, true },
 	/*
 	 * verbs: node is the address of the RDMA device under test, set by
 	 * kfi_prov_kunit's verbs_node parameter (without it, its suites

@@ -2567,6 +2567,452 @@ static struct kunit_case msg_cases[] = {
 	{}
 };
 
+/* ------------------------------------------- connectionless endpoints */
+
+#define RDM_MAX 16
+#define RDM_WAIT_MS 5000
+
+/* One RDM endpoint with its CQs and AV; peer[j]: node j's handle in it. */
+struct rdm_node {
+	struct kfid_ep *ep;
+	struct kfid_cq *tx, *rx;
+	struct kfid_av *av;
+	struct sockaddr_in addr;
+	kfi_addr_t peer[RDM_MAX];
+};
+
+struct rdm_fixture {
+	struct dom_fixture d;
+	int n;
+	struct rdm_node node[RDM_MAX];
+};
+
+static void rdm_need(struct kunit *test)
+{
+	if (!cur_prov->rdm)
+		kunit_skip(test, "%s: no RDM endpoints", cur_prov->name);
+}
+
+/*
+ * Opens node @i: an RDM endpoint (with @caps besides the entry's), its
+ * AV, a transmit and a receive CQ; listening on @src (NULL: the entry's
+ * address, an ephemeral port).
+ */
+static void rdm_open(struct kunit *test, struct rdm_fixture *f, int i,
+		     uint64_t caps, const struct sockaddr_in *src)
+{
+	struct kfi_cq_attr cq_attr = { .size = 1024,
+				       .format = KFI_CQ_FORMAT_TAGGED };
+	struct kfi_av_attr av_attr = { .type = KFI_AV_TABLE };
+	struct rdm_node *n = &f->node[i];
+	struct kfi_info *info = kfi_dupinfo(f->d.list);
+	size_t len = sizeof(n->addr);
+
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	info->ep_attr->type = KFI_EP_RDM;
+	info->caps |= caps;
+	if (src) {
+		kfree(info->src_addr);
+		info->src_addr = kmemdup(src, sizeof(*src), GFP_KERNEL);
+		info->src_addrlen = sizeof(*src);
+	}
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f->d.dom, info, &n->ep, n), 0);
+	kfi_freeinfo(info);
+	KUNIT_ASSERT_EQ(test, kfi_av_open(f->d.dom, &av_attr, &n->av, n), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->d.dom, &cq_attr, &n->tx, NULL,
+					  NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(f->d.dom, &cq_attr, &n->rx, NULL,
+					  NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(n->ep, &n->av->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(n->ep, &n->tx->fid, KFI_TRANSMIT),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(n->ep, &n->rx->fid, KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(n->ep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&n->ep->fid, &n->addr, &len), 0);
+	KUNIT_ASSERT_EQ(test, len, sizeof(n->addr));
+	KUNIT_ASSERT_NE(test, n->addr.sin_port, 0);
+}
+
+static void rdm_close(struct kunit *test, struct rdm_node *n)
+{
+	if (!n->ep)
+		return;
+	KUNIT_EXPECT_EQ(test, kfi_close(&n->ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&n->av->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&n->tx->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&n->rx->fid), 0);
+	n->ep = NULL;
+}
+
+/* Node @i's AV gets the address of every node of @mask (bit j: node j). */
+static void rdm_insert(struct kunit *test, struct rdm_fixture *f, int i,
+		       unsigned long mask)
+{
+	int j;
+
+	for (j = 0; j < f->n; j++) {
+		if (!(mask & BIT(j)))
+			continue;
+		KUNIT_ASSERT_EQ(test, kfi_av_insert(f->node[i].av,
+						    &f->node[j].addr, 1,
+						    &f->node[i].peer[j], 0,
+						    NULL), 1);
+	}
+}
+
+/* @n nodes on the provider's loopback address, each knowing all. */
+static void rdm_setup(struct kunit *test, struct rdm_fixture *f, int n,
+		      uint64_t caps)
+{
+	int i;
+
+	rdm_need(test);
+	memset(f, 0, sizeof(*f));
+	dom_setup_at(test, &f->d, 0, cur_prov->node, KFI_SOURCE);
+	f->n = n;
+	for (i = 0; i < n; i++)
+		rdm_open(test, f, i, caps, NULL);
+	for (i = 0; i < n; i++)
+		rdm_insert(test, f, i, BIT(n) - 1);
+}
+
+/* A zeroed fixture, freed with the case (too large for the stack). */
+static struct rdm_fixture *rdm_fix(struct kunit *test)
+{
+	struct rdm_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	return f;
+}
+
+static void rdm_teardown(struct kunit *test, struct rdm_fixture *f)
+{
+	int i;
+
+	for (i = 0; i < f->n; i++)
+		rdm_close(test, &f->node[i]);
+	dom_teardown(test, &f->d);
+}
+
+/* One entry of @cq, with its source; the count or error. */
+static ssize_t rdm_wait(struct kfid_cq *cq, struct kfi_cq_tagged_entry *e,
+			kfi_addr_t *src)
+{
+	memset(e, 0, sizeof(*e));
+	*src = 0;
+	return kfi_cq_sreadfrom(cq, e, 1, src, NULL, RDM_WAIT_MS);
+}
+
+/*
+ * Two endpoints: untagged (with CQ data) and tagged messages both ways,
+ * the first from each side opening the connection (the second side's
+ * replies go on the connection its peer opened); sources reported.
+ */
+static void rdm_pair_send_recv(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct rdm_node *a, *b;
+	struct kfi_cq_tagged_entry e;
+	char in[2][64], out[64];
+	kfi_addr_t src;
+	int k;
+
+	rdm_setup(test, f, 2, KFI_DIRECTED_RECV);
+	a = &f->node[0];
+	b = &f->node[1];
+	for (k = 0; k < 2; k++) {
+		struct rdm_node *s = k ? b : a, *r = k ? a : b;
+		int si = k ? 1 : 0;
+
+		memset(in, 0, sizeof(in));
+		KUNIT_ASSERT_EQ(test, kfi_recv(r->ep, in[0], sizeof(in[0]),
+					       NULL, KFI_ADDR_UNSPEC, in[0]),
+				0);
+		KUNIT_ASSERT_EQ(test, kfi_trecv(r->ep, in[1], sizeof(in[1]),
+						NULL, KFI_ADDR_UNSPEC, 0x77, 0,
+						in[1]), 0);
+		snprintf(out, sizeof(out), "untagged %d", k);
+		KUNIT_ASSERT_EQ(test, kfi_senddata(s->ep, out, 20, NULL,
+						   0xd00d + k,
+						   s->peer[1 - si], out), 0);
+		KUNIT_ASSERT_EQ(test, rdm_wait(s->tx, &e, &src), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)out);
+		KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_MSG | KFI_SEND));
+		KUNIT_ASSERT_EQ(test, rdm_wait(r->rx, &e, &src), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)in[0]);
+		KUNIT_EXPECT_EQ(test, e.len, (size_t)20);
+		KUNIT_EXPECT_EQ(test, e.flags,
+				(u64)(KFI_MSG | KFI_RECV | KFI_REMOTE_CQ_DATA));
+		KUNIT_EXPECT_EQ(test, e.data, (u64)(0xd00d + k));
+		KUNIT_EXPECT_EQ(test, src, r->peer[si]);
+		KUNIT_EXPECT_STREQ(test, in[0], out);
+
+		snprintf(out, sizeof(out), "tagged %d", k);
+		KUNIT_ASSERT_EQ(test, kfi_tsend(s->ep, out, 20, NULL,
+						s->peer[1 - si], 0x77, out),
+				0);
+		KUNIT_ASSERT_EQ(test, rdm_wait(s->tx, &e, &src), 1);
+		KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_SEND));
+		KUNIT_ASSERT_EQ(test, rdm_wait(r->rx, &e, &src), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)in[1]);
+		KUNIT_EXPECT_EQ(test, e.tag, 0x77ULL);
+		KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RECV));
+		KUNIT_EXPECT_EQ(test, src, r->peer[si]);
+		KUNIT_EXPECT_STREQ(test, in[1], out);
+	}
+	/* plain reads give no source; transmits have none */
+	KUNIT_ASSERT_EQ(test, kfi_send(a->ep, "x", 1, NULL, a->peer[1], NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &src), 1);
+	KUNIT_EXPECT_EQ(test, src, (kfi_addr_t)KFI_ADDR_NOTAVAIL);
+	KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, in[0], sizeof(in[0]), NULL,
+				       KFI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_sread(b->rx, &e, 1, NULL, RDM_WAIT_MS),
+			1);
+	rdm_teardown(test, f);
+}
+
+/*
+ * Sixteen endpoints, every one sending to every other at once (so that
+ * most pairs connect both ways at the same time): each message arrives
+ * once, from the right source, with the right bytes.
+ */
+static void rdm_many_peers(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	u8 (*in)[RDM_MAX][32], (*out)[RDM_MAX][32];
+	struct kfi_cq_tagged_entry e;
+	u32 seen[RDM_MAX] = {};
+	kfi_addr_t src;
+	int i, j, k, n = RDM_MAX;
+
+	in = kunit_kzalloc(test, sizeof(u8) * RDM_MAX * RDM_MAX * 32,
+			   GFP_KERNEL);
+	out = kunit_kzalloc(test, sizeof(u8) * RDM_MAX * RDM_MAX * 32,
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	rdm_setup(test, f, n, 0);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n - 1; j++)
+			KUNIT_ASSERT_EQ(test,
+					kfi_recv(f->node[i].ep, in[i][j], 32,
+						 NULL, KFI_ADDR_UNSPEC,
+						 in[i][j]), 0);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			fill(out[i][j], 32, i * RDM_MAX + j);
+			KUNIT_ASSERT_EQ(test,
+					kfi_send(f->node[i].ep, out[i][j], 32,
+						 NULL, f->node[i].peer[j],
+						 out[i][j]), 0);
+		}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < n - 1; k++) {
+			KUNIT_ASSERT_EQ(test, rdm_wait(f->node[i].tx, &e, &src),
+					1);
+			KUNIT_ASSERT_EQ(test, rdm_wait(f->node[i].rx, &e, &src),
+					1);
+			/* the source names a node, whose bytes these are */
+			for (j = 0; j < n; j++)
+				if (j != i && src == f->node[i].peer[j])
+					break;
+			KUNIT_ASSERT_LT(test, j, n);
+			KUNIT_EXPECT_EQ(test, memcmp(e.op_context, out[j][i], 32),
+					0);
+			KUNIT_EXPECT_FALSE(test, seen[i] & BIT(j));
+			seen[i] |= BIT(j);
+		}
+		KUNIT_EXPECT_EQ(test, seen[i], (u32)((BIT(n) - 1) & ~BIT(i)));
+	}
+	rdm_teardown(test, f);
+}
+
+/*
+ * KFI_DIRECTED_RECV: a receive for one source takes only its messages; a
+ * sender not in the AV is reported as KFI_ADDR_NOTAVAIL and matches only
+ * receives from anyone.
+ */
+static void rdm_directed_and_unknown_sources(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct rdm_node *a, *b, *c;
+	struct kfi_cq_tagged_entry e;
+	char from_b[16] = "", any[16] = "", t_b[16] = "", t_any[16] = "";
+	kfi_addr_t src;
+
+	rdm_need(test);
+	
+	dom_setup_at(test, &f->d, 0, cur_prov->node, KFI_SOURCE);
+	f->n = 3;
+	rdm_open(test, f, 0, KFI_DIRECTED_RECV, NULL);
+	rdm_open(test, f, 1, 0, NULL);
+	rdm_open(test, f, 2, 0, NULL);
+	a = &f->node[0];
+	b = &f->node[1];
+	c = &f->node[2];
+	/* a knows b only; b and c know a */
+	rdm_insert(test, f, 0, BIT(1));
+	rdm_insert(test, f, 1, BIT(0));
+	rdm_insert(test, f, 2, BIT(0));
+	KUNIT_ASSERT_EQ(test, kfi_recv(a->ep, from_b, sizeof(from_b), NULL,
+				       a->peer[1], from_b), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(a->ep, any, sizeof(any), NULL,
+				       KFI_ADDR_UNSPEC, any), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(a->ep, t_b, sizeof(t_b), NULL,
+					a->peer[1], 5, 0, t_b), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(a->ep, t_any, sizeof(t_any), NULL,
+					KFI_ADDR_UNSPEC, 5, 0, t_any), 0);
+	/* c first: it must pass the receive directed at b */
+	KUNIT_ASSERT_EQ(test, kfi_send(c->ep, "from c", 7, NULL, c->peer[0],
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->rx, &e, &src), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)any);
+	KUNIT_EXPECT_EQ(test, src, (kfi_addr_t)KFI_ADDR_NOTAVAIL);
+	KUNIT_EXPECT_STREQ(test, any, "from c");
+	KUNIT_ASSERT_EQ(test, kfi_tsend(c->ep, "tc", 3, NULL, c->peer[0], 5,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->rx, &e, &src), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)t_any);
+	KUNIT_EXPECT_STREQ(test, t_any, "tc");
+	KUNIT_ASSERT_EQ(test, kfi_send(b->ep, "from b", 7, NULL, b->peer[0],
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->rx, &e, &src), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)from_b);
+	KUNIT_EXPECT_EQ(test, src, a->peer[1]);
+	KUNIT_EXPECT_STREQ(test, from_b, "from b");
+	KUNIT_ASSERT_EQ(test, kfi_tsend(b->ep, "tb", 3, NULL, b->peer[0], 5,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->rx, &e, &src), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)t_b);
+	KUNIT_EXPECT_STREQ(test, t_b, "tb");
+	/* a answers c: c is not in its AV, so it cannot */
+	KUNIT_EXPECT_EQ(test, kfi_send(a->ep, "x", 1, NULL, 7, NULL),
+			(ssize_t)-EINVAL);
+	rdm_teardown(test, f);
+}
+
+/* Bad uses: binding, enabling, destinations, sizes, the AV held. */
+static void rdm_bad_input(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct kfi_av_attr av_attr = { .type = KFI_AV_TABLE };
+	struct kfi_info *info;
+	struct kfid_ep *ep;
+	struct kfid_av *av;
+	static char big[16385];
+
+	rdm_setup(test, f, 1, 0);
+	/* a handle the AV does not have; more than the eager limit */
+	KUNIT_EXPECT_EQ(test, kfi_send(f->node[0].ep, "x", 1, NULL, 3, NULL),
+			(ssize_t)-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_send(f->node[0].ep, big, sizeof(big), NULL,
+				       f->node[0].peer[0], NULL),
+			(ssize_t)-EMSGSIZE);
+	/* the bound AV cannot close */
+	KUNIT_EXPECT_EQ(test, kfi_close(&f->node[0].av->fid), -EBUSY);
+	/* connection calls are for connected endpoints */
+	KUNIT_EXPECT_EQ(test, kfi_connect(f->node[0].ep, &f->node[0].addr, NULL,
+					  0), -ENOSYS);
+	KUNIT_ASSERT_EQ(test, kfi_av_open(f->d.dom, &av_attr, &av, NULL), 0);
+	/* RDM without an AV; a second AV; an AV on a MSG endpoint */
+	info = kfi_dupinfo(f->d.list);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	info->ep_attr->type = KFI_EP_RDM;
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f->d.dom, info, &ep, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_enable(ep), -KFI_ENOAV);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &av->fid, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &av->fid, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &f->node[0].av->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	info->ep_attr->type = KFI_EP_MSG;
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f->d.dom, info, &ep, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &av->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	kfi_freeinfo(info);
+	KUNIT_EXPECT_EQ(test, kfi_close(&av->fid), 0);
+	rdm_teardown(test, f);
+}
+
+/*
+ * A peer that goes away: what was sent to it before is done, what is
+ * sent after fails with an error entry (no hang); a new endpoint at its
+ * address is then reached by the next send (a new connection).
+ */
+static void rdm_peer_gone_then_back(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct rdm_node *a, *b;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct sockaddr_in at;
+	char in[16];
+	kfi_addr_t src;
+	int i, failed = 0;
+
+	rdm_setup(test, f, 2, 0);
+	a = &f->node[0];
+	b = &f->node[1];
+	KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, in, sizeof(in), NULL,
+				       KFI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(a->ep, "one", 4, NULL, a->peer[1],
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &src), 1);
+	KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &src), 1);
+	at = b->addr;
+	rdm_close(test, b);
+	/*
+	 * Sends until one fails: those before the end is seen may still go
+	 * into the socket; none may hang.
+	 */
+	for (i = 0; i < 50 && !failed; i++) {
+		ssize_t r;
+
+		KUNIT_ASSERT_EQ(test, kfi_send(a->ep, "lost", 5, NULL,
+					       a->peer[1], NULL), 0);
+		r = rdm_wait(a->tx, &e, &src);
+		if (r == -KFI_EAVAIL) {
+			KUNIT_ASSERT_EQ(test, kfi_cq_readerr(a->tx, &err, 0),
+					1);
+			KUNIT_EXPECT_TRUE(test, err.err == ECONNRESET ||
+						err.err == ECONNREFUSED ||
+						err.err == EPIPE ||
+						err.err == ECONNABORTED);
+			KUNIT_EXPECT_EQ(test, err.flags,
+					(u64)(KFI_MSG | KFI_SEND));
+			failed = 1;
+		} else {
+			KUNIT_ASSERT_EQ(test, r, 1);
+			msleep(20);
+		}
+	}
+	KUNIT_EXPECT_TRUE(test, failed);
+	/* back at the same address */
+	rdm_open(test, f, 1, 0, &at);
+	rdm_insert(test, f, 1, BIT(0));
+	memset(in, 0, sizeof(in));
+	KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, in, sizeof(in), NULL,
+				       KFI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(a->ep, "again", 6, NULL, a->peer[1],
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &src), 1);
+	KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &src), 1);
+	KUNIT_EXPECT_STREQ(test, in, "again");
+	KUNIT_EXPECT_EQ(test, src, b->peer[0]);
+	rdm_teardown(test, f);
+}
+
+static struct kunit_case rdm_cases[] = {
+	KUNIT_CASE(rdm_pair_send_recv),
+	KUNIT_CASE(rdm_directed_and_unknown_sources),
+	KUNIT_CASE(rdm_bad_input),
+	KUNIT_CASE(rdm_many_peers),
+	KUNIT_CASE(rdm_peer_gone_then_back),
+	{}
+};
+
 /* ------------------------------------------------- suites per provider */
 
 /*
@@ -2642,10 +3088,11 @@ static void prov_done(struct kunit *test)
 	KFI_PROV_SUITE(cntr, p, prov_use_all_caps);			\
 	KFI_PROV_SUITE(trigger, p, prov_use);				\
 	KFI_PROV_SUITE(msg, p, prov_use);				\
-	KFI_PROV_SUITE(av, p, prov_use)
+	KFI_PROV_SUITE(av, p, prov_use);				\
+	KFI_PROV_SUITE(rdm, p, prov_use)
 #define KFI_PROV_SUITE_LIST(p)						\
 	&cq_suite_##p, &eq_suite_##p, &cntr_suite_##p, &trigger_suite_##p, \
-	&msg_suite_##p, &av_suite_##p
+	&msg_suite_##p, &av_suite_##p, &rdm_suite_##p
 
 /*
  * Another provider: its KFI_PROV_<name> row of kfi_provs[]

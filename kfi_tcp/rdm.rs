@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Reliable connectionless endpoints (`KFI_EP_RDM`) over kfi_tcp, speaking
+//! libfabric 1.17's `tcp;ofi_rxm` (Documentation/rdm-plan.md, R5).
+//!
+//! An RDM endpoint is a MSG endpoint's queues with one lane per peer
+//! (`xfer.rs`: [`Lane`], its [`RdmPeer`]); each lane's frames move on one
+//! kfi_tcp connection (`conn.rs`, `data.rs`), opened on the first
+//! transmit to the peer and kept. What this file adds is the connection
+//! map: who connects, who accepts, what a peer's failure does.
+//!
+//! - **Enable** opens a listener on the endpoint's source address (any
+//!   address and an ephemeral port when none is given); `kfi_getname`
+//!   returns it: what peers insert in their AVs.
+//! - **First transmit** to an AV handle: the post (`TcpExt::route`, under
+//!   the queue lock) makes the lane and queues the operation on it; the
+//!   endpoint's work item ([`Rdm`] is a work item) connects, sending
+//!   rxm's connect data (our listener's port, our connection id).
+//! - **A peer's request** ([`Rdm::request`], in the new connection's work
+//!   item): its AV handle is found from its source address and the port
+//!   in its connect data (none: a peer not in the AV, whose messages
+//!   report `KFI_ADDR_NOTAVAIL`); the lane's state (`logic::connmap`)
+//!   decides: accept (rxm's accept data), or reject (`EALREADY`: the
+//!   simultaneous connect it lost, or a stale request).
+//! - **Failure**: a connection that ends fails the operations of its lane
+//!   (its cleanup, `data.rs`); the lane goes back to idle and the next
+//!   transmit reconnects. Receives are the endpoint's, not a lane's: they
+//!   stay posted.
+//!
+//! # Contexts and locks
+//! Connection events come from the connections' work items (process
+//! context): [`Rdm::request`], [`Rdm::on_up`], [`Rdm::on_failed`],
+//! [`Rdm::on_down`]. They change the lane under the endpoint's queue lock
+//! (a BH spinlock: nothing sleeps there) and do what may sleep after it:
+//! accepting and rejecting (the connection's own control messages), and
+//! handing connections to stop to the endpoint's work item (a connection
+//! cannot stop itself from its own work item: `stop` flushes it). `st`
+//! (mutex, process context) holds the listener, the accepted connections
+//! not answered yet and the connections to stop; taken before the queue
+//! lock, never while calling into a connection's `stop`.
+//!
+//! # Lifetime
+//! The endpoint holds the `Arc<Rdm>` from enable to close; connections
+//! point to it and to the endpoint's queues (raw, in their `Owner`): the
+//! close stops the listener, then every connection (those of the lanes,
+//! the pending and the dead ones), then the work item, before the
+//! endpoint goes.
+
+use crate::conn::{Conn, Owner};
+use crate::logic::connmap::{self, Actions, Event, State};
+use crate::logic::rxm::{self, Accept, Connect, Reason};
+use crate::logic::xfer::ADDR_ANY;
+use crate::pep::{Listen, Listener};
+use crate::sock::Sock;
+use crate::util::addr::SockAddr;
+use crate::util::av::Av;
+use crate::util::base;
+use crate::xfer::EpData;
+use core::ffi::{c_int, c_void};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::{Arc, ArcBorrow, Mutex};
+use kernel::workqueue::{Work, WorkItem};
+use kernel::{impl_has_work, new_mutex, new_work};
+
+/// What `st` protects.
+struct St {
+    listener: Option<Arc<Listener>>,
+    /// Accepted connections whose request is not answered yet.
+    pending: KVec<Arc<Conn>>,
+    /// Connections to stop (dropped attempts, rejected requests, ended
+    /// connections), by the work item.
+    dead: KVec<Arc<Conn>>,
+    /// Set by close: nothing is added any more.
+    closing: bool,
+}
+
+/// The connection map of an RDM endpoint, and its work item.
+#[pin_data]
+pub(crate) struct Rdm {
+    #[pin]
+    work: Work<Rdm>,
+    /// The endpoint's queues (their lanes hold the peers).
+    data: *const EpData,
+    /// The bound AV (it cannot close while bound).
+    av: *const Av,
+    /// The network namespace connections are made in.
+    net: *mut c_void,
+    /// Where we listen, and the port chosen then.
+    src: SockAddr,
+    port: AtomicU32,
+    /// The receive queue depth we state in the connect data.
+    rx_size: u32,
+    /// The high 32 bits of our connection ids: this endpoint instance
+    /// (a peer that sees another one knows we restarted).
+    instance: u32,
+    #[pin]
+    st: Mutex<St>,
+    /// Lanes want connecting (set under the queue lock by posts).
+    want: AtomicBool,
+}
+
+// SAFETY: the raw pointers name the endpoint's queues and AV, which
+// outlive the `Rdm`'s use of them (see "Lifetime"); the namespace is the
+// fabric's, which outlives its endpoints.
+unsafe impl Send for Rdm {}
+// SAFETY: as above; the mutable state is under `st` or atomic.
+unsafe impl Sync for Rdm {}
+
+impl_has_work! {
+    impl HasWork<Self> for Rdm { self.work }
+}
+
+/// A reject with `reason`, sent on `c`, which is then stopped later.
+fn reject(c: &Arc<Conn>, reason: Reason) {
+    let _ = c.reject(&rxm::reject(reason));
+}
+
+/// The rx queue depth stated in the connect data.
+fn rx_size_of(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Rdm {
+    /// The map of an endpoint with queues `data` (enabled), AV `av`,
+    /// listening on `src` in `net`, with receive queues of `rx_size`.
+    /// Starts listening.
+    pub(crate) fn start(data: &EpData, av: &Av, net: *mut c_void, src: SockAddr, rx_size: usize) -> Result<Arc<Rdm>> {
+        let r = Arc::pin_init(
+            pin_init!(Rdm {
+                work <- new_work!("kfi_tcp_rdm"),
+                data,
+                av,
+                net,
+                src,
+                port: AtomicU32::new(u32::from(src.port)),
+                rx_size: rx_size_of(rx_size),
+                instance: base::random_u32() | 1,
+                st <- new_mutex!(St { listener: None, pending: KVec::new(), dead: KVec::new(), closing: false }, "kfi_tcp_rdm"),
+                want: AtomicBool::new(false),
+            }),
+            GFP_KERNEL,
+        )?;
+        let l = Listener::start(net, &src, Listen::Rdm(&*r))?;
+        let name = match l.name() {
+            Ok(n) => n,
+            Err(e) => {
+                l.stop();
+                return Err(e);
+            }
+        };
+        // The port peers connect to (the address stays the one asked
+        // for: any address when none was).
+        r.port.store(u32::from(name.port), Ordering::SeqCst);
+        r.st.lock().listener = Some(l);
+        Ok(r)
+    }
+
+    /// The listener's address (what peers insert).
+    pub(crate) fn name(&self) -> SockAddr {
+        SockAddr { port: self.port.load(Ordering::SeqCst) as u16, ..self.src }
+    }
+
+    fn data(&self) -> &EpData {
+        // SAFETY: the endpoint's queues outlive the map (see "Lifetime").
+        unsafe { &*self.data }
+    }
+
+    fn av(&self) -> &Av {
+        // SAFETY: bound to the endpoint, open until it closes.
+        unsafe { &*self.av }
+    }
+
+    /// Our connection id for lane `lane`.
+    fn id(&self, lane: u32) -> u64 {
+        rxm::conn_id(self.instance, lane)
+    }
+
+    /// Queues the work item (from any context but hard interrupts).
+    pub(crate) fn kick(&self) {
+        // SAFETY: every `Rdm` is in an `Arc` (made by `start`), alive here:
+        // the caller holds it, or is a connection or post that the close
+        // waits for.
+        let a: Arc<Rdm> = unsafe { ArcBorrow::from_raw(self) }.into();
+        let _ = base::queue().enqueue(a);
+    }
+
+    /// A lane wants connecting (a post, under the queue lock).
+    pub(crate) fn want_connect(&self) {
+        self.want.store(true, Ordering::SeqCst);
+        self.kick();
+    }
+
+    /// Hands `c` to the work item to stop.
+    fn bury(&self, c: Arc<Conn>) {
+        let mut g = self.st.lock();
+        if g.dead.push(c.clone(), GFP_KERNEL).is_err() {
+            drop(g);
+            // No memory: stop it here (never its own work item: the
+            // callers are another connection's, or the endpoint's).
+            c.retire(bindings::ECONNRESET);
+            return;
+        }
+        drop(g);
+        self.kick();
+    }
+
+    /// The listener accepted a connection (its work item): it reads the
+    /// peer's request, then [`Rdm::request`].
+    pub(crate) fn accepted(&self, s: Sock) {
+        let Ok(c) = Conn::accepted(s, Owner::RdmReq(self)) else {
+            return;
+        };
+        let mut g = self.st.lock();
+        if g.closing || g.pending.push(c.clone(), GFP_KERNEL).is_err() {
+            drop(g);
+            c.stop();
+            return;
+        }
+        drop(g);
+        c.kick();
+    }
+
+    /// A peer's connect request on `c` (its work item): accepted or
+    /// rejected as the peer's lane decides (see the module comment).
+    pub(crate) fn request(&self, c: &Arc<Conn>, data: &[u8]) {
+        {
+            let mut g = self.st.lock();
+            if let Some(i) = g.pending.iter().position(|p| Arc::ptr_eq(p, c)) {
+                base::kvec_remove(&mut g.pending, i);
+            }
+            if g.closing {
+                drop(g);
+                reject(c, Reason::ConnRefused);
+                self.bury(c.clone());
+                return;
+            }
+        }
+        let req = match Connect::decode(data) {
+            Ok(r) => r,
+            Err(reason) => {
+                reject(c, reason);
+                self.bury(c.clone());
+                return;
+            }
+        };
+        let (Ok(peer), Ok(local)) = (c.name(true), c.name(false)) else {
+            reject(c, Reason::Unspec);
+            self.bury(c.clone());
+            return;
+        };
+        // Its listener: where it said it listens, at the address it came
+        // from; our side: the address it reached, our listener's port.
+        let listen = SockAddr { port: req.port, ..peer };
+        let own_port = self.name().port;
+        let handle = self.av().find(&listen).unwrap_or(ADDR_ANY);
+        let len = if u32::from(peer.family) == bindings::AF_INET6 { 16 } else { 4 };
+        let peer_wins = rxm::requester_wins((&peer.addr[..len], req.port), (&local.addr[..len], own_port));
+        let d = self.data();
+        // Our own request (a send to ourselves): taken on a lane of its
+        // own, whatever our attempt's state.
+        let own = (req.client_conn_id >> 32) as u32 == self.instance;
+        let out = d.rdm_request(handle, &listen, c, req.client_conn_id, peer_wins, own, |lane| {
+            Accept { server_conn_id: self.id(lane), rx_size: self.rx_size, flow_ctrl: rxm::FLOW_CTRL_PEER_OFF }.encode()
+        });
+        match out {
+            Ok(r) => {
+                for x in r.drop.into_iter().flatten() {
+                    self.bury(x);
+                }
+                if let Some((lane, accept)) = r.accept {
+                    let owner = Owner::Rdm { rdm: self, data: self.data, lane, from: handle };
+                    if c.accept(&accept, owner).is_err() {
+                        d.rdm_event(lane, c, Event::Down, bindings::ECONNRESET);
+                        self.bury(c.clone());
+                    }
+                } else {
+                    reject(c, Reason::Already);
+                    self.bury(c.clone());
+                }
+            }
+            Err(()) => {
+                reject(c, Reason::Unspec);
+                self.bury(c.clone());
+            }
+        }
+    }
+
+    /// A connection of lane `lane` is up (its work item): `data` is the
+    /// peer's accept data when it was ours.
+    pub(crate) fn on_up(&self, c: &Conn, lane: u32, data: &[u8]) {
+        let d = self.data();
+        if d.rdm_is_out(lane, c) {
+            match Accept::decode(data) {
+                Some(a) => d.rdm_out_up(lane, c, a.server_conn_id),
+                None => {
+                    // Not an rxm peer: this connection is no use.
+                    if let Some(x) = d.rdm_event(lane, c, Event::Down, bindings::EPROTO) {
+                        self.bury(x);
+                    }
+                }
+            }
+        } else if let Some(x) = d.rdm_event(lane, c, Event::InUp, 0) {
+            self.bury(x);
+        }
+    }
+
+    /// Our attempt on lane `lane` (or the connection being accepted)
+    /// failed with `err` (negative); `data`: the peer's reject data.
+    pub(crate) fn on_failed(&self, c: &Conn, lane: u32, err: c_int, data: &[u8]) {
+        let refused = err == -(bindings::ECONNREFUSED as c_int);
+        let e = if refused && !data.is_empty() {
+            Event::Rejected { already: rxm::reject_reason(data) == Reason::Already }
+        } else {
+            Event::Down
+        };
+        let errno = if err < 0 { (-err) as u32 } else { bindings::ECONNRESET };
+        if let Some(x) = self.data().rdm_event(lane, c, e, errno) {
+            self.bury(x);
+        }
+    }
+
+    /// The connection of lane `lane` ended (its work item, after failing
+    /// the lane's operations).
+    pub(crate) fn on_down(&self, c: &Conn, lane: u32) {
+        if let Some(x) = self.data().rdm_event(lane, c, Event::Down, bindings::ECONNRESET) {
+            self.bury(x);
+        }
+    }
+
+    /// Opens the connections the lanes want.
+    fn connect_wanted(&self) {
+        while self.want.swap(false, Ordering::SeqCst) {
+            let d = self.data();
+            while let Some((lane, dst, handle)) = d.rdm_take_want() {
+                if self.st.lock().closing {
+                    return;
+                }
+                let req = Connect::new(self.name().port, self.rx_size, self.id(lane)).encode();
+                let owner = Owner::Rdm { rdm: self, data: self.data, lane, from: handle };
+                match Conn::connect(self.net, None, &dst, &req, owner) {
+                    Ok(c) => {
+                        if let Some(x) = d.rdm_set_out(lane, c) {
+                            self.bury(x);
+                        }
+                    }
+                    Err(e) => {
+                        d.rdm_connect_failed(lane, (-e.to_errno()) as u32);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops the connections handed to it.
+    fn stop_dead(&self) {
+        loop {
+            let dead = core::mem::replace(&mut self.st.lock().dead, KVec::new());
+            if dead.is_empty() {
+                return;
+            }
+            for c in dead {
+                c.retire(bindings::ECONNRESET);
+            }
+        }
+    }
+
+    /// Endpoint close: stops the listener, the work item and every
+    /// connection not on a lane (the endpoint stops those of the lanes).
+    pub(crate) fn close(&self) {
+        let (l, pending) = {
+            let mut g = self.st.lock();
+            g.closing = true;
+            (g.listener.take(), core::mem::replace(&mut g.pending, KVec::new()))
+        };
+        if let Some(l) = l {
+            l.stop();
+        }
+        for c in pending {
+            c.stop();
+        }
+        // SAFETY: our initialised work item; once flushed it finds
+        // `closing` and opens nothing (a post may still queue it: it then
+        // only stops dead connections).
+        unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
+        self.stop_dead();
+    }
+
+    /// After the lanes' connections stopped: connections buried since.
+    pub(crate) fn close_end(&self) {
+        // SAFETY: as in `close`.
+        unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
+        self.stop_dead();
+    }
+}
+
+impl WorkItem for Rdm {
+    type Pointer = Arc<Rdm>;
+
+    fn run(this: Arc<Rdm>) {
+        let _noio = base::NoIo::enter();
+        this.stop_dead();
+        if !this.st.lock().closing {
+            this.connect_wanted();
+        }
+        this.stop_dead();
+    }
+}
+
+/// What [`EpData::rdm_request`] decided about a peer's request.
+pub(crate) struct RequestOutcome {
+    /// Accept on lane `.0` with the accept data `.1`; `None`: reject it.
+    pub(crate) accept: Option<(u32, [u8; rxm::ACCEPT_BYTES])>,
+    /// Connections the decision dropped (to stop).
+    pub(crate) drop: [Option<Arc<Conn>>; 2],
+}
+
+/// The step of a lane's state (the lane's `state` is set to the result).
+pub(crate) fn step(state: &mut State, e: Event) -> Actions {
+    let (s, a) = connmap::step(*state, e);
+    *state = s;
+    a
+}
