@@ -243,6 +243,7 @@ unsafe impl ProvEp for Ep {
         rx_op_flags: crate::prov::RX_OP_FLAGS,
         // An RDMA target sees no completion of remote accesses.
         cntr_events: sys::KFI_SEND as u64 | sys::KFI_RECV as u64 | sys::KFI_READ as u64 | sys::KFI_WRITE as u64,
+        rdm: false,
     };
 
     fn data(&self) -> &EpData {
