@@ -85,6 +85,16 @@ const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
     | sys::KFI_ORDER_SAW as u64
     | sys::KFI_ORDER_SAS as u64;
 
+/// What RDM endpoints add to the receive capabilities: the source of each
+/// message in its completion (`kfi_cq_readfrom`), receives from one source.
+const RDM_RX_CAPS: u64 = sys::KFI_SOURCE | sys::KFI_DIRECTED_RECV;
+/// The largest message of an RDM endpoint: rxm's eager limit (its
+/// rendezvous for larger ones is not done yet).
+const RDM_MAX_MSG_SIZE: usize = crate::logic::rxm::EAGER_LIMIT as usize;
+/// The entries' endpoint types, per interface address: MSG, then RDM
+/// (`tcp;ofi_rxm`).
+const VARIANTS: [u32; 2] = [sys::KFI_EP_MSG, sys::KFI_EP_RDM];
+
 /// The provider structure handed to the core.
 pub(crate) fn provider() -> sys::kfi_provider {
     let mut p = crate::util::fabric::provider(c"tcp", PROV_VERSION);
@@ -165,6 +175,22 @@ pub(crate) fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, 
     fill_common(dom, fab, b"tcp", PROV_VERSION, version)
 }
 
+/// Turns a MSG entry filled by [`fill`] into the RDM one: reliable
+/// connectionless endpoints speaking `tcp;ofi_rxm` 1.17 (`rdm.rs`), with
+/// sources and directed receives, messages up to rxm's eager limit; any
+/// kind of AV.
+fn rdm(e: &mut kfi_info) {
+    // SAFETY: `fill` allocated all five attributes.
+    let (rx, ep) = unsafe { (&mut *e.rx_attr, &mut *e.ep_attr) };
+    rx.caps |= RDM_RX_CAPS;
+    e.caps |= RDM_RX_CAPS;
+    ep.type_ = sys::KFI_EP_RDM;
+    ep.max_msg_size = RDM_MAX_MSG_SIZE;
+    ep.max_order_raw_size = RDM_MAX_MSG_SIZE;
+    ep.max_order_war_size = RDM_MAX_MSG_SIZE;
+    ep.max_order_waw_size = RDM_MAX_MSG_SIZE;
+}
+
 /// `kgetinfo`: one entry per usable IPv4 and IPv6 address of the caller's
 /// network namespace, IPv4 first (see `logic::plan`); a domain named in
 /// the hints restricts them to its interface. Hints are applied again by
@@ -192,5 +218,13 @@ unsafe extern "C" fn tcp_getinfo(
     };
     // SAFETY: the core calls `kgetinfo` with arguments as `getinfo`
     // requires.
-    unsafe { crate::util::getinfo::getinfo(version, node, service, flags, hints, info, &views, |i| views[i].name, |_, _| true, 1, |e, i, p, v, _| fill(e, i, p, v)) }
+    unsafe {
+        crate::util::getinfo::getinfo(version, node, service, flags, hints, info, &views, |i| views[i].name, |_, _| true, &VARIANTS, |e, i, p, v, k| {
+            fill(e, i, p, v)?;
+            if VARIANTS[k] == sys::KFI_EP_RDM {
+                rdm(e);
+            }
+            Ok(())
+        })
+    }
 }

@@ -97,7 +97,23 @@ pub(crate) struct Rdm {
     #[pin]
     st: Mutex<St>,
     /// Lanes want connecting (set under the queue lock by posts).
-    want: AtomicBool,
+    pub(crate) want: AtomicBool,
+    /// Kicks the work item when lanes waiting after a lost connect race
+    /// are due to try again ([`RETRY_MS`]).
+    retry: base::Timer,
+}
+
+/// How long a lane whose request lost (`EALREADY`) waits for the peer's
+/// before it tries again.
+pub(crate) const RETRY_MS: u32 = 100;
+
+/// The retry timer (softirq): kicks the work item.
+///
+/// # Safety
+/// `ctx` is the `Rdm`, alive: its close cancels the timer first.
+unsafe extern "C" fn rdm_retry(ctx: *mut c_void) {
+    // SAFETY: by the contract above.
+    unsafe { &*ctx.cast::<Rdm>() }.kick();
 }
 
 // SAFETY: the raw pointers name the endpoint's queues and AV, which
@@ -126,6 +142,9 @@ impl Rdm {
     /// listening on `src` in `net`, with receive queues of `rx_size`.
     /// Starts listening.
     pub(crate) fn start(data: &EpData, av: &Av, net: *mut c_void, src: SockAddr, rx_size: usize) -> Result<Arc<Rdm>> {
+        // SAFETY: `rdm_retry` does not sleep; its argument is set below,
+        // before anything arms the timer; the close cancels it.
+        let retry = unsafe { base::Timer::new(rdm_retry, core::ptr::null_mut()) }?;
         let r = Arc::pin_init(
             pin_init!(Rdm {
                 work <- new_work!("kfi_tcp_rdm"),
@@ -138,9 +157,12 @@ impl Rdm {
                 instance: base::random_u32() | 1,
                 st <- new_mutex!(St { listener: None, pending: KVec::new(), dead: KVec::new(), closing: false }, "kfi_tcp_rdm"),
                 want: AtomicBool::new(false),
+                retry,
             }),
             GFP_KERNEL,
         )?;
+        // SAFETY: the map outlives the timer (its close cancels it).
+        unsafe { r.retry.set_ctx((&*r as *const Rdm).cast_mut().cast()) };
         let l = Listener::start(net, &src, Listen::Rdm(&*r))?;
         let name = match l.name() {
             Ok(n) => n,
@@ -318,6 +340,9 @@ impl Rdm {
         if let Some(x) = self.data().rdm_event(lane, c, e, errno) {
             self.bury(x);
         }
+        if e == (Event::Rejected { already: true }) {
+            self.arm_retry();
+        }
     }
 
     /// The connection of lane `lane` ended (its work item, after failing
@@ -328,17 +353,34 @@ impl Rdm {
         }
     }
 
+    /// A lane waits for the peer's request after losing a connect race:
+    /// look again in [`RETRY_MS`].
+    pub(crate) fn arm_retry(&self) {
+        // Not once closing (the close cancels the timer after setting it).
+        let g = self.st.lock();
+        if !g.closing {
+            self.retry.arm(kernel::time::msecs_to_jiffies(RETRY_MS) as u64);
+        }
+    }
+
     /// Opens the connections the lanes want.
     fn connect_wanted(&self) {
+        let d = self.data();
+        if d.rdm_retry_due(kernel::time::msecs_to_jiffies(RETRY_MS) as u64) {
+            self.arm_retry();
+        }
+        // Our connections come from our listener's address (a 1.17 peer
+        // finds us in its AV by it), any port.
+        let any = self.src.addr.iter().all(|&b| b == 0);
+        let from = SockAddr { port: 0, ..self.src };
         while self.want.swap(false, Ordering::SeqCst) {
-            let d = self.data();
             while let Some((lane, dst, handle)) = d.rdm_take_want() {
                 if self.st.lock().closing {
                     return;
                 }
                 let req = Connect::new(self.name().port, self.rx_size, self.id(lane)).encode();
                 let owner = Owner::Rdm { rdm: self, data: self.data, lane, from: handle };
-                match Conn::connect(self.net, None, &dst, &req, owner) {
+                match Conn::connect(self.net, (!any).then_some(&from), &dst, &req, owner) {
                     Ok(c) => {
                         if let Some(x) = d.rdm_set_out(lane, c) {
                             self.bury(x);
@@ -376,6 +418,7 @@ impl Rdm {
         if let Some(l) = l {
             l.stop();
         }
+        self.retry.cancel_sync();
         for c in pending {
             c.stop();
         }
@@ -388,6 +431,8 @@ impl Rdm {
 
     /// After the lanes' connections stopped: connections buried since.
     pub(crate) fn close_end(&self) {
+        // A work item running during `close` may have armed it.
+        self.retry.cancel_sync();
         // SAFETY: as in `close`.
         unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
         self.stop_dead();

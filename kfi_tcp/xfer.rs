@@ -33,6 +33,7 @@ use crate::logic::xfer::{self as rules_x, Kind, List};
 use crate::logic::connmap::State;
 use crate::util::addr::SockAddr;
 use crate::util::av::Av;
+use crate::util::base;
 use crate::rdm::{self, Rdm, RequestOutcome};
 use crate::logic::connmap::{Actions, Event};
 use crate::logic::xfer_tcp as wire_rules;
@@ -181,6 +182,8 @@ pub(crate) struct RdmPeer {
     pub(crate) out: Option<Arc<Conn>>,
     /// A connection is to be opened by the endpoint's work item.
     pub(crate) want_connect: bool,
+    /// When the lane went `Waiting` (jiffies).
+    pub(crate) waiting_since: u64,
     /// The connection id the peer gave (its low 32 bits go in every rxm
     /// packet we send it), and the instance part of it (the high 32 bits:
     /// a restarted peer has another).
@@ -196,6 +199,7 @@ impl RdmPeer {
             state: State::Idle,
             out: None,
             want_connect: false,
+            waiting_since: 0,
             peer_id: 0,
         }
     }
@@ -920,6 +924,9 @@ impl EpData {
                 return l.peer.out.take();
             }
             let a = rdm::step(&mut l.peer.state, e);
+            if l.peer.state == State::Waiting {
+                l.peer.waiting_since = base::jiffies();
+            }
             let mut bury = None;
             if out && matches!(e, Event::Rejected { .. } | Event::Down) {
                 bury = l.peer.out.take();
@@ -938,6 +945,36 @@ impl EpData {
         };
         self.fail_doomed(doomed, errno);
         bury
+    }
+
+    /// Lanes waiting longer than `after` jiffies for the peer's request
+    /// try again (they want a connection); true if some still wait.
+    pub(crate) fn rdm_retry_due(&self, after: u64) -> bool {
+        let now = base::jiffies();
+        let mut g = self.q.lock();
+        if g.ext.rdm.is_null() {
+            return false;
+        }
+        let rdm = g.ext.rdm;
+        let (mut due, mut waiting) = (false, false);
+        for l in g.ext.lanes_mut() {
+            if l.peer.state != State::Waiting {
+                continue;
+            }
+            if now.wrapping_sub(l.peer.waiting_since) < after {
+                waiting = true;
+                continue;
+            }
+            if rdm::step(&mut l.peer.state, Event::Retry).has(Actions::CONNECT) {
+                l.peer.want_connect = true;
+                due = true;
+            }
+        }
+        if due {
+            // SAFETY: set while enabled (checked above).
+            unsafe { &*rdm }.want.store(true, Ordering::SeqCst);
+        }
+        waiting
     }
 
     /// The next lane that wants a connection: its number, its peer's

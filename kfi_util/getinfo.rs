@@ -130,28 +130,25 @@ pub(crate) unsafe fn getinfo<'t>(
     views: &[Iface<'_>],
     tag_of: impl Fn(usize) -> &'t [u8],
     keep: impl Fn(&Plan, bool) -> bool,
-    variants: usize,
+    variants: &[u32],
     mut fill: impl FnMut(&mut kfi_info, Option<&Iface<'_>>, &Plan, u32, usize) -> Result,
 ) -> c_int {
     if info.is_null() {
         return einval();
     }
-    // Only MSG endpoints are offered.
+    // The endpoint types offered are the variants' (`KFI_EP_MSG`,
+    // `KFI_EP_RDM`): entries of another type than the hints' are not made.
     // SAFETY: the core passes NULL or valid hints.
-    if let Some(ep) = unsafe { hints.as_ref().and_then(|h| h.ep_attr.as_ref()) } {
-        if ep.type_ != sys::KFI_EP_UNSPEC && ep.type_ != sys::KFI_EP_MSG {
-            return base::neg(bindings::ENODATA);
-        }
-    }
+    let want_type = unsafe { hints.as_ref().and_then(|h| h.ep_attr.as_ref()) }.map_or(sys::KFI_EP_UNSPEC, |e| e.type_);
     // MSG endpoints use no address vector (one opens, `av.rs`, but no
     // endpoint of these entries uses it): a consumer asking for a kind of
-    // AV gets nothing (the generic rule would let an `KFI_AV_UNSPEC`
-    // entry match any).
+    // AV gets no MSG entry (the generic rule would let an `KFI_AV_UNSPEC`
+    // entry match any); RDM endpoints take either kind.
     // SAFETY: as above.
-    if let Some(d) = unsafe { hints.as_ref().and_then(|h| h.domain_attr.as_ref()) } {
-        if d.av_type != sys::KFI_AV_UNSPEC {
-            return base::neg(bindings::ENODATA);
-        }
+    let want_av = unsafe { hints.as_ref().and_then(|h| h.domain_attr.as_ref()) }.map_or(sys::KFI_AV_UNSPEC, |d| d.av_type);
+    let offered = |ty: u32| (want_type == sys::KFI_EP_UNSPEC || want_type == ty) && (ty != sys::KFI_EP_MSG || want_av == sys::KFI_AV_UNSPEC);
+    if !variants.iter().any(|&t| offered(t)) {
+        return base::neg(bindings::ENODATA);
     }
     // The family the consumer asks for: IPv6 entries would match an
     // `KFI_SOCKADDR_IN` hint by the generic rule (a sockaddr_in6 can hold
@@ -191,7 +188,10 @@ pub(crate) unsafe fn getinfo<'t>(
         if reuse.tag.is_some_and(|tag| tag != tag_of(p.iface)) || !keep(p, source) {
             continue;
         }
-        for v in 0..variants {
+        for (v, &ty) in variants.iter().enumerate() {
+            if !offered(ty) {
+                continue;
+            }
             let r = list.push().and_then(|e| {
                 fill(e, Some(iface), p, version, v)?;
                 // SAFETY: `fill` succeeded: both attributes are allocated.

@@ -238,5 +238,6 @@ unsafe extern "C" fn verbs_getinfo(
         _ => true,
     };
     // SAFETY: the core's arguments, passed on unchanged.
-    unsafe { getinfo(version, node, service, flags, hints, info, &views, tag_of, keep, 2, fill) }
+    // Two variants, MSG both: direct and soft mode (protocol versions).
+    unsafe { getinfo(version, node, service, flags, hints, info, &views, tag_of, keep, &[sys::KFI_EP_MSG, sys::KFI_EP_MSG], fill) }
 }

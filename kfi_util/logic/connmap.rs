@@ -53,6 +53,11 @@ pub enum Event {
     InUp,
     /// The connection in use or being set up failed or ended.
     Down,
+    /// The peer's request did not come in time after ours lost
+    /// ([`State::Waiting`]): the peer was not connecting after all (a
+    /// 1.17 peer refuses a request while it still holds the connection we
+    /// lost, until it sees it end), so ours goes again.
+    Retry,
 }
 
 /// What the provider does after an event, a set of the bits below, in
@@ -120,5 +125,8 @@ pub fn step(s: State, e: Event) -> (State, Actions) {
         (S::Up, E::Down) => (S::Idle, a(Actions::DROP_UP)),
         (S::Connecting | S::Waiting | S::Accepting, E::Down) => (S::Idle, a(Actions::FAIL_WAITING)),
         (S::Idle, E::Down) => (S::Idle, a(0)),
+
+        (S::Waiting, E::Retry) => (S::Connecting, a(Actions::CONNECT)),
+        (_, E::Retry) => (s, a(0)),
     }
 }

@@ -3004,12 +3004,121 @@ static void rdm_peer_gone_then_back(struct kunit *test)
 	rdm_teardown(test, f);
 }
 
+/*
+ * What MSG endpoints do works on RDM ones as well: RMA writes and reads of
+ * a peer's region, a multi-receive buffer filled by two senders (each
+ * entry with its source), and a triggered send fired by a counter.
+ */
+static void rdm_rma_multi_recv_trigger(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct rdm_node *a, *b, *c;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_triggered_context tctx = {};
+	struct kfid_cntr *cntr;
+	struct kfid_mr *mr;
+	char *mem, back[8] = "";
+	u8 mbuf[256], want[100];
+	u8 (*src100)[100] = kunit_kzalloc(test, 2 * 100, GFP_KERNEL);
+	struct kvec iov = { mbuf, sizeof(mbuf) };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1, .context = mbuf,
+			     .addr = KFI_ADDR_UNSPEC };
+	struct kvec tv = { "TRIG", 5 };
+	struct kfi_msg tm = { .type = KFI_KVEC, .msg_iov = &tv,
+			      .iov_count = 1, .context = &tctx };
+	size_t min = 64;
+	kfi_addr_t from[2], none;
+	int i;
+
+	rdm_setup(test, f, 3, KFI_RMA | KFI_MULTI_RECV | KFI_TRIGGER);
+	a = &f->node[0];
+	b = &f->node[1];
+	c = &f->node[2];
+	mem = kunit_kzalloc(test, 16, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	KUNIT_ASSERT_NOT_NULL(test, src100);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f->d.dom, mem, 16,
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
+					 11, 0, &mr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_write(a->ep, "WRITE", 6, NULL, a->peer[1], 0,
+					kfi_mr_key(mr), back), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &none), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_RMA | KFI_WRITE));
+	/* a's read after its write, on the same connection: ordered */
+	KUNIT_ASSERT_EQ(test, kfi_read(a->ep, back, 6, NULL, a->peer[1], 0,
+				       kfi_mr_key(mr), back), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &none), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_RMA | KFI_READ));
+	KUNIT_EXPECT_STREQ(test, back, "WRITE");
+	KUNIT_EXPECT_STREQ(test, mem, "WRITE");
+	/* a key b does not have: the reader's operation fails */
+	KUNIT_ASSERT_EQ(test, kfi_read(c->ep, back, 6, NULL, c->peer[1], 0,
+				       kfi_mr_key(mr) + 1, back), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(c->tx, &e, &none),
+			(ssize_t)-KFI_EAVAIL);
+	{
+		struct kfi_cq_err_entry err = {};
+
+		KUNIT_ASSERT_EQ(test, kfi_cq_readerr(c->tx, &err, 0), 1);
+		KUNIT_EXPECT_EQ(test, err.flags, (u64)(KFI_RMA | KFI_READ));
+		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)back);
+		KUNIT_EXPECT_NE(test, err.err, 0);
+	}
+
+	/* multi-receive: a's 100 bytes at 0, c's at 100, then released */
+	KUNIT_ASSERT_EQ(test, kfi_setopt(&b->ep->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min,
+					 sizeof(min)), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(b->ep, &m, KFI_MULTI_RECV), 0);
+	for (i = 0; i < 2; i++) {
+		struct rdm_node *s = i ? c : a;
+
+		fill(src100[i], 100, 40 + i);
+		KUNIT_ASSERT_EQ(test, kfi_send(s->ep, src100[i], 100, NULL,
+					       s->peer[1], NULL), 0);
+		KUNIT_ASSERT_EQ(test, rdm_wait(s->tx, &e, &none), 1);
+		KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &from[i]), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)(mbuf + 100 * i));
+		KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_RECV | KFI_MSG |
+						     (i ? KFI_MULTI_RECV : 0)));
+		fill(want, 100, 40 + i);
+		KUNIT_EXPECT_EQ(test, memcmp(mbuf + 100 * i, want, 100), 0);
+	}
+	KUNIT_EXPECT_EQ(test, from[0], b->peer[0]);
+	KUNIT_EXPECT_EQ(test, from[1], b->peer[2]);
+
+	/* a triggered send to b fires when a's counter reaches 2 */
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f->d.dom, NULL, &cntr, NULL), 0);
+	tctx.event_type = KFI_TRIGGER_THRESHOLD;
+	tctx.trigger.threshold.cntr = cntr;
+	tctx.trigger.threshold.threshold = 2;
+	tm.addr = a->peer[1];
+	memset(back, 0, sizeof(back));
+	KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, back, sizeof(back), NULL,
+				       KFI_ADDR_UNSPEC, back), 0);
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(a->ep, &tm, KFI_TRIGGER), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(cntr, 1), 0);
+	msleep(30);
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(b->rx, &e, 1), (ssize_t)-EAGAIN);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(cntr, 1), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &from[0]), 1);
+	KUNIT_EXPECT_STREQ(test, back, "TRIG");
+	KUNIT_EXPECT_EQ(test, from[0], b->peer[0]);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &none), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&tctx);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cntr->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	rdm_teardown(test, f);
+}
+
 static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_pair_send_recv),
 	KUNIT_CASE(rdm_directed_and_unknown_sources),
 	KUNIT_CASE(rdm_bad_input),
 	KUNIT_CASE(rdm_many_peers),
 	KUNIT_CASE(rdm_peer_gone_then_back),
+	KUNIT_CASE(rdm_rma_multi_recv_trigger),
 	{}
 };
 

@@ -100,9 +100,15 @@ static void tcp_getinfo_source_address(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "127.0.0.1", "7471", KFI_SOURCE,
 					  h, &list), 0);
 	KUNIT_ASSERT_NOT_NULL(test, list);
-	KUNIT_EXPECT_NULL(test, list->next);
+	/* a MSG entry, then the RDM one of the same address */
+	KUNIT_EXPECT_EQ(test, list->ep_attr->type, KFI_EP_MSG);
+	KUNIT_ASSERT_NOT_NULL(test, list->next);
+	KUNIT_EXPECT_EQ(test, list->next->ep_attr->type, KFI_EP_RDM);
+	KUNIT_EXPECT_NULL(test, list->next->next);
 	KUNIT_EXPECT_STREQ(test, list->domain_attr->name, "lo");
 	expect_sin(test, list->src_addr, list->src_addrlen,
+		   htonl(INADDR_LOOPBACK), 7471);
+	expect_sin(test, list->next->src_addr, list->next->src_addrlen,
 		   htonl(INADDR_LOOPBACK), 7471);
 	KUNIT_EXPECT_NULL(test, list->dest_addr);
 	kfi_freeinfo(list);
@@ -144,8 +150,8 @@ static void tcp_getinfo_bad_arguments(struct kunit *test)
 	/* an address no interface carries */
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "10.255.255.254", NULL,
 					  KFI_SOURCE, h, &list), -ENODATA);
-	/* only MSG endpoints are offered */
-	h->ep_attr->type = KFI_EP_RDM;
+	/* MSG and RDM endpoints are offered, no other type */
+	h->ep_attr->type = KFI_EP_DGRAM;
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list),
 			-ENODATA);
 	KUNIT_EXPECT_NULL(test, list);
@@ -175,6 +181,7 @@ static void tcp_getinfo_ipv6(struct kunit *test)
 	struct kfi_info *h = tcp_hints(test), *list = NULL, *e;
 	bool seen_v6 = false, v4_after_v6 = false, lo6 = false;
 
+	h->ep_attr->type = KFI_EP_MSG;
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "::1", "7471", KFI_SOURCE, h,
 					  &list), 0);
 	KUNIT_ASSERT_NOT_NULL(test, list);
@@ -248,6 +255,7 @@ static void tcp_getinfo_ipv6(struct kunit *test)
 	/* zones: by name and index of lo; naming no interface: no data */
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "::1%lo", "5", 0, h, &list), 0);
 	KUNIT_EXPECT_STREQ(test, list->domain_attr->name, "lo");
+	/* the MSG entry (the hints ask for MSG) */
 	KUNIT_EXPECT_NULL(test, list->next);
 	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in6 *)list->dest_addr)->sin6_scope_id,
 			(u32)LOOPBACK_IFINDEX);
@@ -701,7 +709,7 @@ static const struct walk_row walk_rows[] = {
 	WR(W_EP_TYPE, KFI_EP_UNSPEC, Y),
 	WR(W_EP_TYPE, KFI_EP_MSG, Y),
 	WR(W_EP_TYPE, KFI_EP_DGRAM, N),
-	WR(W_EP_TYPE, KFI_EP_RDM, N),
+	WR(W_EP_TYPE, KFI_EP_RDM, Y),
 	WR(W_EP_TYPE, KFI_EP_SOCK_STREAM, N),
 	WR(W_EP_TYPE, KFI_EP_SOCK_DGRAM, N),
 	WR(W_EP_PROTOCOL, KFI_PROTO_UNSPEC, Y),
@@ -936,6 +944,8 @@ static void tcp_getinfo_walk_every_bit(struct kunit *test)
 
 		h = tcp_hints(test);
 		list = NULL;
+		/* the MSG entry's attributes (tcp_getinfo_rdm_entry: RDM) */
+		h->ep_attr->type = KFI_EP_MSG;
 		walk_apply(h, r);
 		ret = kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE, h, &list);
 		if (r->found) {
@@ -943,6 +953,15 @@ static void tcp_getinfo_walk_every_bit(struct kunit *test)
 					    r->name);
 			if (!ret) {
 				KUNIT_EXPECT_NOT_NULL(test, list);
+				/* unspecified: the RDM entry too */
+				if (r->field == W_EP_TYPE &&
+				    r->value == KFI_EP_UNSPEC) {
+					KUNIT_EXPECT_EQ(test,
+						list->next->ep_attr->type,
+						KFI_EP_RDM);
+					kfi_freeinfo(list->next);
+					list->next = NULL;
+				}
 				KUNIT_EXPECT_NULL_MSG(test, list->next, "%s",
 						      r->name);
 				KUNIT_EXPECT_STREQ(test,
@@ -965,6 +984,66 @@ static void tcp_getinfo_walk_every_bit(struct kunit *test)
 			kfi_provs[KFI_PROV_tcp].caps);
 	KUNIT_EXPECT_EQ(test, getinfo_lo_with(test, walk_supported_caps(), 0,
 					      0), 0);
+}
+
+/*
+ * The RDM entry (tcp;ofi_rxm): what it offers is found, what it lacks is
+ * not; an AV kind asked for finds only it.
+ */
+static void tcp_getinfo_rdm_entry(struct kunit *test)
+{
+	const u64 has = KFI_MSG | KFI_TAGGED | KFI_RMA | KFI_SOURCE |
+			KFI_DIRECTED_RECV | KFI_MULTI_RECV | KFI_TRIGGER |
+			KFI_SEND | KFI_RECV | KFI_READ | KFI_WRITE |
+			KFI_REMOTE_READ | KFI_REMOTE_WRITE;
+	const u64 lacks[] = { KFI_NAMED_RX_CTX, KFI_TAGGED_RMA, KFI_ATOMIC };
+	struct kfi_info *h = tcp_hints(test), *list = NULL;
+	int i;
+
+	h->ep_attr->type = KFI_EP_RDM;
+	h->caps = has;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
+					  h, &list), 0);
+	KUNIT_EXPECT_NULL(test, list->next);
+	KUNIT_EXPECT_EQ(test, list->ep_attr->type, KFI_EP_RDM);
+	KUNIT_EXPECT_EQ(test, list->caps & has, has);
+	KUNIT_EXPECT_EQ(test, list->rx_attr->caps &
+			(KFI_SOURCE | KFI_DIRECTED_RECV),
+			KFI_SOURCE | KFI_DIRECTED_RECV);
+	/* rxm's eager limit until its rendezvous is done */
+	KUNIT_EXPECT_EQ(test, list->ep_attr->max_msg_size, (size_t)16384);
+	KUNIT_EXPECT_EQ(test, list->addr_format, (u32)KFI_SOCKADDR_IN);
+	kfi_freeinfo(list);
+	list = NULL;
+	for (i = 0; i < ARRAY_SIZE(lacks); i++) {
+		h->caps = lacks[i];
+		KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL,
+						  KFI_SOURCE, h, &list),
+				-ENODATA);
+	}
+	h->caps = 0;
+	h->ep_attr->max_msg_size = 16385;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
+					  h, &list), -ENODATA);
+	h->ep_attr->max_msg_size = 0;
+	/* an AV kind: the RDM entry only, whatever the type asked */
+	h->ep_attr->type = KFI_EP_UNSPEC;
+	h->domain_attr->av_type = KFI_AV_TABLE;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
+					  h, &list), 0);
+	KUNIT_EXPECT_EQ(test, list->ep_attr->type, KFI_EP_RDM);
+	KUNIT_EXPECT_NULL(test, list->next);
+	kfi_freeinfo(list);
+	list = NULL;
+	/* sources are the RDM entry's: asking for them finds only it */
+	h->domain_attr->av_type = KFI_AV_UNSPEC;
+	h->caps = KFI_SOURCE;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
+					  h, &list), 0);
+	KUNIT_EXPECT_EQ(test, list->ep_attr->type, KFI_EP_RDM);
+	KUNIT_EXPECT_NULL(test, list->next);
+	kfi_freeinfo(list);
+	kfi_freeinfo(h);
 }
 
 /*
@@ -1004,10 +1083,12 @@ static void tcp_getinfo_reuses_open_fabric_domain(struct kunit *test)
 
 	/* the domain alone names its fabric too */
 	h->fabric_attr->fabric = NULL;
+	h->ep_attr->type = KFI_EP_MSG;
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
 					  h, &list), 0);
 	KUNIT_EXPECT_PTR_EQ(test, list->fabric_attr->fabric, d.fab);
 	KUNIT_EXPECT_NULL(test, list->next);
+	h->ep_attr->type = KFI_EP_UNSPEC;
 	kfi_freeinfo(list);
 	list = NULL;
 
@@ -3929,6 +4010,7 @@ static struct kunit_case tcp_cases[] = {
 	KUNIT_CASE(tcp_unimplemented_ops_enosys),
 	KUNIT_CASE(tcp_getinfo_advertises_what_works),
 	KUNIT_CASE(tcp_getinfo_walk_every_bit),
+	KUNIT_CASE(tcp_getinfo_rdm_entry),
 	KUNIT_CASE(tcp_getinfo_reuses_open_fabric_domain),
 	KUNIT_CASE(tcp_mr_requested_keys),
 	KUNIT_CASE(tcp_mr_provider_keys),

@@ -27,6 +27,11 @@ fn refusal_and_failure_fail_the_waiting_and_the_next_send_reconnects() {
     assert_eq!(go(State::Waiting, Event::Down), (State::Idle, Actions::FAIL_WAITING));
     assert_eq!(go(State::Up, Event::Down), (State::Idle, Actions::DROP_UP));
     assert_eq!(go(State::Idle, Event::Down), (State::Idle, 0));
+    // a lost race whose winner never calls: ours goes again
+    assert_eq!(go(State::Waiting, Event::Retry), (State::Connecting, Actions::CONNECT));
+    for s in [State::Idle, State::Connecting, State::Accepting, State::Up] {
+        assert_eq!(go(s, Event::Retry), (s, 0));
+    }
     assert_eq!(go(State::Idle, Event::Send), (State::Connecting, Actions::CONNECT));
 }
 
