@@ -239,7 +239,7 @@ impl TxCur {
                 }
                 (h, &pkt[..])
             }
-            _ => match header(op, c) {
+            _ => match header(op, c, if rxm.is_some() { TagForm::Flag } else { TagForm::Op }) {
                 Ok(h) => (h, &pkt[..0]),
                 Err(_) => return false,
             },
@@ -518,9 +518,12 @@ fn resolve(ep: &EpData, h: &MsgHeader, need: u64) -> core::result::Result<RmaSeg
 /// The header of frame `c` of an outgoing operation (an RMA over more
 /// regions than a frame carries is several frames; CQ data and the ACK
 /// request go with the last, which completes the operation at the peer).
-fn header(op: &TxOp, c: &Chunk) -> core::result::Result<MsgHeader, wire::WireError> {
+///
+/// Tagged messages go in `form`: op tagged on a MSG endpoint, op msg with
+/// the tagged flag on an RDM lane (what rxm's tcp peers send and expect).
+fn header(op: &TxOp, c: &Chunk, form: TagForm) -> core::result::Result<MsgHeader, wire::WireError> {
     let mut h = match op.kind {
-        Kind::TSend => MsgHeader::tagged(op.tag, op.buf.len, TagForm::Op)?,
+        Kind::TSend => MsgHeader::tagged(op.tag, op.buf.len, form)?,
         Kind::Write => MsgHeader::write(&c.regs[..c.n], c.len)?,
         Kind::Read => return MsgHeader::read_req(&c.regs[..c.n]),
         _ => MsgHeader::send(op.buf.len)?,

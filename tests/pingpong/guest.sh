@@ -146,10 +146,10 @@ fpp() { # fpp NAME ROLE MODULE_ARGS -- FI_PINGPONG_ARGS
 		sleep 0.5
 		# the server's address: the last argument when it is one
 		[[ "${fargs[-1]:-}" == *:* ]] || fargs+=(127.0.0.1)
-		timeout 120 fi_pingpong -p tcp -e msg "${fargs[@]}" >"/tmp/$name.f" 2>&1
+		timeout 120 fi_pingpong ${FPP_PE:--p tcp -e msg} "${fargs[@]}" >"/tmp/$name.f" 2>&1
 		frc=$?
 	else
-		timeout 120 fi_pingpong -p tcp -e msg "${fargs[@]}" >"/tmp/$name.f" 2>&1 &
+		timeout 120 fi_pingpong ${FPP_PE:--p tcp -e msg} "${fargs[@]}" >"/tmp/$name.f" 2>&1 &
 		local fpid=$!
 		sleep 1
 		pp "/tmp/$name.m" "role=client ${margs[*]}"
@@ -177,6 +177,27 @@ if command -v fi_pingpong >/dev/null; then
 	echo "    fi_pingpong: $(tr '\n' ' ' </tmp/ft)"
 	echo "    module: $(tr '\n' ' ' </tmp/mt)"
 	fpp fi_pp_all_sizes server verify=1 sizes=all iters=3 -- -c -S all -I 3
+fi
+
+# --- RDM endpoints (tcp;ofi_rxm): kernel to kernel, every size up to
+# rxm's eager limit, untagged and tagged; then against the real
+# fi_pingpong -p "tcp;ofi_rxm" -e rdm (one size per run: -S takes one, or
+# "all", which goes past the eager limit), kernel as server and as client
+rdm_sizes="sizes=0,1,64,256,1024,4096,16384"
+pair kfi_rdm_verify ep=rdm verify=1 $rdm_sizes iters=$iters -- ep=rdm verify=1 $rdm_sizes iters=$iters
+result kfi_rdm_names grep -q 'kfi rdm local=127.0.0.1:[0-9]* peer=127.0.0.1:[0-9]*$' $dbg/last
+pair kfi_rdm_tagged_verify ep=rdm tagged=1 verify=1 $rdm_sizes iters=$iters -- ep=rdm tagged=1 verify=1 $rdm_sizes iters=$iters
+pair kfi_rdm_sleep ep=rdm wait=sleep verify=1 sizes=64,4096 iters=$iters -- ep=rdm wait=sleep verify=1 sizes=64,4096 iters=$iters
+if command -v fi_pingpong >/dev/null; then
+	for sz in 64 16384; do
+		FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_client_$sz server ep=rdm verify=1 sizes=$sz iters=$iters -- -c -S $sz -I "$iters"
+		FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_server_$sz client ep=rdm verify=1 sizes=$sz iters=$iters -- -c -S $sz -I "$iters"
+		FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_tagged_client_$sz server ep=rdm tagged=1 verify=1 sizes=$sz iters=$iters -- -m tagged -c -S $sz -I "$iters"
+		FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_tagged_server_$sz client ep=rdm tagged=1 verify=1 sizes=$sz iters=$iters -- -m tagged -c -S $sz -I "$iters"
+	done
+	# below rxm's inject size (64): fi_inject / fi_tinject frames
+	FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_inject server ep=rdm verify=1 sizes=8 iters=$iters -- -c -S 8 -I "$iters"
+	FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_tagged_inject server ep=rdm tagged=1 verify=1 sizes=8 iters=$iters -- -m tagged -c -S 8 -I "$iters"
 fi
 
 # --- IPv6 (::1): kernel to kernel, each side's kfi_getname/kfi_getpeer

@@ -96,6 +96,11 @@
  *   transport=kfi|raw   kfabric, or plain kernel TCP (kfi)
  *   prov=tcp|verbs      the kfabric provider (tcp); verbs: the fabric
  *                       address is that of an RDMA device (addr)
+ *   ep=msg|rdm          endpoint type (msg); rdm is fi_pingpong -e rdm:
+ *                       the server sends its endpoint's name first, then
+ *                       takes the client's; each inserts the other's in an
+ *                       AV; the first send connects (the client's fabric
+ *                       address is addr, the server's: reached there)
  *   wait=spin|sleep     poll completions (and raw sockets) like
  *                       fi_pingpong, or block in kfi_cq_sread()/recvmsg
  *                       (spin)
@@ -239,6 +244,7 @@ struct pp_opts {
 	enum pp_wait wait;
 	u32 timeout_ms;
 	const char *prov;		/* provider of the kfi transport */
+	bool rdm;			/* ep=rdm: connectionless endpoints */
 	/* role=sink */
 	u16 port;
 	u64 key;
@@ -266,6 +272,8 @@ struct pp_kfi {
 	struct kfid_cq *txcq;
 	struct kfid_cq *rxcq;
 	struct kfid_ep *ep;
+	struct kfid_av *av;		/* ep=rdm: the peer's address */
+	kfi_addr_t peer;		/* ep=rdm: its handle (0 on MSG) */
 	void *tx_desc;
 	void *rx_desc;
 	struct kfi_context2 tx_ctx;
@@ -1692,14 +1700,15 @@ static ssize_t pp_kfi_post_once(struct pp_session *s, enum pp_op op,
 	switch (op) {
 	case PP_OP_SEND:
 		if (s->o.tagged)
-			return kfi_tsend(k->ep, s->tx_buf, len, k->tx_desc, 0,
-					 PP_TAG, &k->tx_ctx);
-		return kfi_send(k->ep, s->tx_buf, len, k->tx_desc, 0,
+			return kfi_tsend(k->ep, s->tx_buf, len, k->tx_desc,
+					 k->peer, PP_TAG, &k->tx_ctx);
+		return kfi_send(k->ep, s->tx_buf, len, k->tx_desc, k->peer,
 				&k->tx_ctx);
 	case PP_OP_INJECT:
 		if (s->o.tagged)
-			return kfi_tinject(k->ep, s->tx_buf, len, 0, PP_TAG);
-		return kfi_inject(k->ep, s->tx_buf, len, 0);
+			return kfi_tinject(k->ep, s->tx_buf, len, k->peer,
+					   PP_TAG);
+		return kfi_inject(k->ep, s->tx_buf, len, k->peer);
 	case PP_OP_RECV:
 		if (s->o.tagged)
 			return kfi_trecv(k->ep, s->rx_buf, len, k->rx_desc,
@@ -1714,7 +1723,7 @@ static ssize_t pp_kfi_post_once(struct pp_session *s, enum pp_op op,
 				.msg_iov = &iov,
 				.desc = &k->tx_desc,
 				.iov_count = 1,
-				.addr = 0,
+				.addr = k->peer,
 				.tag = PP_TAG,
 				.ignore = 0,
 				.context = &k->fin_ctx,
@@ -1728,7 +1737,7 @@ static ssize_t pp_kfi_post_once(struct pp_session *s, enum pp_op op,
 				.msg_iov = &iov,
 				.desc = &k->tx_desc,
 				.iov_count = 1,
-				.addr = 0,
+				.addr = k->peer,
 				.context = &k->fin_ctx,
 			};
 
@@ -1837,7 +1846,7 @@ static int pp_kfi_hints(struct pp_session *s)
 	h->fabric_attr->prov_name = kstrdup(s->o.prov, GFP_KERNEL);
 	if (!h->fabric_attr->prov_name)
 		return -ENOMEM;
-	h->ep_attr->type = KFI_EP_MSG;
+	h->ep_attr->type = s->o.rdm ? KFI_EP_RDM : KFI_EP_MSG;
 	h->caps = s->o.tagged ? KFI_TAGGED : KFI_MSG;
 	h->mode = KFI_CONTEXT | KFI_CONTEXT2 | KFI_MSG_PREFIX;
 	h->domain_attr->mr_mode = KFI_MR_LOCAL | KFI_MR_VIRT_ADDR |
@@ -2013,15 +2022,22 @@ static int pp_kfi_alloc_active(struct pp_session *s, struct kfi_info *fi)
 	return 0;
 }
 
-/* Binds EQ and CQs, enables the endpoint and pre-posts a receive. */
+/*
+ * Binds EQ (MSG) or AV (RDM) and CQs, enables the endpoint and pre-posts
+ * a receive.
+ */
 static int pp_kfi_init_ep(struct pp_session *s)
 {
 	struct pp_kfi *k = &s->k;
 	int ret;
 
-	ret = kfi_ep_bind(k->ep, &k->eq->fid, 0);
+	if (s->o.rdm)
+		ret = kfi_ep_bind(k->ep, &k->av->fid, 0);
+	else
+		ret = kfi_ep_bind(k->ep, &k->eq->fid, 0);
 	if (ret)
-		return pp_kfi_err(s, "kfi_ep_bind(eq)", ret);
+		return pp_kfi_err(s, s->o.rdm ? "kfi_ep_bind(av)" :
+						"kfi_ep_bind(eq)", ret);
 	ret = kfi_ep_bind(k->ep, &k->txcq->fid, KFI_TRANSMIT);
 	if (ret)
 		return pp_kfi_err(s, "kfi_ep_bind(tx cq)", ret);
@@ -2205,6 +2221,82 @@ out:
 }
 
 /*
+ * ep=rdm: fi_pingpong -e rdm's setup. Either side opens its domain, AV and
+ * RDM endpoint on its fabric address (the server: addr's, or the loopback
+ * address; the client: the address it reaches the server at, which on
+ * this test's loopback is its own) and pre-posts a receive; the server
+ * sends its endpoint's name over the control connection, then receives
+ * the client's; each inserts the other's name into its AV. The first
+ * send opens the connection.
+ */
+static int pp_kfi_rdm_setup(struct pp_session *s,
+			    const struct sockaddr_storage *src)
+{
+	struct kfi_av_attr av_attr = { .type = KFI_AV_TABLE };
+	struct pp_kfi *k = &s->k;
+	u8 own[128];
+	size_t own_len = sizeof(own);
+	char node[PP_NODE_LEN], ltext[PP_NODE_LEN + 8], ptext[PP_NODE_LEN + 8];
+	void *name = NULL;
+	u32 len, format;
+	int ret;
+
+	pp_addr_node(src, node, sizeof(node));
+	ret = pp_kfi_getinfo(s, node, NULL, KFI_SOURCE, &k->info);
+	if (ret)
+		return ret;
+	ret = kfi_fabric(k->info->fabric_attr, &k->fabric, NULL);
+	if (ret) {
+		k->fabric = NULL;
+		return pp_kfi_err(s, "kfi_fabric", ret);
+	}
+	ret = kfi_domain(k->fabric, k->info, &k->domain, NULL);
+	if (ret) {
+		k->domain = NULL;
+		return pp_kfi_err(s, "kfi_domain", ret);
+	}
+	ret = kfi_av_open(k->domain, &av_attr, &k->av, NULL);
+	if (ret) {
+		k->av = NULL;
+		return pp_kfi_err(s, "kfi_av_open", ret);
+	}
+	ret = pp_kfi_alloc_active(s, k->info);
+	if (ret)
+		return ret;
+	ret = pp_kfi_init_ep(s);
+	if (ret)
+		return ret;
+	ret = kfi_getname(&k->ep->fid, own, &own_len);
+	if (ret)
+		return pp_kfi_err(s, "kfi_getname", ret);
+	if (s->o.server) {
+		ret = pp_send_name(s, own, own_len, k->info->addr_format);
+		if (!ret)
+			ret = pp_recv_name(s, &name, &len, &format);
+	} else {
+		ret = pp_recv_name(s, &name, &len, &format);
+		if (!ret)
+			ret = pp_send_name(s, own, own_len,
+					   k->info->addr_format);
+	}
+	if (ret)
+		goto out;
+	ret = kfi_av_insert(k->av, name, 1, &k->peer, 0, NULL);
+	if (ret != 1) {
+		ret = pp_kfi_err(s, "kfi_av_insert", ret < 0 ? ret : -EINVAL);
+		goto out;
+	}
+	ret = 0;
+	pp_addr_text((struct sockaddr_storage *)own, ltext, sizeof(ltext));
+	pp_addr_text(name, ptext, sizeof(ptext));
+	pp_out(s, KBUILD_MODNAME ": %s kfi rdm local=%s peer=%s\n",
+	       pp_role(s), ltext, ptext);
+out:
+	kfree(name);
+	return ret;
+}
+
+/*
  * "fin\0" with KFI_TRANSMIT_COMPLETE, its completion, the peer's "fin"
  * into the receive posted last, then the control connection is closed.
  */
@@ -2241,6 +2333,8 @@ static void pp_kfi_teardown(struct pp_session *s)
 
 	if (k->ep)
 		pp_kfi_close(s, &k->ep->fid, "endpoint");
+	if (k->av)
+		pp_kfi_close(s, &k->av->fid, "address vector");
 	if (k->rxcq)
 		pp_kfi_close(s, &k->rxcq->fid, "rx cq");
 	if (k->txcq)
@@ -3139,7 +3233,13 @@ static int pp_kfi_run(struct pp_session *s)
 	ret = pp_kfi_hints(s);
 	if (ret)
 		goto out;
-	if (s->o.server) {
+	if (s->o.rdm) {
+		struct sockaddr_storage src = s->o.addr;
+
+		if (s->o.server)
+			pp_src_addr(s, &src);
+		ret = pp_kfi_rdm_setup(s, &src);
+	} else if (s->o.server) {
 		struct sockaddr_storage src;
 
 		pp_src_addr(s, &src);
@@ -3418,6 +3518,17 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 		}
 		return 0;
 	}
+	if (!strcmp(word, "ep")) {
+		if (!strcmp(val, "msg")) {
+			o->rdm = false;
+		} else if (!strcmp(val, "rdm")) {
+			o->rdm = true;
+		} else {
+			pr_err("ep: expected msg or rdm, got \"%s\"\n", val);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (!strcmp(word, "wait")) {
 		if (!strcmp(val, "spin")) {
 			o->wait = PP_WAIT_SPIN;
@@ -3481,6 +3592,10 @@ static int pp_parse(struct pp_opts *o, char *line)
 	if (!o->server && !o->addr_set) {
 		pp_addr_local(&o->addr, AF_INET, false);
 		o->addr_set = true;
+	}
+	if (o->rdm && o->transport != PP_KFI) {
+		pr_err("ep=rdm is for transport=kfi\n");
+		return -EINVAL;
 	}
 	if (o->transport != PP_KFI) {
 		if (o->tagged) {
