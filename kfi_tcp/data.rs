@@ -81,6 +81,10 @@ const BASE: usize = wire::hdr::BASE_HDR_SIZE;
 /// part that was read ahead.
 const STAGE: usize = 512;
 const _: () = assert!(STAGE >= HDR_MAX);
+/// The longest rxm prefix of a frame's payload: a rendezvous request's
+/// packet and rendezvous headers.
+const PRE_MAX: usize = rxm::PKT_BYTES + rxm::RNDV_BYTES;
+const _: () = assert!(STAGE >= HDR_MAX + PRE_MAX);
 
 /// Memory a remote access resolved to (`Domain::rma_segs`): one segment
 /// per piece of a registered segment the access touches, however many (up
@@ -110,6 +114,10 @@ enum TxWhat {
     Op(usize),
     /// A read response from registered memory.
     Rsp,
+    /// A read request of the connection's own rendezvous (`DataIo::rndv`).
+    RndvRead,
+    /// Its `rndv_rd_done` (an rxm control packet).
+    RndvDone,
 }
 
 /// Segments of a frame: its head and the payload of a posted operation
@@ -131,7 +139,7 @@ struct TxCur {
     rxm: Option<u32>,
     /// The encoded header, followed by an inject's payload: both are our
     /// copies, sent as the first segment.
-    head: [u8; HDR_MAX + rxm::PKT_BYTES + rules::INJECT_LIMIT],
+    head: [u8; HDR_MAX + PRE_MAX + rules::INJECT_LIMIT],
     head_len: usize,
     /// `segs[1..nseg]`: the payload in the consumer's or registered
     /// memory; `segs[0]` is set to `head` on every send.
@@ -165,7 +173,7 @@ impl TxCur {
         more: false,
         splice: false,
         rxm: None,
-        head: [0; HDR_MAX + rxm::PKT_BYTES + rules::INJECT_LIMIT],
+        head: [0; HDR_MAX + PRE_MAX + rules::INJECT_LIMIT],
         head_len: 0,
         segs: [EMPTY_SEG; TX_SEGS],
         nseg: 1,
@@ -188,7 +196,7 @@ impl TxCur {
         let Ok(n) = h.encode(&mut self.head[..HDR_MAX], order) else {
             return false;
         };
-        if pre.len() > rxm::PKT_BYTES || inline.len() > rules::INJECT_LIMIT || payload.len() > TX_SEGS - 1 {
+        if pre.len() > PRE_MAX || inline.len() > rules::INJECT_LIMIT || payload.len() > TX_SEGS - 1 {
             return false;
         }
         self.head[n..n + pre.len()].copy_from_slice(pre);
@@ -214,7 +222,35 @@ impl TxCur {
     /// `rxm`: on an RDM lane, the peer's connection id for rxm packets.
     #[inline]
     fn fill_op(&mut self, i: usize, op: &TxOp, c: &Chunk, order: ByteOrder, rxm: Option<u32>) -> bool {
-        let mut pkt = [0u8; rxm::PKT_BYTES];
+        let mut pkt = [0u8; PRE_MAX];
+        if let (Some(conn_id), true) = (rxm, op.ext.rndv) {
+            // A rendezvous: rxm's request names the whole buffer as one
+            // piece (offset addressing, our key: see `EpData::rndv_buf`);
+            // the peer reads it and answers with the key as message id.
+            let tagged = op.kind == Kind::TSend;
+            let p = rxm::Pkt {
+                conn_id,
+                msg_id: op.ext.rndv_key,
+                op: Some(if tagged { rxm::Op::Tagged } else { rxm::Op::Msg }),
+                cq_data: op.flags & rules::F_REMOTE_CQ_DATA != 0,
+                size: op.buf.len,
+                data: op.data,
+                tag: if tagged { op.tag } else { 0 },
+                ..rxm::Pkt::default()
+            };
+            let (head, rest) = pkt.split_at_mut(rxm::PKT_BYTES);
+            let (Ok(head), Ok(rest)) = (<&mut [u8; rxm::PKT_BYTES]>::try_from(head), <&mut [u8; rxm::RNDV_BYTES]>::try_from(rest)) else {
+                return false;
+            };
+            rxm::encode(rxm::Type::RndvReq, &p, head);
+            rxm::encode_rndv(&[rxm::RmaIov { addr: 0, len: op.buf.len, key: op.ext.rndv_key }], rest);
+            let Ok(h) = MsgHeader::send(PRE_MAX as u64) else {
+                return false;
+            };
+            let ok = self.fill(TxWhat::Op(i), &h, order, &pkt, &[], &[]);
+            self.chunks = 1;
+            return ok;
+        }
         let (h, pre) = match (rxm, op.kind) {
             // An untagged message of an RDM endpoint: rxm's eager packet,
             // the CQ data in it.
@@ -227,7 +263,10 @@ impl TxCur {
                     data: op.data,
                     ..rxm::Pkt::default()
                 };
-                rxm::encode(rxm::Type::Eager, &p, &mut pkt);
+                let Ok(head) = <&mut [u8; rxm::PKT_BYTES]>::try_from(&mut pkt[..rxm::PKT_BYTES]) else {
+                    return false;
+                };
+                rxm::encode(rxm::Type::Eager, &p, head);
                 let Ok(mut h) = MsgHeader::send(op.buf.len + rxm::PKT_BYTES as u64) else {
                     return false;
                 };
@@ -237,7 +276,7 @@ impl TxCur {
                     };
                     h = x;
                 }
-                (h, &pkt[..])
+                (h, &pkt[..rxm::PKT_BYTES])
             }
             _ => match header(op, c, if rxm.is_some() { TagForm::Flag } else { TagForm::Op }) {
                 Ok(h) => (h, &pkt[..0]),
@@ -291,6 +330,48 @@ enum Dest {
     /// from byte `DataIo::read_off`); `last`: its last (the read is off
     /// `tx_read` then, and done when the bytes are in).
     Read { idx: usize, last: bool },
+    /// A response to a read of our rendezvous (`DataIo::rndv`), into
+    /// `DataIo::read_buf` from `DataIo::read_off`.
+    RndvRsp,
+}
+
+/// Where a rendezvous's bytes go: a receive, or (a tagged message no
+/// receive matched yet) a buffer of its own, kept as unexpected once in.
+enum RndvTarget {
+    Op(RxWork),
+    Unexp(KVVec<u8>),
+}
+
+/// A rendezvous the peer asked us to read (RDM; rxm's read rendezvous,
+/// Documentation/rxm-wire.md 7.1): one read request per piece it named,
+/// its responses in order into the target, then `rndv_rd_done` echoing
+/// its message id; the receive completes once that is in the socket.
+struct RndvRx {
+    target: RndvTarget,
+    /// The sender's pieces, and the next to ask for.
+    iovs: [rxm::RmaIov; rxm::RNDV_IOVS],
+    n: usize,
+    next: usize,
+    /// Bytes to read (the message's, or what the receive holds), asked
+    /// for so far, and in.
+    want: u64,
+    asked: u64,
+    got: u64,
+    /// Length of each read asked for, and how many responses are in.
+    lens: [u64; rxm::RNDV_IOVS],
+    rsp: usize,
+    /// The message.
+    size: u64,
+    msg_id: u64,
+    tag: u64,
+    data: Option<u64>,
+}
+
+impl RndvRx {
+    /// Every byte wanted is in.
+    fn read(&self) -> bool {
+        self.got == self.want && self.rsp == self.next
+    }
 }
 
 /// Receive state. Past `Hdr`, `DataIo::hdr` is the frame's header.
@@ -342,8 +423,13 @@ pub(super) struct DataIo {
     /// The connection is an RDM lane's: its untagged messages carry rxm
     /// packets ([`DataIo::pkt`]).
     rdm: bool,
-    /// The rxm packet of the message being received (RDM).
+    /// The rxm packet of the message being received (RDM), and for a
+    /// rendezvous request its pieces.
     pkt: Option<rxm::Pkt>,
+    pkt_type: rxm::Type,
+    rndv_iovs: ([rxm::RmaIov; rxm::RNDV_IOVS], usize),
+    /// The rendezvous being read (one at a time per connection).
+    rndv: Option<RndvRx>,
     /// A receive CQ slot is held for the entry of the remote write being
     /// received (`EpData::take_remote_room`).
     rma_room: bool,
@@ -373,13 +459,18 @@ impl DataIo {
             && matches!(self.rx, Rx::Hdr)
             && self.tx.what == TxWhat::Idle
             && self.rsp.is_empty()
+            && self.rndv.is_none()
             && !tx_hint
     }
 
     /// The payload of the message being received: the frame's, without
     /// its rxm packet header.
     fn body_len(&self) -> u64 {
-        self.hdr.payload_len() - if self.pkt.is_some() { rxm::PKT_BYTES as u64 } else { 0 }
+        match self.pkt {
+            Some(p) if self.pkt_type == rxm::Type::RndvReq => p.size,
+            Some(_) => self.hdr.payload_len() - rxm::PKT_BYTES as u64,
+            None => self.hdr.payload_len(),
+        }
     }
 
     /// It is a tagged message (a tcp tagged frame, or an rxm tagged
@@ -436,6 +527,9 @@ impl DataIo {
             started: false,
             rdm: false,
             pkt: None,
+            pkt_type: rxm::Type::Eager,
+            rndv_iovs: ([rxm::RmaIov { addr: 0, len: 0, key: 0 }; rxm::RNDV_IOVS], 0),
+            rndv: None,
             rma_room: false,
             broken: None,
             drained: false,
@@ -504,6 +598,70 @@ fn errno_of(e: Error) -> u32 {
     (-e.to_errno()) as u32
 }
 
+/// A buffer description of `b` (a rendezvous's own buffer).
+fn buf_of(b: &mut KVVec<u8>) -> Buf {
+    let mut x = Buf::EMPTY;
+    x.segs[0] = sock::kseg_mut(&mut b[..]);
+    x.nseg = 1;
+    x.len = b.len() as u64;
+    x
+}
+
+/// A read of one of our rendezvous (RDM: its key, see
+/// `EpData::rndv_buf`): the part of the sending operation's buffer it
+/// asks for. `None`: not one of ours (a registered region's key).
+fn rndv_segs(ep: &EpData, lane: u32, h: &MsgHeader) -> core::result::Result<Option<RmaSegs>, Broken> {
+    let [iov] = h.rma_iovs() else {
+        return Ok(None);
+    };
+    let Some(buf) = ep.rndv_buf(lane, iov.key) else {
+        return Ok(None);
+    };
+    let end = iov.addr.checked_add(iov.len).ok_or_else(proto)?;
+    if end > buf.len {
+        return Err(proto());
+    }
+    let mut v = KVec::new();
+    let mut at = 0u64;
+    for s in buf.segs() {
+        let (lo, hi) = (at, at + s.len as u64);
+        at = hi;
+        let (from, to) = (iov.addr.max(lo), end.min(hi));
+        if from >= to {
+            continue;
+        }
+        let mut x = *s;
+        let off = from - lo;
+        if s.base.is_null() {
+            x.offset = u32::try_from(u64::from(s.offset) + off).map_err(|_| proto())?;
+        } else {
+            x.base = s.base.wrapping_byte_add(off as usize);
+        }
+        x.len = (to - from) as usize;
+        v.push(x, GFP_KERNEL).map_err(|_| Broken { err: bindings::ENOMEM })?;
+    }
+    // Copied, not spliced: the consumer may reuse its buffer once the
+    // peer's done comes, which may be before our TCP is done with pages.
+    Ok(Some(RmaSegs(v, false)))
+}
+
+/// The rendezvous `r` was read and its done sent: its receive completes
+/// (a receive shorter than the message fails with `KFI_ETRUNC`, the
+/// bytes that fit in), or a message no receive matched yet is kept.
+fn rndv_finish(d: &mut DataIo, ep: &EpData, r: RndvRx) {
+    match r.target {
+        RndvTarget::Op(w) if r.want < r.size => ep.rx_failed(&w, sys::KFI_ETRUNC, r.want, r.size - r.want),
+        RndvTarget::Op(w) => ep.rx_done(&w, r.size, r.data, r.tag),
+        RndvTarget::Unexp(buf) => {
+            let u = Unexp { tag: r.tag, src: d.from, data: r.data, ack: false, buf, claimed: None };
+            // Within the room reserved when its buffer was allocated.
+            if d.unexp.push(u).is_err() && OOM_WARN.allow() {
+                pr_warn!("kfi_tcp: dropped an unexpected tagged message (no memory)\n");
+            }
+        }
+    }
+}
+
 /// Resolves the regions of a remote access, or the reason to end the
 /// connection.
 fn resolve(ep: &EpData, h: &MsgHeader, need: u64) -> core::result::Result<RmaSegs, Broken> {
@@ -556,11 +714,9 @@ impl Conn {
             d.unexp.set_stream(lane);
             d.order = order;
             // SAFETY: an endpoint stops its connection before its data goes.
-            // (An RDM lane's connection leaves its events to its work
-            // item: the CQ reads of its endpoint do not poll every lane.)
-            if !d.rdm {
-                self.set_event_cqs(unsafe { &*data }.quiet_cqs());
-            }
+            // (An RDM endpoint's CQ reads move the lanes whose
+            // connections had events: `TcpProgress::Lanes`.)
+            self.set_event_cqs(unsafe { &*data }.quiet_cqs());
             self.start_calls();
         }
         // SAFETY: an endpoint stops its connection before its data goes.
@@ -686,9 +842,14 @@ impl Conn {
                 d.tx.rsp = r;
                 d.tx.more = false;
                 d.tx.queued = false;
+            } else if self.rndv_frame(d, ep, order)? {
+                // A read of our rendezvous, or its reads done.
             } else {
+                // Our rendezvous reads and the consumer's are answered
+                // in order: never both out at once.
+                let reads = d.rndv.as_ref().map_or(true, |r| r.rsp == r.next && !(r.next < r.n && r.asked < r.want));
                 let t = &mut d.tx;
-                let taken = ep.tx_next(self, d.lane, |w| match w {
+                let taken = ep.tx_next(self, d.lane, reads, |w| match w {
                     TxItem::Ack => {
                         t.more = false;
                         t.splice = false;
@@ -767,6 +928,11 @@ impl Conn {
                         // A read is reported when its responses are in.
                         TxWhat::Op(_) if cur.read => {}
                         TxWhat::Op(i) => ep.tx_complete(i),
+                        TxWhat::RndvDone => {
+                            if let Some(r) = d.rndv.take() {
+                                rndv_finish(d, ep, r);
+                            }
+                        }
                         TxWhat::Rsp => {
                             cur.rsp = RmaSegs::EMPTY;
                             ep.remote_hit(false);
@@ -780,6 +946,43 @@ impl Conn {
             Err(e) if e == EBUSY => Err(Halt::Defer),
             Err(e) => Err(Broken { err: errno_of(e) }.into()),
         }
+    }
+
+    /// Takes the next frame of the rendezvous being read, if one is due:
+    /// a read request for its next piece (once no other read of ours is
+    /// out), or, every byte in, its `rndv_rd_done`. True if it took one.
+    fn rndv_frame(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder) -> core::result::Result<bool, Halt> {
+        let Some(r) = d.rndv.as_mut() else {
+            return Ok(false);
+        };
+        if r.next < r.n && r.asked < r.want {
+            if ep.reads_out(d.lane) {
+                return Ok(false);
+            }
+            let iov = r.iovs[r.next];
+            let len = iov.len.min(r.want - r.asked);
+            let h = MsgHeader::read_req(&[wire::RmaIov { addr: iov.addr, len, key: iov.key }]).map_err(|_| Halt::from(proto()))?;
+            if !d.tx.fill(TxWhat::RndvRead, &h, order, &[], &[], &[]) {
+                return Err(proto().into());
+            }
+            r.lens[r.next] = len;
+            r.next += 1;
+            r.asked += len;
+        } else if r.read() {
+            let p = rxm::Pkt { conn_id: ep.rdm_peer_id(d.lane), msg_id: r.msg_id, ..rxm::Pkt::default() };
+            let mut pkt = [0u8; rxm::PKT_BYTES];
+            rxm::encode(rxm::Type::RndvRdDone, &p, &mut pkt);
+            let h = MsgHeader::send(rxm::PKT_BYTES as u64).map_err(|_| Halt::from(proto()))?;
+            if !d.tx.fill(TxWhat::RndvDone, &h, order, &pkt, &[], &[]) {
+                return Err(proto().into());
+            }
+        } else {
+            return Ok(false);
+        }
+        d.tx.splice = false;
+        d.tx.more = false;
+        d.tx.queued = false;
+        Ok(true)
     }
 
     /// Receives a piece of the current frame; true if something moved.
@@ -816,6 +1019,13 @@ impl Conn {
                             if d.hdr.payload_len() < pre as u64 {
                                 return Err(proto().into());
                             }
+                            // A rendezvous request: its rendezvous header too.
+                            if avail >= need + 2 && d.stage[d.lo + need + 1] == rxm::Type::RndvReq as u8 {
+                                pre = PRE_MAX;
+                                if d.hdr.payload_len() != PRE_MAX as u64 {
+                                    return Err(proto().into());
+                                }
+                            }
                         }
                     }
                     if avail >= need + pre {
@@ -825,11 +1035,29 @@ impl Conn {
                         d.pkt = None;
                         if pre > 0 {
                             let at = d.lo + need;
-                            let p = match rxm::decode(&d.stage[at..at + pre]) {
-                                // Eager messages; the rest of rxm's protocol
-                                // (rendezvous, segments, atomics) is not done
+                            let payload = d.hdr.payload_len();
+                            let p = match rxm::decode(&d.stage[at..at + rxm::PKT_BYTES]) {
+                                // Eager messages, rendezvous requests and the
+                                // peer's reads done; the rest of rxm's
+                                // protocol (segments, atomics) is not done
                                 // here: the connection ends.
-                                Ok((rxm::Type::Eager, p)) if p.size == d.hdr.payload_len() - pre as u64 => p,
+                                Ok((rxm::Type::Eager, p)) if p.size == payload - rxm::PKT_BYTES as u64 => {
+                                    d.pkt_type = rxm::Type::Eager;
+                                    p
+                                }
+                                Ok((rxm::Type::RndvReq, p)) if pre == PRE_MAX && p.size > rxm::EAGER_LIMIT as u64 => {
+                                    let r = &d.stage[at + rxm::PKT_BYTES..at + PRE_MAX];
+                                    let Some(iovs) = rxm::decode_rndv(r) else {
+                                        return Err(proto().into());
+                                    };
+                                    d.rndv_iovs = iovs;
+                                    d.pkt_type = rxm::Type::RndvReq;
+                                    p
+                                }
+                                Ok((rxm::Type::RndvRdDone, p)) if payload == rxm::PKT_BYTES as u64 => {
+                                    d.pkt_type = rxm::Type::RndvRdDone;
+                                    p
+                                }
                                 _ => return Err(proto().into()),
                             };
                             d.pkt = Some(p);
@@ -872,6 +1100,14 @@ impl Conn {
                                 // One frame per step.
                                 return Ok(true);
                             }
+                            FrameKind::Send if d.pkt.is_some() && d.pkt_type == rxm::Type::RndvRdDone => {
+                                // The peer read one of our rendezvous.
+                                let key = d.pkt.map_or(0, |p| p.msg_id);
+                                if !ep.rndv_done(d.lane, key) {
+                                    return Err(proto().into());
+                                }
+                                return Ok(true);
+                            }
                             FrameKind::Send | FrameKind::TaggedSend => d.rx = Rx::Await,
                             FrameKind::Write => {
                                 d.rma = resolve(ep, h, REMOTE_WRITE)?;
@@ -879,9 +1115,31 @@ impl Conn {
                             }
                             FrameKind::ReadReq => {
                                 // Only the work item gets here (see above).
-                                let r = resolve(ep, h, REMOTE_READ)?;
+                                // A read of one of our rendezvous is served
+                                // from its buffer.
+                                let r = match rndv_segs(ep, d.lane, h)? {
+                                    Some(r) => r,
+                                    None => resolve(ep, h, REMOTE_READ)?,
+                                };
                                 ffi::fail_alloc().and_then(|()| d.rsp.push(r, GFP_KERNEL).map_err(|_| ENOMEM)).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
                                 return Ok(true);
+                            }
+                            FrameKind::ReadRsp if d.rndv.as_ref().is_some_and(|r| r.rsp < r.next) => {
+                                // Our rendezvous reads are out (no other
+                                // read is then): its next response.
+                                let Some(r) = d.rndv.as_mut() else {
+                                    return Err(proto().into());
+                                };
+                                if h.payload_len() != r.lens[r.rsp] {
+                                    return Err(proto().into());
+                                }
+                                let (buf, off) = match &mut r.target {
+                                    RndvTarget::Op(w) => (w.op.buf, w.offset + r.got),
+                                    RndvTarget::Unexp(b) => (buf_of(b), r.got),
+                                };
+                                d.read_buf = buf;
+                                d.read_off = off as usize;
+                                d.rx = Rx::Body { dest: Dest::RndvRsp, got: 0 };
                             }
                             FrameKind::ReadRsp => {
                                 let Some((i, buf, c)) = ep.read_take(d.lane) else {
@@ -937,6 +1195,11 @@ impl Conn {
                     }
                 }
                 Rx::Await => {
+                    let rndv = d.pkt.is_some() && d.pkt_type == rxm::Type::RndvReq;
+                    if rndv && d.rndv.is_some() {
+                        // One rendezvous at a time: this one waits for it.
+                        return Ok(moved);
+                    }
                     let len = d.body_len();
                     let tagged = d.tagged();
                     let w = if tagged {
@@ -951,6 +1214,52 @@ impl Conn {
                             Err(NoRoom) => return Ok(moved),
                         }
                     };
+                    if rndv {
+                        let target = match w {
+                            Some(w) => RndvTarget::Op(w),
+                            None if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => {
+                                if mode == Mode::Call {
+                                    return Err(Halt::Defer);
+                                }
+                                let oom = |_| Halt::from(Broken { err: bindings::ENOMEM });
+                                ffi::fail_alloc().map_err(oom)?;
+                                d.unexp.reserve(GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                                let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                                RndvTarget::Unexp(b)
+                            }
+                            None => {
+                                if let SkState::Closed(e) = self.sock.state() {
+                                    let err = if e < 0 { (-e) as u32 } else { bindings::ECONNRESET };
+                                    return Err(Broken { err }.into());
+                                }
+                                return Ok(moved);
+                            }
+                        };
+                        let want = match &target {
+                            RndvTarget::Op(w) => w.room.min(len),
+                            RndvTarget::Unexp(_) => len,
+                        };
+                        let p = d.pkt.unwrap_or_default();
+                        let (iovs, n) = d.rndv_iovs;
+                        d.rndv = Some(RndvRx {
+                            target,
+                            iovs,
+                            n,
+                            next: 0,
+                            want,
+                            asked: 0,
+                            got: 0,
+                            lens: [0; rxm::RNDV_IOVS],
+                            rsp: 0,
+                            size: len,
+                            msg_id: p.msg_id,
+                            tag: d.tag(),
+                            data: d.cq_data(),
+                        });
+                        d.rx = Rx::Hdr;
+                        moved = true;
+                        continue;
+                    }
                     let dest = match w {
                         Some(w) if len > w.room => Dest::Trunc(w),
                         Some(w) => Dest::Op(w),
@@ -1012,7 +1321,7 @@ impl Conn {
                                 if c == keep { k } else { c }
                             }
                             Dest::Rma => base::copy_to_segs(d.rma.segs(), *got as usize, src),
-                            Dest::Read { .. } => base::copy_to_segs(d.read_buf.segs(), d.read_off + *got as usize, src),
+                            Dest::Read { .. } | Dest::RndvRsp => base::copy_to_segs(d.read_buf.segs(), d.read_off + *got as usize, src),
                             Dest::Unexp(b) => {
                                 b[*got as usize..*got as usize + k].copy_from_slice(src);
                                 k
@@ -1047,7 +1356,7 @@ impl Conn {
                             self.sock_recv(mode, &seg, 0, n)
                         }
                         Dest::Rma => self.sock_recv(mode, d.rma.segs(), *got as usize, (len - *got) as usize),
-                        Dest::Read { .. } => self.sock_recv(mode, d.read_buf.segs(), d.read_off + *got as usize, (len - *got) as usize),
+                        Dest::Read { .. } | Dest::RndvRsp => self.sock_recv(mode, d.read_buf.segs(), d.read_off + *got as usize, (len - *got) as usize),
                         Dest::Unexp(b) => {
                             let seg = [sock::kseg(&b[..])];
                             self.sock_recv(mode, &seg, *got as usize, (len - *got) as usize)
@@ -1109,6 +1418,12 @@ impl Conn {
                 }
             }
             Rx::Body { dest: Dest::Read { idx, last: true }, .. } => ep.read_done(*idx),
+            Rx::Body { dest: Dest::RndvRsp, .. } => {
+                if let Some(r) = d.rndv.as_mut() {
+                    r.got += r.lens[r.rsp];
+                    r.rsp += 1;
+                }
+            }
             Rx::Body { dest: Dest::Read { last: false, .. }, .. } => {}
             Rx::Body { dest: Dest::Unexp(buf), .. } => {
                 let buf = core::mem::replace(buf, KVVec::new());
@@ -1178,6 +1493,9 @@ impl Conn {
         }
         if core::mem::take(&mut d.rma_room) {
             ep.give_back_room();
+        }
+        if let Some(RndvRx { target: RndvTarget::Op(w), got, .. }) = d.rndv.take() {
+            ep.rx_failed(&w, err, got, 0);
         }
         d.rsp = KVec::new();
         d.unexp.clear();

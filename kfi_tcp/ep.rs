@@ -66,9 +66,9 @@ const _: () = assert!(core::mem::offset_of!(Ep, base) == 0);
 const DEFAULT_QUEUE: usize = 1024;
 /// Largest message (as `kgetinfo` offers).
 const MAX_MSG_SIZE: u64 = 1 << 30;
-/// Largest message of an RDM endpoint: rxm's eager limit (its rendezvous
-/// for larger ones is not done yet).
-const RDM_MAX_MSG_SIZE: u64 = crate::logic::rxm::EAGER_LIMIT as u64;
+/// Largest message of an RDM endpoint (by rxm's rendezvous above its
+/// eager limit).
+const RDM_MAX_MSG_SIZE: u64 = MAX_MSG_SIZE;
 
 fn opbadstate() -> c_int {
     -(sys::KFI_EOPBADSTATE as c_int)

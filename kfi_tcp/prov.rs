@@ -88,9 +88,9 @@ const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
 /// What RDM endpoints add to the receive capabilities: the source of each
 /// message in its completion (`kfi_cq_readfrom`), receives from one source.
 const RDM_RX_CAPS: u64 = sys::KFI_SOURCE | sys::KFI_DIRECTED_RECV;
-/// The largest message of an RDM endpoint: rxm's eager limit (its
-/// rendezvous for larger ones is not done yet).
-const RDM_MAX_MSG_SIZE: usize = crate::logic::rxm::EAGER_LIMIT as usize;
+/// The largest message of an RDM endpoint (over rxm's eager limit they go
+/// by rendezvous).
+const RDM_MAX_MSG_SIZE: usize = MAX_MSG_SIZE;
 /// The entries' endpoint types, per interface address: MSG, then RDM
 /// (`tcp;ofi_rxm`).
 const VARIANTS: [u32; 2] = [sys::KFI_EP_MSG, sys::KFI_EP_RDM];
@@ -177,8 +177,8 @@ pub(crate) fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, 
 
 /// Turns a MSG entry filled by [`fill`] into the RDM one: reliable
 /// connectionless endpoints speaking `tcp;ofi_rxm` 1.17 (`rdm.rs`), with
-/// sources and directed receives, messages up to rxm's eager limit; any
-/// kind of AV.
+/// sources and directed receives, eager messages up to rxm's limit and
+/// larger ones by its read rendezvous; any kind of AV.
 fn rdm(e: &mut kfi_info) {
     // SAFETY: `fill` allocated all five attributes.
     let (rx, ep) = unsafe { (&mut *e.rx_attr, &mut *e.ep_attr) };

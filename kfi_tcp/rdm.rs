@@ -204,7 +204,8 @@ impl Rdm {
         // the caller holds it, or is a connection or post that the close
         // waits for.
         let a: Arc<Rdm> = unsafe { ArcBorrow::from_raw(self) }.into();
-        let _ = base::queue().enqueue(a);
+        // Not the connections' workqueue: this work flushes theirs.
+        let _ = base::cm_queue().enqueue(a);
     }
 
     /// A lane wants connecting (a post, under the queue lock).

@@ -51,6 +51,12 @@ pub(crate) struct TxTcp {
     pub(crate) ack: bool,
     /// The lane it was taken for (set by `tx_next`).
     pub(crate) lane: u32,
+    /// RDM: sent as a rendezvous (longer than rxm's eager limit): its
+    /// `rndv_req` names the buffer under `rndv_key`, the peer reads it and
+    /// answers `rndv_rd_done` with that key as the message id; the
+    /// operation waits on its lane's `rndv_wait` until then.
+    pub(crate) rndv: bool,
+    pub(crate) rndv_key: u64,
     /// Responses received so far of a read sent as several requests.
     pub(crate) rsp_got: usize,
     /// Requests of a read sent whole so far: a response beyond them is
@@ -61,7 +67,7 @@ pub(crate) struct TxTcp {
 
 impl TxTcp {
     /// A free slot's.
-    pub(crate) const INIT: TxTcp = TxTcp { ack: false, lane: 0, rsp_got: 0, req_sent: 0 };
+    pub(crate) const INIT: TxTcp = TxTcp { ack: false, lane: 0, rndv: false, rndv_key: 0, rsp_got: 0, req_sent: 0 };
 }
 
 /// One frame's share of an RMA (see [`TxOp::chunk`]).
@@ -160,6 +166,9 @@ pub(crate) struct Lane {
     tx_await: List,
     /// Read requests sent, waiting for their responses (in order).
     tx_read: List,
+    /// RDM: rendezvous sends whose `rndv_req` went out, waiting for the
+    /// peer's `rndv_rd_done` (it reads their buffers meanwhile).
+    rndv_wait: List,
     /// ACKs the work item still has to send.
     acks_owed: usize,
     /// RDM: the peer (see [`RdmPeer`]).
@@ -213,6 +222,7 @@ impl Lane {
             msg_waiting: false,
             tx_await: List::new(),
             tx_read: List::new(),
+            rndv_wait: List::new(),
             acks_owed: 0,
             peer: RdmPeer::new(),
         }
@@ -240,6 +250,10 @@ pub(crate) struct TcpExt {
     /// the close clears them under the lock before they go).
     rdm: *const Rdm,
     av: *const Av,
+    /// RDM: rendezvous sent (the middle bits of their keys).
+    rndv_seq: u64,
+    /// RDM: the lane the next CQ read looks at first.
+    poll_next: u32,
     /// RDM: the lane of each AV index (+1; 0: none), and the AV's
     /// `rx_ctx_bits` (off in the index).
     by_handle: KVec<u32>,
@@ -282,7 +296,8 @@ impl TcpExt {
                 && x.peer.out.is_none()
                 && x.tx_pending.is_empty()
                 && x.tx_await.is_empty()
-                && x.tx_read.is_empty();
+                && x.tx_read.is_empty()
+                && x.rndv_wait.is_empty();
             if free {
                 return Some(l);
             }
@@ -319,6 +334,12 @@ impl TcpExt {
     }
 }
 
+/// The top bit of the keys our rendezvous sends name their buffers by: a
+/// read request with such a key is served from the sending operation's
+/// buffer, not from a registered region (consumers' keys with this bit set
+/// still work: a key names a rendezvous only while one is out with it).
+pub(crate) const RNDV_KEY: u64 = 1 << 63;
+
 /// An AV handle's index: its receive-context bits (`kfi_rx_addr`) off.
 fn av_index(handle: u64, bits: u32) -> u64 {
     if bits == 0 {
@@ -334,17 +355,18 @@ fn same_addr(a: &SockAddr, b: &SockAddr) -> bool {
 }
 
 /// Operations taken off a lane, failed once the queue lock is dropped.
-struct Doomed([List; 3]);
+struct Doomed([List; 4]);
 
 impl Doomed {
-    const NONE: Doomed = Doomed([List::new(), List::new(), List::new()]);
+    const NONE: Doomed = Doomed([List::new(), List::new(), List::new(), List::new()]);
 
-    /// Takes the lane's transmits waiting for ACKs and responses, and
-    /// with `queued` those not sent yet; forgets its owed ACKs.
+    /// Takes the lane's transmits waiting for ACKs, responses and
+    /// rendezvous reads, and with `queued` those not sent yet; forgets its
+    /// owed ACKs.
     fn take(l: &mut Lane, queued: bool) -> Doomed {
         l.acks_owed = 0;
         let q = if queued { core::mem::take(&mut l.tx_pending) } else { List::new() };
-        Doomed([core::mem::take(&mut l.tx_await), core::mem::take(&mut l.tx_read), q])
+        Doomed([core::mem::take(&mut l.tx_await), core::mem::take(&mut l.tx_read), core::mem::take(&mut l.rndv_wait), q])
     }
 
     fn is_empty(&self) -> bool {
@@ -382,10 +404,10 @@ impl QueueExt for TcpExt {
     type Shared = TcpShared;
     type Prepared = ();
     type Kick<'a> = ConnRef<'a>;
-    type Progress<'a> = ConnRef<'a>;
+    type Progress<'a> = TcpProgress<'a>;
 
     fn new() -> TcpExt {
-        TcpExt { first: Lane::new(), more: KVec::new(), per_lane_tx: false, rdm: core::ptr::null(), av: core::ptr::null(), by_handle: KVec::new(), av_bits: 0 }
+        TcpExt { first: Lane::new(), more: KVec::new(), per_lane_tx: false, rdm: core::ptr::null(), av: core::ptr::null(), rndv_seq: 0, poll_next: 0, by_handle: KVec::new(), av_bits: 0 }
     }
 
     /// The connections' work runs on the CQs' `KFI_AFFINITY` CPU.
@@ -400,7 +422,7 @@ impl QueueExt for TcpExt {
 
     #[inline(always)]
     fn init_tx(_kind: Kind, flags: u64) -> TxTcp {
-        TxTcp { ack: wire_rules::wants_ack(flags), lane: 0, rsp_got: 0, req_sent: 0 }
+        TxTcp { ack: wire_rules::wants_ack(flags), lane: 0, rndv: false, rndv_key: 0, rsp_got: 0, req_sent: 0 }
     }
 
     /// Move it now if the connection allows (outside the lock), else its
@@ -428,11 +450,17 @@ impl QueueExt for TcpExt {
     /// A transmit that asked for an ACK waits for it on `tx_await`.
     #[inline(always)]
     fn defer_tx(q: &mut Queues<TcpExt>, i: usize) -> bool {
-        if !q.tx[i].ext.ack {
+        let (ack, rndv, l) = (q.tx[i].ext.ack, q.tx[i].ext.rndv, q.tx[i].ext.lane);
+        if !ack && !rndv {
             return false;
         }
-        let l = q.tx[i].ext.lane;
         match q.ext.lane_mut(l) {
+            // A rendezvous is done when the peer has read it (no ACK is
+            // asked of its request).
+            Some(lane) if rndv => {
+                q.tx_links.push_back(&mut lane.rndv_wait, i);
+                true
+            }
             Some(lane) => {
                 q.tx_links.push_back(&mut lane.tx_await, i);
                 true
@@ -452,7 +480,7 @@ impl QueueExt for TcpExt {
     fn flush_next(q: &mut Queues<TcpExt>) -> Option<(bool, usize)> {
         let Queues { tx_links, ext, .. } = q;
         for l in ext.lanes_mut() {
-            for list in [&mut l.tx_await, &mut l.tx_read, &mut l.tx_pending] {
+            for list in [&mut l.tx_await, &mut l.tx_read, &mut l.rndv_wait, &mut l.tx_pending] {
                 if let Some(i) = tx_links.pop_front(list) {
                     return Some((true, i));
                 }
@@ -468,11 +496,17 @@ impl QueueExt for TcpExt {
         }
     }
 
+    /// A MSG endpoint's connection; an RDM endpoint's connections that
+    /// had socket events since they were last moved (a few per read,
+    /// round robin over the lanes).
     #[inline]
-    fn progress_ref(ep: &EpData) -> Option<ConnRef<'_>> {
-        // An RDM endpoint's connections are moved by their work items (and
-        // by posts): its CQ reads do not poll every lane.
-        ep.conn_ref()
+    fn progress_ref(ep: &EpData) -> Option<TcpProgress<'_>> {
+        let g = ep.q.lock();
+        if !g.ext.per_lane_tx {
+            return ep.take_conn(&g).map(TcpProgress::One);
+        }
+        drop(g);
+        ep.rdm_progress_ref()
     }
 
     #[inline]
@@ -518,49 +552,43 @@ impl ConnRef<'_> {
     /// block (it comes back soon). True if it left work for a later read
     /// (the connection stays marked).
     pub(crate) fn poll(&self, polling: bool) -> bool {
-        let c = &self.conn;
-        if !self.quiet {
-            return false;
+        poll_conn(&self.conn, self.quiet, polling)
+    }
+}
+
+/// [`ConnRef::poll`] of connection `c` (`quiet`: see `ConnRef`).
+fn poll_conn(c: &Arc<Conn>, quiet: bool, polling: bool) -> bool {
+    if !quiet {
+        return false;
+    }
+    // Nothing happened on the socket since the last poll finished:
+    // nothing to do (posts make their own progress).
+    if !c.take_dirty() {
+        return false;
+    }
+    match c.progress() {
+        Progress::Done => false,
+        Progress::Work => {
+            c.set_dirty();
+            c.kick();
+            true
         }
-        // Nothing happened on the socket since the last poll finished:
-        // nothing to do (posts make their own progress).
-        if !c.take_dirty() {
-            return false;
-        }
-        match c.progress() {
-            Progress::Done => false,
-            Progress::Work => {
-                c.set_dirty();
+        Progress::Busy | Progress::Off => {
+            c.set_dirty();
+            if !polling {
+                // A blocking reader does not come back soon: the work
+                // item takes over (the socket event that woke the reader
+                // did not kick it).
                 c.kick();
-                true
             }
-            Progress::Busy | Progress::Off => {
-                c.set_dirty();
-                if !polling {
-                    // A blocking reader does not come back soon: the
-                    // work item takes over (the socket event that woke
-                    // the reader did not kick it).
-                    c.kick();
-                }
-                true
-            }
+            true
         }
     }
 }
 
-
-
-
 /// kfi_tcp's side of the queues: the connection, and the work item's
 /// stream (frames to send, ACKs, read responses).
 impl EpData {
-    /// The connection, for a consumer's call to make progress on it.
-    #[inline]
-    pub(crate) fn conn_ref(&self) -> Option<ConnRef<'_>> {
-        let g = self.q.lock();
-        self.take_conn(&g)
-    }
-
     /// (Inlined: in a post the reference then stays in registers, and the
     /// toolkit's `Result` around it costs nothing.)
     #[inline(always)]
@@ -618,7 +646,11 @@ impl EpData {
     /// lock (the operation stays in its slot: nothing is copied but what
     /// `fill` takes) and says whether it took it. `None` when nothing is
     /// queued.
-    pub(crate) fn tx_next(&self, conn: &Conn, lane: u32, fill: impl FnOnce(TxItem<'_>) -> bool) -> Option<TxTaken> {
+    ///
+    /// `reads`: a read may be taken (false while the connection's own
+    /// rendezvous reads are out: responses are matched in order, so the
+    /// two kinds never interleave); a read first in line waits then.
+    pub(crate) fn tx_next(&self, conn: &Conn, lane: u32, reads: bool, fill: impl FnOnce(TxItem<'_>) -> bool) -> Option<TxTaken> {
         let hint = &conn.tx_hint;
         if !hint.load(Ordering::SeqCst) {
             return None;
@@ -642,8 +674,22 @@ impl EpData {
                 l.acks_owed -= 1;
             }
             (None, fill(TxItem::Ack))
-        } else if let Some(i) = pending(q, lane).and_then(|(links, list)| links.pop_front(list)) {
-            q.tx[i].ext.lane = lane;
+        } else if let Some(i) = pending(q, lane).and_then(|(_, list)| list.front()) {
+            if !reads && q.tx[i].kind == Kind::Read {
+                return None;
+            }
+            if let Some((links, list)) = pending(q, lane) {
+                links.pop_front(list);
+            }
+            let op = &mut q.tx[i];
+            op.ext.lane = lane;
+            // An RDM message over rxm's eager limit goes as a rendezvous,
+            // named by a key of its own (see `rndv_key`).
+            op.ext.rndv = rxm.is_some() && matches!(op.kind, Kind::Send | Kind::TSend) && op.buf.len > crate::logic::rxm::EAGER_LIMIT as u64;
+            if op.ext.rndv {
+                q.ext.rndv_seq = q.ext.rndv_seq.wrapping_add(1);
+                op.ext.rndv_key = RNDV_KEY | ((q.ext.rndv_seq & 0x7fff_ffff) << 32) | i as u64;
+            }
             let ok = fill(TxItem::Op(i, &q.tx[i], rxm));
             if ok && q.tx[i].kind == Kind::Read {
                 // A read waits for its responses from the moment its first
@@ -1045,6 +1091,54 @@ impl EpData {
         self.fail_doomed(doomed, err);
     }
 
+    /// The peer read rendezvous `key` of lane `lane` (its `rndv_rd_done`):
+    /// the send is done. False if no such rendezvous is out (a protocol
+    /// error).
+    pub(crate) fn rndv_done(&self, lane: u32, key: u64) -> bool {
+        let rep = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            let Some(l) = q.ext.lane_mut(lane) else {
+                return false;
+            };
+            let tx = &q.tx;
+            let Some(i) = q.tx_links.remove_first(&mut l.rndv_wait, |i| tx[i].ext.rndv_key == key) else {
+                return false;
+            };
+            q.finish_tx(i)
+        };
+        rep.deliver();
+        true
+    }
+
+    /// The buffer of rendezvous `key` out on lane `lane`, for the peer's
+    /// read of it; `None` if none is out with that key. (The operation
+    /// stays on `rndv_wait` until the peer's `rndv_rd_done`, which comes
+    /// on the same connection after its reads: the buffer stays valid
+    /// while they are served.)
+    pub(crate) fn rndv_buf(&self, lane: u32, key: u64) -> Option<Buf> {
+        if key & RNDV_KEY == 0 {
+            return None;
+        }
+        let mut g = self.q.lock();
+        let q = &mut *g;
+        let l = q.ext.lane_mut(lane)?;
+        let tx = &q.tx;
+        let i = q.tx_links.find_first(&l.rndv_wait, |i| tx[i].ext.rndv_key == key)?;
+        Some(q.tx[i].buf)
+    }
+
+    /// The low 32 bits of the connection id lane `lane`'s peer gave (what
+    /// our rxm packets to it carry).
+    pub(crate) fn rdm_peer_id(&self, lane: u32) -> u32 {
+        self.q.lock().ext.lane(lane).map_or(0, |l| l.peer.peer_id as u32)
+    }
+
+    /// Reads of lane `lane` whose responses are still to come.
+    pub(crate) fn reads_out(&self, lane: u32) -> bool {
+        self.q.lock().ext.lane(lane).is_some_and(|l| !l.tx_read.is_empty())
+    }
+
     /// Close of an RDM endpoint (its map closed): no more routing; the
     /// lanes' connections and attempts, to stop.
     pub(crate) fn rdm_close(&self) -> KVec<Arc<Conn>> {
@@ -1065,6 +1159,85 @@ impl EpData {
             };
             if all.push(c.clone(), GFP_KERNEL).is_err() {
                 c.stop();
+            }
+        }
+    }
+}
+
+/// How many RDM lanes one CQ read moves, and looks at.
+const RDM_POLL: usize = 4;
+const RDM_SCAN: u32 = 64;
+
+/// What a CQ read makes progress with (`QueueExt::Progress`).
+pub(crate) enum TcpProgress<'a> {
+    /// A MSG endpoint's connection.
+    One(ConnRef<'a>),
+    /// Connections of an RDM endpoint's lanes with socket events pending.
+    Lanes {
+        conns: [Option<Arc<Conn>>; RDM_POLL],
+        quiet: bool,
+        /// Counts this call until the references above are dropped.
+        _call: Call<'a>,
+    },
+}
+
+impl EpData {
+    /// An RDM endpoint's [`TcpProgress::Lanes`]: up to [`RDM_POLL`]
+    /// connections with pending socket events, from [`RDM_SCAN`] lanes
+    /// after the last read's (under the queue lock); `None` if none has
+    /// any.
+    fn rdm_progress_ref(&self) -> Option<TcpProgress<'_>> {
+        let mut g = self.q.lock();
+        let q = &mut *g;
+        let n = q.ext.lane_count();
+        let mut conns: [Option<Arc<Conn>>; RDM_POLL] = Default::default();
+        let mut k = 0;
+        let start = q.ext.poll_next % n;
+        for j in 0..n.min(RDM_SCAN) {
+            let l = (start + j) % n;
+            if let Some(c) = q.ext.lane(l).and_then(|x| x.conn.as_ref()) {
+                if c.dirty() {
+                    conns[k] = Some(c.clone());
+                    k += 1;
+                    if k == RDM_POLL {
+                        q.ext.poll_next = l + 1;
+                        break;
+                    }
+                }
+            }
+        }
+        if k < RDM_POLL {
+            q.ext.poll_next = start + n.min(RDM_SCAN);
+        }
+        if k == 0 {
+            return None;
+        }
+        Some(TcpProgress::Lanes { conns, quiet: q.cfg.quiet(), _call: self.call(q) })
+    }
+}
+
+impl ProgressRef for TcpProgress<'_> {
+    #[inline]
+    fn poll(&self, polling: bool) -> bool {
+        match self {
+            TcpProgress::One(c) => c.poll(polling),
+            TcpProgress::Lanes { conns, quiet, .. } => {
+                let mut again = false;
+                for c in conns.iter().flatten() {
+                    again |= poll_conn(c, *quiet, polling);
+                }
+                again
+            }
+        }
+    }
+
+    fn room_freed(&self) {
+        match self {
+            TcpProgress::One(c) => c.kick(),
+            TcpProgress::Lanes { conns, .. } => {
+                for c in conns.iter().flatten() {
+                    c.kick();
+                }
             }
         }
     }

@@ -102,6 +102,13 @@ pub(crate) fn queue() -> &'static kernel::workqueue::Queue {
     unsafe { kernel::workqueue::Queue::from_raw(sys::kfi_util_wq().cast::<bindings::workqueue_struct>().cast_const()) }
 }
 
+/// The provider's workqueue for work that waits for the other's work items
+/// (`kfi_util_cm_wq`).
+pub(crate) fn cm_queue() -> &'static kernel::workqueue::Queue {
+    // SAFETY: as `queue`: allocated with it, freed with it.
+    unsafe { kernel::workqueue::Queue::from_raw(sys::kfi_util_cm_wq().cast::<bindings::workqueue_struct>().cast_const()) }
+}
+
 /// Queues a work item on the provider's workqueue: on `cpu` when given
 /// (an online CPU, `KFI_AFFINITY`), else on the local CPU. Nothing if it
 /// is queued already.

@@ -36,6 +36,7 @@
 #include "../kfi_trigger/trigger_sys.h"
 
 static struct workqueue_struct *kfi_util_workqueue;
+static struct workqueue_struct *kfi_util_cm_workqueue;
 
 /**
  * kfi_util_wq_init() - Allocate the provider's workqueue.
@@ -50,7 +51,26 @@ int kfi_util_wq_init(void)
 {
 	kfi_util_workqueue = alloc_workqueue(KBUILD_MODNAME,
 					     WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
-	return kfi_util_workqueue ? 0 : -ENOMEM;
+	if (!kfi_util_workqueue)
+		return -ENOMEM;
+	kfi_util_cm_workqueue = alloc_workqueue(KBUILD_MODNAME "_cm",
+						WQ_MEM_RECLAIM, 0);
+	if (!kfi_util_cm_workqueue) {
+		destroy_workqueue(kfi_util_workqueue);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * kfi_util_cm_wq() - The provider's workqueue for work that waits for the
+ *	work items of the other one (kfi_tcp: an RDM endpoint's connection
+ *	map, which stops connections): flushing a work item of a workqueue
+ *	from that same workqueue could deadlock it.
+ */
+struct workqueue_struct *kfi_util_cm_wq(void)
+{
+	return kfi_util_cm_workqueue;
 }
 
 /** kfi_util_wq() - The provider's workqueue (after _wq_init()). */
@@ -62,6 +82,7 @@ struct workqueue_struct *kfi_util_wq(void)
 /** kfi_util_wq_exit() - Flush and free the provider's workqueue. */
 void kfi_util_wq_exit(void)
 {
+	destroy_workqueue(kfi_util_cm_workqueue);
 	destroy_workqueue(kfi_util_workqueue);
 }
 

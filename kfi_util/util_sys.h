@@ -200,6 +200,7 @@ void kfi_util_descs_free(void **descs);
 /* The provider's workqueue (one per module). */
 struct workqueue_struct;
 int kfi_util_wq_init(void);
+struct workqueue_struct *kfi_util_cm_wq(void);
 struct workqueue_struct *kfi_util_wq(void);
 void kfi_util_wq_exit(void);
 

@@ -2577,7 +2577,7 @@ struct rdm_node {
 	struct kfid_ep *ep;
 	struct kfid_cq *tx, *rx;
 	struct kfid_av *av;
-	struct sockaddr_in addr;
+	struct sockaddr_storage addr;	/* its name (sockaddr_in or _in6) */
 	kfi_addr_t peer[RDM_MAX];
 };
 
@@ -2599,7 +2599,7 @@ static void rdm_need(struct kunit *test)
  * address, an ephemeral port).
  */
 static void rdm_open(struct kunit *test, struct rdm_fixture *f, int i,
-		     uint64_t caps, const struct sockaddr_in *src)
+		     uint64_t caps, const struct sockaddr_storage *src)
 {
 	struct kfi_cq_attr cq_attr = { .size = 1024,
 				       .format = KFI_CQ_FORMAT_TAGGED };
@@ -2612,9 +2612,12 @@ static void rdm_open(struct kunit *test, struct rdm_fixture *f, int i,
 	info->ep_attr->type = KFI_EP_RDM;
 	info->caps |= caps;
 	if (src) {
+		size_t l = src->ss_family == AF_INET6 ?
+			   sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+
 		kfree(info->src_addr);
-		info->src_addr = kmemdup(src, sizeof(*src), GFP_KERNEL);
-		info->src_addrlen = sizeof(*src);
+		info->src_addr = kmemdup(src, l, GFP_KERNEL);
+		info->src_addrlen = l;
 	}
 	KUNIT_ASSERT_EQ(test, kfi_endpoint(f->d.dom, info, &n->ep, n), 0);
 	kfi_freeinfo(info);
@@ -2629,8 +2632,11 @@ static void rdm_open(struct kunit *test, struct rdm_fixture *f, int i,
 	KUNIT_ASSERT_EQ(test, kfi_ep_bind(n->ep, &n->rx->fid, KFI_RECV), 0);
 	KUNIT_ASSERT_EQ(test, kfi_enable(n->ep), 0);
 	KUNIT_ASSERT_EQ(test, kfi_getname(&n->ep->fid, &n->addr, &len), 0);
-	KUNIT_ASSERT_EQ(test, len, sizeof(n->addr));
-	KUNIT_ASSERT_NE(test, n->addr.sin_port, 0);
+	KUNIT_ASSERT_EQ(test, len, n->addr.ss_family == AF_INET6 ?
+			sizeof(struct sockaddr_in6) :
+			sizeof(struct sockaddr_in));
+	/* the port is at the same place in both families */
+	KUNIT_ASSERT_NE(test, ((struct sockaddr_in *)&n->addr)->sin_port, 0);
 }
 
 static void rdm_close(struct kunit *test, struct rdm_node *n)
@@ -2660,15 +2666,15 @@ static void rdm_insert(struct kunit *test, struct rdm_fixture *f, int i,
 	}
 }
 
-/* @n nodes on the provider's loopback address, each knowing all. */
-static void rdm_setup(struct kunit *test, struct rdm_fixture *f, int n,
-		      uint64_t caps)
+/* @n nodes on @node (a loopback address), each knowing all. */
+static void rdm_setup_at(struct kunit *test, struct rdm_fixture *f, int n,
+			 uint64_t caps, const char *node)
 {
 	int i;
 
 	rdm_need(test);
 	memset(f, 0, sizeof(*f));
-	dom_setup_at(test, &f->d, 0, cur_prov->node, KFI_SOURCE);
+	dom_setup_at(test, &f->d, 0, node, KFI_SOURCE);
 	f->n = n;
 	for (i = 0; i < n; i++)
 		rdm_open(test, f, i, caps, NULL);
@@ -2683,6 +2689,12 @@ static struct rdm_fixture *rdm_fix(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	return f;
+}
+
+static void rdm_setup(struct kunit *test, struct rdm_fixture *f, int n,
+		      uint64_t caps)
+{
+	rdm_setup_at(test, f, n, caps, cur_prov->node);
 }
 
 static void rdm_teardown(struct kunit *test, struct rdm_fixture *f)
@@ -2902,14 +2914,14 @@ static void rdm_bad_input(struct kunit *test)
 	struct kfi_info *info;
 	struct kfid_ep *ep;
 	struct kfid_av *av;
-	static char big[16385];
+	static char big[64];
 
 	rdm_setup(test, f, 1, 0);
 	/* a handle the AV does not have; more than the eager limit */
 	KUNIT_EXPECT_EQ(test, kfi_send(f->node[0].ep, "x", 1, NULL, 3, NULL),
 			(ssize_t)-EINVAL);
-	KUNIT_EXPECT_EQ(test, kfi_send(f->node[0].ep, big, sizeof(big), NULL,
-				       f->node[0].peer[0], NULL),
+	KUNIT_EXPECT_EQ(test, kfi_send(f->node[0].ep, big, (1UL << 30) + 1,
+				       NULL, f->node[0].peer[0], NULL),
 			(ssize_t)-EMSGSIZE);
 	/* the bound AV cannot close */
 	KUNIT_EXPECT_EQ(test, kfi_close(&f->node[0].av->fid), -EBUSY);
@@ -2947,7 +2959,7 @@ static void rdm_peer_gone_then_back(struct kunit *test)
 	struct rdm_node *a, *b;
 	struct kfi_cq_tagged_entry e;
 	struct kfi_cq_err_entry err;
-	struct sockaddr_in at;
+	struct sockaddr_storage at;
 	char in[16];
 	kfi_addr_t src;
 	int i, failed = 0;
@@ -3112,6 +3124,130 @@ static void rdm_rma_multi_recv_trigger(struct kunit *test)
 	rdm_teardown(test, f);
 }
 
+/*
+ * Messages over rxm's eager limit go as a rendezvous (the receiver reads
+ * the sender's buffer): untagged with CQ data from a three-piece buffer,
+ * tagged into a receive posted after the message came (kept as
+ * unexpected), one into a receive too short for it (KFI_ETRUNC, what fits
+ * delivered, the connection stays), and eager messages between them.
+ */
+static void rdm_rendezvous(struct kunit *test)
+{
+	const size_t big = 1 << 20, mid = 200 << 10;
+	struct rdm_fixture *f = rdm_fix(test);
+	struct rdm_node *a, *b;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err = {};
+	u8 *src = fix_vzalloc(test, big), *dst = fix_vzalloc(test, big);
+	struct kvec v[3];
+	kfi_addr_t from;
+	char small[16] = "";
+
+	rdm_setup(test, f, 2, 0);
+	a = &f->node[0];
+	b = &f->node[1];
+	fill(src, big, 77);
+	v[0] = (struct kvec){ src, 1000 };
+	v[1] = (struct kvec){ src + 1000, 300000 };
+	v[2] = (struct kvec){ src + 301000, big - 301000 };
+	{
+		struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = v,
+				     .iov_count = 3, .addr = a->peer[1],
+				     .context = src, .data = 0xfeed };
+
+		KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, dst, big, NULL,
+					       KFI_ADDR_UNSPEC, dst), 0);
+		KUNIT_ASSERT_EQ(test, kfi_sendmsg(a->ep, &m,
+						  KFI_REMOTE_CQ_DATA), 0);
+	}
+	KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &from), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dst);
+	KUNIT_EXPECT_EQ(test, e.len, big);
+	KUNIT_EXPECT_EQ(test, e.flags,
+			(u64)(KFI_MSG | KFI_RECV | KFI_REMOTE_CQ_DATA));
+	KUNIT_EXPECT_EQ(test, e.data, 0xfeedULL);
+	KUNIT_EXPECT_EQ(test, from, b->peer[0]);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, big), 0);
+	/* the send completes once the peer has read it */
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &from), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)src);
+
+	/* tagged, unexpected: sent before its receive is posted */
+	memset(dst, 0, big);
+	KUNIT_ASSERT_EQ(test, kfi_tsend(a->ep, src + 5, mid, NULL, a->peer[1],
+					0x51, src + 5), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(a->ep, "eager", 6, NULL, a->peer[1],
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, small, sizeof(small), NULL,
+				       KFI_ADDR_UNSPEC, small), 0);
+	/* the eager message behind it is not held up */
+	KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &from), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)small);
+	KUNIT_EXPECT_STREQ(test, small, "eager");
+	msleep(20);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(b->ep, dst, big, NULL, KFI_ADDR_UNSPEC,
+					0x51, 0, dst), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &from), 1);
+	KUNIT_EXPECT_EQ(test, e.len, mid);
+	KUNIT_EXPECT_EQ(test, e.tag, 0x51ULL);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RECV));
+	KUNIT_EXPECT_EQ(test, from, b->peer[0]);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src + 5, mid), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &from), 1);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &from), 1);
+
+	/* into a receive too short: truncated, the connection stays */
+	memset(dst, 0, big);
+	KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, dst, 100000, NULL,
+				       KFI_ADDR_UNSPEC, dst), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(a->ep, src, mid, NULL, a->peer[1],
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &from), (ssize_t)-KFI_EAVAIL);
+	KUNIT_ASSERT_EQ(test, kfi_cq_readerr(b->rx, &err, 0), 1);
+	KUNIT_EXPECT_EQ(test, err.err, KFI_ETRUNC);
+	KUNIT_EXPECT_EQ(test, err.len, (size_t)100000);
+	KUNIT_EXPECT_EQ(test, err.olen, mid - 100000);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, 100000), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &from), 1);
+	KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, small, sizeof(small), NULL,
+				       KFI_ADDR_UNSPEC, small), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(a->ep, "after", 6, NULL, a->peer[1],
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &from), 1);
+	KUNIT_EXPECT_STREQ(test, small, "after");
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &from), 1);
+	rdm_teardown(test, f);
+}
+
+/* Over IPv6 (::1): names, a message each way with its source. */
+static void rdm_ipv6(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct kfi_cq_tagged_entry e;
+	char in[16];
+	kfi_addr_t src;
+	int k;
+
+	if (!cur_prov->node6)
+		kunit_skip(test, "%s: no IPv6 node", cur_prov->name);
+	rdm_setup_at(test, f, 2, 0, cur_prov->node6);
+	KUNIT_EXPECT_EQ(test, f->node[0].addr.ss_family, (sa_family_t)AF_INET6);
+	for (k = 0; k < 2; k++) {
+		struct rdm_node *s = &f->node[k], *r = &f->node[1 - k];
+
+		memset(in, 0, sizeof(in));
+		KUNIT_ASSERT_EQ(test, kfi_recv(r->ep, in, sizeof(in), NULL,
+					       KFI_ADDR_UNSPEC, NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(s->ep, "six", 4, NULL,
+					       s->peer[1 - k], NULL), 0);
+		KUNIT_ASSERT_EQ(test, rdm_wait(r->rx, &e, &src), 1);
+		KUNIT_EXPECT_STREQ(test, in, "six");
+		KUNIT_EXPECT_EQ(test, src, r->peer[k]);
+		KUNIT_ASSERT_EQ(test, rdm_wait(s->tx, &e, &src), 1);
+	}
+	rdm_teardown(test, f);
+}
+
 static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_pair_send_recv),
 	KUNIT_CASE(rdm_directed_and_unknown_sources),
@@ -3119,6 +3255,8 @@ static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_many_peers),
 	KUNIT_CASE(rdm_peer_gone_then_back),
 	KUNIT_CASE(rdm_rma_multi_recv_trigger),
+	KUNIT_CASE(rdm_rendezvous),
+	KUNIT_CASE(rdm_ipv6),
 	{}
 };
 

@@ -1010,8 +1010,8 @@ static void tcp_getinfo_rdm_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, list->rx_attr->caps &
 			(KFI_SOURCE | KFI_DIRECTED_RECV),
 			KFI_SOURCE | KFI_DIRECTED_RECV);
-	/* rxm's eager limit until its rendezvous is done */
-	KUNIT_EXPECT_EQ(test, list->ep_attr->max_msg_size, (size_t)16384);
+	/* larger than rxm's eager limit: by rendezvous */
+	KUNIT_EXPECT_EQ(test, list->ep_attr->max_msg_size, (size_t)1 << 30);
 	KUNIT_EXPECT_EQ(test, list->addr_format, (u32)KFI_SOCKADDR_IN);
 	kfi_freeinfo(list);
 	list = NULL;
@@ -1022,7 +1022,7 @@ static void tcp_getinfo_rdm_entry(struct kunit *test)
 				-ENODATA);
 	}
 	h->caps = 0;
-	h->ep_attr->max_msg_size = 16385;
+	h->ep_attr->max_msg_size = (1UL << 30) + 1;
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
 					  h, &list), -ENODATA);
 	h->ep_attr->max_msg_size = 0;

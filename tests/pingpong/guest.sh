@@ -179,17 +179,17 @@ if command -v fi_pingpong >/dev/null; then
 	fpp fi_pp_all_sizes server verify=1 sizes=all iters=3 -- -c -S all -I 3
 fi
 
-# --- RDM endpoints (tcp;ofi_rxm): kernel to kernel, every size up to
-# rxm's eager limit, untagged and tagged; then against the real
-# fi_pingpong -p "tcp;ofi_rxm" -e rdm (one size per run: -S takes one, or
-# "all", which goes past the eager limit), kernel as server and as client
-rdm_sizes="sizes=0,1,64,256,1024,4096,16384"
+# --- RDM endpoints (tcp;ofi_rxm): kernel to kernel, eager sizes and, past
+# rxm's eager limit (16 KiB), rendezvous ones, untagged and tagged; then
+# against the real fi_pingpong -p "tcp;ofi_rxm" -e rdm (one size per run),
+# kernel as server and as client
+rdm_sizes="sizes=0,1,64,256,1024,4096,16384,16385,65536,1048576"
 pair kfi_rdm_verify ep=rdm verify=1 $rdm_sizes iters=$iters -- ep=rdm verify=1 $rdm_sizes iters=$iters
 result kfi_rdm_names grep -q 'kfi rdm local=127.0.0.1:[0-9]* peer=127.0.0.1:[0-9]*$' $dbg/last
 pair kfi_rdm_tagged_verify ep=rdm tagged=1 verify=1 $rdm_sizes iters=$iters -- ep=rdm tagged=1 verify=1 $rdm_sizes iters=$iters
 pair kfi_rdm_sleep ep=rdm wait=sleep verify=1 sizes=64,4096 iters=$iters -- ep=rdm wait=sleep verify=1 sizes=64,4096 iters=$iters
 if command -v fi_pingpong >/dev/null; then
-	for sz in 64 16384; do
+	for sz in 64 16384 65536 1048576; do
 		FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_client_$sz server ep=rdm verify=1 sizes=$sz iters=$iters -- -c -S $sz -I "$iters"
 		FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_server_$sz client ep=rdm verify=1 sizes=$sz iters=$iters -- -c -S $sz -I "$iters"
 		FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_tagged_client_$sz server ep=rdm tagged=1 verify=1 sizes=$sz iters=$iters -- -m tagged -c -S $sz -I "$iters"
@@ -198,6 +198,8 @@ if command -v fi_pingpong >/dev/null; then
 	# below rxm's inject size (64): fi_inject / fi_tinject frames
 	FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_inject server ep=rdm verify=1 sizes=8 iters=$iters -- -c -S 8 -I "$iters"
 	FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_tagged_inject server ep=rdm tagged=1 verify=1 sizes=8 iters=$iters -- -m tagged -c -S 8 -I "$iters"
+	# fi_pingpong's whole size list (0 to 6 MiB, eager and rendezvous)
+	FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_all_sizes server ep=rdm verify=1 sizes=all iters=3 -- -c -S all -I 3
 fi
 
 # --- IPv6 (::1): kernel to kernel, each side's kfi_getname/kfi_getpeer
