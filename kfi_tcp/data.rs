@@ -598,6 +598,22 @@ fn errno_of(e: Error) -> u32 {
     (-e.to_errno()) as u32
 }
 
+/// A buffer of `len` bytes for a tagged message no receive matches yet,
+/// with its room in the unexpected list taken first: once its bytes are in,
+/// keeping it cannot fail (no message is dropped for memory; without
+/// memory the connection breaks, which its ends see). Allocating is the
+/// work item's (a consumer's call defers).
+fn unexp_buffer(d: &mut DataIo, len: u64, mode: Mode) -> core::result::Result<KVVec<u8>, Halt> {
+    if mode == Mode::Call {
+        return Err(Halt::Defer);
+    }
+    let oom = |_| Halt::from(Broken { err: bindings::ENOMEM });
+    ffi::fail_alloc().map_err(oom)?;
+    d.unexp.reserve(GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+    ffi::fail_alloc().map_err(oom)?;
+    KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))
+}
+
 /// A buffer description of `b` (a rendezvous's own buffer).
 fn buf_of(b: &mut KVVec<u8>) -> Buf {
     let mut x = Buf::EMPTY;
@@ -948,6 +964,17 @@ impl Conn {
         }
     }
 
+    /// A message waits for its receive: a peer that closed meanwhile ends
+    /// the connection, inside a frame (its header is read), so not
+    /// cleanly.
+    fn peer_gone(&self) -> core::result::Result<(), Halt> {
+        if let SkState::Closed(e) = self.sock.state() {
+            let err = if e < 0 { (-e) as u32 } else { bindings::ECONNRESET };
+            return Err(Broken { err }.into());
+        }
+        Ok(())
+    }
+
     /// Takes the next frame of the rendezvous being read, if one is due:
     /// a read request for its next piece (once no other read of ours is
     /// out), or, every byte in, its `rndv_rd_done`. True if it took one.
@@ -1217,21 +1244,9 @@ impl Conn {
                     if rndv {
                         let target = match w {
                             Some(w) => RndvTarget::Op(w),
-                            None if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => {
-                                if mode == Mode::Call {
-                                    return Err(Halt::Defer);
-                                }
-                                let oom = |_| Halt::from(Broken { err: bindings::ENOMEM });
-                                ffi::fail_alloc().map_err(oom)?;
-                                d.unexp.reserve(GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
-                                let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
-                                RndvTarget::Unexp(b)
-                            }
+                            None if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => RndvTarget::Unexp(unexp_buffer(d, len, mode)?),
                             None => {
-                                if let SkState::Closed(e) = self.sock.state() {
-                                    let err = if e < 0 { (-e) as u32 } else { bindings::ECONNRESET };
-                                    return Err(Broken { err }.into());
-                                }
+                                self.peer_gone()?;
                                 return Ok(moved);
                             }
                         };
@@ -1263,30 +1278,10 @@ impl Conn {
                     let dest = match w {
                         Some(w) if len > w.room => Dest::Trunc(w),
                         Some(w) => Dest::Op(w),
-                        None if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => {
-                            if mode == Mode::Call {
-                                // Buffering it allocates.
-                                return Err(Halt::Defer);
-                            }
-                            // Room for its list entry first: once its bytes
-                            // are in, keeping it cannot fail (no message is
-                            // dropped for memory; without memory the
-                            // connection breaks, which its ends see).
-                            let oom = |_| Halt::from(Broken { err: bindings::ENOMEM });
-                            ffi::fail_alloc().map_err(oom)?;
-                            d.unexp.reserve(GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
-                            ffi::fail_alloc().map_err(oom)?;
-                            let b = KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
-                            Dest::Unexp(b)
-                        }
+                        None if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => Dest::Unexp(unexp_buffer(d, len, mode)?),
                         None => {
-                            // Nothing can move until a receive is posted;
-                            // a peer that closed meanwhile ends it: inside a
-                            // frame (its header is read), so not cleanly.
-                            if let SkState::Closed(e) = self.sock.state() {
-                                let err = if e < 0 { (-e) as u32 } else { bindings::ECONNRESET };
-                                return Err(Broken { err }.into());
-                            }
+                            // Nothing can move until a receive is posted.
+                            self.peer_gone()?;
                             return Ok(moved);
                         }
                     };

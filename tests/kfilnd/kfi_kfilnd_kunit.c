@@ -496,16 +496,19 @@ static int kfl_getinfo(struct kfi_info *hints, struct kfi_info **info)
 }
 
 /*
- * What kfilnd relies on in an answer to its hints @h: one MSG entry (the
- * node names one interface) meeting every limit, with the op flags,
- * traffic classes and a copy of the auth key carried over.
+ * What kfilnd relies on in an answer to its hints @h (no endpoint type):
+ * the node names one interface, whose MSG entry comes first (kfilnd
+ * takes the first), then its RDM entry; the first meets every limit, with
+ * the op flags, traffic classes and a copy of the auth key carried over.
  */
 static void kfl_check_info(struct kunit *test, const struct kfi_info *i,
 			   const struct kfi_info *h)
 {
 	const struct sockaddr_in *sin = i->src_addr;
 
-	KUNIT_EXPECT_NULL(test, i->next);
+	KUNIT_ASSERT_NOT_NULL(test, i->next);
+	KUNIT_EXPECT_EQ(test, i->next->ep_attr->type, KFI_EP_RDM);
+	KUNIT_EXPECT_NULL(test, i->next->next);
 	KUNIT_EXPECT_EQ(test, i->ep_attr->type, KFI_EP_MSG);
 	KUNIT_EXPECT_EQ(test, i->caps & h->caps, h->caps);
 	KUNIT_EXPECT_EQ(test, i->rx_attr->op_flags, h->rx_attr->op_flags);

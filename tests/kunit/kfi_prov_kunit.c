@@ -2856,7 +2856,6 @@ static void rdm_directed_and_unknown_sources(struct kunit *test)
 	kfi_addr_t src;
 
 	rdm_need(test);
-	
 	dom_setup_at(test, &f->d, 0, cur_prov->node, KFI_SOURCE);
 	f->n = 3;
 	rdm_open(test, f, 0, KFI_DIRECTED_RECV, NULL);
