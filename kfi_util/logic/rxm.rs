@@ -70,11 +70,11 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_ne_bytes(get(b, at))
 }
 
-fn put(b: &mut [u8], at: usize, v: &[u8]) {
-    if let Some(d) = b.get_mut(at..at + v.len()) {
-        for (x, y) in d.iter_mut().zip(v) {
-            *x = *y;
-        }
+fn put<const N: usize>(b: &mut [u8], at: usize, v: [u8; N]) {
+    // A fixed-size store (plain moves, not a call to memcpy: this is per
+    // message); out of range writes nothing.
+    if let Some(d) = b.get_mut(at..at + N).and_then(|d| <&mut [u8; N]>::try_from(d).ok()) {
+        *d = v;
     }
 }
 
@@ -118,11 +118,11 @@ impl Connect {
         b[1] = endianness();
         b[2] = CTRL_VERSION;
         b[3] = CM_OP_VERSION;
-        put(&mut b, 4, &self.port.to_ne_bytes());
+        put(&mut b, 4, self.port.to_ne_bytes());
         b[6] = self.flow_ctrl;
-        put(&mut b, 8, &self.eager_limit.to_ne_bytes());
-        put(&mut b, 12, &self.rx_size.to_ne_bytes());
-        put(&mut b, 16, &self.client_conn_id.to_ne_bytes());
+        put(&mut b, 8, self.eager_limit.to_ne_bytes());
+        put(&mut b, 12, self.rx_size.to_ne_bytes());
+        put(&mut b, 16, self.client_conn_id.to_ne_bytes());
         b
     }
 
@@ -163,8 +163,8 @@ pub struct Accept {
 impl Accept {
     pub fn encode(&self) -> [u8; ACCEPT_BYTES] {
         let mut b = [0u8; ACCEPT_BYTES];
-        put(&mut b, 0, &self.server_conn_id.to_ne_bytes());
-        put(&mut b, 8, &self.rx_size.to_ne_bytes());
+        put(&mut b, 0, self.server_conn_id.to_ne_bytes());
+        put(&mut b, 8, self.rx_size.to_ne_bytes());
         b[12] = self.flow_ctrl;
         b
     }
@@ -296,20 +296,20 @@ pub fn encode(ty: Type, p: &Pkt, out: &mut [u8; PKT_BYTES]) {
     out[0] = CTRL_VERSION;
     out[1] = ty as u8;
     if ty == Type::Seg {
-        put(out, 2, &p.seg_size.to_ne_bytes());
-        put(out, 4, &p.seg_no.to_ne_bytes());
-        put(out, 24, &(p.seg.map_or(0, |s| s as u64)).to_ne_bytes());
+        put(out, 2, p.seg_size.to_ne_bytes());
+        put(out, 4, p.seg_no.to_ne_bytes());
+        put(out, 24, (p.seg.map_or(0, |s| s as u64)).to_ne_bytes());
     }
-    put(out, 8, &u64::from(p.conn_id).to_ne_bytes());
-    put(out, 16, &p.msg_id.to_ne_bytes());
+    put(out, 8, u64::from(p.conn_id).to_ne_bytes());
+    put(out, 16, p.msg_id.to_ne_bytes());
     out[32] = OP_VERSION;
     if ty.has_op() {
         out[34] = p.op.map_or(0, |o| o as u8);
         let flags = if p.cq_data { FLAG_REMOTE_CQ_DATA } else { 0 };
-        put(out, 36, &flags.to_ne_bytes());
-        put(out, 40, &p.size.to_ne_bytes());
-        put(out, 48, &p.data.to_ne_bytes());
-        put(out, 56, &p.tag.to_ne_bytes());
+        put(out, 36, flags.to_ne_bytes());
+        put(out, 40, p.size.to_ne_bytes());
+        put(out, 48, p.data.to_ne_bytes());
+        put(out, 56, p.tag.to_ne_bytes());
     }
 }
 
@@ -365,9 +365,9 @@ pub fn encode_rndv(iovs: &[RmaIov], out: &mut [u8; RNDV_BYTES]) {
     *out = [0u8; RNDV_BYTES];
     let n = iovs.len().min(RNDV_IOVS);
     for (k, v) in iovs.iter().take(n).enumerate() {
-        put(out, k * 24, &v.addr.to_ne_bytes());
-        put(out, k * 24 + 8, &v.len.to_ne_bytes());
-        put(out, k * 24 + 16, &v.key.to_ne_bytes());
+        put(out, k * 24, v.addr.to_ne_bytes());
+        put(out, k * 24 + 8, v.len.to_ne_bytes());
+        put(out, k * 24 + 16, v.key.to_ne_bytes());
     }
     out[96] = n as u8;
 }
