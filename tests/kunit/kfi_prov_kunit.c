@@ -19,6 +19,9 @@
 #include <linux/vmalloc.h>
 #include <linux/bvec.h>
 #include <linux/string.h>
+#include <linux/net.h>
+#include <linux/in.h>
+#include <net/net_namespace.h>
 
 #include <kfabric.h>
 #include <kfi_domain.h>
@@ -3247,6 +3250,269 @@ static void rdm_ipv6(struct kunit *test)
 	rdm_teardown(test, f);
 }
 
+/* ------------------------------------------------- a hostile rxm peer */
+
+/* A kernel TCP socket connected to @to, reads bounded by 2 s; NULL if not. */
+static struct socket *hp_connect(struct kunit *test,
+				 const struct sockaddr_storage *to)
+{
+	struct socket *sock;
+	int len = to->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					      sizeof(struct sockaddr_in);
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, to->ss_family,
+					       SOCK_STREAM, IPPROTO_TCP, &sock),
+			0);
+	sock->sk->sk_rcvtimeo = 2 * HZ;
+	sock->sk->sk_sndtimeo = 2 * HZ;
+	if (kernel_connect(sock, (struct sockaddr *)to, len, 0)) {
+		sock_release(sock);
+		return NULL;
+	}
+	return sock;
+}
+
+static int hp_send(struct socket *sock, const void *buf, size_t len)
+{
+	struct kvec v = { (void *)buf, len };
+	struct msghdr m = {};
+
+	return kernel_sendmsg(sock, &m, &v, 1, len);
+}
+
+/* Reads until @len bytes or the end: how many came (0 at once: EOF). */
+static int hp_recv(struct socket *sock, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		struct kvec v = { buf + got, len - got };
+		struct msghdr m = {};
+		int r = kernel_recvmsg(sock, &m, &v, 1, len - got, 0);
+
+		if (r <= 0)
+			return got ? got : r;
+		got += r;
+	}
+	return got;
+}
+
+/* Whether the peer closes the connection (EOF) within the read timeout. */
+static bool hp_closed(struct socket *sock)
+{
+	u8 b[256];
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		int r = hp_recv(sock, b, sizeof(b));
+
+		if (r == 0)
+			return true;
+		if (r < 0)
+			return r != -EAGAIN;
+	}
+	return false;
+}
+
+/* libfabric tcp's CM header (32 bytes) with @len bytes of CM data. */
+static void hp_cm_hdr(u8 *h, u8 type, u16 len)
+{
+	memset(h, 0, 32);
+	h[0] = 3;
+	h[1] = type;
+	h[2] = len >> 8;
+	h[3] = len & 0xff;
+	*(u64 *)(h + 24) = 1;
+}
+
+/*
+ * rxm's connect data (Documentation/rxm-wire.md 3.3) for a requester
+ * listening on @port with id @id; @version other than 1 is refused.
+ */
+static void hp_connect_data(u8 *d, u8 version, u16 port, u64 id)
+{
+	memset(d, 0, 24);
+	d[0] = version;
+	d[1] = 2;	/* little endian (x86-64) */
+	d[2] = 4;
+	d[3] = 3;
+	*(u16 *)(d + 4) = port;
+	d[6] = 2;
+	*(u32 *)(d + 8) = 16384;
+	*(u32 *)(d + 12) = 64;
+	*(u64 *)(d + 16) = id;
+}
+
+/*
+ * Connects to @to as an rxm peer (connreq with rxm's connect data) and
+ * reads the connresp; NULL if refused.
+ */
+static struct socket *hp_handshake(struct kunit *test,
+				   const struct sockaddr_storage *to, u64 id)
+{
+	struct socket *s = hp_connect(test, to);
+	u8 m[32 + 24], r[32 + 16];
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	hp_cm_hdr(m, 0, 24);
+	hp_connect_data(m + 32, 1, 1, id);
+	KUNIT_ASSERT_EQ(test, hp_send(s, m, sizeof(m)), (int)sizeof(m));
+	if (hp_recv(s, r, sizeof(r)) != sizeof(r) || r[1] != 1) {
+		sock_release(s);
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * A tcp message frame whose payload is the 64-byte rxm header @pkt and
+ * @extra bytes of @tail.
+ */
+static int hp_send_pkt(struct socket *s, const u8 *pkt, const void *tail,
+		       size_t extra)
+{
+	u8 f[16 + 64 + 128] = {};
+	size_t len = 16 + 64 + extra;
+
+	f[0] = 3;
+	f[6] = 16;
+	*(u64 *)(f + 8) = len;
+	memcpy(f + 16, pkt, 64);
+	if (extra)
+		memcpy(f + 80, tail, extra);
+	return hp_send(s, f, len);
+}
+
+/* An rxm packet header of @type (op msg, @size), version @version. */
+static void hp_pkt(u8 *p, u8 version, u8 type, u64 size, u64 msg_id)
+{
+	memset(p, 0, 64);
+	p[0] = version;
+	p[1] = type;
+	*(u64 *)(p + 16) = msg_id;
+	p[32] = 2;
+	*(u64 *)(p + 40) = size;
+}
+
+/*
+ * Malformed connection data and rxm packets from a peer: each refused or
+ * ending its connection (EOF), no crash, no lost state; the endpoint then
+ * still exchanges a message with a well-behaved peer.
+ */
+static void rdm_hostile_peer(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct kfi_cq_tagged_entry e;
+	struct socket *s;
+	u8 m[32 + 24], r[32 + 2], pkt[64], rndv[104] = {};
+	char in[16] = "";
+	kfi_addr_t src;
+	int i;
+
+	rdm_need(test);
+	if (strcmp(cur_prov->name, "tcp"))
+		kunit_skip(test, "the tcp provider's wire");
+	rdm_setup(test, f, 2, 0);
+
+	/* connect data of another version: rejected with reason 1 */
+	s = hp_connect(test, &f->node[1].addr);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	hp_cm_hdr(m, 0, 24);
+	hp_connect_data(m + 32, 9, 1, 1);
+	KUNIT_ASSERT_EQ(test, hp_send(s, m, sizeof(m)), (int)sizeof(m));
+	KUNIT_ASSERT_EQ(test, hp_recv(s, r, sizeof(r)), (int)sizeof(r));
+	KUNIT_EXPECT_EQ(test, r[1], 6);		/* nack */
+	KUNIT_EXPECT_EQ(test, r[32], 1);
+	KUNIT_EXPECT_EQ(test, r[33], 1);	/* ECONNREFUSED */
+	KUNIT_EXPECT_TRUE(test, hp_closed(s));
+	sock_release(s);
+	/* connect data cut short */
+	s = hp_connect(test, &f->node[1].addr);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	hp_cm_hdr(m, 0, 10);
+	KUNIT_ASSERT_EQ(test, hp_send(s, m, 32 + 10), 42);
+	KUNIT_ASSERT_EQ(test, hp_recv(s, r, sizeof(r)), (int)sizeof(r));
+	KUNIT_EXPECT_EQ(test, r[1], 6);
+	sock_release(s);
+
+	/*
+	 * The framing is right: a good eager packet from such a peer (not in
+	 * the AV) is delivered, its connection kept.
+	 */
+	s = hp_handshake(test, &f->node[1].addr, 0x99ULL << 32);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f->node[1].ep, in, sizeof(in), NULL,
+				       KFI_ADDR_UNSPEC, NULL), 0);
+	hp_pkt(pkt, 4, 0, 10, 0);
+	hp_send_pkt(s, pkt, "0123456789", 10);
+	KUNIT_ASSERT_EQ(test, rdm_wait(f->node[1].rx, &e, &src), 1);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)10);
+	KUNIT_EXPECT_EQ(test, memcmp(in, "0123456789", 10), 0);
+	KUNIT_EXPECT_EQ(test, src, (kfi_addr_t)KFI_ADDR_NOTAVAIL);
+	s->sk->sk_rcvtimeo = HZ / 2;
+	KUNIT_EXPECT_FALSE(test, hp_closed(s));
+	sock_release(s);
+	memset(in, 0, sizeof(in));
+
+	/* each bad packet ends its connection */
+	for (i = 0; i < 7; i++) {
+		s = hp_handshake(test, &f->node[1].addr, (u64)(0x100 + i) << 32);
+		KUNIT_ASSERT_NOT_NULL(test, s);
+		switch (i) {
+		case 0:	/* control version */
+			hp_pkt(pkt, 3, 0, 0, 0);
+			hp_send_pkt(s, pkt, NULL, 0);
+			break;
+		case 1:	/* unknown type */
+			hp_pkt(pkt, 4, 12, 0, 0);
+			hp_send_pkt(s, pkt, NULL, 0);
+			break;
+		case 2:	/* eager size other than the payload's */
+			hp_pkt(pkt, 4, 0, 40, 0);
+			hp_send_pkt(s, pkt, "0123456789", 10);
+			break;
+		case 3:	/* rendezvous request naming 5 pieces */
+			hp_pkt(pkt, 4, 2, 1 << 20, 1);
+			rndv[96] = 5;
+			hp_send_pkt(s, pkt, rndv, sizeof(rndv));
+			break;
+		case 4:	/* done of a rendezvous never sent */
+			hp_pkt(pkt, 4, 3, 0, 77);
+			hp_send_pkt(s, pkt, NULL, 0);
+			break;
+		case 5:	/* a segment (SAR is not done) */
+			hp_pkt(pkt, 4, 1, 40000, 1);
+			pkt[24] = 1;
+			hp_send_pkt(s, pkt, NULL, 0);
+			break;
+		case 6:	/* a frame shorter than an rxm header */
+			{
+				u8 fr[16 + 8] = { 3, 0, 0, 0, 0, 0, 16 };
+
+				*(u64 *)(fr + 8) = sizeof(fr);
+				hp_send(s, fr, sizeof(fr));
+			}
+			break;
+		}
+		KUNIT_EXPECT_TRUE_MSG(test, hp_closed(s), "case %d", i);
+		sock_release(s);
+	}
+
+	/* a well-behaved peer is still served */
+	KUNIT_ASSERT_EQ(test, kfi_recv(f->node[1].ep, in, sizeof(in), NULL,
+				       KFI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(f->node[0].ep, "still", 6, NULL,
+				       f->node[0].peer[1], NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(f->node[1].rx, &e, &src), 1);
+	KUNIT_EXPECT_STREQ(test, in, "still");
+	KUNIT_EXPECT_EQ(test, src, f->node[1].peer[0]);
+	KUNIT_ASSERT_EQ(test, rdm_wait(f->node[0].tx, &e, &src), 1);
+	/* nothing was completed for the hostile peers */
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(f->node[1].rx, &e, 1),
+			(ssize_t)-EAGAIN);
+	rdm_teardown(test, f);
+}
+
 static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_pair_send_recv),
 	KUNIT_CASE(rdm_directed_and_unknown_sources),
@@ -3256,6 +3522,7 @@ static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_rma_multi_recv_trigger),
 	KUNIT_CASE(rdm_rendezvous),
 	KUNIT_CASE(rdm_ipv6),
+	KUNIT_CASE(rdm_hostile_peer),
 	{}
 };
 
