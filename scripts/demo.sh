@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make demo: set up, build, boot the test kernel, load kfabric, kfi_tcp and
 # kfi_verbs (on an rxe and a siw device) and print the provider/fabric/domain
-# listing, then run a kernel<->kernel pingpong over the tcp provider and
-# over the verbs provider on the rxe device (tests/pingpong/kfi_pingpong.ko)
-# and print their results.
+# listing, then run a kernel<->kernel pingpong over the tcp provider (MSG
+# endpoints, then RDM endpoints) and over the verbs provider on the rxe
+# device (tests/pingpong/kfi_pingpong.ko) and print their results.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")

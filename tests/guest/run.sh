@@ -154,10 +154,10 @@ consumer_rejects_missing_core() {
 
 # make demo: a kernel<->kernel pingpong (fi_pingpong's protocol, data
 # verified), server and client in this guest, over provider $1 (tcp or
-# verbs) at address $2.
+# verbs) at address $2, with kfi_pingpong keys $3 (e.g. ep=rdm).
 demo_pingpong() {
 	local run=/sys/kernel/debug/kfi_pingpong/run args
-	args="prov=$1 verify=1 sizes=64,4096,65536,1048576 iters=200"
+	args="prov=$1 verify=1 sizes=64,4096,65536,1048576 iters=200${3:+ $3}"
 	insmod "$ko/kfi_pingpong.ko" || return
 	echo "--- kernel pingpong over kfi_$1 ($2, $args) ---"
 	(echo "role=server addr=$2 $args" >$run) &
@@ -275,6 +275,9 @@ demo)
 	"$(dirname "$0")/verbs.sh" setup >/dev/null && insmod "$verbs"
 	listing
 	demo_pingpong tcp 127.0.0.1
+	# RDM endpoints (tcp;ofi_rxm): an AV, the first send connects; 64 KiB
+	# and 1 MiB go by rendezvous
+	demo_pingpong tcp 127.0.0.1 ep=rdm
 	# over the rxe device (verbs.sh: kv_rxe on kva, 10.95.0.1)
 	demo_pingpong verbs 10.95.0.1
 	rmmod kfi_verbs 2>/dev/null
