@@ -137,6 +137,8 @@ struct TxCur {
     splice: bool,
     /// The operation's rxm connection id (RDM lanes; see `fill_op`).
     rxm: Option<u32>,
+    /// The `id` of the next frame (see `fill`).
+    seq: u8,
     /// The encoded header, followed by an inject's payload: both are our
     /// copies, sent as the first segment.
     head: [u8; HDR_MAX + PRE_MAX + rules::INJECT_LIMIT],
@@ -173,6 +175,7 @@ impl TxCur {
         more: false,
         splice: false,
         rxm: None,
+        seq: 0,
         head: [0; HDR_MAX + PRE_MAX + rules::INJECT_LIMIT],
         head_len: 0,
         segs: [EMPTY_SEG; TX_SEGS],
@@ -193,7 +196,10 @@ impl TxCur {
     /// does not encode (cannot happen for validated posts and our own
     /// frames).
     fn fill(&mut self, what: TxWhat, h: &MsgHeader, order: ByteOrder, pre: &[u8], inline: &[u8], payload: &[Seg]) -> bool {
-        let Ok(n) = h.encode(&mut self.head[..HDR_MAX], order) else {
+        // The header's `id` numbers the frames this connection sends
+        // (libfabric's debug builds check that they run 0, 1, 2...;
+        // release builds ignore it).
+        let Ok(n) = h.with_id(self.seq).encode(&mut self.head[..HDR_MAX], order) else {
             return false;
         };
         if pre.len() > PRE_MAX || inline.len() > rules::INJECT_LIMIT || payload.len() > TX_SEGS - 1 {
@@ -215,6 +221,7 @@ impl TxCur {
         self.read = false;
         self.chunk = 0;
         self.chunks = 1;
+        self.seq = self.seq.wrapping_add(1);
         true
     }
 

@@ -3368,19 +3368,26 @@ static struct socket *hp_handshake(struct kunit *test,
  * A tcp message frame whose payload is the 64-byte rxm header @pkt and
  * @extra bytes of @tail.
  */
-static int hp_send_pkt(struct socket *s, const u8 *pkt, const void *tail,
-		       size_t extra)
+static int hp_send_pkt_flags(struct socket *s, const u8 *pkt,
+			     const void *tail, size_t extra, u16 flags)
 {
 	u8 f[16 + 64 + 128] = {};
 	size_t len = 16 + 64 + extra;
 
 	f[0] = 3;
+	*(u16 *)(f + 2) = flags;
 	f[6] = 16;
 	*(u64 *)(f + 8) = len;
 	memcpy(f + 16, pkt, 64);
 	if (extra)
 		memcpy(f + 80, tail, extra);
 	return hp_send(s, f, len);
+}
+
+static int hp_send_pkt(struct socket *s, const u8 *pkt, const void *tail,
+		       size_t extra)
+{
+	return hp_send_pkt_flags(s, pkt, tail, extra, 0);
 }
 
 /* An rxm packet header of @type (op msg, @size), version @version. */
@@ -3449,6 +3456,23 @@ static void rdm_hostile_peer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e.len, (size_t)10);
 	KUNIT_EXPECT_EQ(test, memcmp(in, "0123456789", 10), 0);
 	KUNIT_EXPECT_EQ(test, src, (kfi_addr_t)KFI_ADDR_NOTAVAIL);
+	/*
+	 * Two more asking for delivery complete: each answered by an ACK
+	 * frame, whose id byte numbers our frames on the connection (0, 1:
+	 * libfabric's debug builds check it).
+	 */
+	for (i = 0; i < 2; i++) {
+		u8 ack[16];
+
+		KUNIT_ASSERT_EQ(test, kfi_recv(f->node[1].ep, in, sizeof(in),
+					       NULL, KFI_ADDR_UNSPEC, NULL), 0);
+		hp_send_pkt_flags(s, pkt, "0123456789", 10, 0x4);
+		KUNIT_ASSERT_EQ(test, rdm_wait(f->node[1].rx, &e, &src), 1);
+		KUNIT_ASSERT_EQ(test, hp_recv(s, ack, sizeof(ack)), 16);
+		KUNIT_EXPECT_EQ(test, ack[0], 3);
+		KUNIT_EXPECT_EQ(test, ack[4], 2);	/* op_data: ACK */
+		KUNIT_EXPECT_EQ(test, ack[7], (u8)i);	/* id */
+	}
 	s->sk->sk_rcvtimeo = HZ / 2;
 	KUNIT_EXPECT_FALSE(test, hp_closed(s));
 	sock_release(s);
