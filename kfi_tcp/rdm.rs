@@ -69,8 +69,14 @@ struct St {
     /// Accepted connections whose request is not answered yet.
     pending: KVec<Arc<Conn>>,
     /// Connections to stop (dropped attempts, rejected requests, ended
-    /// connections), by the work item.
+    /// connections), by the work item. Its capacity is kept at `live` or
+    /// more, so that handing one over never allocates: the connections'
+    /// own work items hand themselves over, and could not stop themselves
+    /// instead.
     dead: KVec<Arc<Conn>>,
+    /// Connections made (accepted or opened) and not stopped by the work
+    /// item yet (an upper bound: the close stops the lanes' own).
+    live: usize,
     /// Set by close: nothing is added any more.
     closing: bool,
 }
@@ -155,7 +161,7 @@ impl Rdm {
                 port: AtomicU32::new(u32::from(src.port)),
                 rx_size: rx_size_of(rx_size),
                 instance: base::random_u32() | 1,
-                st <- new_mutex!(St { listener: None, pending: KVec::new(), dead: KVec::new(), closing: false }, "kfi_tcp_rdm"),
+                st <- new_mutex!(St { listener: None, pending: KVec::new(), dead: KVec::new(), live: 0, closing: false }, "kfi_tcp_rdm"),
                 want: AtomicBool::new(false),
                 retry,
             }),
@@ -214,14 +220,24 @@ impl Rdm {
         self.kick();
     }
 
-    /// Hands `c` to the work item to stop.
+    /// Counts one more connection and makes room for handing it over
+    /// later (see `St::dead`); `ENOMEM` (nothing counted) without memory.
+    fn count_conn(&self) -> Result {
+        let mut g = self.st.lock();
+        let want = (g.live + 1).saturating_sub(g.dead.len());
+        g.dead.reserve(want, GFP_KERNEL)?;
+        g.live += 1;
+        Ok(())
+    }
+
+    /// Hands `c` to the work item to stop. Never allocates (the room was
+    /// made when `c` was counted), so it is safe from `c`'s own work item.
     fn bury(&self, c: Arc<Conn>) {
         let mut g = self.st.lock();
-        if g.dead.push(c.clone(), GFP_KERNEL).is_err() {
+        if g.dead.push(c, GFP_NOWAIT).is_err() {
+            // Not reached: every connection was counted.
             drop(g);
-            // No memory: stop it here (never its own work item: the
-            // callers are another connection's, or the endpoint's).
-            c.retire(bindings::ECONNRESET);
+            base::warn_once!("kfi_tcp: RDM connection not counted (left running)");
             return;
         }
         drop(g);
@@ -231,6 +247,9 @@ impl Rdm {
     /// The listener accepted a connection (its work item): it reads the
     /// peer's request, then [`Rdm::request`].
     pub(crate) fn accepted(&self, s: Sock) {
+        if self.count_conn().is_err() {
+            return;
+        }
         let Ok(c) = Conn::accepted(s, Owner::RdmReq(self)) else {
             return;
         };
@@ -381,6 +400,10 @@ impl Rdm {
                 }
                 let req = Connect::new(self.name().port, self.rx_size, self.id(lane)).encode();
                 let owner = Owner::Rdm { rdm: self, data: self.data, lane, from: handle };
+                if self.count_conn().is_err() {
+                    d.rdm_connect_failed(lane, bindings::ENOMEM);
+                    continue;
+                }
                 match Conn::connect(self.net, (!any).then_some(&from), &dst, &req, owner) {
                     Ok(c) => {
                         if let Some(x) = d.rdm_set_out(lane, c) {
@@ -398,10 +421,32 @@ impl Rdm {
     /// Stops the connections handed to it.
     fn stop_dead(&self) {
         loop {
-            let dead = core::mem::replace(&mut self.st.lock().dead, KVec::new());
-            if dead.is_empty() {
-                return;
-            }
+            // The list is swapped for one with room for the connections
+            // still live (made outside the lock; no memory: try again).
+            let live = {
+                let g = self.st.lock();
+                if g.dead.is_empty() {
+                    return;
+                }
+                g.live
+            };
+            let Ok(fresh) = KVec::with_capacity(live, GFP_KERNEL) else {
+                base::sleep_briefly();
+                continue;
+            };
+            let dead = {
+                let mut g = self.st.lock();
+                if g.dead.is_empty() {
+                    return;
+                }
+                let left = g.live.saturating_sub(g.dead.len());
+                if fresh.capacity() < left {
+                    // More were counted meanwhile.
+                    continue;
+                }
+                g.live = left;
+                core::mem::replace(&mut g.dead, fresh)
+            };
             for c in dead {
                 c.retire(bindings::ECONNRESET);
             }
