@@ -98,11 +98,12 @@ pub(crate) enum Owner {
     /// A connectionless endpoint's listener, until the request is read:
     /// the endpoint answers it ([`Rdm::request`]).
     RdmReq(*const Rdm),
-    /// A connectionless endpoint: lane `lane` of its queues `data` (its
-    /// peer's address handle `from`); connection events go to `rdm`
-    /// ([`Rdm::on_up`], [`Rdm::on_failed`], [`Rdm::on_down`]), never to
-    /// an EQ.
-    Rdm { rdm: *const Rdm, data: *const EpData, lane: u32, from: u64 },
+    /// A connectionless endpoint (or a context of a scalable one): lane
+    /// `lane` of its queues `data` (its peer's address handle `from`);
+    /// connection events go to `rdm` ([`Rdm::on_up`], [`Rdm::on_failed`],
+    /// [`Rdm::on_down`]), never to an EQ. `one_way`: a transmit
+    /// context's connection, on which the peer sends no messages.
+    Rdm { rdm: *const Rdm, data: *const EpData, lane: u32, from: u64, one_way: bool },
 }
 
 impl Owner {
@@ -117,12 +118,13 @@ impl Owner {
         }
     }
 
-    /// The connectionless endpoint it reports to, with its lane.
-    fn rdm(&self) -> Option<(&Rdm, u32)> {
+    /// The connectionless endpoint's map it reports to, with the queues
+    /// and the lane it serves.
+    fn rdm(&self) -> Option<(&Rdm, &EpData, u32)> {
         match *self {
-            // SAFETY: an RDM endpoint stops its connections before it
-            // goes (see the module comment).
-            Owner::Rdm { rdm, lane, .. } => Some((unsafe { &*rdm }, lane)),
+            // SAFETY: an RDM endpoint (a context) stops its connections
+            // before it (its queues) goes (see the module comment).
+            Owner::Rdm { rdm, data, lane, .. } => Some(unsafe { (&*rdm, &*data, lane) }),
             _ => None,
         }
     }
@@ -415,7 +417,8 @@ impl Conn {
         let ctl = ctl_msg(CmType::ConnResp, data)?;
         {
             let mut s = self.shared.lock();
-            if s.phase != Phase::Reported {
+            // Not once stopped: its owner may be going.
+            if s.phase != Phase::Reported || s.stopping {
                 return Err(EINVAL);
             }
             s.phase = Phase::Accepting;
@@ -781,8 +784,8 @@ impl Conn {
             // endpoint is open.
             unsafe { (*cm).error(&*eq, fid, err, data) };
         }
-        if let Some((r, lane)) = owner.rdm() {
-            r.on_failed(self, lane, err, data);
+        if let Some((r, d, lane)) = owner.rdm() {
+            r.on_failed(d, self, lane, err, data);
         }
     }
 
@@ -806,11 +809,11 @@ impl Conn {
             // `CmEvents` lives as long.
             unsafe { (*cm).report(&*eq, fid, event, data) };
         }
-        if let Some((r, lane)) = owner.rdm() {
+        if let Some((r, d, lane)) = owner.rdm() {
             if event == sys::KFI_CONNECTED {
-                r.on_up(self, lane, data);
+                r.on_up(d, self, lane, data);
             } else {
-                r.on_down(self, lane);
+                r.on_down(d, self, lane);
             }
         }
     }

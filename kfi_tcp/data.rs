@@ -430,6 +430,8 @@ pub(super) struct DataIo {
     /// The connection is an RDM lane's: its untagged messages carry rxm
     /// packets ([`DataIo::pkt`]).
     rdm: bool,
+    /// A transmit context's: the peer may not send messages on it.
+    one_way: bool,
     /// The rxm packet of the message being received (RDM), and for a
     /// rendezvous request its pieces.
     pkt: Option<rxm::Pkt>,
@@ -510,6 +512,7 @@ impl DataIo {
             self.lane = lane;
             self.from = from;
             self.rdm = matches!(owner, Owner::Rdm { .. });
+            self.one_way = matches!(owner, Owner::Rdm { one_way: true, .. });
         }
     }
 
@@ -533,6 +536,7 @@ impl DataIo {
             order: ByteOrder::NATIVE,
             started: false,
             rdm: false,
+            one_way: false,
             pkt: None,
             pkt_type: rxm::Type::Eager,
             rndv_iovs: ([rxm::RmaIov { addr: 0, len: 0, key: 0 }; rxm::RNDV_IOVS], 0),
@@ -734,6 +738,7 @@ impl Conn {
             d.lane = lane;
             d.from = from;
             d.rdm = matches!(owner, Owner::Rdm { .. });
+            d.one_way = matches!(owner, Owner::Rdm { one_way: true, .. });
             d.unexp.set_stream(lane);
             d.order = order;
             // SAFETY: an endpoint stops its connection before its data goes.
@@ -1142,6 +1147,9 @@ impl Conn {
                                 }
                                 return Ok(true);
                             }
+                            // A transmit context receives nothing: the
+                            // peer breaks the protocol.
+                            FrameKind::Send | FrameKind::TaggedSend if d.one_way => return Err(proto().into()),
                             FrameKind::Send | FrameKind::TaggedSend => d.rx = Rx::Await,
                             FrameKind::Write => {
                                 d.rma = resolve(ep, h, REMOTE_WRITE)?;

@@ -23,7 +23,9 @@
 use crate::util::base::{self, einval};
 use crate::conn::{Conn, Owner};
 use crate::domain::Domain;
-use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, ProvEp};
+use crate::util::ep::{self as util_ep, publish_ep, EpAttrs, EpBase, EpConfig, EpRules, ProvEp, Role};
+use crate::util::sep::ProvSep;
+use crate::sep::Sep;
 use crate::util::eq::Eq;
 use crate::util::fabric::{Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
@@ -116,34 +118,47 @@ unsafe impl ProvEp for Ep {
         if !c.attrs.rdm {
             return self.data.enable(Config::new(c, MAX_MSG_SIZE, self.domain), ());
         }
-        // SAFETY: bound (the toolkit checked), open while bound.
+        // SAFETY: bound (the toolkit checked; a context's is its scalable
+        // endpoint's), open while bound.
         let av = unsafe { &*c.av.ok_or(EINVAL)? };
-        // SAFETY: the domain outlives its counted endpoints; so does its
-        // fabric.
-        let net = unsafe { Fabric::net((*self.domain).fabric()) };
-        let any = SockAddr { family: bindings::AF_INET as u16, port: 0, scope_id: 0, addr: [0; 16] };
-        let r = Rdm::start(&self.data, av, net, c.attrs.src.unwrap_or(any), c.attrs.rx_size)?;
+        let (tx, i) = match c.attrs.role {
+            Role::Whole => return self.enable_rdm(c, av),
+            Role::Tx(i) => (true, i as usize),
+            Role::Rx(i) => (false, i as usize),
+        };
+        // A context joins its scalable endpoint's map (enabled before it:
+        // the toolkit checked).
+        // SAFETY: a context's scalable endpoint outlives it; every one of
+        // this provider is a `Sep`.
+        let sep = unsafe { Sep::from_base(&*c.attrs.sep) };
+        let r = sep.rdm().ok_or(EINVAL)?;
         let mut cfg = Config::new(c, RDM_MAX_MSG_SIZE, self.domain);
         cfg.directed = c.attrs.directed;
-        if let Err(e) = self.data.enable(cfg, ()) {
-            r.close();
-            return Err(e);
-        }
-        self.data.rdm_enable(&r, av);
+        self.data.enable(cfg, ())?;
+        self.data.rdm_enable(&r, av, tx);
+        r.ctx_open(tx, i, &self.data)?;
         *self.rdm.lock() = Some(r);
         Ok(())
     }
 
     /// Stops the connection (the peer sees it close), then returns the
     /// CQ reservations of whatever was still queued. An RDM endpoint
-    /// stops its map, then the connections of its lanes.
+    /// stops its map, then the connections of its lanes; a context leaves
+    /// its scalable endpoint's map, then stops its lanes' connections.
     fn closing(&self) {
         if let Some(r) = self.rdm.lock().take() {
-            r.close();
+            match self.base.role() {
+                Role::Whole => r.close(),
+                Role::Tx(i) => r.ctx_close(true, i as usize),
+                Role::Rx(i) => r.ctx_close(false, i as usize),
+            }
             for c in self.data.rdm_close() {
                 c.stop();
             }
-            r.close_end();
+            match self.base.role() {
+                Role::Whole => r.close_end(),
+                _ => r.settle(),
+            }
         }
         let conn = self.conn.lock().take();
         if let Some(c) = conn {
@@ -159,6 +174,42 @@ unsafe impl ProvEp for Ep {
 
     fn cm_data_size(&self) -> usize {
         crate::wire::cm::MAX_CM_DATA
+    }
+}
+
+impl Ep {
+    /// Enable of a plain RDM endpoint: its own map, listening.
+    fn enable_rdm(&self, c: &EpConfig, av: &crate::util::av::Av) -> Result {
+        // SAFETY: the domain outlives its counted endpoints; so does its
+        // fabric.
+        let net = unsafe { Fabric::net((*self.domain).fabric()) };
+        let any = SockAddr { family: bindings::AF_INET as u16, port: 0, scope_id: 0, addr: [0; 16] };
+        let r = Rdm::start(Some(&self.data), (0, 0), av, net, c.attrs.src.unwrap_or(any), c.attrs.rx_size)?;
+        let mut cfg = Config::new(c, RDM_MAX_MSG_SIZE, self.domain);
+        cfg.directed = c.attrs.directed;
+        if let Err(e) = self.data.enable(cfg, ()) {
+            r.close();
+            return Err(e);
+        }
+        self.data.rdm_enable(&r, av, false);
+        *self.rdm.lock() = Some(r);
+        Ok(())
+    }
+
+    /// A context of a scalable endpoint of `domain` with `attrs` (its
+    /// role), not published yet.
+    pub(crate) fn new_ctx(domain: *const Domain, db: *const DomainBase, attrs: EpAttrs) -> Result<Pin<KBox<Ep>>> {
+        // SAFETY: the scalable endpoint's domain, open while it is.
+        let db = unsafe { &*db };
+        let init = pin_init!(Ep {
+            base <- EpBase::new(db, attrs),
+            domain,
+            src: None,
+            conn <- new_mutex!(None, "kfi_tcp_ep"),
+            rdm <- new_mutex!(None, "kfi_tcp_ep_rdm"),
+            data <- EpData::new(),
+        });
+        KBox::pin_init(init, GFP_KERNEL)
     }
 }
 

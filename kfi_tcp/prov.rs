@@ -7,6 +7,7 @@ use crate::ffi::{kfi_info, sys};
 use crate::logic::host;
 use crate::logic::plan::{self, Family, Plan};
 use crate::logic::writer::BufWriter;
+use crate::util::sep;
 use crate::util::base;
 use crate::util::getinfo::{addr_format, fill_common, info_addr};
 use core::ffi::{c_char, c_int};
@@ -88,6 +89,9 @@ const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
 /// What RDM endpoints add to the receive capabilities: the source of each
 /// message in its completion (`kfi_cq_readfrom`), receives from one source.
 const RDM_RX_CAPS: u64 = sys::KFI_SOURCE | sys::KFI_DIRECTED_RECV;
+/// And what it adds to transmits: the receive context of a scalable
+/// endpoint named by `kfi_rx_addr` (`sep.rs`).
+const RDM_TX_CAPS: u64 = sys::KFI_NAMED_RX_CTX;
 /// The largest message of an RDM endpoint (over rxm's eager limit they go
 /// by rendezvous).
 const RDM_MAX_MSG_SIZE: usize = MAX_MSG_SIZE;
@@ -181,9 +185,17 @@ pub(crate) fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, 
 /// larger ones by its read rendezvous; any kind of AV.
 fn rdm(e: &mut kfi_info) {
     // SAFETY: `fill` allocated all five attributes.
-    let (rx, ep) = unsafe { (&mut *e.rx_attr, &mut *e.ep_attr) };
+    let (tx, rx, ep, dom) = unsafe { (&mut *e.tx_attr, &mut *e.rx_attr, &mut *e.ep_attr, &mut *e.domain_attr) };
     rx.caps |= RDM_RX_CAPS;
-    e.caps |= RDM_RX_CAPS;
+    tx.caps |= RDM_TX_CAPS;
+    e.caps |= RDM_RX_CAPS | RDM_TX_CAPS;
+    // Scalable endpoints: up to `MAX_CTX` contexts each way; by default
+    // one per CPU (a consumer that does not size them, as kfilnd without
+    // its CXI fabric ops, gets one per CPU partition).
+    dom.max_ep_tx_ctx = sep::MAX_CTX;
+    dom.max_ep_rx_ctx = sep::MAX_CTX;
+    ep.tx_ctx_cnt = base::nr_cpus().clamp(1, sep::MAX_CTX);
+    ep.rx_ctx_cnt = ep.tx_ctx_cnt;
     ep.type_ = sys::KFI_EP_RDM;
     ep.max_msg_size = RDM_MAX_MSG_SIZE;
     ep.max_order_raw_size = RDM_MAX_MSG_SIZE;

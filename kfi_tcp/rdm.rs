@@ -47,7 +47,8 @@
 
 use crate::conn::{Conn, Owner};
 use crate::logic::connmap::{self, Actions, Event, State};
-use crate::logic::rxm::{self, Accept, Connect, Reason};
+use crate::logic::rxm::{self, Accept, Connect, CtxExt, Reason};
+use crate::util::sep;
 use crate::logic::xfer::ADDR_ANY;
 use crate::pep::{Listen, Listener};
 use crate::sock::Sock;
@@ -79,6 +80,11 @@ struct St {
     live: usize,
     /// Set by close: nothing is added any more.
     closing: bool,
+    /// A scalable endpoint's contexts, enabled and not closed, by index
+    /// (null: none): transmit contexts open connections, receive contexts
+    /// take the peers' (the index their connect data names).
+    tx: KVec<*const EpData>,
+    rx: KVec<*const EpData>,
 }
 
 /// The connection map of an RDM endpoint, and its work item.
@@ -86,7 +92,9 @@ struct St {
 pub(crate) struct Rdm {
     #[pin]
     work: Work<Rdm>,
-    /// The endpoint's queues (their lanes hold the peers).
+    /// A plain RDM endpoint's queues (their lanes hold the peers, both
+    /// directions); null for a scalable endpoint's map, whose contexts
+    /// are in `st`.
     data: *const EpData,
     /// The bound AV (it cannot close while bound).
     av: *const Av,
@@ -144,10 +152,14 @@ fn rx_size_of(n: usize) -> u32 {
 }
 
 impl Rdm {
-    /// The map of an endpoint with queues `data` (enabled), AV `av`,
-    /// listening on `src` in `net`, with receive queues of `rx_size`.
-    /// Starts listening.
-    pub(crate) fn start(data: &EpData, av: &Av, net: *mut c_void, src: SockAddr, rx_size: usize) -> Result<Arc<Rdm>> {
+    /// The map of an endpoint with queues `data` (enabled), or with
+    /// `None` of a scalable endpoint with `ctxs` transmit and receive
+    /// contexts; AV `av`, listening on `src` in `net`, with receive
+    /// queues of `rx_size`. Starts listening.
+    pub(crate) fn start(data: Option<&EpData>, ctxs: (usize, usize), av: &Av, net: *mut c_void, src: SockAddr, rx_size: usize) -> Result<Arc<Rdm>> {
+        let data: *const EpData = data.map_or(core::ptr::null(), |d| d);
+        let tx = base::kvec_filled(core::ptr::null(), ctxs.0)?;
+        let rx = base::kvec_filled(core::ptr::null(), ctxs.1)?;
         // SAFETY: `rdm_retry` does not sleep; its argument is set below,
         // before anything arms the timer; the close cancels it.
         let retry = unsafe { base::Timer::new(rdm_retry, core::ptr::null_mut()) }?;
@@ -161,7 +173,7 @@ impl Rdm {
                 port: AtomicU32::new(u32::from(src.port)),
                 rx_size: rx_size_of(rx_size),
                 instance: base::random_u32() | 1,
-                st <- new_mutex!(St { listener: None, pending: KVec::new(), dead: KVec::new(), live: 0, closing: false }, "kfi_tcp_rdm"),
+                st <- new_mutex!(St { listener: None, pending: KVec::new(), dead: KVec::new(), live: 0, closing: false, tx, rx }, "kfi_tcp_rdm"),
                 want: AtomicBool::new(false),
                 retry,
             }),
@@ -189,9 +201,43 @@ impl Rdm {
         SockAddr { port: self.port.load(Ordering::SeqCst) as u16, ..self.src }
     }
 
-    fn data(&self) -> &EpData {
+    /// A plain endpoint's queues (`None`: a scalable endpoint's map).
+    fn data(&self) -> Option<&EpData> {
         // SAFETY: the endpoint's queues outlive the map (see "Lifetime").
-        unsafe { &*self.data }
+        unsafe { self.data.as_ref() }
+    }
+
+    /// A context of a scalable endpoint is enabled (its queues `d`, which
+    /// stay until [`Rdm::ctx_close`]): transmit context `i` (`tx`) opens
+    /// connections from now on, receive context `i` takes them.
+    pub(crate) fn ctx_open(&self, tx: bool, i: usize, d: &EpData) -> Result {
+        let mut g = self.st.lock();
+        let v = if tx { &mut g.tx } else { &mut g.rx };
+        let slot = v.get_mut(i).ok_or(EINVAL)?;
+        *slot = d;
+        Ok(())
+    }
+
+    /// A context closes: from now on the map does not use its queues;
+    /// the connections it handed over are stopped. The caller then stops
+    /// the connections of its lanes and calls [`Rdm::settle`].
+    pub(crate) fn ctx_close(&self, tx: bool, i: usize) {
+        {
+            let mut g = self.st.lock();
+            let v = if tx { &mut g.tx } else { &mut g.rx };
+            if let Some(slot) = v.get_mut(i) {
+                *slot = core::ptr::null();
+            }
+        }
+        // A running work item may still be connecting its lanes.
+        self.settle();
+    }
+
+    /// Waits for the work item and stops the connections handed over.
+    pub(crate) fn settle(&self) {
+        // SAFETY: our initialised work item.
+        unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
+        self.stop_dead();
     }
 
     fn av(&self) -> &Av {
@@ -199,9 +245,11 @@ impl Rdm {
         unsafe { &*self.av }
     }
 
-    /// Our connection id for lane `lane`.
-    fn id(&self, lane: u32) -> u64 {
-        rxm::conn_id(self.instance, lane)
+    /// Our connection id for lane `lane` of transmit context `ctx` (0: a
+    /// plain endpoint's; a receive context's lanes are numbered after
+    /// [`sep::MAX_CTX`] transmit contexts).
+    fn id(&self, ctx: u32, lane: u32) -> u64 {
+        rxm::conn_id(self.instance, (ctx << 22) | (lane & ((1 << 22) - 1)))
     }
 
     /// Queues the work item (from any context but hard interrupts).
@@ -278,9 +326,9 @@ impl Rdm {
                 return;
             }
         }
-        let req = match Connect::decode(data) {
-            Ok(r) => r,
-            Err(reason) => {
+        let (req, ext) = match (Connect::decode(data), CtxExt::decode(data)) {
+            (Ok(r), Ok(e)) => (r, e),
+            (Err(reason), _) | (_, Err(reason)) => {
                 reject(c, reason);
                 self.bury(c.clone());
                 return;
@@ -298,20 +346,58 @@ impl Rdm {
         let handle = self.av().find(&listen).unwrap_or(ADDR_ANY);
         let len = if u32::from(peer.family) == bindings::AF_INET6 { 16 } else { 4 };
         let peer_wins = rxm::requester_wins((&peer.addr[..len], req.port), (&local.addr[..len], own_port));
-        let d = self.data();
-        // Our own request (a send to ourselves): taken on a lane of its
-        // own, whatever our attempt's state.
-        let own = (req.client_conn_id >> 32) as u32 == self.instance;
-        let out = d.rdm_request(handle, &listen, c, req.client_conn_id, peer_wins, own, |lane| {
-            Accept { server_conn_id: self.id(lane), rx_size: self.rx_size, flow_ctrl: rxm::FLOW_CTRL_PEER_OFF }.encode()
+        let rx_index = ext.map_or(0, |e| usize::from(e.rx_index));
+        // The receive context it is for (held while its lane is made: a
+        // context closing waits for it, then finds the connection on the
+        // lane); a plain endpoint has receive context 0 only.
+        let g = self.st.lock();
+        let (d, ctx, inbound) = match self.data() {
+            Some(d) if rx_index == 0 => {
+                // Our own request (a send to ourselves), a context's: a
+                // lane of its own, whatever our attempt's state.
+                let own = (req.client_conn_id >> 32) as u32 == self.instance;
+                (d, 0, own || ext.is_some_and(|e| e.flags & rxm::CTX_EXT_ONE_WAY != 0))
+            }
+            // SAFETY: a receive context's queues stay until it leaves
+            // `st` (`ctx_close`).
+            None => match g.rx.get(rx_index).and_then(|&p| unsafe { p.as_ref() }) {
+                // Nothing is sent on a connection a context accepts (its
+                // scalable endpoint's own go from its transmit contexts).
+                Some(d) => (d, (sep::MAX_CTX + rx_index) as u32, true),
+                None => {
+                    drop(g);
+                    reject(c, Reason::ConnRefused);
+                    self.bury(c.clone());
+                    return;
+                }
+            },
+            Some(_) => {
+                drop(g);
+                reject(c, Reason::ConnRefused);
+                self.bury(c.clone());
+                return;
+            }
+        };
+        // A plain endpoint's queues outlive the map: only a context's need
+        // the lock (its lane is new: the request fails nothing, completes
+        // nothing, so no consumer's handler runs under it).
+        let g = if self.data().is_some() {
+            drop(g);
+            None
+        } else {
+            Some(g)
+        };
+        let out = d.rdm_request(handle, &listen, c, req.client_conn_id, peer_wins, inbound, |lane| {
+            Accept { server_conn_id: self.id(ctx, lane), rx_size: self.rx_size, flow_ctrl: rxm::FLOW_CTRL_PEER_OFF }.encode()
         });
+        drop(g);
         match out {
             Ok(r) => {
                 for x in r.drop.into_iter().flatten() {
                     self.bury(x);
                 }
                 if let Some((lane, accept)) = r.accept {
-                    let owner = Owner::Rdm { rdm: self, data: self.data, lane, from: handle };
+                    let owner = Owner::Rdm { rdm: self, data: d, lane, from: handle, one_way: false };
                     if c.accept(&accept, owner).is_err() {
                         d.rdm_event(lane, c, Event::Down, bindings::ECONNRESET);
                         self.bury(c.clone());
@@ -330,8 +416,7 @@ impl Rdm {
 
     /// A connection of lane `lane` is up (its work item): `data` is the
     /// peer's accept data when it was ours.
-    pub(crate) fn on_up(&self, c: &Conn, lane: u32, data: &[u8]) {
-        let d = self.data();
+    pub(crate) fn on_up(&self, d: &EpData, c: &Conn, lane: u32, data: &[u8]) {
         if d.rdm_is_out(lane, c) {
             match Accept::decode(data) {
                 Some(a) => d.rdm_out_up(lane, c, a.server_conn_id),
@@ -349,7 +434,7 @@ impl Rdm {
 
     /// Our attempt on lane `lane` (or the connection being accepted)
     /// failed with `err` (negative); `data`: the peer's reject data.
-    pub(crate) fn on_failed(&self, c: &Conn, lane: u32, err: c_int, data: &[u8]) {
+    pub(crate) fn on_failed(&self, d: &EpData, c: &Conn, lane: u32, err: c_int, data: &[u8]) {
         let refused = err == -(bindings::ECONNREFUSED as c_int);
         let e = if refused && !data.is_empty() {
             Event::Rejected { already: rxm::reject_reason(data) == Reason::Already }
@@ -357,7 +442,7 @@ impl Rdm {
             Event::Down
         };
         let errno = if err < 0 { (-err) as u32 } else { bindings::ECONNRESET };
-        if let Some(x) = self.data().rdm_event(lane, c, e, errno) {
+        if let Some(x) = d.rdm_event(lane, c, e, errno) {
             self.bury(x);
         }
         if e == (Event::Rejected { already: true }) {
@@ -367,8 +452,8 @@ impl Rdm {
 
     /// The connection of lane `lane` ended (its work item, after failing
     /// the lane's operations).
-    pub(crate) fn on_down(&self, c: &Conn, lane: u32) {
-        if let Some(x) = self.data().rdm_event(lane, c, Event::Down, bindings::ECONNRESET) {
+    pub(crate) fn on_down(&self, d: &EpData, c: &Conn, lane: u32) {
+        if let Some(x) = d.rdm_event(lane, c, Event::Down, bindings::ECONNRESET) {
             self.bury(x);
         }
     }
@@ -383,9 +468,37 @@ impl Rdm {
         }
     }
 
-    /// Opens the connections the lanes want.
+    /// Opens the connections the lanes want: a plain endpoint's, or the
+    /// transmit contexts' (only the work item uses their queues outside
+    /// `st`: a closing context waits for it, [`Rdm::ctx_close`]).
     fn connect_wanted(&self) {
-        let d = self.data();
+        while self.want.swap(false, Ordering::SeqCst) {
+            if let Some(d) = self.data() {
+                self.connect_ctx(d, 0, false);
+                continue;
+            }
+            let mut i = 0;
+            loop {
+                let p = {
+                    let g = self.st.lock();
+                    if i >= g.tx.len() {
+                        break;
+                    }
+                    g.tx[i]
+                };
+                // SAFETY: a context's queues stay until it leaves `st`
+                // and this work item is done (`ctx_close`).
+                if let Some(d) = unsafe { p.as_ref() } {
+                    self.connect_ctx(d, i as u32 + 1, true);
+                }
+                i += 1;
+            }
+        }
+    }
+
+    /// Opens the connections the lanes of `d` want (`ctx`: its number in
+    /// our connection ids; `one_way`: a transmit context's).
+    fn connect_ctx(&self, d: &EpData, ctx: u32, one_way: bool) {
         if d.rdm_retry_due(kernel::time::msecs_to_jiffies(RETRY_MS) as u64) {
             self.arm_retry();
         }
@@ -393,18 +506,21 @@ impl Rdm {
         // finds us in its AV by it), any port.
         let any = self.src.addr.iter().all(|&b| b == 0);
         let from = SockAddr { port: 0, ..self.src };
-        while self.want.swap(false, Ordering::SeqCst) {
-            while let Some((lane, dst, handle)) = d.rdm_take_want() {
+        {
+            while let Some(w) = d.rdm_take_want() {
+                let (lane, dst, handle) = (w.lane, w.addr, w.handle);
                 if self.st.lock().closing {
                     return;
                 }
-                let req = Connect::new(self.name().port, self.rx_size, self.id(lane)).encode();
-                let owner = Owner::Rdm { rdm: self, data: self.data, lane, from: handle };
+                let c = Connect::new(self.name().port, self.rx_size, self.id(ctx, lane));
+                let ext = w.one_way.then_some(CtxExt { rx_index: w.rx, flags: rxm::CTX_EXT_ONE_WAY });
+                let (req, n) = CtxExt::request(&c, ext);
+                let owner = Owner::Rdm { rdm: self, data: d, lane, from: handle, one_way };
                 if self.count_conn().is_err() {
                     d.rdm_connect_failed(lane, bindings::ENOMEM);
                     continue;
                 }
-                match Conn::connect(self.net, (!any).then_some(&from), &dst, &req, owner) {
+                match Conn::connect(self.net, (!any).then_some(&from), &dst, &req[..n], owner) {
                     Ok(c) => {
                         if let Some(x) = d.rdm_set_out(lane, c) {
                             self.bury(x);
@@ -479,9 +595,7 @@ impl Rdm {
     pub(crate) fn close_end(&self) {
         // A work item running during `close` may have armed it.
         self.retry.cancel_sync();
-        // SAFETY: as in `close`.
-        unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
-        self.stop_dead();
+        self.settle();
     }
 }
 

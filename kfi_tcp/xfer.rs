@@ -197,6 +197,13 @@ pub(crate) struct RdmPeer {
     /// packet we send it), and the instance part of it (the high 32 bits:
     /// a restarted peer has another).
     pub(crate) peer_id: u64,
+    /// The peer's receive context our transmits on this lane go to (the
+    /// top bits of their handle, `kfi_rx_addr`).
+    pub(crate) rx: u16,
+    /// A lane of one incoming connection (a peer not in the AV, our own
+    /// request, a scalable endpoint's context connecting): nothing is sent
+    /// on it but ACKs and reads; released when the connection ends.
+    pub(crate) inbound: bool,
 }
 
 impl RdmPeer {
@@ -210,6 +217,8 @@ impl RdmPeer {
             want_connect: false,
             waiting_since: 0,
             peer_id: 0,
+            rx: 0,
+            inbound: false,
         }
     }
 }
@@ -258,6 +267,9 @@ pub(crate) struct TcpExt {
     /// `rx_ctx_bits` (off in the index).
     by_handle: KVec<u32>,
     av_bits: u32,
+    /// A transmit context of a scalable endpoint: its connections carry
+    /// its transmits only (the peer sends no messages on them).
+    one_way: bool,
 }
 
 // SAFETY: `rdm` and `av` are only dereferenced under the queue lock while
@@ -306,25 +318,41 @@ impl TcpExt {
         Some(self.lane_count() - 1)
     }
 
-    /// RDM: the lane of AV handle `handle` (receive-context bits off)
-    /// whose listener is `addr`, made if there is none. A handle whose
-    /// address changed (removed and reused by the AV) gets a new lane;
-    /// the old one is left to its connection. `None` without memory.
+    /// RDM: the lane of AV handle `handle` whose listener is `addr`:
+    /// one per AV index and receive context (the handle's top bits, see
+    /// `kfi_rx_addr`), made if there is none. A handle whose address
+    /// changed (removed and reused by the AV) gets a new lane; the old one
+    /// is left to its connection. `None` without memory.
     fn lane_for(&mut self, handle: u64, addr: &SockAddr) -> Option<u32> {
         let idx = av_index(handle, self.av_bits);
+        let rx = rx_index(handle, self.av_bits);
         let at = usize::try_from(idx).ok()?;
+        let ours = |x: &Lane| x.peer.used && !x.peer.inbound && x.peer.handle == idx && x.peer.rx == rx && same_addr(&x.peer.addr, addr);
         if let Some(&l) = self.by_handle.get(at) {
-            if l != 0 && self.lane(l - 1).is_some_and(|x| x.peer.used && x.peer.handle == idx && same_addr(&x.peer.addr, addr)) {
+            if l != 0 && self.lane(l - 1).is_some_and(ours) {
                 return Some(l - 1);
             }
         }
-        let lane = self.new_lane()?;
+        // Another receive context of the peer than the last one sent to
+        // (the index remembers one lane per peer).
+        let found = if rx != 0 || self.by_handle.get(at).is_some_and(|&l| l != 0) {
+            (0..self.lane_count()).find(|&l| self.lane(l).is_some_and(ours))
+        } else {
+            None
+        };
+        let lane = match found {
+            Some(l) => l,
+            None => {
+                let l = self.new_lane()?;
+                let p = &mut self.lane_mut(l)?.peer;
+                *p = RdmPeer { used: true, handle: idx, addr: *addr, rx, ..RdmPeer::new() };
+                l
+            }
+        };
         while self.by_handle.len() <= at {
             self.by_handle.push(0, GFP_ATOMIC).ok()?;
         }
         self.by_handle[at] = lane + 1;
-        let p = &mut self.lane_mut(lane)?.peer;
-        *p = RdmPeer { used: true, handle: idx, addr: *addr, ..RdmPeer::new() };
         Some(lane)
     }
 
@@ -346,6 +374,15 @@ fn av_index(handle: u64, bits: u32) -> u64 {
         handle
     } else {
         handle & (u64::MAX >> bits)
+    }
+}
+
+/// An AV handle's receive context (its top `bits`).
+fn rx_index(handle: u64, bits: u32) -> u16 {
+    if bits == 0 {
+        0
+    } else {
+        (handle >> (64 - bits)) as u16
     }
 }
 
@@ -407,7 +444,18 @@ impl QueueExt for TcpExt {
     type Progress<'a> = TcpProgress<'a>;
 
     fn new() -> TcpExt {
-        TcpExt { first: Lane::new(), more: KVec::new(), per_lane_tx: false, rdm: core::ptr::null(), av: core::ptr::null(), rndv_seq: 0, poll_next: 0, by_handle: KVec::new(), av_bits: 0 }
+        TcpExt {
+            first: Lane::new(),
+            more: KVec::new(),
+            per_lane_tx: false,
+            rdm: core::ptr::null(),
+            av: core::ptr::null(),
+            rndv_seq: 0,
+            poll_next: 0,
+            by_handle: KVec::new(),
+            av_bits: 0,
+            one_way: false,
+        }
     }
 
     /// The connections' work runs on the CQs' `KFI_AFFINITY` CPU.
@@ -799,10 +847,12 @@ impl EpData {
 /// An RDM endpoint's lanes (see `rdm.rs`): the post's routing and the
 /// connection map's changes, under the queue lock.
 impl EpData {
-    /// Enable of an RDM endpoint: transmits go to their peer's lane.
-    pub(crate) fn rdm_enable(&self, rdm: &Rdm, av: &Av) {
+    /// Enable of an RDM endpoint or context: transmits go to their peer's
+    /// lane; a transmit context's (`one_way`) carry only them.
+    pub(crate) fn rdm_enable(&self, rdm: &Rdm, av: &Av, one_way: bool) {
         let bits = av.rx_ctx_bits();
         let mut g = self.q.lock();
+        g.ext.one_way = one_way;
         g.ext.per_lane_tx = true;
         g.ext.rdm = rdm;
         g.ext.av = av;
@@ -866,9 +916,10 @@ impl EpData {
     }
 
     /// A peer's request on `c`: the lane of `handle` (a new one for a
-    /// peer not in the AV) decides, with `peer_wins` (rxm's rule) and its
-    /// connection id; `accept` makes the accept data for the lane.
-    /// `Err`: no lane (no memory, or the endpoint is closing).
+    /// peer not in the AV, and with `inbound`, see [`RdmPeer::inbound`])
+    /// decides, with `peer_wins` (rxm's rule) and its connection id;
+    /// `accept` makes the accept data for the lane. `Err`: no lane (no
+    /// memory, or the endpoint is closing).
     pub(crate) fn rdm_request(
         &self,
         handle: u64,
@@ -876,7 +927,7 @@ impl EpData {
         c: &Arc<Conn>,
         peer_id: u64,
         peer_wins: bool,
-        own: bool,
+        inbound: bool,
         accept: impl FnOnce(u32) -> [u8; crate::logic::rxm::ACCEPT_BYTES],
     ) -> core::result::Result<RequestOutcome, ()> {
         let (out, doomed) = {
@@ -885,14 +936,14 @@ impl EpData {
             if q.ext.rdm.is_null() {
                 return Err(());
             }
-            let lane = if handle == rules_x::ADDR_ANY || own {
-                // A peer not in the AV, or ourselves: a lane of its own,
-                // which our sends never use (ours to ourselves go on the
-                // lane of the handle, connected to this one).
+            let lane = if handle == rules_x::ADDR_ANY || inbound {
+                // A peer not in the AV, ourselves, a context: a lane of
+                // its own, which our sends never use (ours to ourselves
+                // go on the lane of the handle, connected to this one).
                 let l = q.ext.new_lane().ok_or(())?;
-                let h = if own { av_index(handle, q.ext.av_bits) } else { rules_x::ADDR_ANY };
+                let h = if handle == rules_x::ADDR_ANY { handle } else { av_index(handle, q.ext.av_bits) };
                 let x = q.ext.lane_mut(l).ok_or(())?;
-                x.peer = RdmPeer { used: true, handle: h, addr: *listen, ..RdmPeer::new() };
+                x.peer = RdmPeer { used: true, inbound: true, handle: h, addr: *listen, ..RdmPeer::new() };
                 l
             } else {
                 q.ext.lane_for(handle, listen).ok_or(())?
@@ -956,7 +1007,7 @@ impl EpData {
     /// a failure, for the transmits that waited): the connection the
     /// event dropped, to stop (the caller's own is never stopped here).
     pub(crate) fn rdm_event(&self, lane: u32, c: &Conn, e: Event, errno: u32) -> Option<Arc<Conn>> {
-        let (bury, doomed) = {
+        let (bury, doomed, freed) = {
             let mut g = self.q.lock();
             let l = g.ext.lane_mut(lane)?;
             let is = |x: &Option<Arc<Conn>>| x.as_deref().is_some_and(|o| core::ptr::eq(o, c));
@@ -981,15 +1032,23 @@ impl EpData {
                 bury = l.conn.take();
             }
             let doomed = if a.has(Actions::FAIL_WAITING) { Doomed::take(l, true) } else { Doomed::NONE };
+            let mut freed = Doomed::NONE;
+            if l.peer.inbound && l.conn.is_none() && l.peer.out.is_none() {
+                // Its connection is gone: the lane is free again.
+                freed = Doomed::take(l, true);
+                l.peer = RdmPeer::new();
+                l.msg_waiting = false;
+            }
             if a.has(Actions::FLOW) {
                 l.hint();
                 if let Some(x) = &l.conn {
                     x.kick();
                 }
             }
-            (bury, doomed)
+            (bury, doomed, freed)
         };
         self.fail_doomed(doomed, errno);
+        self.fail_doomed(freed, errno);
         bury
     }
 
@@ -1023,17 +1082,17 @@ impl EpData {
         waiting
     }
 
-    /// The next lane that wants a connection: its number, its peer's
-    /// listener and handle.
-    pub(crate) fn rdm_take_want(&self) -> Option<(u32, SockAddr, u64)> {
+    /// The next lane that wants a connection.
+    pub(crate) fn rdm_take_want(&self) -> Option<Want> {
         let mut g = self.q.lock();
         if g.ext.rdm.is_null() {
             return None;
         }
+        let one_way = g.ext.one_way;
         for lane in 0..g.ext.lane_count() {
             let l = g.ext.lane_mut(lane)?;
             if core::mem::take(&mut l.peer.want_connect) && l.peer.state == State::Connecting {
-                return Some((lane, l.peer.addr, l.peer.handle));
+                return Some(Want { lane, addr: l.peer.addr, handle: l.peer.handle, rx: l.peer.rx, one_way: one_way || l.peer.rx != 0 });
             }
         }
         None
@@ -1162,6 +1221,20 @@ impl EpData {
             }
         }
     }
+}
+
+/// A lane that wants a connection ([`EpData::rdm_take_want`]).
+pub(crate) struct Want {
+    pub(crate) lane: u32,
+    /// The peer's listener, and its handle.
+    pub(crate) addr: SockAddr,
+    pub(crate) handle: u64,
+    /// Its receive context (connect data names it when not 0).
+    pub(crate) rx: u16,
+    /// The connection will carry our transmits only: a transmit
+    /// context's, or one to a receive context other than 0 (see
+    /// `logic::rxm::CtxExt`).
+    pub(crate) one_way: bool,
 }
 
 /// How many RDM lanes one CQ read moves, and looks at.

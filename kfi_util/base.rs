@@ -343,6 +343,21 @@ pub(crate) fn einval() -> c_int {
     neg(bindings::EINVAL)
 }
 
+/// The number of possible CPUs.
+pub(crate) fn nr_cpus() -> usize {
+    // SAFETY: reads a constant of the kernel.
+    unsafe { sys::kfi_util_nr_cpus() as usize }
+}
+
+/// A vector of `n` copies of `v` (process context).
+pub(crate) fn kvec_filled<T: Clone>(v: T, n: usize) -> Result<KVec<T>> {
+    let mut out = KVec::with_capacity(n, GFP_KERNEL)?;
+    for _ in 0..n {
+        out.push(v.clone(), GFP_KERNEL)?;
+    }
+    Ok(out)
+}
+
 /// Removes and returns `v[i]`, keeping the order of the rest (6.12's
 /// `KVec`/`KVVec` have neither `remove` nor `pop`); `None` if out of range.
 pub(crate) fn kvec_remove<T, A: kernel::alloc::Allocator>(v: &mut kernel::alloc::Vec<T, A>, i: usize) -> Option<T> {

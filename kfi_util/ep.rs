@@ -40,6 +40,7 @@ use super::fabric::ProvDomain;
 use super::fid::DomainBase;
 use super::sys;
 use super::logic::xfer::Kind;
+use super::sep::SepBase;
 use super::xfer::Cntrs;
 use super::{Provider, Trace};
 use crate::trigger::cntr::Cntr;
@@ -97,7 +98,7 @@ impl EpRules {
     /// attributes' `(size, op_flags)` (`None`: no attributes; size 0: the
     /// default depth): -EINVAL for a size beyond the deepest queue,
     /// -KFI_EBADFLAGS for a flag not in `offered`.
-    fn dir_attrs(&self, attr: Option<(usize, u64)>, offered: u64) -> core::result::Result<(usize, u64), c_int> {
+    pub(super) fn dir_attrs(&self, attr: Option<(usize, u64)>, offered: u64) -> core::result::Result<(usize, u64), c_int> {
         let Some((size, flags)) = attr else {
             return Ok((self.default_queue, 0));
         };
@@ -129,6 +130,47 @@ pub(crate) struct EpAttrs {
     /// Receives honour their source address (`KFI_DIRECTED_RECV` in the
     /// info's or the receive attributes' capabilities; RDM only).
     pub(crate) directed: bool,
+    /// A whole endpoint, or a context of the scalable endpoint `sep`.
+    pub(crate) role: Role,
+    pub(crate) sep: *const SepBase,
+}
+
+/// What part of an endpoint an endpoint object is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Role {
+    /// An endpoint (`kfi_endpoint`): both directions.
+    Whole,
+    /// Transmit context `.0` of a scalable endpoint (`kfi_tx_context`):
+    /// its queues take transmits only.
+    Tx(u32),
+    /// Receive context `.0` (`kfi_rx_context`): receives only.
+    Rx(u32),
+}
+
+impl Role {
+    /// The counter events an object of this role may bind (of
+    /// [`CNTR_EVENTS`]).
+    fn cntr_events(self) -> u64 {
+        match self {
+            Role::Whole => CNTR_EVENTS,
+            Role::Tx(_) => sys::KFI_SEND as u64 | sys::KFI_READ as u64 | sys::KFI_WRITE as u64,
+            Role::Rx(_) => sys::KFI_RECV as u64 | sys::KFI_REMOTE_READ as u64 | sys::KFI_REMOTE_WRITE as u64,
+        }
+    }
+
+    /// The CQ directions of a bind's `flags` (`KFI_TRANSMIT`, `KFI_RECV`):
+    /// a context's own when none is named (kfilnd binds with 0), none
+    /// (refused) when the other is.
+    fn cq_dirs(self, flags: u64) -> u64 {
+        let (tx, rx) = (sys::KFI_TRANSMIT as u64, sys::KFI_RECV as u64);
+        let dirs = flags & (tx | rx);
+        match self {
+            Role::Whole => dirs,
+            Role::Tx(_) if dirs & !tx == 0 => tx,
+            Role::Rx(_) if dirs & !rx == 0 => rx,
+            _ => 0,
+        }
+    }
 }
 
 /// What `kfi_enable` hands the provider's queues ([`ProvEp::enable`]):
@@ -324,6 +366,11 @@ impl EpBase {
         self.attrs.rdm
     }
 
+    /// A whole endpoint, or which context of a scalable endpoint.
+    pub(crate) fn role(&self) -> Role {
+        self.attrs.role
+    }
+
     /// Its connection events.
     pub(crate) fn cm(&self) -> &CmEvents {
         &self.cm
@@ -391,7 +438,7 @@ pub(crate) unsafe fn ep_info<'a>(
     let (rx_size, rx_flags) = rules.dir_attrs(unsafe { i.rx_attr.as_ref() }.map(|r| (r.size, r.op_flags)), rules.rx_op_flags)?;
     // SAFETY: `src_addr` holds `src_addrlen` bytes (caller's contract).
     let src = unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) }.map_err(|e| e.to_errno())?;
-    let attrs = EpAttrs { tx_size, rx_size, tx_flags, rx_flags, src, rdm, directed };
+    let attrs = EpAttrs { tx_size, rx_size, tx_flags, rx_flags, src, rdm, directed, role: Role::Whole, sep: core::ptr::null() };
     Ok((i, attrs))
 }
 
@@ -463,7 +510,8 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_bind(fid: *mut sys::kfid, bfid: *mut
     }
     match class {
         sys::KFI_CLASS_EQ => {
-            if flags != 0 || g.eq.is_some() {
+            // A context has no connection events (nor does its endpoint).
+            if flags != 0 || g.eq.is_some() || e.base().attrs.role != Role::Whole {
                 return einval();
             }
             // SAFETY: a valid fid (checked class and ops table next).
@@ -478,7 +526,8 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_bind(fid: *mut sys::kfid, bfid: *mut
         }
         sys::KFI_CLASS_AV => {
             // A connected endpoint has no use for one.
-            if !e.base().attrs.rdm || flags != 0 || g.av.is_some() {
+            // A context sends to the AV of its scalable endpoint.
+            if !e.base().attrs.rdm || flags != 0 || g.av.is_some() || e.base().attrs.role != Role::Whole {
                 return einval();
             }
             // SAFETY: a valid fid (checked class and ops table next).
@@ -492,8 +541,9 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_bind(fid: *mut sys::kfid, bfid: *mut
             0
         }
         sys::KFI_CLASS_CQ => {
-            let dirs = flags & (sys::KFI_TRANSMIT as u64 | sys::KFI_RECV as u64);
-            if dirs == 0 || flags & !(dirs | sys::KFI_SELECTIVE_COMPLETION) != 0 {
+            let all = sys::KFI_TRANSMIT as u64 | sys::KFI_RECV as u64 | sys::KFI_SELECTIVE_COMPLETION;
+            let dirs = e.base().attrs.role.cq_dirs(flags);
+            if dirs == 0 || flags & !all != 0 {
                 return -(sys::KFI_EBADFLAGS as c_int);
             }
             // SAFETY: a valid fid (checked class and ops table next).
@@ -542,7 +592,7 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_bind(fid: *mut sys::kfid, bfid: *mut
                 (sys::KFI_REMOTE_READ, &mut k.remote_read),
                 (sys::KFI_REMOTE_WRITE, &mut k.remote_write),
             ];
-            let allowed = PEp::RULES.cntr_events & CNTR_EVENTS;
+            let allowed = PEp::RULES.cntr_events & e.base().attrs.role.cntr_events();
             if flags == 0 || flags & !allowed != 0 {
                 return -(sys::KFI_EBADFLAGS as c_int);
             }
@@ -585,8 +635,18 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_control(fid: *mut sys::kfid, command
         return 0;
     }
     // A connected endpoint reports its connection on an EQ; a
-    // connectionless one sends to the addresses of an AV.
-    if b.attrs.rdm && g.av.is_none() {
+    // connectionless one sends to the addresses of an AV; a context to
+    // those of its scalable endpoint's, which is enabled first.
+    let av = if b.attrs.role == Role::Whole {
+        g.av
+    } else {
+        // SAFETY: a context's scalable endpoint stays open while it is.
+        match unsafe { &*b.attrs.sep }.enabled_av() {
+            Some(av) => Some(av),
+            None => return opbadstate(),
+        }
+    };
+    if b.attrs.role == Role::Whole && b.attrs.rdm && av.is_none() {
         return -(sys::KFI_ENOAV as c_int);
     }
     if !b.attrs.rdm && g.eq.is_none() {
@@ -599,7 +659,7 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_control(fid: *mut sys::kfid, command
         rx_selective: g.rx_cq.is_some_and(|b| b.selective),
         attrs: b.attrs,
         cntrs: g.cntrs,
-        av: g.av,
+        av,
     };
     if let Err(err) = e.enable(&cfg) {
         return err.to_errno();
@@ -648,10 +708,16 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_close(fid: *mut sys::kfid) -> c_int 
     }
     // SAFETY: the domain outlives its counted endpoints (INVARIANT).
     let d = unsafe { &*b.domain };
+    let (role, sep) = (b.attrs.role, b.attrs.sep);
     // SAFETY: allocated by the provider and published by `publish_ep`
     // (trait contract); stopped, so nothing refers to it; the consumer
     // gave up its pointer.
     drop(unsafe { KBox::from_raw(e as *const PEp as *mut PEp) });
+    if role != Role::Whole {
+        // SAFETY: a context's scalable endpoint stays open while it is
+        // (it refuses to close before its contexts).
+        unsafe { &*sep }.ctx_closed(role);
+    }
     d.children.closed();
     0
 }

@@ -292,6 +292,16 @@ void kfi_util_segs_free(struct kfi_util_seg *segs)
 }
 
 /**
+ * kfi_util_nr_cpus() - The number of possible CPUs.
+ *
+ * Return: num_possible_cpus().
+ */
+unsigned int kfi_util_nr_cpus(void)
+{
+	return num_possible_cpus();
+}
+
+/**
  * kfi_util_cpu_usable() - Check a CPU number given by a consumer.
  * @cpu: The number, e.g. kfi_cq_attr.signaling_vector with KFI_AFFINITY.
  *
@@ -1057,7 +1067,7 @@ static struct kfi_ops_domain kfi_util_domain_ops = {
 	.av_open = kfi_util_domain_av_open,
 	.cq_open = kfi_util_domain_cq_open,
 	.endpoint = kfi_prov_domain_endpoint,
-	.scalable_ep = kfi_no_scalable_ep,
+	.scalable_ep = kfi_util_domain_scalable_ep,
 	.cntr_open = kfi_util_domain_cntr_open,
 	.poll_open = kfi_no_poll_open,
 	.stx_ctx = kfi_no_stx_ctx,
@@ -1291,7 +1301,157 @@ void kfi_util_ep_init(struct kfid_ep *ep, void *context,
  */
 bool kfi_util_is_ep(const struct kfid *fid)
 {
-	return fid->fclass == KFI_CLASS_EP && fid->ops == &kfi_util_ep_fid_ops;
+	return (fid->fclass == KFI_CLASS_EP ||
+		fid->fclass == KFI_CLASS_TX_CTX ||
+		fid->fclass == KFI_CLASS_RX_CTX) &&
+	       fid->ops == &kfi_util_ep_fid_ops;
+}
+
+/**
+ * kfi_util_txc_init() - Fill the kfabric header of a transmit context of a
+ *	scalable endpoint: an endpoint's tables (kfi_util/ep.rs; the
+ *	queues refuse receives) without connection management.
+ * @ep: The embedded struct kfid_ep of the context's EpBase.
+ * @context: The consumer's context.
+ */
+void kfi_util_txc_init(struct kfid_ep *ep, void *context)
+{
+	kfi_util_ep_init(ep, context, NULL);
+	ep->fid.fclass = KFI_CLASS_TX_CTX;
+}
+
+/**
+ * kfi_util_rxc_init() - Fill the kfabric header of a receive context of a
+ *	scalable endpoint (its queues refuse transmits).
+ * @ep: The embedded struct kfid_ep of the context's EpBase.
+ * @context: The consumer's context.
+ */
+void kfi_util_rxc_init(struct kfid_ep *ep, void *context)
+{
+	kfi_util_ep_init(ep, context, NULL);
+	ep->fid.fclass = KFI_CLASS_RX_CTX;
+}
+
+/*
+ * Scalable endpoints (kfi_util/sep.rs): bind (an AV), enable, close, the
+ * context entries and getname; no data transfer on the endpoint itself
+ * (its contexts move the data), so every data slot is -KFI_ENOSYS.
+ */
+static struct kfi_ops kfi_util_sep_fid_ops = {
+	.size = sizeof(struct kfi_ops),
+	.close = kfi_util_sep_close,
+	.bind = kfi_util_sep_bind,
+	.control = kfi_util_sep_control,
+	.ops_open = kfi_no_ops_open,
+};
+
+static struct kfi_ops_ep kfi_util_sep_ops = {
+	.size = sizeof(struct kfi_ops_ep),
+	.cancel = kfi_no_cancel,
+	.getopt = kfi_no_getopt,
+	.setopt = kfi_no_setopt,
+	.tx_ctx = kfi_util_sep_tx_ctx,
+	.rx_ctx = kfi_util_sep_rx_ctx,
+};
+
+static struct kfi_ops_cm kfi_util_sep_cm_ops = {
+	.size = sizeof(struct kfi_ops_cm),
+	.setname = kfi_no_setname,
+	.getname = kfi_util_sep_getname,
+	.getpeer = kfi_no_getpeer,
+	.connect = kfi_no_connect,
+	.listen = kfi_no_listen,
+	.accept = kfi_no_accept,
+	.reject = kfi_no_reject,
+	.shutdown = kfi_no_shutdown,
+	.join = kfi_no_join,
+};
+
+static struct kfi_ops_msg kfi_util_no_msg_ops = {
+	.size = sizeof(struct kfi_ops_msg),
+	.recv = kfi_no_msg_recv,
+	.recvv = kfi_no_msg_recvv,
+	.recvbv = kfi_no_msg_recvbv,
+	.recvmsg = kfi_no_msg_recvmsg,
+	.send = kfi_no_msg_send,
+	.sendv = kfi_no_msg_sendv,
+	.sendbv = kfi_no_msg_sendbv,
+	.sendmsg = kfi_no_msg_sendmsg,
+	.inject = kfi_no_msg_inject,
+	.senddata = kfi_no_msg_senddata,
+	.injectdata = kfi_no_msg_injectdata,
+	.recvsgl = kfi_no_msg_recvsgl,
+	.sendsgl = kfi_no_msg_sendsgl,
+};
+
+static struct kfi_ops_rma kfi_util_no_rma_ops = {
+	.size = sizeof(struct kfi_ops_rma),
+	.read = kfi_no_rma_read,
+	.readv = kfi_no_rma_readv,
+	.readbv = kfi_no_rma_readbv,
+	.readmsg = kfi_no_rma_readmsg,
+	.write = kfi_no_rma_write,
+	.writev = kfi_no_rma_writev,
+	.writebv = kfi_no_rma_writebv,
+	.writemsg = kfi_no_rma_writemsg,
+	.inject = kfi_no_rma_inject,
+	.writedata = kfi_no_rma_writedata,
+	.injectdata = kfi_no_rma_injectdata,
+	.readsgl = kfi_no_rma_readsgl,
+	.writesgl = kfi_no_rma_writesgl,
+};
+
+static struct kfi_ops_tagged kfi_util_no_tagged_ops = {
+	.size = sizeof(struct kfi_ops_tagged),
+	.recv = kfi_no_tagged_recv,
+	.recvv = kfi_no_tagged_recvv,
+	.recvbv = kfi_no_tagged_recvbv,
+	.recvmsg = kfi_no_tagged_recvmsg,
+	.send = kfi_no_tagged_send,
+	.sendv = kfi_no_tagged_sendv,
+	.sendbv = kfi_no_tagged_sendbv,
+	.sendmsg = kfi_no_tagged_sendmsg,
+	.inject = kfi_no_tagged_inject,
+	.senddata = kfi_no_tagged_senddata,
+	.injectdata = kfi_no_tagged_injectdata,
+	.recvsgl = kfi_no_tagged_recvsgl,
+	.sendsgl = kfi_no_tagged_sendsgl,
+};
+
+static struct kfi_ops_atomic kfi_util_no_atomic_ops = {
+	.size = sizeof(struct kfi_ops_atomic),
+	.write = kfi_no_atomic_write,
+	.writev = kfi_no_atomic_writev,
+	.writemsg = kfi_no_atomic_writemsg,
+	.inject = kfi_no_atomic_inject,
+	.readwrite = kfi_no_atomic_readwrite,
+	.readwritev = kfi_no_atomic_readwritev,
+	.readwritemsg = kfi_no_atomic_readwritemsg,
+	.compwrite = kfi_no_atomic_compwrite,
+	.compwritev = kfi_no_atomic_compwritev,
+	.compwritemsg = kfi_no_atomic_compwritemsg,
+	.writevalid = kfi_no_atomic_writevalid,
+	.readwritevalid = kfi_no_atomic_readwritevalid,
+	.compwritevalid = kfi_no_atomic_compwritevalid,
+};
+
+/**
+ * kfi_util_sep_init() - Fill the kfabric header of a new scalable endpoint.
+ * @sep: The embedded struct kfid_ep of the provider's object (its SepBase,
+ *	kfi_util/sep.rs).
+ * @context: The consumer's context.
+ */
+void kfi_util_sep_init(struct kfid_ep *sep, void *context)
+{
+	sep->fid.fclass = KFI_CLASS_SEP;
+	sep->fid.context = context;
+	sep->fid.ops = &kfi_util_sep_fid_ops;
+	sep->ops = &kfi_util_sep_ops;
+	sep->cm = &kfi_util_sep_cm_ops;
+	sep->msg = &kfi_util_no_msg_ops;
+	sep->rma = &kfi_util_no_rma_ops;
+	sep->tagged = &kfi_util_no_tagged_ops;
+	sep->atomic = &kfi_util_no_atomic_ops;
 }
 
 static struct kfi_ops kfi_util_alias_fid_ops = {

@@ -27,6 +27,9 @@
 //! - `eq`: the event queue;
 //! - `ep`: the endpoint base (bindings, enable, aliases, cancel, options,
 //!   the entry of every data transfer) a provider's endpoint embeds;
+//! - `sep`: the scalable endpoint base (AV binding, enable, close order,
+//!   the transmit and receive contexts, which are the provider's
+//!   endpoints in a role);
 //! - `pep`: the passive endpoint base (EQ binding, listen and reject
 //!   checks, close order) a provider's passive endpoint embeds, and
 //!   connection requests (`info->handle` of `KFI_CONNREQ`);
@@ -62,6 +65,10 @@ pub(crate) trait Provider {
 
     /// The passive endpoint object, which embeds [`pep::PepBase`] first.
     type Pep: pep::ProvPep;
+
+    /// The scalable endpoint object, which embeds [`sep::SepBase`] first
+    /// ([`sep::NoSep`]: none).
+    type Sep: sep::ProvSep;
 
     /// The memory region object, which embeds [`mr::MrBase`] first.
     type Mr: mr::ProvMr;
@@ -151,6 +158,7 @@ pub(crate) mod getinfo;
 pub(crate) mod mr;
 pub(crate) mod pep;
 pub(crate) mod queues;
+pub(crate) mod sep;
 pub(crate) mod sync;
 pub(crate) mod tagmatch;
 pub(crate) mod xfer;

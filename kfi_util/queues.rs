@@ -670,6 +670,11 @@ impl<X: QueueExt> EpQueues<X> {
         }
         // By reference: the configuration is large, this is the hot path.
         let cfg = &g.cfg;
+        // A context of a scalable endpoint has no queue for the other
+        // direction (a queue of a whole endpoint is never empty).
+        if (if kind.is_tx() { cfg.tx_size } else { cfg.rx_size }) == 0 {
+            return -(sys::KFI_ENOSYS as isize);
+        }
         let defaults = if kind.is_tx() { cfg.tx_flags } else { cfg.rx_flags };
         // Default op flags that do not apply to this kind are ignored.
         let flags = if x.msg_call { x.flags } else { x.flags | (defaults & kind.allowed_flags()) };

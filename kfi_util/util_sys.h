@@ -223,6 +223,7 @@ void kfi_util_timer_cancel(struct kfi_util_timer *k);
 void kfi_util_timer_free(struct kfi_util_timer *k);
 
 bool kfi_util_cpu_usable(int cpu);
+unsigned int kfi_util_nr_cpus(void);
 bool kfi_util_in_work_on(int cpu, const void *fn);
 void kfi_util_warn(const char *what);
 void kfi_util_spin_lock_bh(spinlock_t *lock);
@@ -467,6 +468,29 @@ int kfi_util_ep_setopt(struct kfid *fid, int level, int optname,
 		       const void *optval, size_t optlen);
 int kfi_util_alias_close(struct kfid *fid);
 ssize_t kfi_util_alias_cancel(struct kfid *fid, void *context);
+
+/*
+ * Scalable endpoints: the provider's object (embedding the toolkit's
+ * SepBase), its header filled by the toolkit's ops tables (kfi_util_glue.c);
+ * its contexts are the provider's endpoints with the context tables. The
+ * entries below are kfi_util/sep.rs's.
+ */
+void kfi_util_sep_init(struct kfid_ep *sep, void *context);
+void kfi_util_txc_init(struct kfid_ep *ep, void *context);
+void kfi_util_rxc_init(struct kfid_ep *ep, void *context);
+int kfi_util_domain_scalable_ep(struct kfid_domain *domain,
+				struct kfi_info *info, struct kfid_ep **sep,
+				void *context);
+int kfi_util_sep_close(struct kfid *fid);
+int kfi_util_sep_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
+int kfi_util_sep_control(struct kfid *fid, int command, void *arg);
+int kfi_util_sep_getname(struct kfid *fid, void *addr, size_t *addrlen);
+int kfi_util_sep_tx_ctx(struct kfid_ep *sep, int index,
+			struct kfi_tx_attr *attr, struct kfid_ep **tx_ep,
+			void *context);
+int kfi_util_sep_rx_ctx(struct kfid_ep *sep, int index,
+			struct kfi_rx_attr *attr, struct kfid_ep **rx_ep,
+			void *context);
 
 /*
  * Passive endpoints: the provider's object (embedding the toolkit's

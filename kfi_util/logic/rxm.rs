@@ -152,6 +152,67 @@ impl Connect {
     }
 }
 
+/// kfabric's extension of the connect request: bytes after rxm's 24, sent
+/// only by a context of a scalable endpoint and to a receive context
+/// other than 0 (a 1.17 peer never sees it: neither happens between
+/// plain RDM endpoints).
+pub const CTX_EXT_BYTES: usize = 8;
+/// Its first four bytes ("kfx1" in memory order).
+pub const CTX_EXT_MAGIC: [u8; 4] = *b"kfx1";
+/// The connection carries the requester's transmits only: the acceptor
+/// never sends operations on it (its own go on connections it opens).
+pub const CTX_EXT_ONE_WAY: u16 = 1;
+
+/// The context extension: which receive context of the acceptor the
+/// connection is for, and how it is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct CtxExt {
+    /// The acceptor's receive context (`kfi_rx_addr`'s index).
+    pub rx_index: u16,
+    /// [`CTX_EXT_ONE_WAY`]; other bits are refused.
+    pub flags: u16,
+}
+
+impl CtxExt {
+    pub fn encode(&self) -> [u8; CTX_EXT_BYTES] {
+        let mut b = [0u8; CTX_EXT_BYTES];
+        put(&mut b, 0, CTX_EXT_MAGIC);
+        put(&mut b, 4, self.rx_index.to_ne_bytes());
+        put(&mut b, 6, self.flags.to_ne_bytes());
+        b
+    }
+
+    /// The extension of a request's data (all of it, rxm's part first):
+    /// `Ok(None)` when there is none (exactly rxm's bytes, or a peer that
+    /// sends more that is not ours); `Err` for ours with unknown flags.
+    pub fn decode(req: &[u8]) -> Result<Option<CtxExt>, Reason> {
+        let Some(b) = req.get(CONNECT_BYTES..CONNECT_BYTES + CTX_EXT_BYTES) else {
+            return Ok(None);
+        };
+        if b[..4] != CTX_EXT_MAGIC {
+            return Ok(None);
+        }
+        let e = CtxExt { rx_index: u16_at(b, 4), flags: u16_at(b, 6) };
+        if e.flags & !CTX_EXT_ONE_WAY != 0 {
+            return Err(Reason::ConnRefused);
+        }
+        Ok(Some(e))
+    }
+
+    /// Connect data with this extension after `req`.
+    pub fn request(req: &Connect, ext: Option<CtxExt>) -> ([u8; CONNECT_BYTES + CTX_EXT_BYTES], usize) {
+        let mut b = [0u8; CONNECT_BYTES + CTX_EXT_BYTES];
+        put(&mut b, 0, req.encode());
+        match ext {
+            Some(e) => {
+                put(&mut b, CONNECT_BYTES, e.encode());
+                (b, CONNECT_BYTES + CTX_EXT_BYTES)
+            }
+            None => (b, CONNECT_BYTES),
+        }
+    }
+}
+
 /// The accept data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Accept {

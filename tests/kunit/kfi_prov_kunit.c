@@ -2590,6 +2590,9 @@ struct rdm_fixture {
 	struct rdm_node node[RDM_MAX];
 };
 
+/* The rx_ctx_bits of the AVs rdm_open() opens (a test sets, then clears). */
+static int rdm_av_bits;
+
 static void rdm_need(struct kunit *test)
 {
 	if (!cur_prov->rdm)
@@ -2606,7 +2609,8 @@ static void rdm_open(struct kunit *test, struct rdm_fixture *f, int i,
 {
 	struct kfi_cq_attr cq_attr = { .size = 1024,
 				       .format = KFI_CQ_FORMAT_TAGGED };
-	struct kfi_av_attr av_attr = { .type = KFI_AV_TABLE };
+	struct kfi_av_attr av_attr = { .type = KFI_AV_TABLE,
+				       .rx_ctx_bits = rdm_av_bits };
 	struct rdm_node *n = &f->node[i];
 	struct kfi_info *info = kfi_dupinfo(f->d.list);
 	size_t len = sizeof(n->addr);
@@ -3537,6 +3541,719 @@ static void rdm_hostile_peer(struct kunit *test)
 	rdm_teardown(test, f);
 }
 
+/* ------------------------------------------------ scalable endpoints */
+
+#define SEP_CTX		4
+#define SEP_BITS	8	/* kfilnd's rx_ctx_bits */
+#define SEP_MSGS	8	/* per transmit and receive context pair */
+#define SEP_LEN		64
+
+/*
+ * A scalable endpoint with SEP_CTX transmit and receive contexts, each
+ * with a CQ of its own; peer[j]: node j's handle in its AV.
+ */
+struct sep_node {
+	struct kfid_ep *sep;
+	struct kfid_ep *tx[SEP_CTX], *rx[SEP_CTX];
+	struct kfid_cq *txcq[SEP_CTX], *rxcq[SEP_CTX];
+	struct kfid_av *av;
+	struct sockaddr_storage addr;
+	kfi_addr_t peer[2];
+};
+
+struct sep_fixture {
+	struct dom_fixture d;
+	struct sep_node node[2];
+};
+
+/* The scalable endpoint of node @i, not enabled (@caps added). */
+static void sep_make(struct kunit *test, struct sep_fixture *f, int i,
+		     uint64_t caps)
+{
+	struct kfi_av_attr av_attr = { .type = KFI_AV_TABLE,
+				       .rx_ctx_bits = SEP_BITS };
+	struct sep_node *n = &f->node[i];
+	struct kfi_info *info = kfi_dupinfo(f->d.list);
+
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	info->ep_attr->type = KFI_EP_RDM;
+	info->ep_attr->tx_ctx_cnt = SEP_CTX;
+	info->ep_attr->rx_ctx_cnt = SEP_CTX;
+	info->caps |= caps;
+	KUNIT_ASSERT_EQ(test, kfi_scalable_ep(f->d.dom, info, &n->sep, n), 0);
+	kfi_freeinfo(info);
+	KUNIT_EXPECT_EQ(test, n->sep->fid.fclass, (size_t)KFI_CLASS_SEP);
+	KUNIT_ASSERT_EQ(test, kfi_av_open(f->d.dom, &av_attr, &n->av, n), 0);
+	KUNIT_ASSERT_EQ(test, kfi_scalable_ep_bind(n->sep, &n->av->fid, 0), 0);
+}
+
+/*
+ * Context @c of node @i, both kinds, the way kfilnd opens them: a CQ each
+ * bound with flags 0, receive context first, each enabled.
+ */
+static void sep_ctx_open(struct kunit *test, struct sep_node *n,
+			 struct dom_fixture *d, int c)
+{
+	struct kfi_cq_attr cq_attr = { .size = 1024,
+				       .format = KFI_CQ_FORMAT_TAGGED };
+
+	KUNIT_ASSERT_EQ(test, kfi_rx_context(n->sep, c, NULL, &n->rx[c], n),
+			0);
+	KUNIT_EXPECT_EQ(test, n->rx[c]->fid.fclass, (size_t)KFI_CLASS_RX_CTX);
+	KUNIT_ASSERT_EQ(test, kfi_tx_context(n->sep, c, NULL, &n->tx[c], n),
+			0);
+	KUNIT_EXPECT_EQ(test, n->tx[c]->fid.fclass, (size_t)KFI_CLASS_TX_CTX);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(d->dom, &cq_attr, &n->rxcq[c], NULL,
+					  NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(d->dom, &cq_attr, &n->txcq[c], NULL,
+					  NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(n->rx[c], &n->rxcq[c]->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(n->tx[c], &n->txcq[c]->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(n->rx[c]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(n->tx[c]), 0);
+}
+
+static void sep_open(struct kunit *test, struct sep_fixture *f, int i,
+		     uint64_t caps)
+{
+	struct sep_node *n = &f->node[i];
+	size_t len = sizeof(n->addr);
+	int c;
+
+	sep_make(test, f, i, caps);
+	KUNIT_ASSERT_EQ(test, kfi_enable(n->sep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&n->sep->fid, &n->addr, &len), 0);
+	KUNIT_ASSERT_NE(test, ((struct sockaddr_in *)&n->addr)->sin_port, 0);
+	for (c = 0; c < SEP_CTX; c++)
+		sep_ctx_open(test, n, &f->d, c);
+}
+
+static void sep_ctx_close(struct kunit *test, struct sep_node *n, int c)
+{
+	if (n->tx[c])
+		KUNIT_EXPECT_EQ(test, kfi_close(&n->tx[c]->fid), 0);
+	if (n->rx[c])
+		KUNIT_EXPECT_EQ(test, kfi_close(&n->rx[c]->fid), 0);
+	if (n->txcq[c])
+		KUNIT_EXPECT_EQ(test, kfi_close(&n->txcq[c]->fid), 0);
+	if (n->rxcq[c])
+		KUNIT_EXPECT_EQ(test, kfi_close(&n->rxcq[c]->fid), 0);
+	n->tx[c] = n->rx[c] = NULL;
+	n->txcq[c] = n->rxcq[c] = NULL;
+}
+
+/* Contexts in an order of their own (rx 3, tx 0, ...), then the rest. */
+static void sep_close(struct kunit *test, struct sep_node *n)
+{
+	int c;
+
+	if (!n->sep)
+		return;
+	for (c = SEP_CTX - 1; c >= 0; c--)
+		sep_ctx_close(test, n, c);
+	KUNIT_EXPECT_EQ(test, kfi_close(&n->sep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&n->av->fid), 0);
+	n->sep = NULL;
+}
+
+static struct sep_fixture *sep_setup(struct kunit *test, uint64_t caps)
+{
+	struct sep_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	int i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	rdm_need(test);
+	dom_setup_at(test, &f->d, 0, cur_prov->node, KFI_SOURCE);
+	for (i = 0; i < 2; i++)
+		sep_open(test, f, i, caps);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++)
+			KUNIT_ASSERT_EQ(test,
+					kfi_av_insert(f->node[i].av,
+						      &f->node[j].addr, 1,
+						      &f->node[i].peer[j], 0,
+						      NULL), 1);
+	return f;
+}
+
+static void sep_teardown(struct kunit *test, struct sep_fixture *f)
+{
+	sep_close(test, &f->node[0]);
+	sep_close(test, &f->node[1]);
+	dom_teardown(test, &f->d);
+}
+
+/* What a message of the all-to-all test says. */
+struct sep_msg {
+	u8 node, tx, rx;
+	u8 tagged;
+	u32 seq;
+	u8 fill[SEP_LEN - 8];
+};
+
+/* One transmit context driven by a work item on a CPU of its own. */
+struct sep_worker {
+	struct work_struct w;
+	struct sep_fixture *f;
+	int node, c;
+	struct sep_msg out[SEP_CTX][SEP_MSGS];
+	int sent, done, err;
+	unsigned int cpu;
+};
+
+/*
+ * Transmit context c of the node: SEP_MSGS messages to each receive
+ * context of the other node (kfi_rx_addr), the last of each a tagged one
+ * (tag 0x100 + c); then its completions, every one a success.
+ */
+static void sep_worker_fn(struct work_struct *w)
+{
+	struct sep_worker *k = container_of(w, struct sep_worker, w);
+	struct sep_node *n = &k->f->node[k->node];
+	kfi_addr_t peer = n->peer[1 - k->node];
+	struct kfi_cq_tagged_entry e;
+	unsigned long end = jiffies + msecs_to_jiffies(RDM_WAIT_MS);
+	int j, s;
+
+	k->cpu = raw_smp_processor_id();
+	for (j = 0; j < SEP_CTX; j++) {
+		kfi_addr_t to = kfi_rx_addr(peer, j, SEP_BITS);
+
+		for (s = 0; s < SEP_MSGS; s++) {
+			struct sep_msg *m = &k->out[j][s];
+			ssize_t r;
+
+			m->node = k->node;
+			m->tx = k->c;
+			m->rx = j;
+			m->seq = s;
+			m->tagged = s == SEP_MSGS - 1;
+			fill(m->fill, sizeof(m->fill), k->node * 100 + k->c * 10 + j + s);
+			do {
+				r = m->tagged ?
+				    kfi_tsend(n->tx[k->c], m, sizeof(*m), NULL,
+					      to, 0x100 + k->c, m) :
+				    kfi_send(n->tx[k->c], m, sizeof(*m), NULL,
+					     to, m);
+				if (r == -EAGAIN &&
+				    kfi_cq_read(n->txcq[k->c], &e, 1) == 1)
+					k->done++;
+			} while (r == -EAGAIN && time_before(jiffies, end));
+			if (r) {
+				k->err = r;
+				return;
+			}
+			k->sent++;
+		}
+	}
+	while (k->done < k->sent && time_before(jiffies, end)) {
+		ssize_t r = kfi_cq_sread(n->txcq[k->c], &e, 1, NULL, 100);
+
+		if (r == 1)
+			k->done++;
+		else if (r != -EAGAIN) {
+			k->err = r;
+			return;
+		}
+	}
+}
+
+/*
+ * Two scalable endpoints with four transmit and four receive contexts
+ * each: every transmit context, driven from a work item on its own CPU,
+ * sends to every receive context of the other node (kfi_rx_addr); each
+ * receive context gets exactly its messages, in order per sender, each
+ * from the sender's address (kfi_cq_readfrom), the tagged ones into
+ * receives directed to that address; each entry on that context's CQ.
+ */
+static void sep_contexts_all_to_all(struct kunit *test)
+{
+	struct sep_fixture *f = sep_setup(test, KFI_DIRECTED_RECV);
+	struct sep_worker *k = kunit_kcalloc(test, 2 * SEP_CTX, sizeof(*k),
+					     GFP_KERNEL);
+	struct sep_msg (*in)[SEP_CTX][SEP_CTX * SEP_MSGS] =
+		kunit_kzalloc(test, 2 * sizeof(*in), GFP_KERNEL);
+	struct kfi_cq_tagged_entry e;
+	kfi_addr_t src;
+	int i, c, j, s, cpus = 0;
+	unsigned int used = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	/*
+	 * Receive context j of node i: untagged receives for the untagged
+	 * messages, and per sending context one tagged receive directed to
+	 * the other node.
+	 */
+	for (i = 0; i < 2; i++) {
+		struct sep_node *n = &f->node[i];
+
+		for (j = 0; j < SEP_CTX; j++) {
+			struct sep_msg *b = in[i][j];
+
+			for (s = 0; s < SEP_CTX * (SEP_MSGS - 1); s++)
+				KUNIT_ASSERT_EQ(test,
+						kfi_recv(n->rx[j], &b[s],
+							 sizeof(*b), NULL,
+							 KFI_ADDR_UNSPEC,
+							 &b[s]), 0);
+			for (c = 0; c < SEP_CTX; c++, s++)
+				KUNIT_ASSERT_EQ(test,
+						kfi_trecv(n->rx[j], &b[s],
+							  sizeof(*b), NULL,
+							  n->peer[1 - i],
+							  0x100 + c, 0,
+							  &b[s]), 0);
+		}
+	}
+	for (i = 0; i < 2 * SEP_CTX; i++) {
+		k[i].f = f;
+		k[i].node = i / SEP_CTX;
+		k[i].c = i % SEP_CTX;
+		INIT_WORK(&k[i].w, sep_worker_fn);
+		queue_work_on(cpumask_local_spread(i, NUMA_NO_NODE),
+			      system_wq, &k[i].w);
+	}
+	for (i = 0; i < 2 * SEP_CTX; i++) {
+		flush_work(&k[i].w);
+		KUNIT_EXPECT_EQ(test, k[i].err, 0);
+		KUNIT_EXPECT_EQ(test, k[i].sent, SEP_CTX * SEP_MSGS);
+		KUNIT_EXPECT_EQ(test, k[i].done, k[i].sent);
+		if (!(used & BIT(k[i].cpu % 32)))
+			cpus++;
+		used |= BIT(k[i].cpu % 32);
+	}
+	/* driven from more than one CPU (each CPU the machine has) */
+	KUNIT_EXPECT_EQ(test, cpus, min_t(int, num_online_cpus(), 2 * SEP_CTX));
+	for (i = 0; i < 2; i++) {
+		struct sep_node *n = &f->node[i];
+
+		for (j = 0; j < SEP_CTX; j++) {
+			int next[SEP_CTX] = {}, tagged = 0;
+
+			for (s = 0; s < SEP_CTX * SEP_MSGS; s++) {
+				struct sep_msg *m;
+				u8 want[SEP_LEN - 8];
+
+				memset(&e, 0, sizeof(e));
+				KUNIT_ASSERT_EQ(test,
+						kfi_cq_sreadfrom(n->rxcq[j], &e,
+								 1, &src, NULL,
+								 RDM_WAIT_MS),
+						1);
+				m = e.op_context;
+				KUNIT_EXPECT_EQ(test, src, n->peer[1 - i]);
+				KUNIT_EXPECT_EQ(test, e.len, sizeof(*m));
+				KUNIT_ASSERT_EQ(test, (int)m->node, 1 - i);
+				KUNIT_ASSERT_LT(test, (int)m->tx, SEP_CTX);
+				KUNIT_EXPECT_EQ(test, (int)m->rx, j);
+				/* in order per sending context */
+				KUNIT_EXPECT_EQ(test, (int)m->seq, next[m->tx]);
+				next[m->tx] = m->seq + 1;
+				fill(want, sizeof(want),
+				     m->node * 100 + m->tx * 10 + j + m->seq);
+				KUNIT_EXPECT_EQ(test, memcmp(m->fill, want,
+							     sizeof(want)), 0);
+				if (m->tagged) {
+					tagged++;
+					KUNIT_EXPECT_EQ(test, e.flags,
+							(u64)(KFI_TAGGED |
+							      KFI_RECV));
+					KUNIT_EXPECT_EQ(test, e.tag,
+							0x100ULL + m->tx);
+				} else {
+					KUNIT_EXPECT_EQ(test, e.flags,
+							(u64)(KFI_MSG |
+							      KFI_RECV));
+				}
+			}
+			KUNIT_EXPECT_EQ(test, tagged, SEP_CTX);
+			for (c = 0; c < SEP_CTX; c++)
+				KUNIT_EXPECT_EQ(test, next[c], SEP_MSGS);
+			/* nothing more, and nothing on another context */
+			KUNIT_EXPECT_EQ(test, kfi_cq_read(n->rxcq[j], &e, 1),
+					(ssize_t)-EAGAIN);
+		}
+	}
+	sep_teardown(test, f);
+}
+
+/*
+ * A receive context with a multi-receive buffer (its own
+ * KFI_OPT_MIN_MULTI_RECV): two of the peer's transmit contexts fill it,
+ * packed, the second entry releasing it; a counter bound to that receive
+ * context triggers a send queued on a transmit context of the same node;
+ * a transmit context's counter counts its sends; RMA from a transmit
+ * context to a region of the peer.
+ */
+static void sep_multi_recv_trigger_cntr(struct kunit *test)
+{
+	struct sep_fixture *f = sep_setup(test, KFI_MULTI_RECV | KFI_TRIGGER |
+					  KFI_RMA);
+	struct sep_node *a = &f->node[0], *b = &f->node[1];
+	struct kfi_triggered_context tctx = {};
+	struct kfi_cq_tagged_entry e;
+	struct kfid_cntr *rxc, *txc;
+	struct kfid_mr *mr;
+	u8 *mbuf = kunit_kzalloc(test, 256, GFP_KERNEL), want[100];
+	u8 (*src100)[100] = kunit_kzalloc(test, 2 * 100, GFP_KERNEL);
+	char back[8] = "", *mem;
+	struct kvec iov = { mbuf, 256 };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1, .context = mbuf,
+			     .addr = KFI_ADDR_UNSPEC };
+	struct kvec tv = { "TRIG", 5 };
+	struct kfi_msg tm = { .type = KFI_KVEC, .msg_iov = &tv,
+			      .iov_count = 1, .context = &tctx };
+	size_t min = 64, got = sizeof(min);
+	kfi_addr_t src;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, mbuf);
+	KUNIT_ASSERT_NOT_NULL(test, src100);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f->d.dom, NULL, &rxc, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f->d.dom, NULL, &txc, NULL), 0);
+	/* enabled already: bound no more; fresh contexts take counters */
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(a->rx[1], &rxc->fid, KFI_RECV),
+			-KFI_EOPBADSTATE);
+	sep_ctx_close(test, a, 1);
+	sep_ctx_close(test, b, 2);
+	KUNIT_ASSERT_EQ(test, kfi_rx_context(a->sep, 1, NULL, &a->rx[1], NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_tx_context(a->sep, 1, NULL, &a->tx[1], NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_rx_context(b->sep, 2, NULL, &b->rx[2], NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_tx_context(b->sep, 2, NULL, &b->tx[2], NULL),
+			0);
+	{
+		struct kfi_cq_attr cq_attr = { .size = 64,
+					       .format = KFI_CQ_FORMAT_TAGGED };
+
+		KUNIT_ASSERT_EQ(test, kfi_cq_open(f->d.dom, &cq_attr,
+						  &a->rxcq[1], NULL, NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_cq_open(f->d.dom, &cq_attr,
+						  &a->txcq[1], NULL, NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_cq_open(f->d.dom, &cq_attr,
+						  &b->rxcq[2], NULL, NULL), 0);
+		KUNIT_ASSERT_EQ(test, kfi_cq_open(f->d.dom, &cq_attr,
+						  &b->txcq[2], NULL, NULL), 0);
+	}
+	/* kfilnd's style and the explicit one */
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(a->rx[1], &a->rxcq[1]->fid,
+					  KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(a->tx[1], &a->txcq[1]->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(b->rx[2], &b->rxcq[2]->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(b->tx[2], &b->txcq[2]->fid,
+					  KFI_TRANSMIT), 0);
+	/* a context binds only the counter events of its direction */
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(a->rx[1], &rxc->fid, KFI_SEND),
+			-KFI_EBADFLAGS);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(b->tx[2], &txc->fid, KFI_RECV),
+			-KFI_EBADFLAGS);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(a->rx[1], &rxc->fid, KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(b->tx[2], &txc->fid, KFI_SEND), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(a->rx[1]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(a->tx[1]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(b->rx[2]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(b->tx[2]), 0);
+	/* once enabled, again: nothing to do */
+	KUNIT_EXPECT_EQ(test, kfi_enable(b->tx[2]), 0);
+
+	/* multi-receive on a's receive context 1 */
+	KUNIT_ASSERT_EQ(test, kfi_setopt(&a->rx[1]->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min,
+					 sizeof(min)), 0);
+	min = 0;
+	KUNIT_ASSERT_EQ(test, kfi_getopt(&a->rx[1]->fid, KFI_OPT_ENDPOINT,
+					 KFI_OPT_MIN_MULTI_RECV, &min, &got),
+			0);
+	KUNIT_EXPECT_EQ(test, min, (size_t)64);
+	KUNIT_ASSERT_EQ(test, kfi_recvmsg(a->rx[1], &m, KFI_MULTI_RECV), 0);
+	/* the trigger: a's transmit context 0 sends to b's receive context 0
+	 * once a's receive context 1 counted two messages */
+	tctx.event_type = KFI_TRIGGER_THRESHOLD;
+	tctx.trigger.threshold.cntr = rxc;
+	tctx.trigger.threshold.threshold = 2;
+	tm.addr = kfi_rx_addr(a->peer[1], 0, SEP_BITS);
+	memset(back, 0, sizeof(back));
+	KUNIT_ASSERT_EQ(test, kfi_recv(b->rx[0], back, sizeof(back), NULL,
+				       KFI_ADDR_UNSPEC, back), 0);
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(a->tx[0], &tm, KFI_TRIGGER), 0);
+	for (i = 0; i < 2; i++) {
+		struct kfid_ep *tx = b->tx[2 + i];
+		struct kfid_cq *cq = b->txcq[2 + i];
+
+		fill(src100[i], 100, 70 + i);
+		KUNIT_ASSERT_EQ(test, kfi_send(tx, src100[i], 100, NULL,
+					       kfi_rx_addr(b->peer[0], 1,
+							   SEP_BITS), NULL),
+				0);
+		KUNIT_ASSERT_EQ(test, rdm_wait(cq, &e, &src), 1);
+		KUNIT_ASSERT_EQ(test, rdm_wait(a->rxcq[1], &e, &src), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.buf, (void *)(mbuf + 100 * i));
+		KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_RECV | KFI_MSG |
+						     (i ? KFI_MULTI_RECV : 0)));
+		KUNIT_EXPECT_EQ(test, src, a->peer[1]);
+		fill(want, 100, 70 + i);
+		KUNIT_EXPECT_EQ(test, memcmp(mbuf + 100 * i, want, 100), 0);
+		if (!i) {
+			/* one counted: the trigger waits */
+			msleep(30);
+			KUNIT_EXPECT_EQ(test, kfi_cq_read(b->rxcq[0], &e, 1),
+					(ssize_t)-EAGAIN);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(rxc), 2ULL);
+	/* only b's transmit context 2 counts */
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(txc), 1ULL);
+	KUNIT_ASSERT_EQ(test, rdm_wait(b->rxcq[0], &e, &src), 1);
+	KUNIT_EXPECT_STREQ(test, back, "TRIG");
+	KUNIT_EXPECT_EQ(test, src, b->peer[0]);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->txcq[0], &e, &src), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&tctx);
+
+	/* RMA from a transmit context into b's region; the read back */
+	mem = kunit_kzalloc(test, 16, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f->d.dom, mem, 16,
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
+					 12, 0, &mr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_write(a->tx[3], "CTXW", 5, NULL,
+					kfi_rx_addr(a->peer[1], 3, SEP_BITS), 0,
+					kfi_mr_key(mr), NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->txcq[3], &e, &src), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_RMA | KFI_WRITE));
+	KUNIT_ASSERT_EQ(test, kfi_read(a->tx[3], back, 5, NULL,
+				       kfi_rx_addr(a->peer[1], 3, SEP_BITS), 0,
+				       kfi_mr_key(mr), NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->txcq[3], &e, &src), 1);
+	KUNIT_EXPECT_STREQ(test, back, "CTXW");
+	KUNIT_EXPECT_STREQ(test, mem, "CTXW");
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	/* a bound counter waits for its context */
+	KUNIT_EXPECT_EQ(test, kfi_close(&rxc->fid), -EBUSY);
+	sep_close(test, a);
+	sep_close(test, b);
+	KUNIT_EXPECT_EQ(test, kfi_close(&rxc->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&txc->fid), 0);
+	dom_teardown(test, &f->d);
+}
+
+/*
+ * What is refused, and how: bad indexes and attributes, a context opened
+ * twice, before its scalable endpoint is enabled, transfers of the other
+ * direction or on the scalable endpoint itself, bindings a context does
+ * not take, closing the scalable endpoint (and its AV) before its
+ * contexts; a send to a receive context the peer does not have fails
+ * with an error entry.
+ */
+static void sep_bad_input(struct kunit *test)
+{
+	struct sep_fixture *f = sep_setup(test, 0);
+	struct sep_node *a = &f->node[0], *x = &f->node[1];
+	struct kfi_av_attr av_attr = { .type = KFI_AV_TABLE };
+	struct kfi_tx_attr tx_attr = { .op_flags = KFI_MULTI_RECV };
+	struct kfi_cq_err_entry err = {};
+	struct kfi_cq_tagged_entry e;
+	struct kfi_info *info;
+	struct kfid_ep *ep, *sep;
+	struct kfid_av *av;
+	struct kfid_cntr *cntr;
+	char buf[8];
+	size_t len = sizeof(buf);
+	kfi_addr_t src;
+
+	KUNIT_EXPECT_EQ(test, kfi_tx_context(a->sep, SEP_CTX, NULL, &ep, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_rx_context(a->sep, -1, NULL, &ep, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_tx_context(a->sep, 0, NULL, &ep, NULL),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_tx_context(x->sep, 0, &tx_attr, &ep, NULL),
+			-KFI_EBADFLAGS);
+	/* the wrong direction: no queue for it */
+	KUNIT_EXPECT_EQ(test, kfi_recv(a->tx[0], buf, sizeof(buf), NULL,
+				       KFI_ADDR_UNSPEC, NULL),
+			(ssize_t)-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_send(a->rx[0], "x", 1, NULL, a->peer[1],
+				       NULL), (ssize_t)-KFI_ENOSYS);
+	/* no transfers on the scalable endpoint itself */
+	KUNIT_EXPECT_EQ(test, kfi_send(a->sep, "x", 1, NULL, a->peer[1], NULL),
+			(ssize_t)-KFI_ENOSYS);
+	KUNIT_EXPECT_EQ(test, kfi_trecv(a->sep, buf, 1, NULL, 0, 0, 0, NULL),
+			(ssize_t)-KFI_ENOSYS);
+	/* bound contexts and scalable endpoints refuse more */
+	KUNIT_ASSERT_EQ(test, kfi_av_open(f->d.dom, &av_attr, &av, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_scalable_ep_bind(a->sep, &av->fid, 0),
+			-KFI_EOPBADSTATE);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(a->tx[1], &av->fid, 0),
+			-KFI_EOPBADSTATE);
+	/* the AV and the scalable endpoint wait for their users */
+	KUNIT_EXPECT_EQ(test, kfi_close(&a->av->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&a->sep->fid), -EBUSY);
+
+	/* a fresh one: the order of setup is checked */
+	info = kfi_dupinfo(f->d.list);
+	KUNIT_ASSERT_NOT_NULL(test, info);
+	info->ep_attr->type = KFI_EP_MSG;
+	KUNIT_EXPECT_EQ(test, kfi_scalable_ep(f->d.dom, info, &sep, NULL),
+			-EINVAL);
+	info->ep_attr->type = KFI_EP_RDM;
+	info->ep_attr->tx_ctx_cnt = 257;
+	KUNIT_EXPECT_EQ(test, kfi_scalable_ep(f->d.dom, info, &sep, NULL),
+			-EINVAL);
+	info->ep_attr->tx_ctx_cnt = 2;
+	info->ep_attr->rx_ctx_cnt = 0;	/* one */
+	KUNIT_ASSERT_EQ(test, kfi_scalable_ep(f->d.dom, info, &sep, NULL), 0);
+	kfi_freeinfo(info);
+	len = sizeof(buf);
+	KUNIT_EXPECT_EQ(test, kfi_getname(&sep->fid, buf, &len),
+			-KFI_EOPBADSTATE);
+	KUNIT_EXPECT_EQ(test, kfi_enable(sep), -KFI_ENOAV);
+	KUNIT_EXPECT_EQ(test, kfi_scalable_ep_bind(sep, &av->fid, 1), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_open(f->d.dom, NULL, &cntr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_scalable_ep_bind(sep, &cntr->fid, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_scalable_ep_bind(sep, &av->fid, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_scalable_ep_bind(sep, &av->fid, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_rx_context(sep, 1, NULL, &ep, NULL), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kfi_tx_context(sep, 1, NULL, &ep, NULL), 0);
+	/* a context enables after its scalable endpoint */
+	KUNIT_EXPECT_EQ(test, kfi_enable(ep), -KFI_EOPBADSTATE);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &x->rxcq[0]->fid, KFI_RECV),
+			-KFI_EBADFLAGS);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &x->rxcq[0]->fid,
+					  KFI_TRANSMIT | KFI_RECV),
+			-KFI_EBADFLAGS);
+	KUNIT_EXPECT_EQ(test, kfi_ep_bind(ep, &cntr->fid, KFI_REMOTE_WRITE),
+			-KFI_EBADFLAGS);
+	KUNIT_EXPECT_EQ(test, kfi_close(&sep->fid), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	/* unused index reopened, then closed with its endpoint never enabled */
+	KUNIT_ASSERT_EQ(test, kfi_tx_context(sep, 1, NULL, &ep, NULL), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&sep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&cntr->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&av->fid), 0);
+
+	/* the peer has receive contexts 0..3: index 9 is refused */
+	KUNIT_ASSERT_EQ(test, kfi_send(a->tx[0], "x", 1, NULL,
+				       kfi_rx_addr(a->peer[1], 9, SEP_BITS),
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->txcq[0], &e, &src),
+			(ssize_t)-KFI_EAVAIL);
+	KUNIT_ASSERT_EQ(test, kfi_cq_readerr(a->txcq[0], &err, 0), 1);
+	KUNIT_EXPECT_EQ(test, err.err, ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, err.flags, (u64)(KFI_MSG | KFI_SEND));
+	sep_teardown(test, f);
+}
+
+/*
+ * A plain RDM endpoint and a scalable one talk both ways (the plain one
+ * to receive context 0 by the plain address and to context 2 by
+ * kfi_rx_addr; a transmit context to the plain one); then the scalable
+ * endpoint goes away mid-stream (error entries, no hang) and comes back
+ * at the same address, reached again by the next send.
+ */
+static void sep_plain_peer_and_restart(struct kunit *test)
+{
+	struct sep_fixture *f = sep_setup(test, 0);
+	struct rdm_fixture *r = rdm_fix(test);
+	struct sep_node *s = &f->node[1];
+	struct rdm_node *p;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	kfi_addr_t sh, ph, src;
+	char in[3][16];
+	int i, failed = 0;
+	struct sockaddr_storage at;
+
+	/* the plain endpoint on the same domain */
+	r->d = f->d;
+	r->n = 1;
+	rdm_av_bits = SEP_BITS;
+	rdm_open(test, r, 0, 0, NULL);
+	rdm_av_bits = 0;
+	p = &r->node[0];
+	KUNIT_ASSERT_EQ(test, kfi_av_insert(p->av, &s->addr, 1, &sh, 0, NULL),
+			1);
+	KUNIT_ASSERT_EQ(test, kfi_av_insert(s->av, &p->addr, 1, &ph, 0, NULL),
+			1);
+	memset(in, 0, sizeof(in));
+	KUNIT_ASSERT_EQ(test, kfi_recv(s->rx[0], in[0], 16, NULL,
+				       KFI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(s->rx[2], in[1], 16, NULL,
+				       KFI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_recv(p->ep, in[2], 16, NULL,
+				       KFI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(p->ep, "to rx0", 7, NULL, sh, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(p->ep, "to rx2", 7, NULL,
+				       kfi_rx_addr(sh, 2, SEP_BITS), NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(s->tx[1], "to plain", 9, NULL, ph,
+				       NULL), 0);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, rdm_wait(p->tx, &e, &src), 1);
+	KUNIT_ASSERT_EQ(test, rdm_wait(s->txcq[1], &e, &src), 1);
+	KUNIT_ASSERT_EQ(test, rdm_wait(s->rxcq[0], &e, &src), 1);
+	KUNIT_EXPECT_EQ(test, src, ph);
+	KUNIT_ASSERT_EQ(test, rdm_wait(s->rxcq[2], &e, &src), 1);
+	KUNIT_EXPECT_EQ(test, src, ph);
+	KUNIT_ASSERT_EQ(test, rdm_wait(p->rx, &e, &src), 1);
+	KUNIT_EXPECT_EQ(test, src, sh);
+	KUNIT_EXPECT_STREQ(test, in[0], "to rx0");
+	KUNIT_EXPECT_STREQ(test, in[1], "to rx2");
+	KUNIT_EXPECT_STREQ(test, in[2], "to plain");
+
+	/* the scalable endpoint goes */
+	at = s->addr;
+	sep_close(test, s);
+	for (i = 0; i < 50 && !failed; i++) {
+		ssize_t n;
+
+		KUNIT_ASSERT_EQ(test, kfi_send(p->ep, "lost", 5, NULL,
+					       kfi_rx_addr(sh, 2, SEP_BITS),
+					       NULL), 0);
+		n = rdm_wait(p->tx, &e, &src);
+		if (n == -KFI_EAVAIL) {
+			KUNIT_ASSERT_EQ(test, kfi_cq_readerr(p->tx, &err, 0),
+					1);
+			KUNIT_EXPECT_NE(test, err.err, 0);
+			failed = 1;
+		} else {
+			KUNIT_ASSERT_EQ(test, n, 1);
+			msleep(20);
+		}
+	}
+	KUNIT_EXPECT_TRUE(test, failed);
+	/* back at the same address: reached again */
+	{
+		struct kfi_info *info = kfi_dupinfo(f->d.list);
+		size_t l = at.ss_family == AF_INET6 ?
+			   sizeof(struct sockaddr_in6) :
+			   sizeof(struct sockaddr_in);
+
+		KUNIT_ASSERT_NOT_NULL(test, info);
+		kfree(info->src_addr);
+		info->src_addr = kmemdup(&at, l, GFP_KERNEL);
+		info->src_addrlen = l;
+		kfi_freeinfo(f->d.list);
+		f->d.list = info;
+	}
+	memset(s, 0, sizeof(*s));
+	sep_open(test, f, 1, 0);
+	memset(in, 0, sizeof(in));
+	KUNIT_ASSERT_EQ(test, kfi_recv(s->rx[2], in[1], 16, NULL,
+				       KFI_ADDR_UNSPEC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(p->ep, "again", 6, NULL,
+				       kfi_rx_addr(sh, 2, SEP_BITS), NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(p->tx, &e, &src), 1);
+	KUNIT_ASSERT_EQ(test, rdm_wait(s->rxcq[2], &e, &src), 1);
+	KUNIT_EXPECT_STREQ(test, in[1], "again");
+	rdm_close(test, p);
+	sep_teardown(test, f);
+}
+
 static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_pair_send_recv),
 	KUNIT_CASE(rdm_directed_and_unknown_sources),
@@ -3547,6 +4264,10 @@ static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_rendezvous),
 	KUNIT_CASE(rdm_ipv6),
 	KUNIT_CASE(rdm_hostile_peer),
+	KUNIT_CASE(sep_contexts_all_to_all),
+	KUNIT_CASE(sep_multi_recv_trigger_cntr),
+	KUNIT_CASE(sep_bad_input),
+	KUNIT_CASE(sep_plain_peer_and_restart),
 	{}
 };
 

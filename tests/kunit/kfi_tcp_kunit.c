@@ -995,8 +995,8 @@ static void tcp_getinfo_rdm_entry(struct kunit *test)
 	const u64 has = KFI_MSG | KFI_TAGGED | KFI_RMA | KFI_SOURCE |
 			KFI_DIRECTED_RECV | KFI_MULTI_RECV | KFI_TRIGGER |
 			KFI_SEND | KFI_RECV | KFI_READ | KFI_WRITE |
-			KFI_REMOTE_READ | KFI_REMOTE_WRITE;
-	const u64 lacks[] = { KFI_NAMED_RX_CTX, KFI_TAGGED_RMA, KFI_ATOMIC };
+			KFI_REMOTE_READ | KFI_REMOTE_WRITE | KFI_NAMED_RX_CTX;
+	const u64 lacks[] = { KFI_TAGGED_RMA, KFI_ATOMIC };
 	struct kfi_info *h = tcp_hints(test), *list = NULL;
 	int i;
 
@@ -1013,8 +1013,29 @@ static void tcp_getinfo_rdm_entry(struct kunit *test)
 	/* larger than rxm's eager limit: by rendezvous */
 	KUNIT_EXPECT_EQ(test, list->ep_attr->max_msg_size, (size_t)1 << 30);
 	KUNIT_EXPECT_EQ(test, list->addr_format, (u32)KFI_SOCKADDR_IN);
+	/* scalable endpoints: up to 256 contexts, one per CPU by default */
+	KUNIT_EXPECT_EQ(test, list->domain_attr->max_ep_tx_ctx, (size_t)256);
+	KUNIT_EXPECT_EQ(test, list->domain_attr->max_ep_rx_ctx, (size_t)256);
+	KUNIT_EXPECT_EQ(test, list->ep_attr->tx_ctx_cnt,
+			(size_t)min(num_possible_cpus(), 256U));
+	KUNIT_EXPECT_EQ(test, list->ep_attr->rx_ctx_cnt,
+			list->ep_attr->tx_ctx_cnt);
 	kfi_freeinfo(list);
 	list = NULL;
+	/* a count asked for is given, up to the limit */
+	h->ep_attr->tx_ctx_cnt = 256;
+	h->ep_attr->rx_ctx_cnt = 3;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
+					  h, &list), 0);
+	KUNIT_EXPECT_EQ(test, list->ep_attr->tx_ctx_cnt, (size_t)256);
+	KUNIT_EXPECT_EQ(test, list->ep_attr->rx_ctx_cnt, (size_t)3);
+	kfi_freeinfo(list);
+	list = NULL;
+	h->ep_attr->tx_ctx_cnt = 257;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
+					  h, &list), -ENODATA);
+	h->ep_attr->tx_ctx_cnt = 0;
+	h->ep_attr->rx_ctx_cnt = 0;
 	for (i = 0; i < ARRAY_SIZE(lacks); i++) {
 		h->caps = lacks[i];
 		KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL,

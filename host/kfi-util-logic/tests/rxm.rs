@@ -18,6 +18,35 @@ proptest! {
         let _ = Connect::decode(&b);
         let _ = Accept::decode(&b);
         let _ = reject_reason(&b);
+        let _ = CtxExt::decode(&b);
+    }
+
+    #[test]
+    fn context_extension_round_trips(port in any::<u16>(), rx in any::<u32>(), id in any::<u64>(),
+                                     idx in any::<u16>(), one_way in any::<bool>()) {
+        let c = Connect::new(port, rx, id);
+        let e = CtxExt { rx_index: idx, flags: if one_way { CTX_EXT_ONE_WAY } else { 0 } };
+        let (b, n) = CtxExt::request(&c, Some(e));
+        prop_assert_eq!(n, CONNECT_BYTES + CTX_EXT_BYTES);
+        // rxm's part is unchanged: a 1.17 acceptor reads it as before.
+        prop_assert_eq!(Connect::decode(&b[..n]), Ok(c));
+        prop_assert_eq!(CtxExt::decode(&b[..n]), Ok(Some(e)));
+        let (b, n) = CtxExt::request(&c, None);
+        prop_assert_eq!(n, CONNECT_BYTES);
+        prop_assert_eq!(CtxExt::decode(&b[..n]), Ok(None));
+    }
+
+    #[test]
+    fn context_extension_unknown_flags_refused(idx in any::<u16>(), flags in 2u16..) {
+        let c = Connect::new(1, 1, 1);
+        let (b, n) = CtxExt::request(&c, Some(CtxExt { rx_index: idx, flags }));
+        prop_assert_eq!(CtxExt::decode(&b[..n]), Err(Reason::ConnRefused));
+        // Short of the whole extension: none.
+        prop_assert_eq!(CtxExt::decode(&b[..n - 1]), Ok(None));
+        // Not ours: another magic is no extension (a peer's extra bytes).
+        let mut b = b;
+        b[CONNECT_BYTES] ^= 0xff;
+        prop_assert_eq!(CtxExt::decode(&b[..n]), Ok(None));
     }
 
     #[test]
