@@ -118,7 +118,29 @@ enum TxWhat {
     RndvRead,
     /// Its `rndv_rd_done` (an rxm control packet).
     RndvDone,
+    /// A tagged RMA read's answer with its data, from the receive in
+    /// `DataIo::trma_cur` (then completed).
+    TrmaData,
+    /// Any other answer to a tagged RMA (a write's, a failed read's).
+    TrmaAns,
 }
+
+/// An answer to a peer's tagged RMA (kfabric's `TagRmaDone`/`TagRmaData`)
+/// to send: the request's id, 0 or the error, the bytes; for a read that
+/// matched, the receive it reads (completed once its data is in the
+/// socket) and the tag.
+struct TrmaOut {
+    msg_id: u64,
+    /// It answers a read (`TagRmaData`; else `TagRmaDone`).
+    is_read: bool,
+    err: u32,
+    len: u64,
+    read: Option<(RxWork, u64)>,
+}
+
+/// Completion flags of a receive a peer's tagged RMA consumed.
+const TRMA_READ_RECV: u64 = rules::F_TAGGED | rules::F_RMA | rules::F_READ | rules::F_RECV;
+const TRMA_WRITE_RECV: u64 = rules::F_TAGGED | rules::F_RMA | rules::F_WRITE | rules::F_RECV;
 
 /// Segments of a frame: its head and the payload of a posted operation
 /// (a read response's payload is in [`TxCur::rsp`]).
@@ -230,6 +252,40 @@ impl TxCur {
     #[inline]
     fn fill_op(&mut self, i: usize, op: &TxOp, c: &Chunk, order: ByteOrder, rxm: Option<u32>) -> bool {
         let mut pkt = [0u8; PRE_MAX];
+        if let (Some(conn_id), true) = (rxm, op.ext.trma) {
+            // A tagged RMA: kfabric's request names the receive by its tag
+            // (the region's key) and the offset in it (its address, in
+            // `data`); a write carries its payload.
+            let write = op.kind == Kind::Write;
+            let r = op.region(0);
+            let p = rxm::Pkt { conn_id, msg_id: op.ext.rndv_key, op: Some(rxm::Op::Tagged), size: op.len, data: r.addr, tag: r.key, ..rxm::Pkt::default() };
+            let Ok(head) = <&mut [u8; rxm::PKT_BYTES]>::try_from(&mut pkt[..rxm::PKT_BYTES]) else {
+                return false;
+            };
+            rxm::encode(if write { rxm::Type::TagRmaWrite } else { rxm::Type::TagRmaRead }, &p, head);
+            let Ok(h) = MsgHeader::send(rxm::PKT_BYTES as u64 + if write { op.len } else { 0 }) else {
+                return false;
+            };
+            let pre = &pkt[..rxm::PKT_BYTES];
+            let segs = op.buf.segs();
+            let ok = if !write {
+                self.fill(TxWhat::Op(i), &h, order, pre, &[], &[])
+            } else if op.inject {
+                self.fill(TxWhat::Op(i), &h, order, pre, &op.inline[..op.len as usize], &[])
+            } else if segs.len() < TX_SEGS {
+                self.fill(TxWhat::Op(i), &h, order, pre, &[], segs)
+            } else {
+                let ok = self.fill(TxWhat::Op(i), &h, order, pre, &[], &[]);
+                self.far = segs.as_ptr();
+                self.far_n = segs.len();
+                self.far_skip = 0;
+                ok
+            };
+            // Done on the target's answer (`rndv_wait`), not as a read.
+            self.read = false;
+            self.chunks = 1;
+            return ok;
+        }
         if let (Some(conn_id), true) = (rxm, op.ext.rndv) {
             // A rendezvous: rxm's request names the whole buffer as one
             // piece (offset addressing, our key: see `EpData::rndv_buf`);
@@ -340,6 +396,11 @@ enum Dest {
     /// A response to a read of our rendezvous (`DataIo::rndv`), into
     /// `DataIo::read_buf` from `DataIo::read_off`.
     RndvRsp,
+    /// A peer's tagged RMA write no receive matched: read and dropped
+    /// (its answer says so).
+    Drop,
+    /// The data of our tagged RMA read `key`, into `DataIo::read_buf`.
+    TrmaData { key: u64 },
 }
 
 /// Where a rendezvous's bytes go: a receive, or (a tagged message no
@@ -412,6 +473,13 @@ pub(super) struct DataIo {
     unexp: UnexpList,
     /// Read responses to send, in request order.
     rsp: KVec<RmaSegs>,
+    /// Answers to the peer's tagged RMA to send, in request order (room
+    /// for the one of the write being received is reserved when it
+    /// starts), and the read whose data is being sent.
+    trma_out: KVec<TrmaOut>,
+    trma_cur: Option<(RxWork, u64, u64)>,
+    /// The payload being received is the tagged RMA write with this id.
+    trma: Option<u64>,
     /// Held operations were failed and the queues flushed (once).
     cleaned: bool,
     /// The endpoint whose data moves here, and the frames' byte order:
@@ -468,6 +536,7 @@ impl DataIo {
             && matches!(self.rx, Rx::Hdr)
             && self.tx.what == TxWhat::Idle
             && self.rsp.is_empty()
+            && self.trma_out.is_empty()
             && self.rndv.is_none()
             && !tx_hint
     }
@@ -544,6 +613,9 @@ impl DataIo {
             rma_room: false,
             broken: None,
             drained: false,
+            trma_out: KVec::new(),
+            trma_cur: None,
+            trma: None,
         }
     }
 }
@@ -699,7 +771,16 @@ fn resolve(ep: &EpData, h: &MsgHeader, need: u64) -> core::result::Result<RmaSeg
         .map_err(|e| Broken { err: errno_of(e) })
 }
 
-/// The header of an outgoing operation.
+/// The error a tagged RMA answer carries (0: none; a value that is no
+/// errno: EIO).
+fn trma_status(v: u64) -> u32 {
+    match v {
+        1..=4095 => v as u32,
+        0 => 0,
+        _ => bindings::EIO,
+    }
+}
+
 /// The header of frame `c` of an outgoing operation (an RMA over more
 /// regions than a frame carries is several frames; CQ data and the ACK
 /// request go with the last, which completes the operation at the peer).
@@ -870,6 +951,8 @@ impl Conn {
                 d.tx.rsp = r;
                 d.tx.more = false;
                 d.tx.queued = false;
+            } else if !d.trma_out.is_empty() {
+                self.trma_answer(d, ep, order)?;
             } else if self.rndv_frame(d, ep, order)? {
                 // A read of our rendezvous, or its reads done.
             } else {
@@ -922,6 +1005,7 @@ impl Conn {
         // A payload not in `segs` (a read response's, a far one) goes after
         // the head, which then goes by itself.
         let apart = cur.what == TxWhat::Rsp || !cur.far.is_null();
+        // (A tagged RMA read's data is far: the receive's segments.)
         let (segs, skip, len, more) = if (cur.splice || apart) && cur.sent < cur.head_len {
             (&cur.segs[..1], cur.sent, cur.head_len - cur.sent, true)
         } else if cur.what == TxWhat::Rsp {
@@ -961,6 +1045,13 @@ impl Conn {
                                 rndv_finish(d, ep, r);
                             }
                         }
+                        TxWhat::TrmaData => {
+                            // Its bytes are in the socket (copied): the
+                            // receive the peer read is done.
+                            if let Some((w, len, tag)) = d.trma_cur.take() {
+                                ep.rx_done_as(&w, len, None, tag, TRMA_READ_RECV);
+                            }
+                        }
                         TxWhat::Rsp => {
                             cur.rsp = RmaSegs::EMPTY;
                             ep.remote_hit(false);
@@ -974,6 +1065,47 @@ impl Conn {
             Err(e) if e == EBUSY => Err(Halt::Defer),
             Err(e) => Err(Broken { err: errno_of(e) }.into()),
         }
+    }
+
+    /// Takes the next answer to a peer's tagged RMA: `TagRmaDone`, or
+    /// `TagRmaData` with the bytes of the receive its read matched (sent
+    /// from the receive's segments, copied: the receive completes once
+    /// they are in the socket).
+    fn trma_answer(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder) -> core::result::Result<(), Halt> {
+        let Some(o) = base::kvec_remove(&mut d.trma_out, 0) else {
+            return Ok(());
+        };
+        let p = rxm::Pkt {
+            conn_id: ep.rdm_peer_id(d.lane),
+            msg_id: o.msg_id,
+            op: Some(rxm::Op::Tagged),
+            size: if o.err == 0 { o.len } else { 0 },
+            data: u64::from(o.err),
+            ..rxm::Pkt::default()
+        };
+        let mut pkt = [0u8; rxm::PKT_BYTES];
+        let ty = if o.is_read { rxm::Type::TagRmaData } else { rxm::Type::TagRmaDone };
+        rxm::encode(ty, &p, &mut pkt);
+        let payload = if o.read.is_some() { o.len } else { 0 };
+        let h = MsgHeader::send(rxm::PKT_BYTES as u64 + payload).map_err(|_| Halt::from(proto()))?;
+        let what = if o.read.is_some() { TxWhat::TrmaData } else { TxWhat::TrmaAns };
+        if !d.tx.fill(what, &h, order, &pkt, &[], &[]) {
+            return Err(proto().into());
+        }
+        if let Some((w, tag)) = o.read {
+            let skip = w.offset as usize;
+            d.trma_cur = Some((w, o.len, tag));
+            if let Some((w, _, _)) = d.trma_cur.as_ref() {
+                let segs = w.op.buf.segs();
+                d.tx.far = segs.as_ptr();
+                d.tx.far_n = segs.len();
+                d.tx.far_skip = skip;
+            }
+        }
+        d.tx.splice = false;
+        d.tx.more = false;
+        d.tx.queued = false;
+        Ok(())
     }
 
     /// A message waits for its receive: a peer that closed meanwhile ends
@@ -1097,6 +1229,16 @@ impl Conn {
                                     d.pkt_type = rxm::Type::RndvRdDone;
                                     p
                                 }
+                                // kfabric's tagged RMA: a write and a read's
+                                // data carry `size` bytes, the rest none.
+                                Ok((t @ (rxm::Type::TagRmaWrite | rxm::Type::TagRmaData), p)) if p.size == payload - rxm::PKT_BYTES as u64 => {
+                                    d.pkt_type = t;
+                                    p
+                                }
+                                Ok((t @ (rxm::Type::TagRmaRead | rxm::Type::TagRmaDone), p)) if payload == rxm::PKT_BYTES as u64 => {
+                                    d.pkt_type = t;
+                                    p
+                                }
                                 _ => return Err(proto().into()),
                             };
                             d.pkt = Some(p);
@@ -1118,6 +1260,20 @@ impl Conn {
                             // response may allocate): the work item's job.
                             return Err(Halt::Defer);
                         }
+                        if d.pkt.is_some() && matches!(d.pkt_type, rxm::Type::TagRmaWrite | rxm::Type::TagRmaRead) {
+                            // A peer's tagged RMA: its answer is queued
+                            // (memory for it reserved now, in the work
+                            // item), at most RSP_MAX of them.
+                            if mode == Mode::Call {
+                                return Err(Halt::Defer);
+                            }
+                            if d.trma_out.len() >= RSP_MAX {
+                                return Ok(moved);
+                            }
+                            ffi::fail_alloc()
+                                .and_then(|()| d.trma_out.reserve(1, GFP_KERNEL).map_err(|_| ENOMEM))
+                                .map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                        }
                         if h.kind() == FrameKind::Write && h.cq_data().is_some() && !d.rma_room {
                             // Its entry must have room before a byte of
                             // it is taken: with the receive CQ full the
@@ -1138,6 +1294,82 @@ impl Conn {
                                 }
                                 // One frame per step.
                                 return Ok(true);
+                            }
+                            FrameKind::Send if d.pkt.is_some() && d.pkt_type.is_tag_rma() => {
+                                let p = d.pkt.unwrap_or_default();
+                                match d.pkt_type {
+                                    // Answers to ours.
+                                    rxm::Type::TagRmaDone => {
+                                        if !ep.trma_end(d.lane, p.msg_id, trma_status(p.data)) {
+                                            return Err(proto().into());
+                                        }
+                                        return Ok(true);
+                                    }
+                                    rxm::Type::TagRmaData if p.data != 0 => {
+                                        if p.size != 0 || !ep.trma_end(d.lane, p.msg_id, trma_status(p.data)) {
+                                            return Err(proto().into());
+                                        }
+                                        return Ok(true);
+                                    }
+                                    rxm::Type::TagRmaData => {
+                                        let Some((buf, len)) = ep.trma_read_buf(d.lane, p.msg_id) else {
+                                            return Err(proto().into());
+                                        };
+                                        if p.size != len {
+                                            return Err(proto().into());
+                                        }
+                                        d.read_buf = buf;
+                                        d.read_off = 0;
+                                        d.rx = Rx::Body { dest: Dest::TrmaData { key: p.msg_id }, got: 0 };
+                                    }
+                                    // Requests: never on a transmit
+                                    // context's connection.
+                                    _ if d.one_way => return Err(proto().into()),
+                                    rxm::Type::TagRmaWrite => {
+                                        // The receive the tag names (exact
+                                        // match, from this peer), at the
+                                        // offset asked; what does not fit
+                                        // fails it (EMSGSIZE); none: the
+                                        // payload is dropped (EREMOTEIO).
+                                        let w = ep.rx_take_tagged(p.tag, d.from, |_, _, _| false).ok().flatten();
+                                        d.trma = Some(p.msg_id);
+                                        let dest = match w {
+                                            Some(mut w) => {
+                                                let at = p.data.min(w.room);
+                                                w.offset += at;
+                                                w.room -= at;
+                                                if p.data > at || p.size > w.room {
+                                                    Dest::Trunc(w)
+                                                } else {
+                                                    Dest::Op(w)
+                                                }
+                                            }
+                                            None => Dest::Drop,
+                                        };
+                                        d.rx = Rx::Body { dest, got: 0 };
+                                    }
+                                    rxm::Type::TagRmaRead => {
+                                        let w = ep.rx_take_tagged(p.tag, d.from, |_, _, _| false).ok().flatten();
+                                        let mut o = TrmaOut { msg_id: p.msg_id, is_read: true, err: 0, len: p.size, read: None };
+                                        match w {
+                                            Some(mut w) if p.data <= w.room && p.size <= w.room - p.data => {
+                                                w.offset += p.data;
+                                                o.read = Some((w, p.tag));
+                                            }
+                                            Some(w) => {
+                                                ep.rx_failed(&w, bindings::EMSGSIZE, 0, p.size.saturating_sub(w.room));
+                                                o.err = bindings::EMSGSIZE;
+                                            }
+                                            None => o.err = bindings::EREMOTEIO,
+                                        }
+                                        // Room was reserved above.
+                                        if d.trma_out.push(o, GFP_NOWAIT).is_err() {
+                                            return Err(Broken { err: bindings::ENOMEM }.into());
+                                        }
+                                        return Ok(true);
+                                    }
+                                    _ => return Err(proto().into()),
+                                }
                             }
                             FrameKind::Send if d.pkt.is_some() && d.pkt_type == rxm::Type::RndvRdDone => {
                                 // The peer read one of our rendezvous.
@@ -1331,7 +1563,8 @@ impl Conn {
                                 if c == keep { k } else { c }
                             }
                             Dest::Rma => base::copy_to_segs(d.rma.segs(), *got as usize, src),
-                            Dest::Read { .. } | Dest::RndvRsp => base::copy_to_segs(d.read_buf.segs(), d.read_off + *got as usize, src),
+                            Dest::Read { .. } | Dest::RndvRsp | Dest::TrmaData { .. } => base::copy_to_segs(d.read_buf.segs(), d.read_off + *got as usize, src),
+                            Dest::Drop => k,
                             Dest::Unexp(b) => {
                                 b[*got as usize..*got as usize + k].copy_from_slice(src);
                                 k
@@ -1358,7 +1591,7 @@ impl Conn {
                         Dest::Trunc(w) if *got < w.room => {
                             self.sock_recv(mode, w.op.buf.segs(), (w.offset + *got) as usize, (w.room - *got) as usize)
                         }
-                        Dest::Trunc(_) => {
+                        Dest::Trunc(_) | Dest::Drop => {
                             // Dropped: read into the stage, which holds
                             // nothing now (`lo == hi`) and is not advanced.
                             let n = ((len - *got) as usize).min(STAGE);
@@ -1366,7 +1599,7 @@ impl Conn {
                             self.sock_recv(mode, &seg, 0, n)
                         }
                         Dest::Rma => self.sock_recv(mode, d.rma.segs(), *got as usize, (len - *got) as usize),
-                        Dest::Read { .. } | Dest::RndvRsp => self.sock_recv(mode, d.read_buf.segs(), d.read_off + *got as usize, (len - *got) as usize),
+                        Dest::Read { .. } | Dest::RndvRsp | Dest::TrmaData { .. } => self.sock_recv(mode, d.read_buf.segs(), d.read_off + *got as usize, (len - *got) as usize),
                         Dest::Unexp(b) => {
                             let seg = [sock::kseg(&b[..])];
                             self.sock_recv(mode, &seg, *got as usize, (len - *got) as usize)
@@ -1395,6 +1628,26 @@ impl Conn {
     /// The state goes back to `Hdr`.
     fn rx_finish(&self, d: &mut DataIo, ep: &EpData) {
         ffi::tr(sys::KFI_TCP_TR_RX_IN);
+        if let Some(msg_id) = d.trma.take() {
+            // A peer's tagged RMA write is in: the receive completes (or
+            // fails), its answer is queued (room reserved when it began).
+            let (body, tag) = (d.body_len(), d.tag());
+            let mut o = TrmaOut { msg_id, is_read: false, err: 0, len: body, read: None };
+            match core::mem::replace(&mut d.rx, Rx::Hdr) {
+                Rx::Body { dest: Dest::Op(w), .. } => ep.rx_done_as(&w, body, None, tag, TRMA_WRITE_RECV),
+                Rx::Body { dest: Dest::Trunc(w), .. } => {
+                    ep.rx_failed(&w, bindings::EMSGSIZE, w.room, body.saturating_sub(w.room));
+                    o.err = bindings::EMSGSIZE;
+                }
+                _ => o.err = bindings::EREMOTEIO,
+            }
+            if d.trma_out.push(o, GFP_NOWAIT).is_err() && OOM_WARN.allow() {
+                // Not reached (reserved); were it, the initiator's
+                // operation waits until the connection ends.
+                pr_warn!("kfi_tcp: tagged RMA answer lost (no memory)\n");
+            }
+            return;
+        }
         let hdr = &d.hdr;
         let (body, data, tag) = (d.body_len(), d.cq_data(), d.tag());
         match &mut d.rx {
@@ -1435,6 +1688,11 @@ impl Conn {
                 }
             }
             Rx::Body { dest: Dest::Read { last: false, .. }, .. } => {}
+            Rx::Body { dest: Dest::TrmaData { key }, .. } => {
+                // Checked when its header came: it waits.
+                let _ = ep.trma_end(d.lane, *key, 0);
+            }
+            Rx::Body { dest: Dest::Drop, .. } => {}
             Rx::Body { dest: Dest::Unexp(buf), .. } => {
                 let buf = core::mem::replace(buf, KVVec::new());
                 let u = Unexp { tag, src: d.from, data, ack: hdr.needs_ack(), buf, claimed: None };
@@ -1508,6 +1766,16 @@ impl Conn {
             ep.rx_failed(&w, err, got, 0);
         }
         d.rsp = KVec::new();
+        // Receives a peer's tagged RMA read held fail.
+        d.trma = None;
+        if let Some((w, _, _)) = d.trma_cur.take() {
+            ep.rx_failed(&w, err, 0, 0);
+        }
+        for o in core::mem::replace(&mut d.trma_out, KVec::new()) {
+            if let Some((w, _)) = o.read {
+                ep.rx_failed(&w, err, 0, 0);
+            }
+        }
         d.unexp.clear();
         if d.rdm {
             // One peer of a connectionless endpoint: its transmits fail,

@@ -132,9 +132,7 @@ unsafe impl ProvEp for Ep {
         // this provider is a `Sep`.
         let sep = unsafe { Sep::from_base(&*c.attrs.sep) };
         let r = sep.rdm().ok_or(EINVAL)?;
-        let mut cfg = Config::new(c, RDM_MAX_MSG_SIZE, self.domain);
-        cfg.directed = c.attrs.directed;
-        self.data.enable(cfg, ())?;
+        self.data.enable(rdm_config(c, av, self.domain), ())?;
         self.data.rdm_enable(&r, av, tx);
         r.ctx_open(tx, i, &self.data)?;
         *self.rdm.lock() = Some(r);
@@ -185,9 +183,7 @@ impl Ep {
         let net = unsafe { Fabric::net((*self.domain).fabric()) };
         let any = SockAddr { family: bindings::AF_INET as u16, port: 0, scope_id: 0, addr: [0; 16] };
         let r = Rdm::start(Some(&self.data), (0, 0), av, net, c.attrs.src.unwrap_or(any), c.attrs.rx_size)?;
-        let mut cfg = Config::new(c, RDM_MAX_MSG_SIZE, self.domain);
-        cfg.directed = c.attrs.directed;
-        if let Err(e) = self.data.enable(cfg, ()) {
+        if let Err(e) = self.data.enable(rdm_config(c, av, self.domain), ()) {
             r.close();
             return Err(e);
         }
@@ -211,6 +207,18 @@ impl Ep {
         });
         KBox::pin_init(init, GFP_KERNEL)
     }
+}
+
+/// The queue configuration of an RDM endpoint or context enabled with
+/// `c`, sending to the addresses of `av`: directed receives if asked
+/// (naming peers without `av`'s receive-context bits), tagged RMA.
+fn rdm_config(c: &EpConfig, av: &crate::util::av::Av, domain: *const Domain) -> Config {
+    let mut cfg = Config::new(c, RDM_MAX_MSG_SIZE, domain);
+    cfg.directed = c.attrs.directed;
+    cfg.tagged_rma = true;
+    let bits = av.rx_ctx_bits();
+    cfg.addr_mask = if bits == 0 { u64::MAX } else { u64::MAX >> bits };
+    cfg
 }
 
 /// `endpoint` of a domain: a MSG endpoint; with `info->handle` from a

@@ -91,7 +91,9 @@ const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
 const RDM_RX_CAPS: u64 = sys::KFI_SOURCE | sys::KFI_DIRECTED_RECV;
 /// And what it adds to transmits: the receive context of a scalable
 /// endpoint named by `kfi_rx_addr` (`sep.rs`).
-const RDM_TX_CAPS: u64 = sys::KFI_NAMED_RX_CTX;
+/// and tagged RMA (`KFI_TAGGED_RMA`: an RMA whose key is the tag of a
+/// receive posted at the target, `data.rs`).
+const RDM_TX_CAPS: u64 = sys::KFI_NAMED_RX_CTX | sys::KFI_TAGGED_RMA as u64;
 /// The largest message of an RDM endpoint (over rxm's eager limit they go
 /// by rendezvous).
 const RDM_MAX_MSG_SIZE: usize = MAX_MSG_SIZE;

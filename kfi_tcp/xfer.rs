@@ -57,6 +57,10 @@ pub(crate) struct TxTcp {
     /// operation waits on its lane's `rndv_wait` until then.
     pub(crate) rndv: bool,
     pub(crate) rndv_key: u64,
+    /// RDM: a tagged RMA (`KFI_TAGGED`): sent as kfabric's request packet
+    /// (`TagRmaWrite` with its payload, or `TagRmaRead`), then waiting on
+    /// `rndv_wait` under `rndv_key` for the target's answer.
+    pub(crate) trma: bool,
     /// Responses received so far of a read sent as several requests.
     pub(crate) rsp_got: usize,
     /// Requests of a read sent whole so far: a response beyond them is
@@ -67,7 +71,7 @@ pub(crate) struct TxTcp {
 
 impl TxTcp {
     /// A free slot's.
-    pub(crate) const INIT: TxTcp = TxTcp { ack: false, lane: 0, rndv: false, rndv_key: 0, rsp_got: 0, req_sent: 0 };
+    pub(crate) const INIT: TxTcp = TxTcp { ack: false, lane: 0, rndv: false, rndv_key: 0, trma: false, rsp_got: 0, req_sent: 0 };
 }
 
 /// One frame's share of an RMA (see [`TxOp::chunk`]).
@@ -470,7 +474,7 @@ impl QueueExt for TcpExt {
 
     #[inline(always)]
     fn init_tx(_kind: Kind, flags: u64) -> TxTcp {
-        TxTcp { ack: wire_rules::wants_ack(flags), lane: 0, rndv: false, rndv_key: 0, rsp_got: 0, req_sent: 0 }
+        TxTcp { ack: wire_rules::wants_ack(flags), lane: 0, rndv: false, rndv_key: 0, trma: false, rsp_got: 0, req_sent: 0 }
     }
 
     /// Move it now if the connection allows (outside the lock), else its
@@ -733,13 +737,15 @@ impl EpData {
             op.ext.lane = lane;
             // An RDM message over rxm's eager limit goes as a rendezvous,
             // named by a key of its own (see `rndv_key`).
-            op.ext.rndv = rxm.is_some() && matches!(op.kind, Kind::Send | Kind::TSend) && op.buf.len > crate::logic::rxm::EAGER_LIMIT as u64;
+            // A tagged RMA waits for the target's answer the same way.
+            op.ext.trma = rxm.is_some() && op.kind.is_rma() && op.flags & rules_x::F_TAGGED != 0;
+            op.ext.rndv = op.ext.trma || (rxm.is_some() && matches!(op.kind, Kind::Send | Kind::TSend) && op.buf.len > crate::logic::rxm::EAGER_LIMIT as u64);
             if op.ext.rndv {
                 q.ext.rndv_seq = q.ext.rndv_seq.wrapping_add(1);
                 op.ext.rndv_key = RNDV_KEY | ((q.ext.rndv_seq & 0x7fff_ffff) << 32) | i as u64;
             }
             let ok = fill(TxItem::Op(i, &q.tx[i], rxm));
-            if ok && q.tx[i].kind == Kind::Read {
+            if ok && q.tx[i].kind == Kind::Read && !q.tx[i].ext.trma {
                 // A read waits for its responses from the moment its first
                 // request starts out: one sent as several requests may
                 // have responses back before its last request is sent.
@@ -1154,6 +1160,12 @@ impl EpData {
     /// the send is done. False if no such rendezvous is out (a protocol
     /// error).
     pub(crate) fn rndv_done(&self, lane: u32, key: u64) -> bool {
+        self.waiting_done(lane, key, false)
+    }
+
+    /// The operation waiting on lane `lane`'s `rndv_wait` under `key` (a
+    /// tagged RMA with `trma`, else a rendezvous) is done.
+    fn waiting_done(&self, lane: u32, key: u64, trma: bool) -> bool {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
@@ -1161,13 +1173,48 @@ impl EpData {
                 return false;
             };
             let tx = &q.tx;
-            let Some(i) = q.tx_links.remove_first(&mut l.rndv_wait, |i| tx[i].ext.rndv_key == key) else {
+            let Some(i) = q.tx_links.remove_first(&mut l.rndv_wait, |i| tx[i].ext.rndv_key == key && tx[i].ext.trma == trma) else {
                 return false;
             };
             q.finish_tx(i)
         };
         rep.deliver();
         true
+    }
+
+    /// The target answered tagged RMA `key` of lane `lane`: done, or
+    /// failed with `err` (positive). False if no such operation waits (a
+    /// protocol error).
+    pub(crate) fn trma_end(&self, lane: u32, key: u64, err: u32) -> bool {
+        if err == 0 {
+            return self.waiting_done(lane, key, true);
+        }
+        let i = {
+            let mut g = self.q.lock();
+            let q = &mut *g;
+            let Some(l) = q.ext.lane_mut(lane) else {
+                return false;
+            };
+            let tx = &q.tx;
+            let Some(i) = q.tx_links.remove_first(&mut l.rndv_wait, |i| tx[i].ext.rndv_key == key && tx[i].ext.trma) else {
+                return false;
+            };
+            i
+        };
+        self.tx_failed(i, err);
+        true
+    }
+
+    /// The local buffer and length of tagged RMA read `key` of lane
+    /// `lane` (where the target's data goes); `None` if no such read
+    /// waits.
+    pub(crate) fn trma_read_buf(&self, lane: u32, key: u64) -> Option<(Buf, u64)> {
+        let mut g = self.q.lock();
+        let q = &mut *g;
+        let l = q.ext.lane_mut(lane)?;
+        let tx = &q.tx;
+        let i = q.tx_links.find_first(&l.rndv_wait, |i| tx[i].ext.rndv_key == key && tx[i].ext.trma && tx[i].kind == Kind::Read)?;
+        Some((q.tx[i].buf, q.tx[i].len))
     }
 
     /// The buffer of rendezvous `key` out on lane `lane`, for the peer's
@@ -1183,7 +1230,7 @@ impl EpData {
         let q = &mut *g;
         let l = q.ext.lane_mut(lane)?;
         let tx = &q.tx;
-        let i = q.tx_links.find_first(&l.rndv_wait, |i| tx[i].ext.rndv_key == key)?;
+        let i = q.tx_links.find_first(&l.rndv_wait, |i| tx[i].ext.rndv_key == key && !tx[i].ext.trma)?;
         Some(q.tx[i].buf)
     }
 

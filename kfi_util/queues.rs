@@ -233,6 +233,13 @@ pub(crate) struct Config {
     /// connectionless endpoint); otherwise every receive takes messages
     /// from anyone.
     pub(crate) directed: bool,
+    /// RMA with `KFI_TAGGED` (`KFI_TAGGED_RMA`: one region whose key is
+    /// the tag of a receive posted at the target) is offered; otherwise
+    /// refused, -KFI_EBADFLAGS.
+    pub(crate) tagged_rma: bool,
+    /// The bits of an address handle that name the peer (the AV's
+    /// `rx_ctx_bits` off): what a directed receive keeps.
+    pub(crate) addr_mask: u64,
 }
 
 impl Config {
@@ -253,6 +260,8 @@ impl Config {
             domain,
             cntrs: c.cntrs,
             directed: false,
+            tagged_rma: false,
+            addr_mask: u64::MAX,
         }
     }
 
@@ -373,7 +382,7 @@ impl<X: QueueExt> Queues<X> {
         if !op.entry {
             return Report::quiet(cq, cntr).with_extra(op.extra);
         }
-        let c = Completion { op_context: op.context, flags: op.kind.cq_flags(), len: op.len as usize, buf: 0, data: 0, tag: 0, src: ADDR_NOTAVAIL };
+        let c = Completion { op_context: op.context, flags: op.kind.entry_flags(op.flags), len: op.len as usize, buf: 0, data: 0, tag: 0, src: ADDR_NOTAVAIL };
         Report::done(cq, c, cntr).with_extra(op.extra)
     }
 
@@ -485,6 +494,8 @@ impl<X: QueueExt> EpQueues<X> {
                     domain: core::ptr::null(),
                     cntrs: Cntrs { send: None, recv: None, read: None, write: None, remote_read: None, remote_write: None },
                     directed: false,
+                    tagged_rma: false,
+                    addr_mask: u64::MAX,
                 },
                 min_multi: 0,
                 tx: KVVec::new(),
@@ -655,7 +666,12 @@ impl<X: QueueExt> EpQueues<X> {
                 }
                 total
             };
-            moved = match rules::check_rma_total(kind, len, n_rma, total) {
+            let checked = if kind.is_rma() && x.flags & rules::F_TAGGED != 0 {
+                rules::check_tagged_rma(len, n_rma, total)
+            } else {
+                rules::check_rma_total(kind, len, n_rma, total)
+            };
+            moved = match checked {
                 Ok(m) => m,
                 Err(e) => return e.errno() as isize,
             };
@@ -680,6 +696,9 @@ impl<X: QueueExt> EpQueues<X> {
         let flags = if x.msg_call { x.flags } else { x.flags | (defaults & kind.allowed_flags()) };
         if let Err(e) = rules::check_post(kind, flags, nseg, len, cfg.max_msg) {
             return e.errno() as isize;
+        }
+        if kind.is_rma() && flags & rules::F_TAGGED != 0 && !cfg.tagged_rma {
+            return -(sys::KFI_EBADFLAGS as isize);
         }
         let (cq, selective) = if kind.is_tx() { (cfg.tx_cq, cfg.tx_selective) } else { (cfg.rx_cq, cfg.rx_selective) };
         // Completions go to a CQ, a counter, or both; deferred work needs
@@ -804,7 +823,10 @@ impl<X: QueueExt> EpQueues<X> {
                 buf,
                 tag: x.tag,
                 ignore: x.ignore,
-                src: if q.cfg.directed { x.addr } else { rules::ADDR_ANY },
+                // A directed receive names a peer: its handle without
+                // receive-context bits (messages from any of its
+                // contexts match, as their sources are reported).
+                src: if q.cfg.directed && x.addr != rules::ADDR_ANY { x.addr & q.cfg.addr_mask } else { rules::ADDR_ANY },
                 entry,
                 multi,
                 filling: false,

@@ -399,7 +399,7 @@ pub(crate) fn errc(kind: Kind, flags: u64, context: usize, err: u32, released: b
     let multi = if released { flags & rules::F_MULTI_RECV } else { 0 };
     ErrCompletion {
         op_context: context,
-        flags: kind.cq_flags() | multi,
+        flags: kind.entry_flags(flags) | multi,
         err: err as i32,
         prov_errno: err as i32,
         ..ErrCompletion::default()

@@ -276,6 +276,20 @@ pub enum Type {
     Credit = 6,
     RndvWrData = 7,
     RndvWrDone = 8,
+    /// kfabric's tagged RMA (`KFI_TAGGED_RMA`; not rxm's: a 1.17 peer
+    /// drops a connection that sends one). A write: `tag` names the
+    /// target's posted tagged receive, `size` bytes follow, `msg_id` is
+    /// echoed by the answer ([`Type::TagRmaDone`]).
+    TagRmaWrite = 0x40,
+    /// A read of `size` bytes from the receive `tag` names (no payload);
+    /// answered by [`Type::TagRmaData`].
+    TagRmaRead = 0x41,
+    /// A write's answer: `data` is 0 or the error (a positive errno),
+    /// `size` the bytes placed.
+    TagRmaDone = 0x42,
+    /// A read's answer: `data` as above, `size` bytes follow (none on an
+    /// error).
+    TagRmaData = 0x43,
 }
 
 impl Type {
@@ -290,13 +304,22 @@ impl Type {
             6 => Type::Credit,
             7 => Type::RndvWrData,
             8 => Type::RndvWrDone,
+            0x40 => Type::TagRmaWrite,
+            0x41 => Type::TagRmaRead,
+            0x42 => Type::TagRmaDone,
+            0x43 => Type::TagRmaData,
             _ => return None,
         })
     }
 
     /// Whether the operation header (bytes 32..64) means something.
     fn has_op(self) -> bool {
-        matches!(self, Type::Eager | Type::Seg | Type::RndvReq | Type::Atomic | Type::AtomicResp)
+        matches!(self, Type::Eager | Type::Seg | Type::RndvReq | Type::Atomic | Type::AtomicResp) || self.is_tag_rma()
+    }
+
+    /// One of kfabric's tagged RMA packets.
+    pub fn is_tag_rma(self) -> bool {
+        matches!(self, Type::TagRmaWrite | Type::TagRmaRead | Type::TagRmaDone | Type::TagRmaData)
     }
 }
 
@@ -407,6 +430,14 @@ pub fn decode(b: &[u8]) -> Result<(Type, Pkt), PktError> {
         p.size = u64_at(b, 40);
         p.data = if p.cq_data { u64_at(b, 48) } else { 0 };
         p.tag = if p.op == Some(Op::Tagged) { u64_at(b, 56) } else { 0 };
+    }
+    if ty.is_tag_rma() {
+        // Every field is ours: the status (or CQ data) in `data`.
+        p.op = Some(Op::Tagged);
+        p.cq_data = u32_at(b, 36) & FLAG_REMOTE_CQ_DATA != 0;
+        p.size = u64_at(b, 40);
+        p.data = u64_at(b, 48);
+        p.tag = u64_at(b, 56);
     }
     Ok((ty, p))
 }

@@ -137,6 +137,19 @@ impl Kind {
         }
     }
 
+    /// The flags of the completion entry of an operation of this kind
+    /// posted with `flags`: [`Kind::cq_flags`], and for a tagged RMA
+    /// `KFI_TAGGED | KFI_RMA | KFI_READ/WRITE | KFI_SEND` (kfilnd accepts
+    /// no other).
+    #[inline]
+    pub const fn entry_flags(self, flags: u64) -> u64 {
+        if self.is_rma() && flags & F_TAGGED != 0 {
+            self.cq_flags() | F_TAGGED | F_SEND
+        } else {
+            self.cq_flags()
+        }
+    }
+
     /// Flags a `*msg` call of this kind accepts.
     #[inline]
     pub const fn allowed_flags(self) -> u64 {
@@ -164,8 +177,11 @@ impl Kind {
             Kind::TRecv => {
                 F_COMPLETION | F_MORE | F_TAGGED | F_RECV | F_TRANSMIT_COMPLETE | F_PEEK | F_CLAIM | F_DISCARD
             }
-            Kind::Read => F_COMPLETION | F_FENCE | F_MORE | F_RMA | F_READ,
-            Kind::Write => TX | F_RMA | F_WRITE,
+            // `KFI_TAGGED`: a tagged RMA (`KFI_TAGGED_RMA`), whose key is
+            // the tag of a receive posted at the target (the provider
+            // says whether it does them: `tagged_rma_ok`).
+            Kind::Read => F_COMPLETION | F_FENCE | F_MORE | F_RMA | F_READ | F_TAGGED,
+            Kind::Write => TX | F_RMA | F_WRITE | F_TAGGED,
             // fi_atomic(3): no remote CQ data on atomics.
             Kind::Atomic => (TX & !F_REMOTE_CQ_DATA) | F_ATOMIC | F_WRITE,
             Kind::FetchAtomic | Kind::CompareAtomic => F_COMPLETION | F_FENCE | F_MORE | F_ATOMIC | F_READ,
@@ -242,6 +258,17 @@ pub fn check_rma_total(kind: Kind, local: u64, n_regions: usize, total: Option<u
         // (none: `KFI_ATOMIC_READ`); one region.
         k if k.is_atomic() && n_regions == 1 && (local == total || local == 0) => Ok(total),
         k if k.is_atomic() => Err(PostError::BadIov),
+        _ => Err(PostError::BadIov),
+    }
+}
+
+/// Checks the remote side of a tagged RMA (`KFI_TAGGED`, read or
+/// write) of `local` bytes: one region (the receive its key names), at
+/// least as long as the local buffer (else `BadIov`, -EINVAL, as kcxi).
+/// Returns the bytes it moves: the local buffer's.
+pub fn check_tagged_rma(local: u64, n_regions: usize, total: Option<u64>) -> Result<u64, PostError> {
+    match total {
+        Some(t) if n_regions == 1 && local <= t => Ok(local),
         _ => Err(PostError::BadIov),
     }
 }

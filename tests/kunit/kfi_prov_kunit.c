@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/bvec.h>
+#include <linux/scatterlist.h>
 #include <linux/string.h>
 #include <linux/net.h>
 #include <linux/in.h>
@@ -4254,6 +4255,242 @@ static void sep_plain_peer_and_restart(struct kunit *test)
 	sep_teardown(test, f);
 }
 
+/* Tags of the tagged RMA test: kfilnd's shape, session << 16 | key. */
+#define TRMA_TAG(k)	((0x5eedULL << 16) | (k))
+#define TRMA_PAGES	3
+
+/* One entry of @cq: 1, or the error entry's err (negative). */
+static ssize_t trma_entry(struct kunit *test, struct kfid_cq *cq,
+			  struct kfi_cq_tagged_entry *e,
+			  struct kfi_cq_err_entry *err, kfi_addr_t *src)
+{
+	ssize_t r = rdm_wait(cq, e, src);
+
+	if (r == -KFI_EAVAIL) {
+		memset(err, 0, sizeof(*err));
+		KUNIT_ASSERT_EQ(test, kfi_cq_readerr(cq, err, 0), 1);
+		return -err->err;
+	}
+	return r;
+}
+
+/*
+ * Tagged RMA, the way kfilnd moves bulk data: node a posts a tagged
+ * receive (directed to b, exact tag) and b reads it (kfi_readmsg with
+ * KFI_TAGGED, the tag as key) or writes into it (kfi_writemsg), from a
+ * transmit context to the receive context named by kfi_rx_addr; both
+ * sides complete with kfilnd's flags. Targets as bio_vec pages and as a
+ * scatterlist; an offset into the receive; a key no receive has
+ * (EREMOTEIO at the initiator, nothing at the target); an RMA longer than
+ * the receive (EMSGSIZE both sides); a receive directed elsewhere is not
+ * matched, then cancelled; a zero-length tsenddata consumes a tagged
+ * receive with its data.
+ */
+static void sep_tagged_rma(struct kunit *test)
+{
+	struct sep_fixture *f = sep_setup(test, KFI_TAGGED_RMA |
+					  KFI_DIRECTED_RECV);
+	struct sep_node *a = &f->node[0], *b = &f->node[1];
+	const size_t len = TRMA_PAGES * PAGE_SIZE - 100;
+	struct page *pg[TRMA_PAGES] = {};
+	struct bio_vec bv[TRMA_PAGES];
+	struct scatterlist sg[TRMA_PAGES];
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct kfi_rma_iov riov = { .addr = 0, .len = len };
+	u8 *buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	u8 *want = kunit_kzalloc(test, len, GFP_KERNEL);
+	struct kvec kv = { buf, len };
+	struct kfi_msg_tagged tm = { .iov_count = TRMA_PAGES };
+	struct kfi_msg_rma rm = { .type = KFI_KVEC, .msg_iov = &kv,
+				  .iov_count = 1, .rma_iov = &riov,
+				  .rma_iov_count = 1 };
+	kfi_addr_t to_rx1 = kfi_rx_addr(b->peer[0], 1, SEP_BITS);
+	kfi_addr_t to_rx2 = kfi_rx_addr(b->peer[0], 2, SEP_BITS);
+	kfi_addr_t src;
+	char small[100], tiny[8];
+	int i, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	for (i = 0; i < TRMA_PAGES; i++) {
+		pg[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, pg[i]);
+	}
+	/* the last piece is short: the receive is len bytes */
+	for (i = 0; i < TRMA_PAGES; i++)
+		bvec_set_page(&bv[i], pg[i], i == TRMA_PAGES - 1 ?
+			      PAGE_SIZE - 100 : PAGE_SIZE, 0);
+	sg_init_table(sg, TRMA_PAGES);
+	for (i = 0; i < TRMA_PAGES; i++)
+		sg_set_page(&sg[i], pg[i], bv[i].bv_len, 0);
+
+	/* 1: a's pages (bio_vec) are read by b */
+	for (i = 0; i < TRMA_PAGES; i++)
+		fill(page_address(pg[i]), bv[i].bv_len, 30 + i);
+	tm.type = KFI_BVEC;
+	tm.msg_biov = bv;
+	tm.addr = a->peer[1];
+	tm.tag = TRMA_TAG(1);
+	tm.context = &tm;
+	KUNIT_ASSERT_EQ(test, kfi_trecvmsg(a->rx[1], &tm, KFI_COMPLETION), 0);
+	riov.key = TRMA_TAG(1);
+	rm.addr = to_rx1;
+	rm.context = &rm;
+	KUNIT_ASSERT_EQ(test, kfi_readmsg(b->tx[2], &rm,
+					  KFI_TAGGED | KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, trma_entry(test, b->txcq[2], &e, &err, &src), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RMA | KFI_READ |
+					     KFI_SEND));
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&rm);
+	KUNIT_ASSERT_EQ(test, trma_entry(test, a->rxcq[1], &e, &err, &src), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RMA | KFI_READ |
+					     KFI_RECV));
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&tm);
+	KUNIT_EXPECT_EQ(test, e.len, len);
+	KUNIT_EXPECT_EQ(test, e.tag, TRMA_TAG(1));
+	KUNIT_EXPECT_EQ(test, src, a->peer[1]);
+	for (i = 0; i < TRMA_PAGES; i++) {
+		fill(want, bv[i].bv_len, 30 + i);
+		KUNIT_EXPECT_EQ(test, memcmp(buf + i * PAGE_SIZE, want,
+					     bv[i].bv_len), 0);
+	}
+
+	/* 2: b writes into a's pages (scatterlist), at offset 0 */
+	for (i = 0; i < TRMA_PAGES; i++)
+		memset(page_address(pg[i]), 0, PAGE_SIZE);
+	fill(buf, len, 77);
+	tm.type = KFI_SGL;
+	tm.msg_sgl = sg;
+	tm.tag = TRMA_TAG(2);
+	KUNIT_ASSERT_EQ(test, kfi_trecvmsg(a->rx[2], &tm, KFI_COMPLETION), 0);
+	riov.key = TRMA_TAG(2);
+	rm.addr = to_rx2;
+	KUNIT_ASSERT_EQ(test, kfi_writemsg(b->tx[0], &rm,
+					   KFI_TAGGED | KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, trma_entry(test, b->txcq[0], &e, &err, &src), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RMA | KFI_WRITE |
+					     KFI_SEND));
+	KUNIT_ASSERT_EQ(test, trma_entry(test, a->rxcq[2], &e, &err, &src), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RMA | KFI_WRITE |
+					     KFI_RECV));
+	KUNIT_EXPECT_EQ(test, e.len, len);
+	KUNIT_EXPECT_EQ(test, e.tag, TRMA_TAG(2));
+	for (i = 0, k = 0; i < TRMA_PAGES; k += bv[i].bv_len, i++)
+		KUNIT_EXPECT_EQ(test, memcmp(page_address(pg[i]), buf + k,
+					     bv[i].bv_len), 0);
+
+	/* 3: at an offset (the region's address), a shorter write */
+	memset(small, 0, sizeof(small));
+	kv.iov_base = "OFFSET";
+	kv.iov_len = 7;
+	riov.addr = 50;
+	riov.len = 7;
+	riov.key = TRMA_TAG(3);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(a->rx[1], small, sizeof(small), NULL,
+					a->peer[1], TRMA_TAG(3), 0, small), 0);
+	rm.addr = to_rx1;
+	KUNIT_ASSERT_EQ(test, kfi_writemsg(b->tx[1], &rm, KFI_TAGGED), 0);
+	KUNIT_ASSERT_EQ(test, trma_entry(test, b->txcq[1], &e, &err, &src), 1);
+	KUNIT_ASSERT_EQ(test, trma_entry(test, a->rxcq[1], &e, &err, &src), 1);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)7);
+	KUNIT_EXPECT_STREQ(test, small + 50, "OFFSET");
+	KUNIT_EXPECT_EQ(test, small[0], 0);
+
+	/* 4: a key no receive has: the initiator fails, the target sees
+	 * nothing; the connection goes on */
+	riov.addr = 0;
+	riov.key = TRMA_TAG(4);
+	kv.iov_base = tiny;
+	kv.iov_len = sizeof(tiny);
+	riov.len = sizeof(tiny);
+	KUNIT_ASSERT_EQ(test, kfi_readmsg(b->tx[1], &rm, KFI_TAGGED), 0);
+	KUNIT_EXPECT_EQ(test, trma_entry(test, b->txcq[1], &e, &err, &src),
+			(ssize_t)-EREMOTEIO);
+	KUNIT_EXPECT_EQ(test, err.flags, (u64)(KFI_TAGGED | KFI_RMA |
+					       KFI_READ | KFI_SEND));
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)&rm);
+	KUNIT_ASSERT_EQ(test, kfi_writemsg(b->tx[1], &rm, KFI_TAGGED), 0);
+	KUNIT_EXPECT_EQ(test, trma_entry(test, b->txcq[1], &e, &err, &src),
+			(ssize_t)-EREMOTEIO);
+	KUNIT_EXPECT_EQ(test, err.flags, (u64)(KFI_TAGGED | KFI_RMA |
+					       KFI_WRITE | KFI_SEND));
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(a->rxcq[1], &e, 1), (ssize_t)-EAGAIN);
+
+	/* 5: longer than the receive: EMSGSIZE both sides, what fits lands */
+	memset(small, 0, sizeof(small));
+	fill(buf, 200, 9);
+	kv.iov_base = buf;
+	kv.iov_len = 200;
+	riov.len = 200;
+	riov.key = TRMA_TAG(5);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(a->rx[1], small, sizeof(small), NULL,
+					a->peer[1], TRMA_TAG(5), 0, small), 0);
+	KUNIT_ASSERT_EQ(test, kfi_writemsg(b->tx[1], &rm, KFI_TAGGED), 0);
+	KUNIT_EXPECT_EQ(test, trma_entry(test, b->txcq[1], &e, &err, &src),
+			(ssize_t)-EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, trma_entry(test, a->rxcq[1], &e, &err, &src),
+			(ssize_t)-EMSGSIZE);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)small);
+	KUNIT_EXPECT_EQ(test, err.olen, (size_t)100);
+	KUNIT_EXPECT_EQ(test, memcmp(small, buf, sizeof(small)), 0);
+	/* a read longer than the receive */
+	KUNIT_ASSERT_EQ(test, kfi_trecv(a->rx[1], small, sizeof(small), NULL,
+					a->peer[1], TRMA_TAG(5), 0, small), 0);
+	KUNIT_ASSERT_EQ(test, kfi_readmsg(b->tx[1], &rm, KFI_TAGGED), 0);
+	KUNIT_EXPECT_EQ(test, trma_entry(test, b->txcq[1], &e, &err, &src),
+			(ssize_t)-EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, trma_entry(test, a->rxcq[1], &e, &err, &src),
+			(ssize_t)-EMSGSIZE);
+
+	/* 6: a receive directed to another peer (a itself) is not b's */
+	KUNIT_ASSERT_EQ(test, kfi_trecv(a->rx[1], small, sizeof(small), NULL,
+					a->peer[0], TRMA_TAG(6), 0, small), 0);
+	riov.key = TRMA_TAG(6);
+	riov.len = 10;
+	kv.iov_len = 10;
+	KUNIT_ASSERT_EQ(test, kfi_writemsg(b->tx[1], &rm, KFI_TAGGED), 0);
+	KUNIT_EXPECT_EQ(test, trma_entry(test, b->txcq[1], &e, &err, &src),
+			(ssize_t)-EREMOTEIO);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&a->rx[1]->fid, small), 0);
+	KUNIT_EXPECT_EQ(test, trma_entry(test, a->rxcq[1], &e, &err, &src),
+			(ssize_t)-ECANCELED);
+	KUNIT_EXPECT_EQ(test, err.flags, (u64)(KFI_TAGGED | KFI_RECV));
+
+	/* 7: a zero-length tsenddata consumes a tagged receive, with data */
+	KUNIT_ASSERT_EQ(test, kfi_trecv(a->rx[1], small, sizeof(small), NULL,
+					a->peer[1], TRMA_TAG(7), 0, small), 0);
+	KUNIT_ASSERT_EQ(test, kfi_tsenddata(b->tx[3], NULL, 0, NULL,
+					    0xfeedULL, to_rx1, TRMA_TAG(7),
+					    NULL), 0);
+	KUNIT_ASSERT_EQ(test, trma_entry(test, b->txcq[3], &e, &err, &src), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_SEND));
+	KUNIT_ASSERT_EQ(test, trma_entry(test, a->rxcq[1], &e, &err, &src), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RECV |
+					     KFI_REMOTE_CQ_DATA));
+	KUNIT_EXPECT_EQ(test, e.data, 0xfeedULL);
+	KUNIT_EXPECT_EQ(test, e.len, (size_t)0);
+
+	/* refused at post time: two regions, a local buffer longer than the
+	 * region */
+	{
+		struct kfi_rma_iov two[2] = { riov, riov };
+
+		rm.rma_iov = two;
+		rm.rma_iov_count = 2;
+		KUNIT_EXPECT_EQ(test, kfi_writemsg(b->tx[1], &rm, KFI_TAGGED),
+				(ssize_t)-EINVAL);
+		rm.rma_iov = &riov;
+		rm.rma_iov_count = 1;
+		riov.len = 5;
+		KUNIT_EXPECT_EQ(test, kfi_readmsg(b->tx[1], &rm, KFI_TAGGED),
+				(ssize_t)-EINVAL);
+	}
+	sep_teardown(test, f);
+	for (i = 0; i < TRMA_PAGES; i++)
+		__free_page(pg[i]);
+}
+
 static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_pair_send_recv),
 	KUNIT_CASE(rdm_directed_and_unknown_sources),
@@ -4268,6 +4505,7 @@ static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(sep_multi_recv_trigger_cntr),
 	KUNIT_CASE(sep_bad_input),
 	KUNIT_CASE(sep_plain_peer_and_restart),
+	KUNIT_CASE(sep_tagged_rma),
 	{}
 };
 

@@ -995,8 +995,9 @@ static void tcp_getinfo_rdm_entry(struct kunit *test)
 	const u64 has = KFI_MSG | KFI_TAGGED | KFI_RMA | KFI_SOURCE |
 			KFI_DIRECTED_RECV | KFI_MULTI_RECV | KFI_TRIGGER |
 			KFI_SEND | KFI_RECV | KFI_READ | KFI_WRITE |
-			KFI_REMOTE_READ | KFI_REMOTE_WRITE | KFI_NAMED_RX_CTX;
-	const u64 lacks[] = { KFI_TAGGED_RMA, KFI_ATOMIC };
+			KFI_REMOTE_READ | KFI_REMOTE_WRITE | KFI_NAMED_RX_CTX |
+			KFI_TAGGED_RMA;
+	const u64 lacks[] = { KFI_ATOMIC };
 	struct kfi_info *h = tcp_hints(test), *list = NULL;
 	int i;
 

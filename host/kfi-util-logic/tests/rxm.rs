@@ -7,7 +7,18 @@ use kfi_util_logic::logic::rxm::*;
 use proptest::prelude::*;
 
 fn ty_of(v: u8) -> Type {
-    [Type::Eager, Type::Seg, Type::RndvReq, Type::RndvRdDone, Type::Credit, Type::RndvWrDone][v as usize % 6]
+    [
+        Type::Eager,
+        Type::Seg,
+        Type::RndvReq,
+        Type::RndvRdDone,
+        Type::Credit,
+        Type::RndvWrDone,
+        Type::TagRmaWrite,
+        Type::TagRmaRead,
+        Type::TagRmaDone,
+        Type::TagRmaData,
+    ][v as usize % 10]
 }
 
 proptest! {
@@ -55,6 +66,13 @@ proptest! {
                           seg_size in any::<u16>(), seg_no in any::<u32>(), seg in 1u8..4) {
         let ty = ty_of(t);
         let mut p = Pkt { conn_id: conn, msg_id: msg, ..Pkt::default() };
+        if ty.is_tag_rma() {
+            p.op = Some(Op::Tagged);
+            p.cq_data = cq;
+            p.size = size;
+            p.data = data;
+            p.tag = tag;
+        }
         if matches!(ty, Type::Eager | Type::Seg | Type::RndvReq) {
             p.op = Some(if tagged { Op::Tagged } else { Op::Msg });
             p.cq_data = cq;

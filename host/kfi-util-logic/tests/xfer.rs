@@ -374,3 +374,22 @@ fn sends_accept_only_their_own_class_flag() {
     assert_eq!(check_post(Kind::Send, F_MSG, 1, 8, 1 << 30), Ok(()));
     assert_eq!(check_post(Kind::TSend, F_TAGGED, 1, 8, 1 << 30), Ok(()));
 }
+
+/// Tagged RMA (`KFI_TAGGED` on a read or write): kfilnd's entry flags,
+/// the flag accepted on RMA kinds only, one region at least as long as
+/// the local buffer.
+#[test]
+fn tagged_rma_flags_and_regions() {
+    assert_eq!(Kind::Read.entry_flags(F_TAGGED), F_TAGGED | F_RMA | F_READ | F_SEND);
+    assert_eq!(Kind::Write.entry_flags(F_TAGGED | F_COMPLETION), F_TAGGED | F_RMA | F_WRITE | F_SEND);
+    assert_eq!(Kind::Write.entry_flags(0), F_RMA | F_WRITE);
+    assert_eq!(Kind::Send.entry_flags(F_TAGGED), Kind::Send.cq_flags());
+    assert!(check_post(Kind::Read, F_TAGGED, 1, 8, 1 << 30).is_ok());
+    assert!(check_post(Kind::Write, F_TAGGED, 1, 8, 1 << 30).is_ok());
+    assert_eq!(check_post(Kind::Send, F_TAGGED, 1, 8, 1 << 30), Err(PostError::BadFlags));
+    assert_eq!(check_tagged_rma(100, 1, Some(100)), Ok(100));
+    assert_eq!(check_tagged_rma(50, 1, Some(100)), Ok(50));
+    assert_eq!(check_tagged_rma(101, 1, Some(100)), Err(PostError::BadIov));
+    assert_eq!(check_tagged_rma(10, 2, Some(100)), Err(PostError::BadIov));
+    assert_eq!(check_tagged_rma(10, 1, None), Err(PostError::BadIov));
+}
