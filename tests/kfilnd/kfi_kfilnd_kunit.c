@@ -26,6 +26,7 @@
 #include <kunit/test.h>
 #include <linux/bvec.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
@@ -33,6 +34,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include <kfabric.h>
 #include <kfi_cm.h>
@@ -79,9 +81,10 @@
 
 /*
  * kfilnd's `switch (flags)` lists, one row per combination: an entry with
- * any other flags stops the kernel. Current kfilnd's entries of MSG
- * endpoints, plus the registering kfilnd's RMA initiator entries
- * (RMA|READ, RMA|WRITE), as libfabric defines them. Every row is accepted
+ * any other flags stops the kernel. Current kfilnd's entries (its
+ * tagged RMA ones, initiator and target, included), plus the registering
+ * kfilnd's RMA initiator entries (RMA|READ, RMA|WRITE), as libfabric
+ * defines them. Every row is accepted
  * in an error entry; @success: also in a success entry (a plain tagged
  * receive only fails or is cancelled: its success carries CQ data).
  */
@@ -92,7 +95,11 @@ static const struct {
 	{ KFI_MSG | KFI_RECV, true },
 	{ KFI_MSG | KFI_RECV | KFI_MULTI_RECV, true },
 	{ KFI_TAGGED | KFI_RECV | KFI_REMOTE_CQ_DATA, true },
+	{ KFI_TAGGED | KFI_RMA | KFI_READ | KFI_RECV, true },
+	{ KFI_TAGGED | KFI_RMA | KFI_WRITE | KFI_RECV, true },
 	{ KFI_TAGGED | KFI_SEND, true },
+	{ KFI_TAGGED | KFI_RMA | KFI_READ | KFI_SEND, true },
+	{ KFI_TAGGED | KFI_RMA | KFI_WRITE | KFI_SEND, true },
 	{ KFI_MSG | KFI_SEND, true },
 	{ KFI_RMA | KFI_READ, true },
 	{ KFI_RMA | KFI_WRITE, true },
@@ -1190,11 +1197,631 @@ static void kfilnd_msg_data_path(struct kunit *test)
 	kfl_teardown(test, f);
 }
 
+/* --------------------------------------- scalable endpoints, bulk data */
+
+/*
+ * kfilnd's own data path: two NIs on one node, each a scalable endpoint
+ * bound to an AV (rx_ctx_bits 8, peers inserted with kfi_av_insertsvc),
+ * with a receive and a transmit context per CPU partition, each with its
+ * own KFI_AFFINITY CQ whose handler queues work on every CPU to drain it
+ * (kfi_cq_read one entry at a time, kfi_cq_readerr on -KFI_EAVAIL, as
+ * kfilnd_cq.c). Receive contexts hold multi-receive buffers (op_flags
+ * COMPLETION|MULTI_RECV, KFI_OPT_MIN_MULTI_RECV), reposted when an entry
+ * releases one. A transaction is LNet's bulk PUT or GET of 1 MiB in 256
+ * pages: the initiator posts a tagged receive over its pages, directed to
+ * the peer (the bulk), and one for the target's status, then sends a
+ * request naming the key and its receive context; the target reads the
+ * pages (PUT) or writes its own into them (GET) with tagged RMA to
+ * kfi_rx_addr(peer, rx, 8), then sends the status with a zero-length
+ * kfi_tsenddata. Transactions run until 1 GiB has moved, every byte
+ * checked (the target checks a PUT's, the initiator a GET's); every
+ * entry's flags must be in kfilnd's list.
+ */
+#define KSB_CPTS	2
+#define KSB_TNS		2		/* per CPT and NI, in flight */
+#define KSB_NI		2
+#define KSB_CPUS	8		/* drain works per CQ, at most */
+#define KSB_IMM_BUFS	4
+#define KSB_IMM_SIZE	(4 * KFL_MIN_MULTI_RECV)
+#define KSB_BULK	((size_t)KFL_MAX_IOV * PAGE_SIZE)
+#define KSB_BYTES	(1ULL << 30)
+#define KSB_RX_BITS	8
+#define KSB_STATUS	(1ULL << 47)	/* tag bit of the status receive */
+#define KSB_MAGIC	0x6b73625fU
+#define KSB_WAIT	(600 * HZ)
+
+/* The request message (kfilnd's BULK_PUT_REQ/BULK_GET_REQ). */
+struct ksb_req {
+	u32 magic;
+	u8 put;
+	u8 rx;		/* the initiator's receive context */
+	u16 slot;
+	u64 key;	/* the tag of its bulk receive */
+	u32 seq;	/* the data's pattern */
+};
+
+struct ksb;
+struct ksb_ni;
+
+struct ksb_cq;
+struct ksb_work {
+	struct work_struct w;
+	struct ksb_cq *cq;
+};
+
+struct ksb_cq {
+	struct kfid_cq *cq;
+	struct ksb_ni *ni;
+	int cpt;
+	struct ksb_work work[KSB_CPUS];
+};
+
+/* A page set of 1 MiB. */
+struct ksb_pages {
+	struct page *pg[KFL_MAX_IOV];
+	struct bio_vec bv[KFL_MAX_IOV];
+};
+
+/* An initiator's transaction slot. */
+struct ksb_tn {
+	struct ksb_ni *ni;
+	int cpt, slot;
+	struct ksb_pages pages;
+	struct ksb_req req;
+	u64 status_buf;
+	atomic_t parts;		/* request sent, bulk in, status in */
+	u64 status;
+	int status_ctx;		/* the status receive's context */
+};
+
+/* A target's buffer for the peer's transaction (its cpt, slot). */
+struct ksb_tgt {
+	struct ksb_pages pages;
+	struct ksb_req req;
+	int cpt;		/* our context the request came on */
+	int status_ctx;
+};
+
+struct ksb_ni {
+	struct ksb *k;
+	int idx;
+	struct kfid_ep *sep;
+	struct kfid_av *av;
+	kfi_addr_t peer;
+	struct sockaddr_in addr;
+	struct kfid_ep *rx[KSB_CPTS], *tx[KSB_CPTS];
+	struct ksb_cq rxcq[KSB_CPTS], txcq[KSB_CPTS];
+	void *imm[KSB_CPTS][KSB_IMM_BUFS];
+	struct ksb_tn tn[KSB_CPTS][KSB_TNS];
+	struct ksb_tgt tgt[KSB_CPTS][KSB_TNS];
+};
+
+struct ksb {
+	struct kfl *f;
+	struct workqueue_struct *wq;
+	struct ksb_ni ni[KSB_NI];
+	int ncpu, cpu[KSB_CPUS];	/* the CPUs draining each CQ */
+	atomic_t launched, idle, failures;
+	atomic64_t moved;
+	atomic_t entries;
+	bool closing;
+	wait_queue_head_t done;
+	char why[160];
+	u32 total;		/* transactions to run */
+};
+
+static u64 ksb_word(u32 seq, size_t i)
+{
+	return ((u64)seq << 32 | i) * 0x9e3779b97f4a7c15ULL;
+}
+
+static void ksb_fill(struct ksb_pages *p, u32 seq)
+{
+	size_t i, j, n = PAGE_SIZE / sizeof(u64);
+
+	for (i = 0; i < KFL_MAX_IOV; i++) {
+		u64 *w = page_address(p->pg[i]);
+
+		for (j = 0; j < n; j++)
+			w[j] = ksb_word(seq, i * n + j);
+	}
+}
+
+static bool ksb_check(struct ksb_pages *p, u32 seq)
+{
+	size_t i, j, n = PAGE_SIZE / sizeof(u64);
+
+	for (i = 0; i < KFL_MAX_IOV; i++) {
+		u64 *w = page_address(p->pg[i]);
+
+		for (j = 0; j < n; j++)
+			if (w[j] != ksb_word(seq, i * n + j))
+				return false;
+	}
+	return true;
+}
+
+static int ksb_pages_alloc(struct ksb_pages *p)
+{
+	int i;
+
+	for (i = 0; i < KFL_MAX_IOV; i++) {
+		p->pg[i] = alloc_page(GFP_KERNEL);
+		if (!p->pg[i])
+			return -ENOMEM;
+		bvec_set_page(&p->bv[i], p->pg[i], PAGE_SIZE, 0);
+	}
+	return 0;
+}
+
+static void ksb_pages_free(struct ksb_pages *p)
+{
+	int i;
+
+	for (i = 0; i < KFL_MAX_IOV; i++)
+		if (p->pg[i])
+			__free_page(p->pg[i]);
+}
+
+/* A failure seen from a work item: kept (the first) and counted. */
+static __printf(2, 3) void ksb_fail(struct ksb *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_inc_return(&k->failures) == 1) {
+		va_start(ap, fmt);
+		vsnprintf(k->why, sizeof(k->why), fmt, ap);
+		va_end(ap);
+	}
+	wake_up(&k->done);
+}
+
+/* kfilnd's list (kfl_flags): a flag combination it would LBUG on. */
+static bool ksb_flags_ok(u64 flags, bool error)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kfl_flags); i++)
+		if (kfl_flags[i].flags == flags &&
+		    (error || kfl_flags[i].success))
+			return true;
+	return false;
+}
+
+/* A post, replayed on -EAGAIN (kfilnd replays after a delay). */
+#define KSB_POST(k, call)						\
+	({								\
+		ssize_t __r;						\
+		int __n = 0;						\
+		while ((__r = (call)) == -EAGAIN && __n++ < 1000)	\
+			usleep_range(100, 200);				\
+		if (__r)						\
+			ksb_fail(k, "%s: %zd", #call, __r);		\
+		__r;							\
+	})
+
+/* The next transaction of slot @tn, if any is left. */
+static void ksb_start(struct ksb_tn *tn)
+{
+	struct ksb_ni *ni = tn->ni;
+	struct ksb *k = ni->k;
+	u32 seq = atomic_inc_return(&k->launched);
+	struct kfi_msg_tagged tm = {
+		.type = KFI_BVEC,
+		.msg_biov = tn->pages.bv,
+		.iov_count = KFL_MAX_IOV,
+		.addr = ni->peer,
+		.context = tn,
+	};
+
+	if (seq > k->total || atomic_read(&k->failures)) {
+		atomic_inc(&k->idle);
+		wake_up(&k->done);
+		return;
+	}
+	tn->req = (struct ksb_req){
+		.magic = KSB_MAGIC,
+		.put = seq & 1,
+		.rx = tn->cpt,
+		.slot = tn->slot,
+		.key = ((u64)seq << 8 | (u64)(ni->idx * KSB_CPTS + tn->cpt) << 4 |
+			tn->slot) & (KSB_STATUS - 1),
+		.seq = seq,
+	};
+	if (tn->req.put)
+		ksb_fill(&tn->pages, seq);
+	atomic_set(&tn->parts, 3);
+	tn->status = ~0ULL;
+	tm.tag = tn->req.key;
+	if (KSB_POST(k, kfi_trecvmsg(ni->rx[tn->cpt], &tm, KFI_COMPLETION)))
+		return;
+	if (KSB_POST(k, kfi_trecv(ni->rx[tn->cpt], &tn->status_buf,
+				  sizeof(tn->status_buf), NULL, ni->peer,
+				  tn->req.key | KSB_STATUS, 0,
+				  &tn->status_ctx)))
+		return;
+	/* to the peer's context of the same partition */
+	KSB_POST(k, kfi_send(ni->tx[tn->cpt], &tn->req, sizeof(tn->req), NULL,
+			     kfi_rx_addr(ni->peer, tn->cpt, KSB_RX_BITS), tn));
+}
+
+/* One of the three parts of @tn's transaction is done. */
+static void ksb_part(struct ksb_tn *tn)
+{
+	struct ksb *k = tn->ni->k;
+
+	if (!atomic_dec_and_test(&tn->parts))
+		return;
+	if (tn->status)
+		ksb_fail(k, "transaction %u: target status %llu", tn->req.seq,
+			 tn->status);
+	else if (!tn->req.put && !ksb_check(&tn->pages, tn->req.seq))
+		ksb_fail(k, "GET %u: data differs", tn->req.seq);
+	else
+		atomic64_add(KSB_BULK, &k->moved);
+	ksb_start(tn);
+}
+
+/* A request from the peer on our receive context @cpt. */
+static void ksb_request(struct ksb_ni *ni, int cpt, const void *msg,
+			size_t len)
+{
+	const struct ksb_req *r = msg;
+	struct ksb *k = ni->k;
+	struct ksb_tgt *t;
+	struct kfi_rma_iov riov = { .addr = 0, .len = KSB_BULK };
+	struct kfi_msg_rma m = {
+		.type = KFI_BVEC,
+		.iov_count = KFL_MAX_IOV,
+		.rma_iov = &riov,
+		.rma_iov_count = 1,
+	};
+
+	if (len != sizeof(*r) || r->magic != KSB_MAGIC || r->rx >= KSB_CPTS ||
+	    r->slot >= KSB_TNS) {
+		ksb_fail(k, "bad request (%zu bytes)", len);
+		return;
+	}
+	t = &ni->tgt[r->rx][r->slot];
+	t->req = *r;
+	t->cpt = cpt;
+	if (!r->put)
+		ksb_fill(&t->pages, r->seq);
+	m.msg_biov = t->pages.bv;
+	m.addr = kfi_rx_addr(ni->peer, r->rx, KSB_RX_BITS);
+	m.context = t;
+	riov.key = r->key;
+	if (r->put)
+		KSB_POST(k, kfi_readmsg(ni->tx[cpt], &m,
+					KFI_TAGGED | KFI_COMPLETION));
+	else
+		KSB_POST(k, kfi_writemsg(ni->tx[cpt], &m,
+					 KFI_TAGGED | KFI_COMPLETION));
+}
+
+/* The target's RMA of @t is done: the status to the initiator. */
+static void ksb_rma_done(struct ksb_ni *ni, struct ksb_tgt *t)
+{
+	u64 status = t->req.put && !ksb_check(&t->pages, t->req.seq);
+
+	KSB_POST(ni->k, kfi_tsenddata(ni->tx[t->cpt], NULL, 0, NULL,
+				      cpu_to_be64(status),
+				      kfi_rx_addr(ni->peer, t->req.rx,
+						  KSB_RX_BITS),
+				      t->req.key | KSB_STATUS,
+				      &t->status_ctx));
+}
+
+static void ksb_event(struct ksb_cq *c, const struct kfi_cq_data_entry *e)
+{
+	struct ksb_ni *ni = c->ni;
+	struct ksb *k = ni->k;
+	void *ctx = e->op_context;
+
+	atomic_inc(&k->entries);
+	if (!ksb_flags_ok(e->flags, false)) {
+		ksb_fail(k, "entry flags %#llx: kfilnd would LBUG", e->flags);
+		return;
+	}
+	switch (e->flags) {
+	case KFI_MSG | KFI_RECV:
+	case KFI_MSG | KFI_RECV | KFI_MULTI_RECV:
+		ksb_request(ni, c->cpt, e->buf, e->len);
+		if (e->flags & KFI_MULTI_RECV)
+			KSB_POST(k, kfi_recv(ni->rx[c->cpt], ctx,
+					     KSB_IMM_SIZE, NULL,
+					     KFI_ADDR_UNSPEC, ctx));
+		break;
+	case KFI_TAGGED | KFI_RMA | KFI_READ | KFI_RECV:
+	case KFI_TAGGED | KFI_RMA | KFI_WRITE | KFI_RECV:
+		ksb_part(ctx);
+		break;
+	case KFI_TAGGED | KFI_RECV | KFI_REMOTE_CQ_DATA: {
+		struct ksb_tn *tn = container_of(ctx, struct ksb_tn,
+						 status_ctx);
+
+		tn->status = be64_to_cpu(e->data);
+		ksb_part(tn);
+		break;
+	}
+	case KFI_MSG | KFI_SEND:
+		ksb_part(ctx);
+		break;
+	case KFI_TAGGED | KFI_RMA | KFI_READ | KFI_SEND:
+	case KFI_TAGGED | KFI_RMA | KFI_WRITE | KFI_SEND:
+		ksb_rma_done(ni, ctx);
+		break;
+	case KFI_TAGGED | KFI_SEND:
+		break;
+	default:
+		ksb_fail(k, "unexpected entry %#llx", e->flags);
+	}
+}
+
+/* kfilnd_cq_process_completion. */
+static void ksb_drain(struct work_struct *w)
+{
+	struct ksb_cq *c = container_of(w, struct ksb_work, w)->cq;
+	struct ksb *k = c->ni->k;
+	struct kfi_cq_data_entry e;
+	struct kfi_cq_err_entry err;
+	ssize_t rc;
+
+	for (;;) {
+		rc = kfi_cq_read(c->cq, &e, 1);
+		if (rc == 1) {
+			ksb_event(c, &e);
+		} else if (rc == -KFI_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			while (kfi_cq_readerr(c->cq, &err, 0) == 1) {
+				if (!ksb_flags_ok(err.flags, true))
+					ksb_fail(k, "error flags %#llx",
+						 err.flags);
+				else if (!READ_ONCE(k->closing) ||
+					 err.err != ECANCELED)
+					ksb_fail(k, "error entry %#llx: %d",
+						 err.flags, err.err);
+				memset(&err, 0, sizeof(err));
+			}
+		} else {
+			if (rc != -EAGAIN)
+				ksb_fail(k, "kfi_cq_read: %zd", rc);
+			return;
+		}
+	}
+}
+
+/* kfilnd_cq_completion: work on every CPU of the partition (here all). */
+static void ksb_handler(struct kfid_cq *cq, void *context)
+{
+	struct ksb_cq *c = context;
+	struct ksb *k = c->ni->k;
+	int i;
+
+	for (i = 0; i < k->ncpu; i++)
+		queue_work_on(k->cpu[i], k->wq, &c->work[i].w);
+}
+
+static void ksb_cq_open(struct kunit *test, struct ksb *k, struct ksb_ni *ni,
+			struct ksb_cq *c, int cpt)
+{
+	struct kfi_cq_attr attr = {
+		.size = 1024,
+		.flags = KFI_AFFINITY,
+		.format = KFI_CQ_FORMAT_DATA,
+		.wait_obj = KFI_WAIT_NONE,
+		.signaling_vector = k->cpu[cpt % k->ncpu],
+	};
+	int i;
+
+	c->ni = ni;
+	c->cpt = cpt;
+	for (i = 0; i < KSB_CPUS; i++) {
+		c->work[i].cq = c;
+		INIT_WORK(&c->work[i].w, ksb_drain);
+	}
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(k->f->dom, &attr, &c->cq,
+					  ksb_handler, c), 0);
+}
+
+/* NI @i: kfilnd_dev_alloc and kfilnd_ep_alloc for each partition. */
+static void ksb_ni_open(struct kunit *test, struct ksb *k, int i)
+{
+	struct ksb_ni *ni = &k->ni[i];
+	struct kfi_av_attr av_attr = { .type = KFI_AV_UNSPEC,
+				       .rx_ctx_bits = KSB_RX_BITS };
+	struct kfi_rx_attr rx_attr = { .op_flags = KFI_COMPLETION |
+						   KFI_MULTI_RECV };
+	struct kfi_tx_attr tx_attr = { .op_flags = KFI_COMPLETION |
+						   KFI_TRANSMIT_COMPLETE,
+				       .tclass = KFI_TC_BEST_EFFORT };
+	size_t min = KFL_MIN_MULTI_RECV, len = sizeof(ni->addr);
+	int c, j;
+
+	ni->k = k;
+	ni->idx = i;
+	k->f->info->ep_attr->tx_ctx_cnt = KSB_CPTS;
+	k->f->info->ep_attr->rx_ctx_cnt = KSB_CPTS;
+	KUNIT_ASSERT_EQ(test, kfi_av_open(k->f->dom, &av_attr, &ni->av, ni),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_scalable_ep(k->f->dom, k->f->info, &ni->sep,
+					      ni), 0);
+	KUNIT_ASSERT_EQ(test, kfi_scalable_ep_bind(ni->sep, &ni->av->fid, 0),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(ni->sep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&ni->sep->fid, &ni->addr, &len), 0);
+	for (c = 0; c < KSB_CPTS; c++) {
+		ksb_cq_open(test, k, ni, &ni->rxcq[c], c);
+		ksb_cq_open(test, k, ni, &ni->txcq[c], c);
+		KUNIT_ASSERT_EQ(test, kfi_rx_context(ni->sep, c, &rx_attr,
+						     &ni->rx[c], ni), 0);
+		KUNIT_ASSERT_EQ(test, kfi_setopt(&ni->rx[c]->fid,
+						 KFI_OPT_ENDPOINT,
+						 KFI_OPT_MIN_MULTI_RECV, &min,
+						 sizeof(min)), 0);
+		KUNIT_ASSERT_EQ(test, kfi_tx_context(ni->sep, c, &tx_attr,
+						     &ni->tx[c], ni), 0);
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(ni->rx[c],
+						  &ni->rxcq[c].cq->fid, 0), 0);
+		KUNIT_ASSERT_EQ(test, kfi_ep_bind(ni->tx[c],
+						  &ni->txcq[c].cq->fid, 0), 0);
+		KUNIT_ASSERT_EQ(test, kfi_enable(ni->rx[c]), 0);
+		KUNIT_ASSERT_EQ(test, kfi_enable(ni->tx[c]), 0);
+		for (j = 0; j < KSB_IMM_BUFS; j++) {
+			ni->imm[c][j] = kzalloc(KSB_IMM_SIZE, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, ni->imm[c][j]);
+			/* multi-receive through the default op_flags */
+			KUNIT_ASSERT_EQ(test, kfi_recv(ni->rx[c], ni->imm[c][j],
+						       KSB_IMM_SIZE, NULL,
+						       KFI_ADDR_UNSPEC,
+						       ni->imm[c][j]), 0);
+		}
+		for (j = 0; j < KSB_TNS; j++) {
+			ni->tn[c][j].ni = ni;
+			ni->tn[c][j].cpt = c;
+			ni->tn[c][j].slot = j;
+			KUNIT_ASSERT_EQ(test,
+					ksb_pages_alloc(&ni->tn[c][j].pages),
+					0);
+			KUNIT_ASSERT_EQ(test,
+					ksb_pages_alloc(&ni->tgt[c][j].pages),
+					0);
+		}
+	}
+}
+
+/* The peer's address, as kfilnd inserts it: node and service strings. */
+static void ksb_insert(struct kunit *test, struct ksb_ni *ni,
+		       const struct ksb_ni *peer)
+{
+	char node[32], svc[8];
+
+	snprintf(node, sizeof(node), "%pI4", &peer->addr.sin_addr);
+	snprintf(svc, sizeof(svc), "%u", ntohs(peer->addr.sin_port));
+	KUNIT_ASSERT_EQ(test, kfi_av_insertsvc(ni->av, node, svc, &ni->peer, 0,
+					       NULL), 1);
+}
+
+/* kfilnd's shutdown: contexts, then the drain works, CQs, sep, AV. */
+static void ksb_close(struct kunit *test, struct ksb *k)
+{
+	int i, c, j;
+
+	WRITE_ONCE(k->closing, true);
+	for (i = 0; i < KSB_NI; i++) {
+		struct ksb_ni *ni = &k->ni[i];
+
+		for (c = 0; c < KSB_CPTS; c++) {
+			kfl_fid_close(test, KFL_FID(ni->rx[c]));
+			kfl_fid_close(test, KFL_FID(ni->tx[c]));
+			ni->rx[c] = ni->tx[c] = NULL;
+		}
+	}
+	if (k->wq)
+		flush_workqueue(k->wq);
+	for (i = 0; i < KSB_NI; i++) {
+		struct ksb_ni *ni = &k->ni[i];
+
+		for (c = 0; c < KSB_CPTS; c++) {
+			kfl_fid_close(test, KFL_FID(ni->rxcq[c].cq));
+			kfl_fid_close(test, KFL_FID(ni->txcq[c].cq));
+			ni->rxcq[c].cq = ni->txcq[c].cq = NULL;
+			for (j = 0; j < KSB_IMM_BUFS; j++) {
+				kfree(ni->imm[c][j]);
+				ni->imm[c][j] = NULL;
+			}
+			for (j = 0; j < KSB_TNS; j++) {
+				ksb_pages_free(&ni->tn[c][j].pages);
+				ksb_pages_free(&ni->tgt[c][j].pages);
+				memset(&ni->tn[c][j].pages, 0,
+				       sizeof(ni->tn[c][j].pages));
+				memset(&ni->tgt[c][j].pages, 0,
+				       sizeof(ni->tgt[c][j].pages));
+			}
+		}
+		kfl_fid_close(test, KFL_FID(ni->sep));
+		ni->sep = NULL;
+		kfl_fid_close(test, KFL_FID(ni->av));
+		ni->av = NULL;
+	}
+	if (k->wq)
+		destroy_workqueue(k->wq);
+	k->wq = NULL;
+}
+
+static void ksb_cleanup(void *arg)
+{
+	ksb_close(NULL, arg);
+}
+
+static void kfilnd_sep_bulk(struct kunit *test)
+{
+	struct kfl *f = kfl_new(test);
+	struct ksb *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	unsigned long t0;
+	u64 ms;
+	long left;
+	int i, c, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	k->f = f;
+	for_each_online_cpu(i) {
+		if (k->ncpu == KSB_CPUS)
+			break;
+		k->cpu[k->ncpu++] = i;
+	}
+	k->total = KSB_BYTES / KSB_BULK;
+	init_waitqueue_head(&k->done);
+	/* current kfilnd's hints, with its connectionless caps: the RDM
+	 * entry, first */
+	kfl_hints(test, f, KFL_CURRENT);
+	f->hints->caps |= KFL_CAPS_CONNECTIONLESS;
+	KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints, &f->info), 0);
+	KUNIT_EXPECT_EQ(test, f->info->ep_attr->type, KFI_EP_RDM);
+	KUNIT_EXPECT_EQ(test, f->info->caps & f->hints->caps, f->hints->caps);
+	KUNIT_ASSERT_GE(test, f->info->domain_attr->max_ep_tx_ctx,
+			(size_t)KSB_CPTS);
+	kfl_free_hints(&f->hints);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(f->info->fabric_attr, &f->fab, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, f->info, &f->dom, f), 0);
+	k->wq = alloc_workqueue("ksb", WQ_MEM_RECLAIM, 0);
+	KUNIT_ASSERT_NOT_NULL(test, k->wq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ksb_cleanup, k),
+			0);
+	for (i = 0; i < KSB_NI; i++)
+		ksb_ni_open(test, k, i);
+	ksb_insert(test, &k->ni[0], &k->ni[1]);
+	ksb_insert(test, &k->ni[1], &k->ni[0]);
+
+	t0 = jiffies;
+	for (i = 0; i < KSB_NI; i++)
+		for (c = 0; c < KSB_CPTS; c++)
+			for (j = 0; j < KSB_TNS; j++)
+				ksb_start(&k->ni[i].tn[c][j]);
+	left = wait_event_timeout(k->done,
+				  atomic_read(&k->idle) ==
+					  KSB_NI * KSB_CPTS * KSB_TNS ||
+				  atomic_read(&k->failures), KSB_WAIT);
+	ms = jiffies_to_msecs(jiffies - t0);
+	KUNIT_EXPECT_GT_MSG(test, left, 0L, "stalled: %lld of %u MiB moved",
+			    (s64)atomic64_read(&k->moved) >> 20, k->total);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&k->failures), 0, "%s", k->why);
+	KUNIT_EXPECT_EQ(test, (u64)atomic64_read(&k->moved), KSB_BYTES);
+	kunit_info(test, "%llu MiB in %llu ms (%llu MB/s), %d entries, %d drain CPUs",
+		   (u64)atomic64_read(&k->moved) >> 20, ms,
+		   ms ? (u64)atomic64_read(&k->moved) / 1000 / ms : 0,
+		   atomic_read(&k->entries), k->ncpu);
+	ksb_close(test, k);
+	kfl_teardown(test, f);
+}
+
 static struct kunit_case kfilnd_cases[] = {
 	KUNIT_CASE(kfilnd_getinfo_sequence_current),
 	KUNIT_CASE(kfilnd_getinfo_sequence_r),
 	KUNIT_CASE(kfilnd_r_memory_registration),
 	KUNIT_CASE(kfilnd_msg_data_path),
+	KUNIT_CASE_SLOW(kfilnd_sep_bulk),
 	{}
 };
 
