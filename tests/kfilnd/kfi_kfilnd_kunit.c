@@ -15,9 +15,11 @@
  *   hints, the EQ bound to the domain with KFI_REG_MR, 256-page
  *   kfi_mr_regbv registrations followed by kfi_mr_bind/kfi_mr_enable, and
  *   RMA into a peer's region.
- * kfilnd itself uses scalable endpoints addressed through an AV; those
- * belong to the connectionless work. Here a connected MSG pair stands in,
- * so the connection management calls are not kfilnd's.
+ * kfilnd itself uses scalable endpoints addressed through an AV, with
+ * tagged RMA for bulk data: kfilnd_sep_bulk does that (1 GiB of PUTs and
+ * GETs, handlers draining CQs from work on every CPU). The MSG cases use
+ * a connected pair instead, whose connection management calls are not
+ * kfilnd's.
  *
  * kfilnd stops the kernel (LBUG) on any completion whose flags are not in
  * its list: every entry read here is checked against that list
