@@ -401,6 +401,9 @@ enum Dest {
     Drop,
     /// The data of our tagged RMA read `key`, into `DataIo::read_buf`.
     TrmaData { key: u64 },
+    /// An untagged eager message behind an unmatched one, into a buffer
+    /// of its own (kept in `DataIo::pending`).
+    Pend(KVVec<u8>),
 }
 
 /// Where a rendezvous's bytes go: a receive, or (a tagged message no
@@ -440,6 +443,26 @@ impl RndvRx {
     fn read(&self) -> bool {
         self.got == self.want && self.rsp == self.next
     }
+}
+
+/// Most messages kept unmatched per connection (see `DataIo::pending`).
+const PENDING_MAX: usize = 256;
+
+/// A message not matched to a receive yet (see `DataIo::pending`).
+enum Pending {
+    Rndv(RndvHdr),
+    /// An untagged eager message: its payload, CQ data, ACK asked.
+    Msg { buf: KVVec<u8>, data: Option<u64>, ack: bool },
+}
+
+/// A rendezvous request not matched to a receive yet.
+struct RndvHdr {
+    msg_id: u64,
+    iovs: ([rxm::RmaIov; rxm::RNDV_IOVS], usize),
+    size: u64,
+    tagged: bool,
+    tag: u64,
+    data: Option<u64>,
 }
 
 /// Receive state. Past `Hdr`, `DataIo::hdr` is the frame's header.
@@ -505,8 +528,18 @@ pub(super) struct DataIo {
     pkt: Option<rxm::Pkt>,
     pkt_type: rxm::Type,
     rndv_iovs: ([rxm::RmaIov; rxm::RNDV_IOVS], usize),
-    /// The rendezvous being read (one at a time per connection).
+    /// The rendezvous being read (one at a time per connection), and
+    /// those matched after it (read in turn).
     rndv: Option<RndvRx>,
+    rndv_next: KVec<RndvRx>,
+    /// Messages not matched to a receive yet, in arrival order: rendezvous
+    /// requests, and the untagged eager messages behind them (read into
+    /// buffers of their own, at most [`UNEXP_LIMIT`] bytes), so that the
+    /// stream goes on: the responses to our reads come behind later
+    /// requests, and the consumer may post its next receive only when an
+    /// earlier message completes. Matched, in order, as receives come.
+    pending: KVec<Pending>,
+    pending_bytes: usize,
     /// A receive CQ slot is held for the entry of the remote write being
     /// received (`EpData::take_remote_room`).
     rma_room: bool,
@@ -538,6 +571,7 @@ impl DataIo {
             && self.rsp.is_empty()
             && self.trma_out.is_empty()
             && self.rndv.is_none()
+            && self.pending.is_empty()
             && !tx_hint
     }
 
@@ -610,6 +644,9 @@ impl DataIo {
             pkt_type: rxm::Type::Eager,
             rndv_iovs: ([rxm::RmaIov { addr: 0, len: 0, key: 0 }; rxm::RNDV_IOVS], 0),
             rndv: None,
+            rndv_next: KVec::new(),
+            pending: KVec::new(),
+            pending_bytes: 0,
             rma_room: false,
             broken: None,
             drained: false,
@@ -1044,6 +1081,8 @@ impl Conn {
                             if let Some(r) = d.rndv.take() {
                                 rndv_finish(d, ep, r);
                             }
+                            // The next one matched meanwhile.
+                            d.rndv = base::kvec_remove(&mut d.rndv_next, 0);
                         }
                         TxWhat::TrmaData => {
                             // Its bytes are in the socket (copied): the
@@ -1108,6 +1147,95 @@ impl Conn {
         Ok(())
     }
 
+    /// Matches the messages kept unmatched (`DataIo::pending`), in order,
+    /// until one finds no receive: a rendezvous request becomes the one
+    /// being read or queues behind it (its receive an untagged one, a
+    /// tagged one, or an unexpected buffer for a tagged message); an
+    /// eager message is copied into its receive. True if one was matched.
+    /// Work item only (it may allocate).
+    fn pending_match(&self, d: &mut DataIo, ep: &EpData, mode: Mode) -> core::result::Result<bool, Halt> {
+        let mut moved = false;
+        loop {
+            let head = match d.pending.first() {
+                None => return Ok(moved),
+                Some(Pending::Msg { buf, data, ack }) => Err((buf.len() as u64, *data, *ack)),
+                Some(Pending::Rndv(h)) => Ok((h.size, h.tagged, h.tag)),
+            };
+            match head {
+                Err((len, data, ack)) => {
+                    // No receive (or no CQ slot for its entry): later.
+                    let Some(w) = ep.rx_take_msg(len, d.from, d.lane).unwrap_or(None) else {
+                        return Ok(moved);
+                    };
+                    let Some(Pending::Msg { buf, .. }) = base::kvec_remove(&mut d.pending, 0) else {
+                        return Ok(moved);
+                    };
+                    d.pending_bytes -= buf.len();
+                    let keep = w.room.min(len) as usize;
+                    base::copy_to_segs(w.op.buf.segs(), w.offset as usize, &buf[..keep]);
+                    if ack {
+                        ep.owe_ack(d.lane);
+                    }
+                    if len > w.room {
+                        ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, len - w.room);
+                    } else {
+                        ep.rx_done(&w, len, data, 0);
+                    }
+                }
+                Ok((len, tagged, tag)) => {
+                    let w = if tagged {
+                        d.unexp.take_tagged(ep, tag, d.from)
+                    } else {
+                        ep.rx_take_msg(len, d.from, d.lane).unwrap_or(None)
+                    };
+                    let target = match w {
+                        Some(w) => RndvTarget::Op(w),
+                        None if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => RndvTarget::Unexp(unexp_buffer(d, len, mode)?),
+                        None => {
+                            self.peer_gone()?;
+                            return Ok(moved);
+                        }
+                    };
+                    if d.rndv.is_some() {
+                        ffi::fail_alloc()
+                            .and_then(|()| d.rndv_next.reserve(1, GFP_KERNEL).map_err(|_| ENOMEM))
+                            .map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                    }
+                    let Some(Pending::Rndv(h)) = base::kvec_remove(&mut d.pending, 0) else {
+                        return Ok(moved);
+                    };
+                    let want = match &target {
+                        RndvTarget::Op(w) => w.room.min(len),
+                        RndvTarget::Unexp(_) => len,
+                    };
+                    let (iovs, n) = h.iovs;
+                    let r = RndvRx {
+                        target,
+                        iovs,
+                        n,
+                        next: 0,
+                        want,
+                        asked: 0,
+                        got: 0,
+                        lens: [0; rxm::RNDV_IOVS],
+                        rsp: 0,
+                        size: len,
+                        msg_id: h.msg_id,
+                        tag: h.tag,
+                        data: h.data,
+                    };
+                    if d.rndv.is_none() {
+                        d.rndv = Some(r);
+                    } else if d.rndv_next.push(r, GFP_NOWAIT).is_err() {
+                        // Reserved above: not reached.
+                        return Err(Broken { err: bindings::ENOMEM }.into());
+                    }
+                }
+            }
+            moved = true;
+        }
+    }
+
     /// A message waits for its receive: a peer that closed meanwhile ends
     /// the connection, inside a frame (its header is read), so not
     /// cleanly.
@@ -1165,6 +1293,12 @@ impl Conn {
             return Err(Halt::Defer);
         }
         let mut moved = d.unexp.deliver(ep);
+        if !d.pending.is_empty() {
+            if mode == Mode::Call {
+                return Err(Halt::Defer);
+            }
+            moved |= self.pending_match(d, ep, mode)?;
+        }
         // The state is matched in place: a step that does not change it
         // (most do not) moves nothing.
         loop {
@@ -1244,6 +1378,31 @@ impl Conn {
                             d.pkt = Some(p);
                         }
                         let h = &d.hdr;
+                        if !d.pending.is_empty() {
+                            // Messages are matched in order: one behind an
+                            // unmatched message is kept too (a rendezvous
+                            // request, an untagged eager message in a
+                            // buffer, up to the limits), or waits in the
+                            // socket; a tagged eager one waits only for
+                            // a tagged request before it.
+                            let untagged_eager = h.kind() == FrameKind::Send && d.pkt.is_some() && d.pkt_type == rxm::Type::Eager && d.pkt.is_some_and(|p| p.op == Some(rxm::Op::Msg));
+                            let rndv = h.kind() == FrameKind::Send && d.pkt.is_some() && d.pkt_type == rxm::Type::RndvReq;
+                            let message = h.kind() == FrameKind::TaggedSend || (h.kind() == FrameKind::Send && (d.pkt.is_none() || matches!(d.pkt_type, rxm::Type::Eager | rxm::Type::RndvReq)));
+                            let tagged_before = d.pending.iter().any(|x| matches!(x, Pending::Rndv(r) if r.tagged));
+                            let wait = if untagged_eager {
+                                let body = h.payload_len() - rxm::PKT_BYTES as u64;
+                                d.pending.len() >= PENDING_MAX || d.pending_bytes as u64 + body > UNEXP_LIMIT as u64 || mode == Mode::Call
+                            } else if rndv {
+                                d.pending.len() >= PENDING_MAX
+                            } else if message {
+                                !(d.pkt.map_or(h.kind() == FrameKind::TaggedSend, |p| p.op == Some(rxm::Op::Tagged))) || tagged_before
+                            } else {
+                                false
+                            };
+                            if wait {
+                                return Ok(moved);
+                            }
+                        }
                         if h.kind() == FrameKind::Write && (!d.rsp.is_empty() || d.tx.what == TxWhat::Rsp) {
                             // A write after read requests whose responses
                             // are not all in the socket yet would change
@@ -1468,12 +1627,46 @@ impl Conn {
                         Err(e) => return Err(Broken { err: errno_of(e) }.into()),
                     }
                 }
-                Rx::Await => {
-                    let rndv = d.pkt.is_some() && d.pkt_type == rxm::Type::RndvReq;
-                    if rndv && d.rndv.is_some() {
-                        // One rendezvous at a time: this one waits for it.
-                        return Ok(moved);
+                Rx::Await if d.pkt.is_some() && d.pkt_type == rxm::Type::RndvReq => {
+                    // A rendezvous request: kept aside, matched now or when
+                    // a receive comes (`rndv_match`), read in turn; the
+                    // stream goes on (our reads' responses are behind it).
+                    if mode == Mode::Call {
+                        // Matching may allocate (a queue slot, a buffer
+                        // for an unexpected tagged message).
+                        return Err(Halt::Defer);
                     }
+                    let p = d.pkt.unwrap_or_default();
+                    let h = RndvHdr {
+                        msg_id: p.msg_id,
+                        iovs: d.rndv_iovs,
+                        size: d.body_len(),
+                        tagged: d.tagged(),
+                        tag: d.tag(),
+                        data: d.cq_data(),
+                    };
+                    ffi::fail_alloc()
+                        .and_then(|()| d.pending.push(Pending::Rndv(h), GFP_KERNEL).map_err(|_| ENOMEM))
+                        .map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                    d.rx = Rx::Hdr;
+                    moved = true;
+                    self.pending_match(d, ep, mode)?;
+                }
+                Rx::Await if !d.pending.is_empty() && !d.tagged() => {
+                    // Behind an unmatched message: kept in a buffer of its
+                    // own (room checked with its header; the work item's).
+                    if mode == Mode::Call {
+                        return Err(Halt::Defer);
+                    }
+                    let len = d.body_len();
+                    let oom = |_| Halt::from(Broken { err: bindings::ENOMEM });
+                    ffi::fail_alloc().map_err(oom)?;
+                    d.pending.reserve(1, GFP_KERNEL).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                    let buf = KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                    d.rx = Rx::Body { dest: Dest::Pend(buf), got: 0 };
+                    moved = true;
+                }
+                Rx::Await => {
                     let len = d.body_len();
                     let tagged = d.tagged();
                     let w = if tagged {
@@ -1488,40 +1681,6 @@ impl Conn {
                             Err(NoRoom) => return Ok(moved),
                         }
                     };
-                    if rndv {
-                        let target = match w {
-                            Some(w) => RndvTarget::Op(w),
-                            None if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => RndvTarget::Unexp(unexp_buffer(d, len, mode)?),
-                            None => {
-                                self.peer_gone()?;
-                                return Ok(moved);
-                            }
-                        };
-                        let want = match &target {
-                            RndvTarget::Op(w) => w.room.min(len),
-                            RndvTarget::Unexp(_) => len,
-                        };
-                        let p = d.pkt.unwrap_or_default();
-                        let (iovs, n) = d.rndv_iovs;
-                        d.rndv = Some(RndvRx {
-                            target,
-                            iovs,
-                            n,
-                            next: 0,
-                            want,
-                            asked: 0,
-                            got: 0,
-                            lens: [0; rxm::RNDV_IOVS],
-                            rsp: 0,
-                            size: len,
-                            msg_id: p.msg_id,
-                            tag: d.tag(),
-                            data: d.cq_data(),
-                        });
-                        d.rx = Rx::Hdr;
-                        moved = true;
-                        continue;
-                    }
                     let dest = match w {
                         Some(w) if len > w.room => Dest::Trunc(w),
                         Some(w) => Dest::Op(w),
@@ -1541,7 +1700,7 @@ impl Conn {
                     let Rx::Body { dest, got } = &mut d.rx else {
                         return Ok(moved);
                     };
-                    if mode == Mode::Call && matches!(dest, Dest::Unexp(_)) {
+                    if mode == Mode::Call && matches!(dest, Dest::Unexp(_) | Dest::Pend(_)) {
                         // Keeping it as unexpected allocates at the end.
                         return Err(Halt::Defer);
                     }
@@ -1565,7 +1724,7 @@ impl Conn {
                             Dest::Rma => base::copy_to_segs(d.rma.segs(), *got as usize, src),
                             Dest::Read { .. } | Dest::RndvRsp | Dest::TrmaData { .. } => base::copy_to_segs(d.read_buf.segs(), d.read_off + *got as usize, src),
                             Dest::Drop => k,
-                            Dest::Unexp(b) => {
+                            Dest::Unexp(b) | Dest::Pend(b) => {
                                 b[*got as usize..*got as usize + k].copy_from_slice(src);
                                 k
                             }
@@ -1600,7 +1759,7 @@ impl Conn {
                         }
                         Dest::Rma => self.sock_recv(mode, d.rma.segs(), *got as usize, (len - *got) as usize),
                         Dest::Read { .. } | Dest::RndvRsp | Dest::TrmaData { .. } => self.sock_recv(mode, d.read_buf.segs(), d.read_off + *got as usize, (len - *got) as usize),
-                        Dest::Unexp(b) => {
+                        Dest::Unexp(b) | Dest::Pend(b) => {
                             let seg = [sock::kseg(&b[..])];
                             self.sock_recv(mode, &seg, *got as usize, (len - *got) as usize)
                         }
@@ -1693,6 +1852,14 @@ impl Conn {
                 let _ = ep.trma_end(d.lane, *key, 0);
             }
             Rx::Body { dest: Dest::Drop, .. } => {}
+            Rx::Body { dest: Dest::Pend(buf), .. } => {
+                let buf = core::mem::replace(buf, KVVec::new());
+                d.pending_bytes += buf.len();
+                // Room reserved when its payload was buffered.
+                if d.pending.push(Pending::Msg { buf, data, ack: hdr.needs_ack() }, GFP_NOWAIT).is_err() && OOM_WARN.allow() {
+                    pr_warn!("kfi_tcp: dropped a message (no memory)\n");
+                }
+            }
             Rx::Body { dest: Dest::Unexp(buf), .. } => {
                 let buf = core::mem::replace(buf, KVVec::new());
                 let u = Unexp { tag, src: d.from, data, ack: hdr.needs_ack(), buf, claimed: None };
@@ -1764,6 +1931,13 @@ impl Conn {
         }
         if let Some(RndvRx { target: RndvTarget::Op(w), got, .. }) = d.rndv.take() {
             ep.rx_failed(&w, err, got, 0);
+        }
+        d.pending = KVec::new();
+        d.pending_bytes = 0;
+        for r in core::mem::replace(&mut d.rndv_next, KVec::new()) {
+            if let RndvTarget::Op(w) = r.target {
+                ep.rx_failed(&w, err, 0, 0);
+            }
         }
         d.rsp = KVec::new();
         // Receives a peer's tagged RMA read held fail.

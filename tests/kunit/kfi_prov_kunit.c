@@ -3542,6 +3542,80 @@ static void rdm_hostile_peer(struct kunit *test)
 	rdm_teardown(test, f);
 }
 
+#define PIPE_N		8
+#define PIPE_LEN	(32 * 1024)
+
+/*
+ * Rendezvous messages back to back on one connection: the receiver reads
+ * one at a time while the next requests (and its reads' responses behind
+ * them) keep coming. Eight with eight receives posted; then three with one
+ * receive posted, reposted as each completes (the second waits for a
+ * receive while the first's responses are still to be read), then an
+ * eager message: every message in order into its receive, bytes checked.
+ */
+static void rdm_rendezvous_pipelined(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct rdm_node *a, *b;
+	struct kfi_cq_tagged_entry e;
+	u8 *out = kunit_kzalloc(test, PIPE_N * PIPE_LEN, GFP_KERNEL);
+	u8 *in = kunit_kzalloc(test, PIPE_N * PIPE_LEN, GFP_KERNEL);
+	kfi_addr_t src;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	rdm_setup(test, f, 2, 0);
+	a = &f->node[0];
+	b = &f->node[1];
+	for (i = 0; i < PIPE_N; i++) {
+		fill(out + i * PIPE_LEN, PIPE_LEN, 100 + i);
+		KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, in + i * PIPE_LEN,
+					       PIPE_LEN, NULL, KFI_ADDR_UNSPEC,
+					       in + i * PIPE_LEN), 0);
+	}
+	for (i = 0; i < PIPE_N; i++)
+		KUNIT_ASSERT_EQ(test, kfi_send(a->ep, out + i * PIPE_LEN,
+					       PIPE_LEN, NULL, a->peer[1],
+					       out + i * PIPE_LEN), 0);
+	for (i = 0; i < PIPE_N; i++) {
+		KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &src), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context,
+				    (void *)(in + i * PIPE_LEN));
+		KUNIT_EXPECT_EQ(test, e.len, (size_t)PIPE_LEN);
+	}
+	for (i = 0; i < PIPE_N; i++)
+		KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &src), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, PIPE_N * PIPE_LEN), 0);
+
+	/* one receive at a time */
+	memset(in, 0, PIPE_N * PIPE_LEN);
+	KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, in, PIPE_LEN, NULL,
+				       KFI_ADDR_UNSPEC, in), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kfi_send(a->ep, out + i * PIPE_LEN,
+					       PIPE_LEN, NULL, a->peer[1], NULL),
+				0);
+	KUNIT_ASSERT_EQ(test, kfi_send(a->ep, "eager", 6, NULL, a->peer[1],
+				       NULL), 0);
+	for (i = 0; i < 4; i++) {
+		u8 *next = in + (i + 1) * PIPE_LEN;
+
+		KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &src), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context,
+				    (void *)(in + i * PIPE_LEN));
+		if (i < 3)
+			KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, next, PIPE_LEN,
+						       NULL, KFI_ADDR_UNSPEC,
+						       next), 0);
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, 3 * PIPE_LEN), 0);
+	KUNIT_EXPECT_STREQ(test, (char *)in + 3 * PIPE_LEN, "eager");
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &src), 1);
+	rdm_teardown(test, f);
+}
+
 /* ------------------------------------------------ scalable endpoints */
 
 #define SEP_CTX		4
@@ -4499,6 +4573,7 @@ static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_peer_gone_then_back),
 	KUNIT_CASE(rdm_rma_multi_recv_trigger),
 	KUNIT_CASE(rdm_rendezvous),
+	KUNIT_CASE(rdm_rendezvous_pipelined),
 	KUNIT_CASE(rdm_ipv6),
 	KUNIT_CASE(rdm_hostile_peer),
 	KUNIT_CASE(sep_contexts_all_to_all),
