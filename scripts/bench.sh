@@ -102,6 +102,12 @@ report() {
 		L[k] = L[k] " " $7
 		B[k] = B[k] " " $8
 	}
+	$1 == "BENCH-RATE" {
+		k = $2 " " $3 " " $4
+		R[k] = R[k] " " $7
+		RB[k] = RB[k] " " $8
+		rmsgs[$4] = $5
+	}
 	$1 == "BENCH-FAIL" { fails[++nfails] = $0 }
 	$1 == "BENCH-CNTR" { cn[++ncntr] = sprintf("| %s | %s | %s | %s |", $2, $3, $4, $5) }
 	END {
@@ -149,6 +155,38 @@ report() {
 				num(lat(a)), num(lat(a6)), quot(lat(a6), lat(a)),
 				num(lat(b)), num(lat(b6)), quot(lat(b6), lat(b)),
 				num(bw(a)), num(bw(a6)), quot(bw(a6), bw(a)), num(bw(b6))
+		}
+		print ""
+		print "RDM endpoints (tcp;ofi_rxm on the wire), busy-polling, same runs: r = kfi_tcp RDM kernel<->kernel,"
+		print "a = kfi_tcp MSG (above), e = fi_pingpong -p \"tcp;ofi_rxm\" -e rdm:"
+		print ""
+		print "| size | r lat | a lat | e lat | lat r/a (<= 1.10) | lat r/e (<= 0.90) | r MB/s | a MB/s | e MB/s |"
+		print "|---:|---:|---:|---:|---|---|---:|---:|---:|"
+		for (i = 1; i <= nsizes; i++) {
+			s = sizes[i]
+			r = "kfir spin " s; a = "kfi spin " s; e = "fippr spin " s
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", human(s),
+				num(lat(r)), num(lat(a)), num(lat(e)),
+				ratio(lat(r), lat(a), "<=", 1.10), ratio(lat(r), lat(e), "<=", 0.90),
+				num(bw(r)), num(bw(a)), num(bw(e))
+		}
+		if (64 in rmsgs) {
+			print ""
+			print "N senders (each an endpoint driven by a kernel thread, at most 16 sends outstanding) to one"
+			print "endpoint that reposts every receive (kfi_rdm_bench.ko), kfi_tcp; messages per second and MB/s,"
+			printf "medians; 64 B x %s and 64 KiB x %s messages in all per run:\n", rmsgs[64], rmsgs[65536]
+			print ""
+			print "| ep | size | 1 peer | 4 peers | 16 peers | 16/1 (>= 0.90) |"
+			print "|---|---:|---:|---:|---:|---|"
+			for (e = 0; e < 2; e++) {
+				ep = e ? "msg" : "rdm"
+				printf "| %s | 64 B | %s msg/s | %s | %s | %s |\n", toupper(ep),
+					median(R[ep " 1 64"]), median(R[ep " 4 64"]), median(R[ep " 16 64"]),
+					ratio(median(R[ep " 16 64"]), median(R[ep " 1 64"]), ">=", 0.90)
+				printf "| %s | 64 KiB | %s MB/s | %s | %s | %s |\n", toupper(ep),
+					median(RB[ep " 1 65536"]), median(RB[ep " 4 65536"]), median(RB[ep " 16 65536"]),
+					quot(median(RB[ep " 16 65536"]), median(RB[ep " 1 65536"]))
+			}
 		}
 		for (dv = 0; nvsizes && dv < 2; dv++) {
 			sfx = dv ? "s" : ""

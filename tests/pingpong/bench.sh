@@ -5,6 +5,10 @@
 #   raw   kfi_pingpong.ko, transport=raw (plain kernel TCP sockets)
 #   fipp  userspace fi_pingpong -p tcp -e msg against itself
 #   kfi6, raw6  kfi and raw over IPv6 (::1) instead of 127.0.0.1
+#   kfir  kfi_pingpong.ko over kfabric's tcp provider, RDM endpoints
+#   fippr userspace fi_pingpong -p "tcp;ofi_rxm" -e rdm against itself
+# then the aggregate message rate of 1, 4 and 16 senders to one endpoint
+# (tests/bench/kfi_rdm_bench.ko, RDM and MSG), and
 # and, on an rxe device and then on a siw device (tests/guest/verbs.sh;
 # keys with an "s" appended on siw):
 #   kfiv  kfi_pingpong.ko over kfabric's verbs provider
@@ -21,6 +25,7 @@
 # happens. Lines for the host (client-side numbers):
 #   BENCH <impl> <wait> <size> <iters> <run> <usec_per_xfer> <MBps>
 #   BENCH-FAIL <impl> <wait> <size> <run> <what went wrong>
+#   BENCH-RATE <ep> <peers> <size> <msgs> <run> <msgs_per_s> <MBps>
 #   BENCH-INFO <key> <value...>
 #   BENCH-DONE                       (last line of a complete run)
 # The guest's whole kernel log follows between KFI-DMESG-BEGIN/END.
@@ -99,9 +104,10 @@ new_klog() {
 # background, client here); prints the client's result. IMPL kfi6/raw6:
 # transport kfi/raw over ::1.
 kpair() {
-	local impl=$1 wait=$2 size=$3 iters=$4 run=$5 args line addr=127.0.0.1
+	local impl=$1 wait=$2 size=$3 iters=$4 run=$5 args line addr=127.0.0.1 t=${1%6} x=
 	[ "${impl%6}" != "$impl" ] && addr=::1
-	args="transport=${impl%6} addr=$addr wait=$wait sizes=$size iters=$iters"
+	[ "$impl" = kfir ] && t=kfi x=" ep=rdm"
+	args="transport=$t addr=$addr wait=$wait sizes=$size iters=$iters$x"
 	new_klog >/dev/null
 	pp $work/s "role=server $args" &
 	if ! wait_listen $oob_port; then
@@ -111,7 +117,7 @@ kpair() {
 	fi
 	pp $work/c "role=client $args"
 	wait
-	line=$(new_klog | grep -E "kfi_pingpong: client ${impl%6} msg bytes=$size iters=$iters ")
+	line=$(new_klog | grep -E "kfi_pingpong: client $t msg bytes=$size iters=$iters ")
 	if ! grep -q '^rc=0$' $work/s || ! grep -q '^rc=0$' $work/c || [ -z "$line" ]; then
 		fail "$impl" "$wait" "$size" "$run" \
 			"server: $(tr '\n' ' ' <$work/s) client: $(tr '\n' ' ' <$work/c)"
@@ -174,29 +180,43 @@ fvpair() {
 		'hdr { print "BENCH", k, "spin", s, i, r, $7, $6; exit } /^bytes/ { hdr = 1 }' $work/fc
 }
 
-# fpair SIZE ITERS RUN: fi_pingpong against itself; prints the client's
-# result. Its last line is the result row under the header
+# fpair SIZE ITERS RUN [KEY PROV EP]: fi_pingpong against itself (-p tcp
+# -e msg, key fipp); prints the client's result. Its last line is the
+# result row under the header
 # "bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec".
 fpair() {
-	local size=$1 iters=$2 run=$3 frc src src_rc
-	timeout 120 fi_pingpong -p tcp -e msg -S "$size" -I "$iters" >$work/fs 2>&1 &
+	local size=$1 iters=$2 run=$3 frc src src_rc key=${4:-fipp} fp=${5:-tcp} fe=${6:-msg}
+	timeout 120 fi_pingpong -p "$fp" -e "$fe" -S "$size" -I "$iters" >$work/fs 2>&1 &
 	src=$!
 	if ! wait_listen $oob_port; then
 		kill $src 2>/dev/null
 		wait
-		fail fipp spin "$size" "$run" "server never listened: $(tr '\n' ' ' <$work/fs)"
+		fail "$key" spin "$size" "$run" "server never listened: $(tr '\n' ' ' <$work/fs)"
 		return
 	fi
-	timeout 120 fi_pingpong -p tcp -e msg -S "$size" -I "$iters" 127.0.0.1 >$work/fc 2>&1
+	timeout 120 fi_pingpong -p "$fp" -e "$fe" -S "$size" -I "$iters" 127.0.0.1 >$work/fc 2>&1
 	frc=$?
 	wait $src
 	src_rc=$?
 	if [ $frc != 0 ] || [ $src_rc != 0 ] || ! grep -q '^bytes.*usec/xfer' $work/fc; then
-		fail fipp spin "$size" "$run" "server (rc=$src_rc): $(tr '\n' ' ' <$work/fs) client (rc=$frc): $(tr '\n' ' ' <$work/fc)"
+		fail "$key" spin "$size" "$run" "server (rc=$src_rc): $(tr '\n' ' ' <$work/fs) client (rc=$frc): $(tr '\n' ' ' <$work/fc)"
 		return
 	fi
-	awk -v s="$size" -v i="$iters" -v r="$run" \
-		'hdr { print "BENCH fipp spin", s, i, r, $7, $6; exit } /^bytes/ { hdr = 1 }' $work/fc
+	awk -v s="$size" -v i="$iters" -v r="$run" -v k="$key" \
+		'hdr { print "BENCH", k, "spin", s, i, r, $7, $6; exit } /^bytes/ { hdr = 1 }' $work/fc
+}
+
+# rate EP PEERS SIZE MSGS RUN: one kfi_rdm_bench run; prints its result.
+rate() {
+	local ep=$1 peers=$2 size=$3 msgs=$4 run=$5 line
+	new_klog >/dev/null
+	if ! insmod "$ko/kfi_rdm_bench.ko" ep="$ep" peers="$peers" size="$size" msgs="$msgs" 2>$work/r; then
+		fail "rate-$ep" "$peers" "$size" "$run" "$(tr '\n' ' ' <$work/r) $(new_klog | grep kfi_rdm_bench | tail -1)"
+		return
+	fi
+	rmmod kfi_rdm_bench
+	line=$(new_klog | grep -E "kfi_rdm_bench: prov=tcp ep=$ep peers=$peers size=$size ")
+	sed -E "s/.*msgs=([0-9]+) .*msgs_per_s=([0-9]+) MBps=([0-9]+).*/BENCH-RATE $ep $peers $size \1 $run \2 \3/" <<<"$line"
 }
 
 if ! { insmod "$ko/kfabric.ko" && insmod "$ko/kfi_tcp.ko" && insmod "$ko/kfi_pingpong.ko"; }; then
@@ -212,12 +232,21 @@ for run in $(seq 1 "$repeats"); do
 		size=${entry%%:*}
 		iters=${entry##*:}
 		kpair kfi spin "$size" "$iters" "$run"
+		kpair kfir spin "$size" "$iters" "$run"
 		kpair raw spin "$size" "$iters" "$run"
 		kpair kfi6 spin "$size" "$iters" "$run"
 		kpair raw6 spin "$size" "$iters" "$run"
 		[ $have_fipp = 1 ] && fpair "$size" "$iters" "$run"
+		[ $have_fipp = 1 ] && fpair "$size" "$iters" "$run" fippr "tcp;ofi_rxm" rdm
 		kpair kfi sleep "$size" "$iters" "$run"
 		kpair raw sleep "$size" "$iters" "$run"
+	done
+	# N senders to one endpoint: 64 B (message rate), 64 KiB (bandwidth)
+	for ep in rdm msg; do
+		for peers in 1 4 16; do
+			rate $ep $peers 64 20000 "$run"
+			rate $ep $peers 65536 2000 "$run"
+		done
 	done
 	echo "BENCH-INFO run_done $run $(cut -d' ' -f1 /proc/uptime)"
 done
