@@ -404,6 +404,8 @@ enum Dest {
     /// An untagged eager message behind an unmatched one, into a buffer
     /// of its own (kept in `DataIo::pending`).
     Pend(KVVec<u8>),
+    /// A segment of the message in `DataIo::sar`.
+    Sar,
 }
 
 /// Where a rendezvous's bytes go: a receive, or (a tagged message no
@@ -443,6 +445,22 @@ impl RndvRx {
     fn read(&self) -> bool {
         self.got == self.want && self.rsp == self.next
     }
+}
+
+/// A segmented message being received: rxm's SAR, which a 1.17 peer
+/// without dynamic receive buffers uses for messages between the eager
+/// limit and eight times it (segments of up to 16 KiB, back to back;
+/// `Documentation/rxm-wire.md` 6). Matched on its first segment, each
+/// segment placed at its offset, done on the last.
+struct SarRx {
+    msg_id: u64,
+    /// The next segment's number, the message's size, bytes placed.
+    next: u32,
+    size: u64,
+    got: u64,
+    target: RndvTarget,
+    tag: u64,
+    data: Option<u64>,
 }
 
 /// Most messages kept unmatched per connection (see `DataIo::pending`).
@@ -540,6 +558,8 @@ pub(super) struct DataIo {
     /// earlier message completes. Matched, in order, as receives come.
     pending: KVec<Pending>,
     pending_bytes: usize,
+    /// The segmented message being received, if any.
+    sar: Option<SarRx>,
     /// A receive CQ slot is held for the entry of the remote write being
     /// received (`EpData::take_remote_room`).
     rma_room: bool,
@@ -647,6 +667,7 @@ impl DataIo {
             rndv_next: KVec::new(),
             pending: KVec::new(),
             pending_bytes: 0,
+            sar: None,
             rma_room: false,
             broken: None,
             drained: false,
@@ -1350,6 +1371,11 @@ impl Conn {
                                     d.pkt_type = rxm::Type::Eager;
                                     p
                                 }
+                                // A segment: its bytes follow.
+                                Ok((rxm::Type::Seg, p)) if u64::from(p.seg_size) == payload - rxm::PKT_BYTES as u64 && p.seg_size > 0 && p.size > 0 => {
+                                    d.pkt_type = rxm::Type::Seg;
+                                    p
+                                }
                                 Ok((rxm::Type::RndvReq, p)) if pre == PRE_MAX && p.size > rxm::EAGER_LIMIT as u64 => {
                                     let r = &d.stage[at + rxm::PKT_BYTES..at + PRE_MAX];
                                     let Some(iovs) = rxm::decode_rndv(r) else {
@@ -1385,6 +1411,7 @@ impl Conn {
                             // buffer, up to the limits), or waits in the
                             // socket; a tagged eager one waits only for
                             // a tagged request before it.
+                            let first_seg = d.pkt_type == rxm::Type::Seg && d.pkt.is_some_and(|p| p.seg == Some(rxm::Seg::First));
                             let untagged_eager = h.kind() == FrameKind::Send && d.pkt.is_some() && d.pkt_type == rxm::Type::Eager && d.pkt.is_some_and(|p| p.op == Some(rxm::Op::Msg));
                             let rndv = h.kind() == FrameKind::Send && d.pkt.is_some() && d.pkt_type == rxm::Type::RndvReq;
                             let message = h.kind() == FrameKind::TaggedSend || (h.kind() == FrameKind::Send && (d.pkt.is_none() || matches!(d.pkt_type, rxm::Type::Eager | rxm::Type::RndvReq)));
@@ -1394,6 +1421,9 @@ impl Conn {
                                 d.pending.len() >= PENDING_MAX || d.pending_bytes as u64 + body > UNEXP_LIMIT as u64 || mode == Mode::Call
                             } else if rndv {
                                 d.pending.len() >= PENDING_MAX
+                            } else if first_seg {
+                                // (Not kept: it waits in the socket.)
+                                true
                             } else if message {
                                 !(d.pkt.map_or(h.kind() == FrameKind::TaggedSend, |p| p.op == Some(rxm::Op::Tagged))) || tagged_before
                             } else {
@@ -1453,6 +1483,26 @@ impl Conn {
                                 }
                                 // One frame per step.
                                 return Ok(true);
+                            }
+                            FrameKind::Send if d.pkt.is_some() && d.pkt_type == rxm::Type::Seg => {
+                                if d.one_way {
+                                    return Err(proto().into());
+                                }
+                                let p = d.pkt.unwrap_or_default();
+                                let seg = u64::from(p.seg_size);
+                                match (&d.sar, p.seg) {
+                                    (None, Some(rxm::Seg::First)) if seg < p.size => d.rx = Rx::Await,
+                                    (Some(x), Some(k)) if k != rxm::Seg::First
+                                        && x.msg_id == p.msg_id
+                                        && x.next == p.seg_no
+                                        && x.size == p.size
+                                        && (k == rxm::Seg::Last) == (x.got + seg == x.size)
+                                        && x.got + seg <= x.size =>
+                                    {
+                                        d.rx = Rx::Body { dest: Dest::Sar, got: 0 }
+                                    }
+                                    _ => return Err(proto().into()),
+                                }
                             }
                             FrameKind::Send if d.pkt.is_some() && d.pkt_type.is_tag_rma() => {
                                 let p = d.pkt.unwrap_or_default();
@@ -1627,6 +1677,34 @@ impl Conn {
                         Err(e) => return Err(Broken { err: errno_of(e) }.into()),
                     }
                 }
+                Rx::Await if d.pkt.is_some() && d.pkt_type == rxm::Type::Seg => {
+                    // A segmented message's first segment: matched as an
+                    // eager message of its whole size would be.
+                    if mode == Mode::Call {
+                        return Err(Halt::Defer);
+                    }
+                    let p = d.pkt.unwrap_or_default();
+                    let tagged = d.tagged();
+                    let w = if tagged {
+                        d.unexp.take_tagged(ep, d.tag(), d.from)
+                    } else {
+                        match ep.rx_take_msg(p.size, d.from, d.lane) {
+                            Ok(w) => w,
+                            Err(NoRoom) => return Ok(moved),
+                        }
+                    };
+                    let target = match w {
+                        Some(w) => RndvTarget::Op(w),
+                        None if tagged && d.unexp.has_room(p.size, UNEXP_MAX, UNEXP_LIMIT) => RndvTarget::Unexp(unexp_buffer(d, p.size, mode)?),
+                        None => {
+                            self.peer_gone()?;
+                            return Ok(moved);
+                        }
+                    };
+                    d.sar = Some(SarRx { msg_id: p.msg_id, next: p.seg_no, size: p.size, got: 0, target, tag: d.tag(), data: d.cq_data() });
+                    d.rx = Rx::Body { dest: Dest::Sar, got: 0 };
+                    moved = true;
+                }
                 Rx::Await if d.pkt.is_some() && d.pkt_type == rxm::Type::RndvReq => {
                     // A rendezvous request: kept aside, matched now or when
                     // a receive comes (`rndv_match`), read in turn; the
@@ -1724,6 +1802,25 @@ impl Conn {
                             Dest::Rma => base::copy_to_segs(d.rma.segs(), *got as usize, src),
                             Dest::Read { .. } | Dest::RndvRsp | Dest::TrmaData { .. } => base::copy_to_segs(d.read_buf.segs(), d.read_off + *got as usize, src),
                             Dest::Drop => k,
+                            Dest::Sar => match d.sar.as_mut() {
+                                Some(x) => {
+                                    let at = x.got + *got;
+                                    match &mut x.target {
+                                        RndvTarget::Op(w) => {
+                                            // What fits is kept, the rest
+                                            // skipped (a short receive).
+                                            let keep = w.room.saturating_sub(at).min(k as u64) as usize;
+                                            let c = base::copy_to_segs(w.op.buf.segs(), (w.offset + at) as usize, &src[..keep]);
+                                            if c == keep { k } else { c }
+                                        }
+                                        RndvTarget::Unexp(b) => {
+                                            b[at as usize..at as usize + k].copy_from_slice(src);
+                                            k
+                                        }
+                                    }
+                                }
+                                None => 0,
+                            },
                             Dest::Unexp(b) | Dest::Pend(b) => {
                                 b[*got as usize..*got as usize + k].copy_from_slice(src);
                                 k
@@ -1750,7 +1847,24 @@ impl Conn {
                         Dest::Trunc(w) if *got < w.room => {
                             self.sock_recv(mode, w.op.buf.segs(), (w.offset + *got) as usize, (w.room - *got) as usize)
                         }
-                        Dest::Trunc(_) | Dest::Drop => {
+                        Dest::Sar if d.sar.as_ref().is_some_and(|x| match &x.target {
+                            RndvTarget::Op(w) => x.got + *got < w.room,
+                            RndvTarget::Unexp(_) => true,
+                        }) =>
+                        {
+                            match d.sar.as_ref().map(|x| (x.got + *got, &x.target)) {
+                                Some((at, RndvTarget::Op(w))) => {
+                                    let n = (len - *got).min(w.room - at);
+                                    self.sock_recv(mode, w.op.buf.segs(), (w.offset + at) as usize, n as usize)
+                                }
+                                Some((at, RndvTarget::Unexp(b))) => {
+                                    let seg = [sock::kseg(&b[..])];
+                                    self.sock_recv(mode, &seg, at as usize, (len - *got) as usize)
+                                }
+                                None => Err(EINVAL),
+                            }
+                        }
+                        Dest::Trunc(_) | Dest::Drop | Dest::Sar => {
                             // Dropped: read into the stage, which holds
                             // nothing now (`lo == hi`) and is not advanced.
                             let n = ((len - *got) as usize).min(STAGE);
@@ -1852,6 +1966,28 @@ impl Conn {
                 let _ = ep.trma_end(d.lane, *key, 0);
             }
             Rx::Body { dest: Dest::Drop, .. } => {}
+            Rx::Body { dest: Dest::Sar, .. } => {
+                let last = d.sar.as_mut().is_some_and(|x| {
+                    x.got += body;
+                    x.next = x.next.wrapping_add(1);
+                    x.got == x.size
+                });
+                if last {
+                    if let Some(x) = d.sar.take() {
+                        match x.target {
+                            RndvTarget::Op(w) if x.size > w.room => ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, x.size - w.room),
+                            RndvTarget::Op(w) => ep.rx_done(&w, x.size, x.data, x.tag),
+                            RndvTarget::Unexp(buf) => {
+                                let u = Unexp { tag: x.tag, src: d.from, data: x.data, ack: false, buf, claimed: None };
+                                // Within the room reserved with its buffer.
+                                if d.unexp.push(u).is_err() && OOM_WARN.allow() {
+                                    pr_warn!("kfi_tcp: dropped an unexpected tagged message (no memory)\n");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             Rx::Body { dest: Dest::Pend(buf), .. } => {
                 let buf = core::mem::replace(buf, KVVec::new());
                 d.pending_bytes += buf.len();
@@ -1934,6 +2070,9 @@ impl Conn {
         }
         d.pending = KVec::new();
         d.pending_bytes = 0;
+        if let Some(SarRx { target: RndvTarget::Op(w), got, .. }) = d.sar.take() {
+            ep.rx_failed(&w, err, got, 0);
+        }
         for r in core::mem::replace(&mut d.rndv_next, KVec::new()) {
             if let RndvTarget::Op(w) = r.target {
                 ep.rx_failed(&w, err, 0, 0);

@@ -2591,8 +2591,10 @@ struct rdm_fixture {
 	struct rdm_node node[RDM_MAX];
 };
 
-/* The rx_ctx_bits of the AVs rdm_open() opens (a test sets, then clears). */
+/* The rx_ctx_bits of the AVs rdm_open() opens, and the transmit queue
+ * depth of its endpoints (0: the entry's); a test sets, then clears. */
 static int rdm_av_bits;
+static size_t rdm_tx_size;
 
 static void rdm_need(struct kunit *test)
 {
@@ -2619,6 +2621,8 @@ static void rdm_open(struct kunit *test, struct rdm_fixture *f, int i,
 	KUNIT_ASSERT_NOT_NULL(test, info);
 	info->ep_attr->type = KFI_EP_RDM;
 	info->caps |= caps;
+	if (rdm_tx_size)
+		info->tx_attr->size = rdm_tx_size;
 	if (src) {
 		size_t l = src->ss_family == AF_INET6 ?
 			   sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
@@ -3484,7 +3488,7 @@ static void rdm_hostile_peer(struct kunit *test)
 	memset(in, 0, sizeof(in));
 
 	/* each bad packet ends its connection */
-	for (i = 0; i < 7; i++) {
+	for (i = 0; i < 8; i++) {
 		s = hp_handshake(test, &f->node[1].addr, (u64)(0x100 + i) << 32);
 		KUNIT_ASSERT_NOT_NULL(test, s);
 		switch (i) {
@@ -3509,10 +3513,16 @@ static void rdm_hostile_peer(struct kunit *test)
 			hp_pkt(pkt, 4, 3, 0, 77);
 			hp_send_pkt(s, pkt, NULL, 0);
 			break;
-		case 5:	/* a segment (SAR is not done) */
+		case 5:	/* a first segment carrying nothing */
 			hp_pkt(pkt, 4, 1, 40000, 1);
 			pkt[24] = 1;
 			hp_send_pkt(s, pkt, NULL, 0);
+			break;
+		case 7:	/* a middle segment of a message never begun */
+			hp_pkt(pkt, 4, 1, 40000, 1);
+			pkt[2] = 10;	/* seg_size */
+			pkt[24] = 2;
+			hp_send_pkt(s, pkt, "0123456789", 10);
 			break;
 		case 6:	/* a frame shorter than an rxm header */
 			{
@@ -3613,6 +3623,65 @@ static void rdm_rendezvous_pipelined(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, (char *)in + 3 * PIPE_LEN, "eager");
 	for (i = 0; i < 4; i++)
 		KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &src), 1);
+	rdm_teardown(test, f);
+}
+
+/*
+ * A full transmit queue says -EAGAIN and loses nothing: four rendezvous
+ * sends wait for receives the peer has not posted, the fifth post is
+ * refused; once the peer posts, all four complete and the fifth,
+ * posted again, goes too; every message arrives once, in order.
+ */
+static void rdm_eagain_replay(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct rdm_node *a, *b;
+	struct kfi_cq_tagged_entry e;
+	u8 *out = kunit_kzalloc(test, 5 * PIPE_LEN, GFP_KERNEL);
+	u8 *in = kunit_kzalloc(test, 5 * PIPE_LEN, GFP_KERNEL);
+	kfi_addr_t src;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	rdm_tx_size = 4;
+	rdm_setup(test, f, 2, 0);
+	rdm_tx_size = 0;
+	a = &f->node[0];
+	b = &f->node[1];
+	for (i = 0; i < 5; i++)
+		fill(out + i * PIPE_LEN, PIPE_LEN, 50 + i);
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, kfi_send(a->ep, out + i * PIPE_LEN,
+					       PIPE_LEN, NULL, a->peer[1],
+					       out + i * PIPE_LEN), 0);
+	KUNIT_EXPECT_EQ(test, kfi_send(a->ep, out + 4 * PIPE_LEN, PIPE_LEN,
+				       NULL, a->peer[1], out + 4 * PIPE_LEN),
+			(ssize_t)-EAGAIN);
+	msleep(50);
+	/* nothing completed: the peer has no receive */
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(a->tx, &e, 1), (ssize_t)-EAGAIN);
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, in + i * PIPE_LEN,
+					       PIPE_LEN, NULL, KFI_ADDR_UNSPEC,
+					       in + i * PIPE_LEN), 0);
+	for (i = 0; i < 4; i++) {
+		KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &src), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context,
+				    (void *)(out + i * PIPE_LEN));
+	}
+	/* the replay */
+	KUNIT_ASSERT_EQ(test, kfi_send(a->ep, out + 4 * PIPE_LEN, PIPE_LEN,
+				       NULL, a->peer[1], out + 4 * PIPE_LEN),
+			0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &src), 1);
+	for (i = 0; i < 5; i++) {
+		KUNIT_ASSERT_EQ(test, rdm_wait(b->rx, &e, &src), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context,
+				    (void *)(in + i * PIPE_LEN));
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, 5 * PIPE_LEN), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(b->rx, &e, 1), (ssize_t)-EAGAIN);
 	rdm_teardown(test, f);
 }
 
@@ -4574,6 +4643,7 @@ static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_rma_multi_recv_trigger),
 	KUNIT_CASE(rdm_rendezvous),
 	KUNIT_CASE(rdm_rendezvous_pipelined),
+	KUNIT_CASE(rdm_eagain_replay),
 	KUNIT_CASE(rdm_ipv6),
 	KUNIT_CASE(rdm_hostile_peer),
 	KUNIT_CASE(sep_contexts_all_to_all),

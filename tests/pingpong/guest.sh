@@ -200,6 +200,11 @@ if command -v fi_pingpong >/dev/null; then
 	FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_tagged_inject server ep=rdm tagged=1 verify=1 sizes=8 iters=$iters -- -m tagged -c -S 8 -I "$iters"
 	# fi_pingpong's whole size list (0 to 6 MiB, eager and rendezvous)
 	FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_all_sizes server ep=rdm verify=1 sizes=all iters=3 -- -c -S all -I 3
+	# a peer without dynamic receive buffers segments messages between
+	# 16 and 128 KiB (rxm's SAR): the kernel reassembles them, either role
+	# (msg mode: such a peer takes tagged messages only as rxm packets)
+	FI_OFI_RXM_ENABLE_DYN_RBUF=0 FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_sar_client server ep=rdm verify=1 sizes=65536 iters=$iters -- -c -S 65536 -I "$iters"
+	FI_OFI_RXM_ENABLE_DYN_RBUF=0 FPP_PE='-p tcp;ofi_rxm -e rdm' fpp fi_pp_rdm_sar_server client ep=rdm verify=1 sizes=65536 iters=$iters -- -c -S 65536 -I "$iters"
 fi
 
 # --- IPv6 (::1): kernel to kernel, each side's kfi_getname/kfi_getpeer
