@@ -1204,18 +1204,8 @@ impl Conn {
                     }
                 }
                 Ok((len, tagged, tag)) => {
-                    let w = if tagged {
-                        d.unexp.take_tagged(ep, tag, d.from)
-                    } else {
-                        ep.rx_take_msg(len, d.from, d.lane).unwrap_or(None)
-                    };
-                    let target = match w {
-                        Some(w) => RndvTarget::Op(w),
-                        None if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => RndvTarget::Unexp(unexp_buffer(d, len, mode)?),
-                        None => {
-                            self.peer_gone()?;
-                            return Ok(moved);
-                        }
+                    let Some(target) = self.whole_target(d, ep, len, tagged.then_some(tag), mode)? else {
+                        return Ok(moved);
                     };
                     if d.rndv.is_some() {
                         ffi::fail_alloc()
@@ -1255,6 +1245,26 @@ impl Conn {
             }
             moved = true;
         }
+    }
+
+    /// Where a message of `len` bytes not read in one piece (a rendezvous,
+    /// a segmented one) goes: its receive (untagged, or tagged with
+    /// `tag`), or for a tagged one with none yet an unexpected buffer of
+    /// its own (within the connection's limits). `None`: it waits for a
+    /// receive (or a CQ slot). Work item only.
+    fn whole_target(&self, d: &mut DataIo, ep: &EpData, len: u64, tag: Option<u64>, mode: Mode) -> core::result::Result<Option<RndvTarget>, Halt> {
+        let w = match tag {
+            Some(t) => d.unexp.take_tagged(ep, t, d.from),
+            None => ep.rx_take_msg(len, d.from, d.lane).unwrap_or(None),
+        };
+        Ok(Some(match w {
+            Some(w) => RndvTarget::Op(w),
+            None if tag.is_some() && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => RndvTarget::Unexp(unexp_buffer(d, len, mode)?),
+            None => {
+                self.peer_gone()?;
+                return Ok(None);
+            }
+        }))
     }
 
     /// A message waits for its receive: a peer that closed meanwhile ends
@@ -1684,22 +1694,9 @@ impl Conn {
                         return Err(Halt::Defer);
                     }
                     let p = d.pkt.unwrap_or_default();
-                    let tagged = d.tagged();
-                    let w = if tagged {
-                        d.unexp.take_tagged(ep, d.tag(), d.from)
-                    } else {
-                        match ep.rx_take_msg(p.size, d.from, d.lane) {
-                            Ok(w) => w,
-                            Err(NoRoom) => return Ok(moved),
-                        }
-                    };
-                    let target = match w {
-                        Some(w) => RndvTarget::Op(w),
-                        None if tagged && d.unexp.has_room(p.size, UNEXP_MAX, UNEXP_LIMIT) => RndvTarget::Unexp(unexp_buffer(d, p.size, mode)?),
-                        None => {
-                            self.peer_gone()?;
-                            return Ok(moved);
-                        }
+                    let tag = d.tagged().then_some(d.tag());
+                    let Some(target) = self.whole_target(d, ep, p.size, tag, mode)? else {
+                        return Ok(moved);
                     };
                     d.sar = Some(SarRx { msg_id: p.msg_id, next: p.seg_no, size: p.size, got: 0, target, tag: d.tag(), data: d.cq_data() });
                     d.rx = Rx::Body { dest: Dest::Sar, got: 0 };

@@ -285,8 +285,10 @@ static int serve(struct bench *b)
 		}
 		if (r < 0)
 			return r;
-		/* every receive goes back (those left over are flushed
-		 * at the close) */
+		/*
+		 * every receive goes back (those left over are flushed at
+		 * the close)
+		 */
 		for (k = 0; k < r; k++) {
 			int i = (long)e[k].op_context;
 			struct kfid_ep *e2 = b->rdm ? b->sep[0] : b->sep[i / per];
@@ -388,7 +390,7 @@ static int run(struct bench *b)
 		wake_up_process(c->task);
 	}
 	while (atomic_read(&b->ready) < peers)
-		msleep(1);
+		usleep_range(1000, 2000);
 	b->t0 = ktime_get_ns();
 	complete_all(&b->go);
 	r = serve(b);
