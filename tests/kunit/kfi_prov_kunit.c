@@ -3482,13 +3482,51 @@ static void rdm_hostile_peer(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, ack[4], 2);	/* op_data: ACK */
 		KUNIT_EXPECT_EQ(test, ack[7], (u8)i);	/* id */
 	}
+	/*
+	 * kfabric's tagged RMA from such a peer: a write to a tag no receive
+	 * has is answered TagRmaDone with EREMOTEIO (the connection kept);
+	 * a read of a posted tagged receive is answered TagRmaData with its
+	 * bytes, and the receive completes as read.
+	 */
+	{
+		u8 ans[16 + 64 + 10];
+
+		s->sk->sk_rcvtimeo = 5 * HZ;
+		hp_pkt(pkt, 4, 0x40, 10, 0x1234);
+		pkt[34] = 1;				/* op tagged */
+		*(u64 *)(pkt + 56) = 0x7777;		/* tag */
+		hp_send_pkt(s, pkt, "0123456789", 10);
+		KUNIT_ASSERT_EQ(test, hp_recv(s, ans, 16 + 64), 16 + 64);
+		KUNIT_EXPECT_EQ(test, ans[16 + 1], 0x42);
+		KUNIT_EXPECT_EQ(test, *(u64 *)(ans + 16 + 16), 0x1234ULL);
+		KUNIT_EXPECT_EQ(test, *(u64 *)(ans + 16 + 48), (u64)EREMOTEIO);
+		memcpy(in, "tagged-rma", 10);
+		KUNIT_ASSERT_EQ(test, kfi_trecv(f->node[1].ep, in, 10, NULL,
+						KFI_ADDR_UNSPEC, 0x7778, 0, in),
+				0);
+		hp_pkt(pkt, 4, 0x41, 10, 0x1235);
+		pkt[34] = 1;
+		*(u64 *)(pkt + 56) = 0x7778;
+		hp_send_pkt(s, pkt, NULL, 0);
+		KUNIT_ASSERT_EQ(test, hp_recv(s, ans, sizeof(ans)),
+				(int)sizeof(ans));
+		KUNIT_EXPECT_EQ(test, ans[16 + 1], 0x43);
+		KUNIT_EXPECT_EQ(test, *(u64 *)(ans + 16 + 16), 0x1235ULL);
+		KUNIT_EXPECT_EQ(test, *(u64 *)(ans + 16 + 48), 0ULL);
+		KUNIT_EXPECT_EQ(test, memcmp(ans + 16 + 64, "tagged-rma", 10),
+				0);
+		KUNIT_ASSERT_EQ(test, rdm_wait(f->node[1].rx, &e, &src), 1);
+		KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RMA |
+						     KFI_READ | KFI_RECV));
+		KUNIT_EXPECT_EQ(test, e.len, (size_t)10);
+	}
 	s->sk->sk_rcvtimeo = HZ / 2;
 	KUNIT_EXPECT_FALSE(test, hp_closed(s));
 	sock_release(s);
 	memset(in, 0, sizeof(in));
 
 	/* each bad packet ends its connection */
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 10; i++) {
 		s = hp_handshake(test, &f->node[1].addr, (u64)(0x100 + i) << 32);
 		KUNIT_ASSERT_NOT_NULL(test, s);
 		switch (i) {
@@ -3517,6 +3555,14 @@ static void rdm_hostile_peer(struct kunit *test)
 			hp_pkt(pkt, 4, 1, 40000, 1);
 			pkt[24] = 1;
 			hp_send_pkt(s, pkt, NULL, 0);
+			break;
+		case 8:	/* the answer to a tagged RMA never asked */
+			hp_pkt(pkt, 4, 0x42, 0, 555);
+			hp_send_pkt(s, pkt, NULL, 0);
+			break;
+		case 9:	/* a tagged RMA write shorter than it says */
+			hp_pkt(pkt, 4, 0x40, 100, 1);
+			hp_send_pkt(s, pkt, "0123456789", 10);
 			break;
 		case 7:	/* a middle segment of a message never begun */
 			hp_pkt(pkt, 4, 1, 40000, 1);
