@@ -374,20 +374,13 @@ pub(crate) const RNDV_KEY: u64 = 1 << 63;
 
 /// An AV handle's index: its receive-context bits (`kfi_rx_addr`) off.
 fn av_index(handle: u64, bits: u32) -> u64 {
-    if bits == 0 {
-        handle
-    } else {
-        handle & (u64::MAX >> bits)
-    }
+    crate::util::logic::av::handle_index(handle, bits)
 }
 
-/// An AV handle's receive context (its top `bits`).
+/// An AV handle's receive context (its top `bits`; one beyond any a
+/// scalable endpoint has when it does not fit: the peer refuses it).
 fn rx_index(handle: u64, bits: u32) -> u16 {
-    if bits == 0 {
-        0
-    } else {
-        (handle >> (64 - bits)) as u16
-    }
+    crate::util::logic::av::rx_index(handle, bits).min(u64::from(u16::MAX)) as u16
 }
 
 /// The same socket address.

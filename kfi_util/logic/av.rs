@@ -66,6 +66,16 @@ pub struct Table<S> {
     rx_ctx_bits: u32,
 }
 
+/// The entry index of `handle` in a table with `rx_ctx_bits`: its
+/// receive context bits (`kfi_rx_addr`) dropped.
+pub fn handle_index(handle: u64, rx_ctx_bits: u32) -> u64 {
+    if rx_ctx_bits == 0 {
+        handle
+    } else {
+        handle & (u64::MAX >> rx_ctx_bits)
+    }
+}
+
 /// The receive context index `kfi_rx_addr` put in `handle`.
 pub fn rx_index(handle: u64, rx_ctx_bits: u32) -> u64 {
     if rx_ctx_bits == 0 {
@@ -103,11 +113,7 @@ impl<S: AsRef<[Entry]> + AsMut<[Entry]>> Table<S> {
 
     /// The entry index of `handle` (its receive context bits dropped).
     pub fn index(&self, handle: u64) -> u64 {
-        if self.rx_ctx_bits == 0 {
-            handle
-        } else {
-            handle & (u64::MAX >> self.rx_ctx_bits)
-        }
+        handle_index(handle, self.rx_ctx_bits)
     }
 
     /// The address of `handle` (receive context bits ignored).
@@ -324,6 +330,8 @@ mod tests {
         assert_eq!(rx_index(rx, 8), 5);
         assert_eq!(rx_index(h, 0), 0);
         assert_eq!(t.index(rx), h);
+        assert_eq!(handle_index(rx, 8), h);
+        assert_eq!(handle_index(rx, 0), rx);
         // the receive context bits do not count for removal either
         assert_eq!(t.remove(rx), Ok(()));
         assert_eq!(t.lookup(h), None);
