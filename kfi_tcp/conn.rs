@@ -42,6 +42,8 @@ use crate::xfer::EpData;
 use crate::ffi::{self, sys};
 use crate::pep::Pep;
 use crate::rdm::Rdm;
+use crate::util::rdm::{Failure, LaneRef};
+use crate::Prov;
 use crate::sock::{self, SkState, Sock};
 use crate::util::addr::SockAddr;
 use crate::wire::{ByteOrder, CmHeader, CmType};
@@ -96,14 +98,13 @@ pub(crate) enum Owner {
     /// them); its data queues.
     Ep { eq: *const Eq, fid: *mut sys::kfid, data: *const EpData, cm: *const CmEvents },
     /// A connectionless endpoint's listener, until the request is read:
-    /// the endpoint answers it ([`Rdm::request`]).
+    /// the endpoint's map answers it (`Map::request`).
     RdmReq(*const Rdm),
-    /// A connectionless endpoint (or a context of a scalable one): lane
-    /// `lane` of its queues `data` (its peer's address handle `from`);
-    /// connection events go to `rdm` ([`Rdm::on_up`], [`Rdm::on_failed`],
-    /// [`Rdm::on_down`]), never to an EQ. `one_way`: a transmit
-    /// context's connection, on which the peer sends no messages.
-    Rdm { rdm: *const Rdm, data: *const EpData, lane: u32, from: u64, one_way: bool },
+    /// A connectionless endpoint (or a context of a scalable one): a lane
+    /// of its queues (its peer's address handle, whether the peer sends
+    /// no messages on it); connection events go to the lane's map
+    /// (`LaneRef::up`, `failed`, `down`), never to an EQ.
+    Rdm(LaneRef<Prov>),
 }
 
 impl Owner {
@@ -113,20 +114,22 @@ impl Owner {
     pub(crate) fn data(&self) -> Option<(*const EpData, u32, u64)> {
         match *self {
             Owner::Ep { data, .. } => Some((data, 0, crate::logic::xfer::ADDR_ANY)),
-            Owner::Rdm { data, lane, from, .. } => Some((data, lane, from)),
+            Owner::Rdm(r) => Some((r.data_ptr(), r.lane, r.from)),
             _ => None,
         }
     }
 
-    /// The connectionless endpoint's map it reports to, with the queues
-    /// and the lane it serves.
-    fn rdm(&self) -> Option<(&Rdm, &EpData, u32)> {
+    /// The connectionless endpoint's lane it reports to.
+    fn rdm(&self) -> Option<LaneRef<Prov>> {
         match *self {
-            // SAFETY: an RDM endpoint (a context) stops its connections
-            // before it (its queues) goes (see the module comment).
-            Owner::Rdm { rdm, data, lane, .. } => Some(unsafe { (&*rdm, &*data, lane) }),
+            Owner::Rdm(r) => Some(r),
             _ => None,
         }
+    }
+
+    /// A transmit context's connection (the peer sends no messages).
+    pub(crate) fn one_way(&self) -> bool {
+        matches!(self, Owner::Rdm(r) if r.one_way)
     }
 }
 
@@ -784,8 +787,13 @@ impl Conn {
             // endpoint is open.
             unsafe { (*cm).error(&*eq, fid, err, data) };
         }
-        if let Some((r, d, lane)) = owner.rdm() {
-            r.on_failed(d, self, lane, err, data);
+        if let Some(r) = owner.rdm() {
+            // A refusal with the peer's reject data is rxm's reject.
+            if err == -(kernel::bindings::ECONNREFUSED as c_int) && !data.is_empty() {
+                r.failed(self, Failure::Rejected(data));
+            } else {
+                r.failed(self, Failure::Error(if err < 0 { (-err) as u32 } else { kernel::bindings::ECONNRESET }));
+            }
         }
     }
 
@@ -809,11 +817,11 @@ impl Conn {
             // `CmEvents` lives as long.
             unsafe { (*cm).report(&*eq, fid, event, data) };
         }
-        if let Some((r, d, lane)) = owner.rdm() {
+        if let Some(r) = owner.rdm() {
             if event == sys::KFI_CONNECTED {
-                r.on_up(d, self, lane, data);
+                r.up(self, data);
             } else {
-                r.on_down(d, self, lane);
+                r.down(self);
             }
         }
     }

@@ -634,8 +634,8 @@ impl DataIo {
         if !self.started {
             self.lane = lane;
             self.from = from;
-            self.rdm = matches!(owner, Owner::Rdm { .. });
-            self.one_way = matches!(owner, Owner::Rdm { one_way: true, .. });
+            self.rdm = matches!(owner, Owner::Rdm(_));
+            self.one_way = owner.one_way();
         }
     }
 
@@ -876,8 +876,8 @@ impl Conn {
             d.ep = data;
             d.lane = lane;
             d.from = from;
-            d.rdm = matches!(owner, Owner::Rdm { .. });
-            d.one_way = matches!(owner, Owner::Rdm { one_way: true, .. });
+            d.rdm = matches!(owner, Owner::Rdm(_));
+            d.one_way = owner.one_way();
             d.unexp.set_stream(lane);
             d.order = order;
             // SAFETY: an endpoint stops its connection before its data goes.

@@ -121,11 +121,9 @@ unsafe impl ProvEp for Ep {
         // SAFETY: bound (the toolkit checked; a context's is its scalable
         // endpoint's), open while bound.
         let av = unsafe { &*c.av.ok_or(EINVAL)? };
-        let (tx, i) = match c.attrs.role {
-            Role::Whole => return self.enable_rdm(c, av),
-            Role::Tx(i) => (true, i as usize),
-            Role::Rx(i) => (false, i as usize),
-        };
+        if c.attrs.role == Role::Whole {
+            return self.enable_rdm(c, av);
+        }
         // A context joins its scalable endpoint's map (enabled before it:
         // the toolkit checked).
         // SAFETY: a context's scalable endpoint outlives it; every one of
@@ -133,8 +131,7 @@ unsafe impl ProvEp for Ep {
         let sep = unsafe { Sep::from_base(&*c.attrs.sep) };
         let r = sep.rdm().ok_or(EINVAL)?;
         self.data.enable(rdm_config(c, av, self.domain), ())?;
-        self.data.rdm_enable(&r, av, tx);
-        r.ctx_open(tx, i, &self.data)?;
+        r.join(c.attrs.role, &self.data, av)?;
         *self.rdm.lock() = Some(r);
         Ok(())
     }
@@ -145,18 +142,7 @@ unsafe impl ProvEp for Ep {
     /// its scalable endpoint's map, then stops its lanes' connections.
     fn closing(&self) {
         if let Some(r) = self.rdm.lock().take() {
-            match self.base.role() {
-                Role::Whole => r.close(),
-                Role::Tx(i) => r.ctx_close(true, i as usize),
-                Role::Rx(i) => r.ctx_close(false, i as usize),
-            }
-            for c in self.data.rdm_close() {
-                c.stop();
-            }
-            match self.base.role() {
-                Role::Whole => r.close_end(),
-                _ => r.settle(),
-            }
+            r.leave(self.base.role(), &self.data);
         }
         let conn = self.conn.lock().take();
         if let Some(c) = conn {
@@ -184,10 +170,10 @@ impl Ep {
         let any = SockAddr { family: bindings::AF_INET as u16, port: 0, scope_id: 0, addr: [0; 16] };
         let r = Rdm::start(Some(&self.data), (0, 0), av, net, c.attrs.src.unwrap_or(any), c.attrs.rx_size)?;
         if let Err(e) = self.data.enable(rdm_config(c, av, self.domain), ()) {
-            r.close();
+            r.shut();
             return Err(e);
         }
-        self.data.rdm_enable(&r, av, false);
+        r.join(Role::Whole, &self.data, av)?;
         *self.rdm.lock() = Some(r);
         Ok(())
     }

@@ -106,7 +106,7 @@ mod wire;
 mod logic {
     #[path = "../../rust/logic/writer.rs"]
     pub mod writer;
-    pub use crate::util::logic::{connmap, host, mr, plan, rxm, xfer};
+    pub use crate::util::logic::{host, mr, plan, rxm, xfer};
     #[path = "../logic/xfer_tcp.rs"]
     pub mod xfer_tcp;
 }

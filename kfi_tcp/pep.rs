@@ -194,7 +194,7 @@ impl WorkItem for Listener {
                 Listen::Pep(p) => unsafe { &*p },
                 Listen::Rdm(r) => {
                     // SAFETY: the endpoint stops us before it goes.
-                    unsafe { &*r }.accepted(s);
+                    unsafe { &*r }.accepted(|m| Conn::accepted(s, crate::conn::Owner::RdmReq(m)));
                     continue;
                 }
             };

@@ -88,8 +88,7 @@ unsafe impl ProvSep for Sep {
     /// and what is left of the map's connections.
     fn closing(&self) {
         if let Some(r) = self.rdm.lock().take() {
-            r.close();
-            r.close_end();
+            r.shut();
         }
     }
 

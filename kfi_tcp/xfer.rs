@@ -30,13 +30,9 @@ use crate::util::queues::{Call, EpQueues, QueueExt, Queues};
 use crate::util::xfer::{Buf, TxOp};
 use crate::wire::RmaIov;
 use crate::logic::xfer::{self as rules_x, Kind, List};
-use crate::logic::connmap::State;
-use crate::util::addr::SockAddr;
-use crate::util::av::Av;
-use crate::util::base;
-use crate::rdm::{self, Rdm, RequestOutcome};
-use crate::logic::connmap::{Actions, Event};
+use crate::util::peers::{route, Lane, Peers};
 use crate::logic::xfer_tcp as wire_rules;
+use crate::Prov;
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
 use kernel::sync::Arc;
@@ -153,216 +149,21 @@ pub(crate) struct TxTaken {
 /// An endpoint's data: the toolkit's queues with kfi_tcp's part.
 pub(crate) type EpData = EpQueues<TcpExt>;
 
-/// One data stream of an endpoint (a MSG endpoint has lane 0 only, an
-/// RDM endpoint one per peer): its connection and what kfi_tcp keeps for
-/// it under the queue lock.
-pub(crate) struct Lane {
-    /// The connection, for kicking its work item after a post.
-    conn: Option<Arc<Conn>>,
-    /// RDM: the transmits queued for this peer, in posting order (a MSG
-    /// endpoint's are on the toolkit's `tx_pending`).
-    tx_pending: List,
-    /// An untagged message waits in the connection for a receive (the
-    /// last `rx_take_msg` found none): an untagged receive posted now must
-    /// make progress (otherwise nothing waits for it).
-    msg_waiting: bool,
-    /// Transmits sent whole, waiting for the peer's ACK (in order).
-    tx_await: List,
-    /// Read requests sent, waiting for their responses (in order).
-    tx_read: List,
-    /// RDM: rendezvous sends whose `rndv_req` went out, waiting for the
-    /// peer's `rndv_rd_done` (it reads their buffers meanwhile).
-    rndv_wait: List,
-    /// ACKs the work item still has to send.
-    acks_owed: usize,
-    /// RDM: the peer (see [`RdmPeer`]).
-    pub(crate) peer: RdmPeer,
-}
-
-/// What an RDM endpoint knows of the peer of a lane (`rdm.rs`), under the
-/// queue lock.
-pub(crate) struct RdmPeer {
-    /// In use: a peer of the AV, or one that connected to us.
-    pub(crate) used: bool,
-    /// Its address handle (`rules::ADDR_ANY`: a peer not in the AV), and
-    /// the address of its listener (where we connect).
-    pub(crate) handle: u64,
-    pub(crate) addr: SockAddr,
-    /// The connection's state (see `connmap`).
-    pub(crate) state: State,
-    /// Our connection attempt while `Connecting` (the connection in use,
-    /// or being accepted, is the lane's `conn`).
-    pub(crate) out: Option<Arc<Conn>>,
-    /// A connection is to be opened by the endpoint's work item.
-    pub(crate) want_connect: bool,
-    /// When the lane went `Waiting` (jiffies).
-    pub(crate) waiting_since: u64,
-    /// The connection id the peer gave (its low 32 bits go in every rxm
-    /// packet we send it), and the instance part of it (the high 32 bits:
-    /// a restarted peer has another).
-    pub(crate) peer_id: u64,
-    /// The peer's receive context our transmits on this lane go to (the
-    /// top bits of their handle, `kfi_rx_addr`).
-    pub(crate) rx: u16,
-    /// A lane of one incoming connection (a peer not in the AV, our own
-    /// request, a scalable endpoint's context connecting): nothing is sent
-    /// on it but ACKs and reads; released when the connection ends.
-    pub(crate) inbound: bool,
-}
-
-impl RdmPeer {
-    const fn new() -> RdmPeer {
-        RdmPeer {
-            used: false,
-            handle: rules_x::ADDR_ANY,
-            addr: SockAddr { family: 0, port: 0, scope_id: 0, addr: [0; 16] },
-            state: State::Idle,
-            out: None,
-            want_connect: false,
-            waiting_since: 0,
-            peer_id: 0,
-            rx: 0,
-            inbound: false,
-        }
-    }
-}
-
-impl Lane {
-    const fn new() -> Lane {
-        Lane {
-            conn: None,
-            tx_pending: List::new(),
-            msg_waiting: false,
-            tx_await: List::new(),
-            tx_read: List::new(),
-            rndv_wait: List::new(),
-            acks_owed: 0,
-            peer: RdmPeer::new(),
-        }
-    }
-
-    /// Tells the connection that frames are queued (`Conn::tx_hint`).
-    #[inline(always)]
-    fn hint(&self) {
-        if let Some(c) = &self.conn {
-            c.tx_hint.store(true, Ordering::SeqCst);
-        }
-    }
-}
-
 /// kfi_tcp's state under the queue lock (`Queues::ext`).
 pub(crate) struct TcpExt {
-    /// Lane 0.
-    first: Lane,
-    /// Lanes 1 and up (RDM peers).
-    more: KVec<Lane>,
-    /// Transmits are queued on the lane of their destination (RDM), not
-    /// on the toolkit's `tx_pending`.
-    per_lane_tx: bool,
-    /// RDM: the connection map and the bound AV (valid while enabled:
-    /// the close clears them under the lock before they go).
-    rdm: *const Rdm,
-    av: *const Av,
+    /// The lanes (lane 0: a MSG endpoint's), `util::peers`.
+    pub(crate) peers: Peers<Prov>,
     /// RDM: rendezvous sent (the middle bits of their keys).
     rndv_seq: u64,
     /// RDM: the lane the next CQ read looks at first.
     poll_next: u32,
-    /// RDM: the lane of each AV index (+1; 0: none), and the AV's
-    /// `rx_ctx_bits` (off in the index).
-    by_handle: KVec<u32>,
-    av_bits: u32,
-    /// A transmit context of a scalable endpoint: its connections carry
-    /// its transmits only (the peer sends no messages on them).
-    one_way: bool,
 }
 
-// SAFETY: `rdm` and `av` are only dereferenced under the queue lock while
-// set (see above); the rest is Send.
-unsafe impl Send for TcpExt {}
-
-impl TcpExt {
-    #[inline(always)]
-    fn lane(&self, l: u32) -> Option<&Lane> {
-        match l {
-            0 => Some(&self.first),
-            _ => self.more.get(l as usize - 1),
-        }
-    }
-
-    #[inline(always)]
-    fn lane_mut(&mut self, l: u32) -> Option<&mut Lane> {
-        match l {
-            0 => Some(&mut self.first),
-            _ => self.more.get_mut(l as usize - 1),
-        }
-    }
-
-    /// Lane numbers in use: 0 and those of `more`.
-    fn lane_count(&self) -> u32 {
-        1 + self.more.len() as u32
-    }
-
-    /// RDM: a lane for a new peer: a free one, else a new one
-    /// (`GFP_ATOMIC`: under the queue lock). `None` without memory.
-    fn new_lane(&mut self) -> Option<u32> {
-        for l in 0..self.lane_count() {
-            let x = self.lane(l)?;
-            let free = !x.peer.used
-                && x.conn.is_none()
-                && x.peer.out.is_none()
-                && x.tx_pending.is_empty()
-                && x.tx_await.is_empty()
-                && x.tx_read.is_empty()
-                && x.rndv_wait.is_empty();
-            if free {
-                return Some(l);
-            }
-        }
-        self.more.push(Lane::new(), GFP_ATOMIC).ok()?;
-        Some(self.lane_count() - 1)
-    }
-
-    /// RDM: the lane of AV handle `handle` whose listener is `addr`:
-    /// one per AV index and receive context (the handle's top bits, see
-    /// `kfi_rx_addr`), made if there is none. A handle whose address
-    /// changed (removed and reused by the AV) gets a new lane; the old one
-    /// is left to its connection. `None` without memory.
-    fn lane_for(&mut self, handle: u64, addr: &SockAddr) -> Option<u32> {
-        let idx = av_index(handle, self.av_bits);
-        let rx = rx_index(handle, self.av_bits);
-        let at = usize::try_from(idx).ok()?;
-        let ours = |x: &Lane| x.peer.used && !x.peer.inbound && x.peer.handle == idx && x.peer.rx == rx && same_addr(&x.peer.addr, addr);
-        if let Some(&l) = self.by_handle.get(at) {
-            if l != 0 && self.lane(l - 1).is_some_and(ours) {
-                return Some(l - 1);
-            }
-        }
-        // Another receive context of the peer than the last one sent to
-        // (the index remembers one lane per peer).
-        let found = if rx != 0 || self.by_handle.get(at).is_some_and(|&l| l != 0) {
-            (0..self.lane_count()).find(|&l| self.lane(l).is_some_and(ours))
-        } else {
-            None
-        };
-        let lane = match found {
-            Some(l) => l,
-            None => {
-                let l = self.new_lane()?;
-                let p = &mut self.lane_mut(l)?.peer;
-                *p = RdmPeer { used: true, handle: idx, addr: *addr, rx, ..RdmPeer::new() };
-                l
-            }
-        };
-        while self.by_handle.len() <= at {
-            self.by_handle.push(0, GFP_ATOMIC).ok()?;
-        }
-        self.by_handle[at] = lane + 1;
-        Some(lane)
-    }
-
-    /// Every lane.
-    fn lanes_mut(&mut self) -> impl Iterator<Item = &mut Lane> {
-        Iterator::chain(core::iter::once(&mut self.first), self.more.iter_mut())
+/// Tells lane `l`'s connection that frames are queued (`Conn::tx_hint`).
+#[inline(always)]
+fn hint(l: &Lane<Prov>) {
+    if let Some(c) = &l.conn {
+        c.tx_hint.store(true, Ordering::SeqCst);
     }
 }
 
@@ -372,51 +173,15 @@ impl TcpExt {
 /// still work: a key names a rendezvous only while one is out with it).
 pub(crate) const RNDV_KEY: u64 = 1 << 63;
 
-/// An AV handle's index: its receive-context bits (`kfi_rx_addr`) off.
-fn av_index(handle: u64, bits: u32) -> u64 {
-    crate::util::logic::av::handle_index(handle, bits)
-}
-
-/// An AV handle's receive context (its top `bits`; one beyond any a
-/// scalable endpoint has when it does not fit: the peer refuses it).
-fn rx_index(handle: u64, bits: u32) -> u16 {
-    crate::util::logic::av::rx_index(handle, bits).min(u64::from(u16::MAX)) as u16
-}
-
-/// The same socket address.
-fn same_addr(a: &SockAddr, b: &SockAddr) -> bool {
-    a.family == b.family && a.port == b.port && a.addr == b.addr && a.scope_id == b.scope_id
-}
-
-/// Operations taken off a lane, failed once the queue lock is dropped.
-struct Doomed([List; 4]);
-
-impl Doomed {
-    const NONE: Doomed = Doomed([List::new(), List::new(), List::new(), List::new()]);
-
-    /// Takes the lane's transmits waiting for ACKs, responses and
-    /// rendezvous reads, and with `queued` those not sent yet; forgets its
-    /// owed ACKs.
-    fn take(l: &mut Lane, queued: bool) -> Doomed {
-        l.acks_owed = 0;
-        let q = if queued { core::mem::take(&mut l.tx_pending) } else { List::new() };
-        Doomed([core::mem::take(&mut l.tx_await), core::mem::take(&mut l.tx_read), core::mem::take(&mut l.rndv_wait), q])
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.iter().all(|l| l.is_empty())
-    }
-}
-
 /// The transmits queued for lane `l`, with the links they are threaded
 /// on (`None`: no such lane).
 #[inline(always)]
 fn pending(q: &mut Queues<TcpExt>, l: u32) -> Option<(&mut crate::util::logic::xfer::Links<KVVec<u32>>, &mut List)> {
     let Queues { tx_links, tx_pending, ext, .. } = q;
-    if !ext.per_lane_tx {
+    if !ext.peers.per_lane_tx {
         return (l == 0).then_some((tx_links, tx_pending));
     }
-    Some((tx_links, &mut ext.lane_mut(l)?.tx_pending))
+    Some((tx_links, &mut ext.peers.lane_mut(l)?.tx_pending))
 }
 
 /// The connections of a closed endpoint ([`EpData::close`]): dropped
@@ -424,9 +189,9 @@ fn pending(q: &mut Queues<TcpExt>, l: u32) -> Option<(&mut crate::util::logic::x
 /// sleep).
 pub(crate) struct Closed {
     #[allow(dead_code)]
-    first: Option<Arc<Conn>>,
+    first: Lane<Prov>,
     #[allow(dead_code)]
-    more: KVec<Lane>,
+    more: KVec<Lane<Prov>>,
 }
 
 /// kfi_tcp's state outside the queue lock: none (the hint that frames
@@ -441,24 +206,13 @@ impl QueueExt for TcpExt {
     type Progress<'a> = TcpProgress<'a>;
 
     fn new() -> TcpExt {
-        TcpExt {
-            first: Lane::new(),
-            more: KVec::new(),
-            per_lane_tx: false,
-            rdm: core::ptr::null(),
-            av: core::ptr::null(),
-            rndv_seq: 0,
-            poll_next: 0,
-            by_handle: KVec::new(),
-            av_bits: 0,
-            one_way: false,
-        }
+        TcpExt { peers: Peers::new(), rndv_seq: 0, poll_next: 0 }
     }
 
     /// The connections' work runs on the CQs' `KFI_AFFINITY` CPU.
     fn enable(q: &mut Queues<TcpExt>, _p: &mut ()) {
         let cpu = q.cfg.io_cpu();
-        for l in q.ext.lanes_mut() {
+        for l in q.ext.peers.iter_mut() {
             if let Some(c) = &l.conn {
                 c.set_cpu(cpu);
             }
@@ -476,12 +230,12 @@ impl QueueExt for TcpExt {
     /// find it.
     #[inline(always)]
     fn posted<'a>(ep: &'a EpData, q: &mut Queues<TcpExt>, kind: Kind, i: usize) -> core::result::Result<Option<ConnRef<'a>>, isize> {
-        if q.ext.per_lane_tx {
+        if q.ext.peers.per_lane_tx {
             return ep.rdm_posted(q, kind, i);
         }
         if kind.is_tx() {
-            q.ext.first.hint();
-        } else if !kind.is_tagged() && !q.ext.first.msg_waiting {
+            hint(&q.ext.peers.first);
+        } else if !kind.is_tagged() && !q.ext.peers.first.x.msg_waiting {
             return Ok(None);
         }
         Ok(ep.take_conn(q))
@@ -499,15 +253,15 @@ impl QueueExt for TcpExt {
         if !ack && !rndv {
             return false;
         }
-        match q.ext.lane_mut(l) {
+        match q.ext.peers.lane_mut(l) {
             // A rendezvous is done when the peer has read it (no ACK is
             // asked of its request).
             Some(lane) if rndv => {
-                q.tx_links.push_back(&mut lane.rndv_wait, i);
+                q.tx_links.push_back(&mut lane.x.rndv_wait, i);
                 true
             }
             Some(lane) => {
-                q.tx_links.push_back(&mut lane.tx_await, i);
+                q.tx_links.push_back(&mut lane.x.tx_await, i);
                 true
             }
             None => false,
@@ -515,8 +269,8 @@ impl QueueExt for TcpExt {
     }
 
     fn failing(q: &mut Queues<TcpExt>) {
-        for l in q.ext.lanes_mut() {
-            l.acks_owed = 0;
+        for l in q.ext.peers.iter_mut() {
+            l.x.acks_owed = 0;
         }
     }
 
@@ -524,8 +278,8 @@ impl QueueExt for TcpExt {
     /// for their responses, then (RDM) transmits queued.
     fn flush_next(q: &mut Queues<TcpExt>) -> Option<(bool, usize)> {
         let Queues { tx_links, ext, .. } = q;
-        for l in ext.lanes_mut() {
-            for list in [&mut l.tx_await, &mut l.tx_read, &mut l.rndv_wait, &mut l.tx_pending] {
+        for l in ext.peers.iter_mut() {
+            for list in [&mut l.x.tx_await, &mut l.x.tx_read, &mut l.x.rndv_wait, &mut l.tx_pending] {
                 if let Some(i) = tx_links.pop_front(list) {
                     return Some((true, i));
                 }
@@ -536,8 +290,8 @@ impl QueueExt for TcpExt {
 
     #[inline(always)]
     fn msg_waiting(q: &mut Queues<TcpExt>, stream: u32, waiting: bool) {
-        if let Some(l) = q.ext.lane_mut(stream) {
-            l.msg_waiting = waiting;
+        if let Some(l) = q.ext.peers.lane_mut(stream) {
+            l.x.msg_waiting = waiting;
         }
     }
 
@@ -547,7 +301,7 @@ impl QueueExt for TcpExt {
     #[inline]
     fn progress_ref(ep: &EpData) -> Option<TcpProgress<'_>> {
         let g = ep.q.lock();
-        if !g.ext.per_lane_tx {
+        if !g.ext.peers.per_lane_tx {
             return ep.take_conn(&g).map(TcpProgress::One);
         }
         drop(g);
@@ -638,7 +392,7 @@ impl EpData {
     /// toolkit's `Result` around it costs nothing.)
     #[inline(always)]
     fn take_conn(&self, q: &Queues<TcpExt>) -> Option<ConnRef<'_>> {
-        let c = q.ext.first.conn.as_ref()?.clone();
+        let c = q.ext.peers.first.conn.as_ref()?.clone();
         // Counted under the lock that `close` takes the connection under.
         Some(ConnRef { conn: c, quiet: q.cfg.quiet(), _call: self.call(q) })
     }
@@ -669,7 +423,7 @@ impl EpData {
             }
             c.tx_hint.store(true, Ordering::SeqCst);
         }
-        core::mem::replace(&mut g.ext.first.conn, c)
+        core::mem::replace(&mut g.ext.peers.first.conn, c)
     }
 
     /// Endpoint close, after the connections stopped: the toolkit returns
@@ -678,9 +432,7 @@ impl EpData {
     /// call holds one: `wait_calls`).
     pub(crate) fn close(&self) -> Closed {
         self.close_with(|q| {
-            let more = core::mem::take(&mut q.ext.more);
-            let first = q.ext.first.conn.take();
-            q.ext.first = Lane::new();
+            let (first, more) = q.ext.peers.take_all();
             Closed { first, more }
         })
     }
@@ -702,10 +454,10 @@ impl EpData {
         }
         let mut g = self.q.lock();
         let q = &mut *g;
-        let rxm = if q.ext.per_lane_tx {
+        let rxm = if q.ext.peers.per_lane_tx {
             // Only the lane's connection sends its frames (an attempt the
             // map dropped, or an old one, does not).
-            let l = q.ext.lane(lane)?;
+            let l = q.ext.peers.lane(lane)?;
             if !l.conn.as_deref().is_some_and(|c| core::ptr::eq(c, conn)) {
                 return None;
             }
@@ -713,10 +465,10 @@ impl EpData {
         } else {
             None
         };
-        let acks = q.ext.lane(lane).map_or(0, |l| l.acks_owed);
+        let acks = q.ext.peers.lane(lane).map_or(0, |l| l.x.acks_owed);
         let (slot, ok) = if acks > 0 {
-            if let Some(l) = q.ext.lane_mut(lane) {
-                l.acks_owed -= 1;
+            if let Some(l) = q.ext.peers.lane_mut(lane) {
+                l.x.acks_owed -= 1;
             }
             (None, fill(TxItem::Ack))
         } else if let Some(i) = pending(q, lane).and_then(|(_, list)| list.front()) {
@@ -742,8 +494,8 @@ impl EpData {
                 // A read waits for its responses from the moment its first
                 // request starts out: one sent as several requests may
                 // have responses back before its last request is sent.
-                if let Some(l) = q.ext.lane_mut(lane) {
-                    q.tx_links.push_back(&mut l.tx_read, i);
+                if let Some(l) = q.ext.peers.lane_mut(lane) {
+                    q.tx_links.push_back(&mut l.x.tx_read, i);
                 }
             }
             (Some(i), ok)
@@ -760,7 +512,7 @@ impl EpData {
 
     /// Whether frames are queued on lane `lane` (under the lock).
     fn lane_queued(q: &mut Queues<TcpExt>, lane: u32) -> bool {
-        q.ext.lane(lane).is_some_and(|l| l.acks_owed > 0) || pending(q, lane).is_some_and(|(_, list)| !list.is_empty())
+        q.ext.peers.lane(lane).is_some_and(|l| l.x.acks_owed > 0) || pending(q, lane).is_some_and(|(_, list)| !list.is_empty())
     }
 
     /// Whether frames are queued on lane `lane` (for `MSG_MORE` after a
@@ -775,10 +527,10 @@ impl EpData {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
-            let Some(l) = q.ext.lane_mut(lane) else {
+            let Some(l) = q.ext.peers.lane_mut(lane) else {
                 return false;
             };
-            let Some(i) = q.tx_links.pop_front(&mut l.tx_await) else {
+            let Some(i) = q.tx_links.pop_front(&mut l.x.tx_await) else {
                 return false;
             };
             q.finish_tx(i)
@@ -796,8 +548,8 @@ impl EpData {
     pub(crate) fn read_take(&self, lane: u32) -> Option<(usize, Buf, Chunk)> {
         let mut g = self.q.lock();
         let q = &mut *g;
-        let l = q.ext.lane_mut(lane)?;
-        let i = l.tx_read.front()?;
+        let l = q.ext.peers.lane_mut(lane)?;
+        let i = l.x.tx_read.front()?;
         let op = &mut q.tx[i];
         if op.ext.rsp_got >= op.ext.req_sent {
             // A response to a request not sent yet.
@@ -807,7 +559,7 @@ impl EpData {
         op.ext.rsp_got += 1;
         let buf = op.buf;
         if c.last {
-            q.tx_links.pop_front(&mut l.tx_read);
+            q.tx_links.pop_front(&mut l.x.tx_read);
         }
         Some((i, buf, c))
     }
@@ -836,317 +588,45 @@ impl EpData {
     /// it).
     pub(crate) fn owe_ack(&self, lane: u32) {
         let mut g = self.q.lock();
-        if let Some(l) = g.ext.lane_mut(lane) {
-            l.acks_owed += 1;
-            l.hint();
+        if let Some(l) = g.ext.peers.lane_mut(lane) {
+            l.x.acks_owed += 1;
+            hint(l);
         }
     }
 }
 
-/// An RDM endpoint's lanes (see `rdm.rs`): the post's routing and the
-/// connection map's changes, under the queue lock.
+/// An RDM endpoint's lanes (see `rdm.rs`): kfi_tcp's part of a post,
+/// and of the peer's rendezvous and tagged RMA answers.
 impl EpData {
-    /// Enable of an RDM endpoint or context: transmits go to their peer's
-    /// lane; a transmit context's (`one_way`) carry only them.
-    pub(crate) fn rdm_enable(&self, rdm: &Rdm, av: &Av, one_way: bool) {
-        let bits = av.rx_ctx_bits();
-        let mut g = self.q.lock();
-        g.ext.one_way = one_way;
-        g.ext.per_lane_tx = true;
-        g.ext.rdm = rdm;
-        g.ext.av = av;
-        g.ext.av_bits = bits;
-    }
-
     /// A post on an RDM endpoint (`QueueExt::posted`): a transmit goes to
-    /// the lane of its destination (an address handle of the AV: -EINVAL
-    /// otherwise), which connects on its first; a receive lets the
-    /// connections that hold messages for one go on.
+    /// the lane of its destination (`util::peers::route`), which connects
+    /// on its first; a receive lets the connections that hold messages for
+    /// one go on.
     fn rdm_posted<'a>(&'a self, q: &mut Queues<TcpExt>, kind: Kind, i: usize) -> core::result::Result<Option<ConnRef<'a>>, isize> {
-        if q.ext.rdm.is_null() {
-            return Err(-(kernel::bindings::ENOTCONN as isize));
-        }
         if !kind.is_tx() {
+            if !q.ext.peers.enabled() {
+                return Err(-(kernel::bindings::ENOTCONN as isize));
+            }
             let tagged = kind.is_tagged();
-            for l in q.ext.lanes_mut() {
-                if let (Some(c), true) = (&l.conn, tagged || l.msg_waiting) {
+            for l in q.ext.peers.iter_mut() {
+                if let (Some(c), true) = (&l.conn, tagged || l.x.msg_waiting) {
                     c.kick();
                 }
             }
             return Ok(None);
         }
-        let dest = q.tx[i].dest;
-        // SAFETY: set while enabled (checked above), the AV bound.
-        let av = unsafe { &*q.ext.av };
-        let Some(addr) = av.lookup(dest) else {
-            return Err(-(kernel::bindings::EINVAL as isize));
-        };
-        let Some(lane) = q.ext.lane_for(dest, &addr) else {
-            return Err(-(kernel::bindings::EAGAIN as isize));
-        };
-        q.tx_links.remove(&mut q.tx_pending, i);
-        let rdm = q.ext.rdm;
-        let Some(l) = q.ext.lane_mut(lane) else {
-            return Err(-(kernel::bindings::EAGAIN as isize));
-        };
-        q.tx_links.push_back(&mut l.tx_pending, i);
-        let a = rdm::step(&mut l.peer.state, Event::Send);
-        if a.has(Actions::CONNECT) {
-            l.peer.want_connect = true;
-            // SAFETY: set while enabled (checked above).
-            unsafe { &*rdm }.want_connect();
-        }
-        if !a.has(Actions::FLOW) {
+        let r = route(q, i)?;
+        if !r.flow {
             return Ok(None);
         }
-        l.hint();
+        let Some(l) = q.ext.peers.lane(r.lane) else {
+            return Ok(None);
+        };
+        hint(l);
         let Some(c) = l.conn.clone() else {
             return Ok(None);
         };
         Ok(Some(ConnRef { conn: c, quiet: q.cfg.quiet(), _call: self.call(q) }))
-    }
-
-    /// Fails what `d` took off a lane with `err`.
-    fn fail_doomed(&self, mut d: Doomed, err: u32) {
-        if d.is_empty() {
-            return;
-        }
-        self.fail_picked(err, |q| d.0.iter_mut().find_map(|l| q.tx_links.pop_front(l)).map(|i| (true, i)));
-    }
-
-    /// A peer's request on `c`: the lane of `handle` (a new one for a
-    /// peer not in the AV, and with `inbound`, see [`RdmPeer::inbound`])
-    /// decides, with `peer_wins` (rxm's rule) and its connection id;
-    /// `accept` makes the accept data for the lane. `Err`: no lane (no
-    /// memory, or the endpoint is closing).
-    pub(crate) fn rdm_request(
-        &self,
-        handle: u64,
-        listen: &SockAddr,
-        c: &Arc<Conn>,
-        peer_id: u64,
-        peer_wins: bool,
-        inbound: bool,
-        accept: impl FnOnce(u32) -> [u8; crate::logic::rxm::ACCEPT_BYTES],
-    ) -> core::result::Result<RequestOutcome, ()> {
-        let (out, doomed) = {
-            let mut g = self.q.lock();
-            let q = &mut *g;
-            if q.ext.rdm.is_null() {
-                return Err(());
-            }
-            let lane = if handle == rules_x::ADDR_ANY || inbound {
-                // A peer not in the AV, ourselves, a context: a lane of
-                // its own, which our sends never use (ours to ourselves
-                // go on the lane of the handle, connected to this one).
-                let l = q.ext.new_lane().ok_or(())?;
-                let h = if handle == rules_x::ADDR_ANY { handle } else { av_index(handle, q.ext.av_bits) };
-                let x = q.ext.lane_mut(l).ok_or(())?;
-                x.peer = RdmPeer { used: true, inbound: true, handle: h, addr: *listen, ..RdmPeer::new() };
-                l
-            } else {
-                q.ext.lane_for(handle, listen).ok_or(())?
-            };
-            let l = q.ext.lane_mut(lane).ok_or(())?;
-            let restarted = l.peer.state == State::Up && (l.peer.peer_id >> 32) != (peer_id >> 32);
-            let a = rdm::step(&mut l.peer.state, Event::Request { peer_wins, restarted });
-            let mut out = RequestOutcome { accept: None, drop: [None, None] };
-            let mut doomed = Doomed::NONE;
-            if a.has(Actions::DROP_OUT) {
-                out.drop[0] = l.peer.out.take();
-            }
-            if a.has(Actions::DROP_UP) {
-                // What went to the old instance is lost with it; what is
-                // queued goes to the new one.
-                out.drop[1] = l.conn.take();
-                doomed = Doomed::take(l, false);
-            }
-            if a.has(Actions::ACCEPT_IN) {
-                l.conn = Some(c.clone());
-                l.peer.peer_id = peer_id;
-                l.msg_waiting = false;
-                out.accept = Some((lane, accept(lane)));
-            }
-            (out, doomed)
-        };
-        self.fail_doomed(doomed, kernel::bindings::ECONNRESET);
-        Ok(out)
-    }
-
-    /// Whether `c` is lane `lane`'s connection attempt of ours.
-    pub(crate) fn rdm_is_out(&self, lane: u32, c: &Conn) -> bool {
-        let g = self.q.lock();
-        g.ext.lane(lane).and_then(|l| l.peer.out.as_deref()).is_some_and(|o| core::ptr::eq(o, c))
-    }
-
-    /// Our attempt `c` on lane `lane` is up; the peer's id is `peer_id`.
-    pub(crate) fn rdm_out_up(&self, lane: u32, c: &Conn, peer_id: u64) {
-        let mut g = self.q.lock();
-        let Some(l) = g.ext.lane_mut(lane) else {
-            return;
-        };
-        if !l.peer.out.as_deref().is_some_and(|o| core::ptr::eq(o, c)) {
-            return;
-        }
-        let a = rdm::step(&mut l.peer.state, Event::OutUp);
-        if l.peer.state == State::Up {
-            l.peer.peer_id = peer_id;
-            l.conn = l.peer.out.take();
-            l.msg_waiting = false;
-        }
-        if a.has(Actions::FLOW) {
-            l.hint();
-            if let Some(x) = &l.conn {
-                x.kick();
-            }
-        }
-    }
-
-    /// Event `e` of connection `c` on lane `lane` (`errno`: the cause of
-    /// a failure, for the transmits that waited): the connection the
-    /// event dropped, to stop (the caller's own is never stopped here).
-    pub(crate) fn rdm_event(&self, lane: u32, c: &Conn, e: Event, errno: u32) -> Option<Arc<Conn>> {
-        let (bury, doomed, freed) = {
-            let mut g = self.q.lock();
-            let l = g.ext.lane_mut(lane)?;
-            let is = |x: &Option<Arc<Conn>>| x.as_deref().is_some_and(|o| core::ptr::eq(o, c));
-            let (out, cur) = (is(&l.peer.out), is(&l.conn));
-            if !out && !cur {
-                // Stale: a connection the lane no longer has.
-                return None;
-            }
-            if out && l.peer.state != State::Connecting {
-                // An attempt dropped in favour of the peer's: just goes.
-                return l.peer.out.take();
-            }
-            let a = rdm::step(&mut l.peer.state, e);
-            if l.peer.state == State::Waiting {
-                l.peer.waiting_since = base::jiffies();
-            }
-            let mut bury = None;
-            if out && matches!(e, Event::Rejected { .. } | Event::Down) {
-                bury = l.peer.out.take();
-            }
-            if cur && (a.has(Actions::DROP_UP) || matches!(e, Event::Down)) {
-                bury = l.conn.take();
-            }
-            let doomed = if a.has(Actions::FAIL_WAITING) { Doomed::take(l, true) } else { Doomed::NONE };
-            let mut freed = Doomed::NONE;
-            if l.peer.inbound && l.conn.is_none() && l.peer.out.is_none() {
-                // Its connection is gone: the lane is free again.
-                freed = Doomed::take(l, true);
-                l.peer = RdmPeer::new();
-                l.msg_waiting = false;
-            }
-            if a.has(Actions::FLOW) {
-                l.hint();
-                if let Some(x) = &l.conn {
-                    x.kick();
-                }
-            }
-            (bury, doomed, freed)
-        };
-        self.fail_doomed(doomed, errno);
-        self.fail_doomed(freed, errno);
-        bury
-    }
-
-    /// Lanes waiting longer than `after` jiffies for the peer's request
-    /// try again (they want a connection); true if some still wait.
-    pub(crate) fn rdm_retry_due(&self, after: u64) -> bool {
-        let now = base::jiffies();
-        let mut g = self.q.lock();
-        if g.ext.rdm.is_null() {
-            return false;
-        }
-        let rdm = g.ext.rdm;
-        let (mut due, mut waiting) = (false, false);
-        for l in g.ext.lanes_mut() {
-            if l.peer.state != State::Waiting {
-                continue;
-            }
-            if now.wrapping_sub(l.peer.waiting_since) < after {
-                waiting = true;
-                continue;
-            }
-            if rdm::step(&mut l.peer.state, Event::Retry).has(Actions::CONNECT) {
-                l.peer.want_connect = true;
-                due = true;
-            }
-        }
-        if due {
-            // SAFETY: set while enabled (checked above).
-            unsafe { &*rdm }.want.store(true, Ordering::SeqCst);
-        }
-        waiting
-    }
-
-    /// The next lane that wants a connection.
-    pub(crate) fn rdm_take_want(&self) -> Option<Want> {
-        let mut g = self.q.lock();
-        if g.ext.rdm.is_null() {
-            return None;
-        }
-        let one_way = g.ext.one_way;
-        for lane in 0..g.ext.lane_count() {
-            let l = g.ext.lane_mut(lane)?;
-            if core::mem::take(&mut l.peer.want_connect) && l.peer.state == State::Connecting {
-                return Some(Want { lane, addr: l.peer.addr, handle: l.peer.handle, rx: l.peer.rx, one_way: one_way || l.peer.rx != 0 });
-            }
-        }
-        None
-    }
-
-    /// The attempt `c` for lane `lane` started; handed back (to stop) if
-    /// the lane no longer wants it.
-    pub(crate) fn rdm_set_out(&self, lane: u32, c: Arc<Conn>) -> Option<Arc<Conn>> {
-        let mut g = self.q.lock();
-        let ok = !g.ext.rdm.is_null();
-        match g.ext.lane_mut(lane) {
-            Some(l) if ok && l.peer.state == State::Connecting && l.peer.out.is_none() => {
-                l.peer.out = Some(c);
-                None
-            }
-            _ => Some(c),
-        }
-    }
-
-    /// An attempt for lane `lane` could not start (`err`, positive): the
-    /// transmits that waited for it fail.
-    pub(crate) fn rdm_connect_failed(&self, lane: u32, err: u32) {
-        let doomed = {
-            let mut g = self.q.lock();
-            let Some(l) = g.ext.lane_mut(lane) else {
-                return;
-            };
-            if l.peer.state != State::Connecting || l.peer.out.is_some() {
-                return;
-            }
-            let a = rdm::step(&mut l.peer.state, Event::Down);
-            if a.has(Actions::FAIL_WAITING) {
-                Doomed::take(l, true)
-            } else {
-                Doomed::NONE
-            }
-        };
-        self.fail_doomed(doomed, err);
-    }
-
-    /// Connection `c` of lane `lane` ended (its cleanup): if it still is
-    /// the lane's, the lane's transmits fail with `err` (they were for
-    /// the peer it connected to).
-    pub(crate) fn rdm_conn_lost(&self, lane: u32, c: &Conn, err: u32) {
-        let doomed = {
-            let mut g = self.q.lock();
-            match g.ext.lane_mut(lane) {
-                Some(l) if l.conn.as_deref().is_some_and(|o| core::ptr::eq(o, c)) => {
-                    l.msg_waiting = false;
-                    Doomed::take(l, true)
-                }
-                _ => Doomed::NONE,
-            }
-        };
-        self.fail_doomed(doomed, err);
     }
 
     /// The peer read rendezvous `key` of lane `lane` (its `rndv_rd_done`):
@@ -1162,11 +642,11 @@ impl EpData {
         let rep = {
             let mut g = self.q.lock();
             let q = &mut *g;
-            let Some(l) = q.ext.lane_mut(lane) else {
+            let Some(l) = q.ext.peers.lane_mut(lane) else {
                 return false;
             };
             let tx = &q.tx;
-            let Some(i) = q.tx_links.remove_first(&mut l.rndv_wait, |i| tx[i].ext.rndv_key == key && tx[i].ext.trma == trma) else {
+            let Some(i) = q.tx_links.remove_first(&mut l.x.rndv_wait, |i| tx[i].ext.rndv_key == key && tx[i].ext.trma == trma) else {
                 return false;
             };
             q.finish_tx(i)
@@ -1185,11 +665,11 @@ impl EpData {
         let i = {
             let mut g = self.q.lock();
             let q = &mut *g;
-            let Some(l) = q.ext.lane_mut(lane) else {
+            let Some(l) = q.ext.peers.lane_mut(lane) else {
                 return false;
             };
             let tx = &q.tx;
-            let Some(i) = q.tx_links.remove_first(&mut l.rndv_wait, |i| tx[i].ext.rndv_key == key && tx[i].ext.trma) else {
+            let Some(i) = q.tx_links.remove_first(&mut l.x.rndv_wait, |i| tx[i].ext.rndv_key == key && tx[i].ext.trma) else {
                 return false;
             };
             i
@@ -1204,9 +684,9 @@ impl EpData {
     pub(crate) fn trma_read_buf(&self, lane: u32, key: u64) -> Option<(Buf, u64)> {
         let mut g = self.q.lock();
         let q = &mut *g;
-        let l = q.ext.lane_mut(lane)?;
+        let l = q.ext.peers.lane_mut(lane)?;
         let tx = &q.tx;
-        let i = q.tx_links.find_first(&l.rndv_wait, |i| tx[i].ext.rndv_key == key && tx[i].ext.trma && tx[i].kind == Kind::Read)?;
+        let i = q.tx_links.find_first(&l.x.rndv_wait, |i| tx[i].ext.rndv_key == key && tx[i].ext.trma && tx[i].kind == Kind::Read)?;
         Some((q.tx[i].buf, q.tx[i].len))
     }
 
@@ -1221,60 +701,16 @@ impl EpData {
         }
         let mut g = self.q.lock();
         let q = &mut *g;
-        let l = q.ext.lane_mut(lane)?;
+        let l = q.ext.peers.lane_mut(lane)?;
         let tx = &q.tx;
-        let i = q.tx_links.find_first(&l.rndv_wait, |i| tx[i].ext.rndv_key == key && !tx[i].ext.trma)?;
+        let i = q.tx_links.find_first(&l.x.rndv_wait, |i| tx[i].ext.rndv_key == key && !tx[i].ext.trma)?;
         Some(q.tx[i].buf)
-    }
-
-    /// The low 32 bits of the connection id lane `lane`'s peer gave (what
-    /// our rxm packets to it carry).
-    pub(crate) fn rdm_peer_id(&self, lane: u32) -> u32 {
-        self.q.lock().ext.lane(lane).map_or(0, |l| l.peer.peer_id as u32)
     }
 
     /// Reads of lane `lane` whose responses are still to come.
     pub(crate) fn reads_out(&self, lane: u32) -> bool {
-        self.q.lock().ext.lane(lane).is_some_and(|l| !l.tx_read.is_empty())
+        self.q.lock().ext.peers.lane(lane).is_some_and(|l| !l.x.tx_read.is_empty())
     }
-
-    /// Close of an RDM endpoint (its map closed): no more routing; the
-    /// lanes' connections and attempts, to stop.
-    pub(crate) fn rdm_close(&self) -> KVec<Arc<Conn>> {
-        let mut all = KVec::new();
-        loop {
-            let next = {
-                let mut g = self.q.lock();
-                g.ext.rdm = core::ptr::null();
-                g.ext.av = core::ptr::null();
-                let n = g.ext.lane_count();
-                (0..n).find_map(|l| {
-                    let x = g.ext.lane_mut(l)?;
-                    x.conn.take().or_else(|| x.peer.out.take())
-                })
-            };
-            let Some(c) = next else {
-                return all;
-            };
-            if all.push(c.clone(), GFP_KERNEL).is_err() {
-                c.stop();
-            }
-        }
-    }
-}
-
-/// A lane that wants a connection ([`EpData::rdm_take_want`]).
-pub(crate) struct Want {
-    pub(crate) lane: u32,
-    /// The peer's listener, and its handle.
-    pub(crate) addr: SockAddr,
-    pub(crate) handle: u64,
-    /// Its receive context (connect data names it when not 0).
-    pub(crate) rx: u16,
-    /// The connection will carry our transmits only: a transmit
-    /// context's, or one to a receive context other than 0 (see
-    /// `logic::rxm::CtxExt`).
-    pub(crate) one_way: bool,
 }
 
 /// How many RDM lanes one CQ read moves, and looks at.
@@ -1302,13 +738,13 @@ impl EpData {
     fn rdm_progress_ref(&self) -> Option<TcpProgress<'_>> {
         let mut g = self.q.lock();
         let q = &mut *g;
-        let n = q.ext.lane_count();
+        let n = q.ext.peers.count();
         let mut conns: [Option<Arc<Conn>>; RDM_POLL] = Default::default();
         let mut k = 0;
         let start = q.ext.poll_next % n;
         for j in 0..n.min(RDM_SCAN) {
             let l = (start + j) % n;
-            if let Some(c) = q.ext.lane(l).and_then(|x| x.conn.as_ref()) {
+            if let Some(c) = q.ext.peers.lane(l).and_then(|x| x.conn.as_ref()) {
                 if c.dirty() {
                     conns[k] = Some(c.clone());
                     k += 1;

@@ -97,3 +97,8 @@ pub(crate) unsafe fn write_addr(a: &SockAddr, addr: *mut c_void, len: *mut usize
     unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), addr.cast::<u8>(), need) };
     0
 }
+
+/// The same socket address (family, port, address and scope).
+pub(crate) fn same_addr(a: &SockAddr, b: &SockAddr) -> bool {
+    a.family == b.family && a.port == b.port && a.addr == b.addr && a.scope_id == b.scope_id
+}

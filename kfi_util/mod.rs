@@ -30,6 +30,12 @@
 //! - `sep`: the scalable endpoint base (AV binding, enable, close order,
 //!   the transmit and receive contexts, which are the provider's
 //!   endpoints in a role);
+//! - `rdm`: the connection map of a connectionless endpoint (or a
+//!   scalable endpoint): listener, connect on first use, requests,
+//!   simultaneous connects, retries, peer loss, contexts, close; the
+//!   provider's connection behind `MapConn`, its hooks in `ProvRdm`;
+//! - `peers`: an RDM endpoint's lanes (one per peer) under its queue
+//!   lock, the post's route to them and the map's transitions;
 //! - `pep`: the passive endpoint base (EQ binding, listen and reject
 //!   checks, close order) a provider's passive endpoint embeds, and
 //!   connection requests (`info->handle` of `KFI_CONNREQ`);
@@ -157,7 +163,9 @@ pub(crate) mod fid;
 pub(crate) mod getinfo;
 pub(crate) mod mr;
 pub(crate) mod pep;
+pub(crate) mod peers;
 pub(crate) mod queues;
+pub(crate) mod rdm;
 pub(crate) mod sep;
 pub(crate) mod sync;
 pub(crate) mod tagmatch;

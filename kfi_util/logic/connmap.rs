@@ -89,6 +89,15 @@ impl Actions {
     }
 }
 
+impl State {
+    /// Moves to the state after `e` ([`step`]) and returns what to do.
+    pub fn apply(&mut self, e: Event) -> Actions {
+        let (s, a) = step(*self, e);
+        *self = s;
+        a
+    }
+}
+
 /// The next state of a peer in `s` after `e`, and what to do.
 pub fn step(s: State, e: Event) -> (State, Actions) {
     use Event as E;

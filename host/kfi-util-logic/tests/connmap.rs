@@ -182,3 +182,15 @@ proptest! {
         prop_assert_eq!(using[0], using[1]);
     }
 }
+
+/// `State::apply` (what the toolkit's lanes call) is `step` in place.
+#[test]
+fn apply_is_step_in_place() {
+    let mut s = State::Idle;
+    assert_eq!(s.apply(Event::Send).0, Actions::CONNECT);
+    assert_eq!(s, State::Connecting);
+    assert_eq!(s.apply(Event::Rejected { already: true }).0, step(State::Connecting, Event::Rejected { already: true }).1 .0);
+    assert_eq!(s, State::Waiting);
+    assert_eq!(s.apply(Event::Retry).0, Actions::CONNECT);
+    assert_eq!(s, State::Connecting);
+}
