@@ -233,7 +233,7 @@ unsafe extern "C" fn tcp_getinfo(
     // SAFETY: the core calls `kgetinfo` with arguments as `getinfo`
     // requires.
     unsafe {
-        crate::util::getinfo::getinfo(version, node, service, flags, hints, info, &views, |i| views[i].name, |_, _| true, &VARIANTS, |e, i, p, v, k| {
+        crate::util::getinfo::getinfo(version, node, service, flags, hints, info, &views, |i| views[i].name, |_, _, _| true, &VARIANTS, |e, i, p, v, k| {
             fill(e, i, p, v)?;
             if VARIANTS[k] == sys::KFI_EP_RDM {
                 rdm(e);

@@ -22,7 +22,7 @@ use crate::pep::{Listen, Listener};
 use crate::util::addr::SockAddr;
 use crate::util::logic::rxm;
 use crate::util::logic::xfer::List;
-use crate::util::peers::{HasPeers, LaneExt, Peers};
+use crate::util::peers::LaneExt;
 use crate::util::rdm::{LaneRef, Map, MapConn, ProvRdm};
 use crate::xfer::TcpExt;
 use crate::Prov;
@@ -71,19 +71,7 @@ impl LaneExt for TcpLane {
     }
 }
 
-impl HasPeers for TcpExt {
-    type R = Prov;
-
-    #[inline(always)]
-    fn peers(&self) -> &Peers<Prov> {
-        &self.peers
-    }
-
-    #[inline(always)]
-    fn peers_mut(&mut self) -> &mut Peers<Prov> {
-        &mut self.peers
-    }
-}
+crate::util::peers::impl_has_peers!(TcpExt, peers);
 
 impl ProvRdm for Prov {
     type Conn = Conn;

@@ -106,13 +106,15 @@ impl Reuse<'_> {
 /// plan (`logic::plan`) over `views`, the interfaces the provider serves
 /// in the caller's namespace (in its order: IPv4 entries come first),
 /// each written by `fill(entry, Some(interface), plan, version, variant)`
-/// (kfi_verbs: variant 0 its direct mode, 1 its soft mode); hints are
-/// applied again by the core. `tag_of(i)` is what the hints' domain
+/// (kfi_verbs: variant 0 its direct mode, 1 its soft mode, 2 RDM); hints
+/// are applied again by the core. `tag_of(i)` is what the hints' domain
 /// restricts `views[i]` by (its name filter, [`Provider::domain_scope`]).
-/// `keep(plan, source)` may drop a plan (kfi_verbs: a destination its
-/// device does not reach; `source`: the node was a source address).
-/// Before planning: ep types other than MSG, any `av_type` and address
-/// formats other than sockaddrs get -ENODATA. Errors: -EINVAL (NULL
+/// `keep(plan, source, variant)` may drop a plan's entry (kfi_verbs: a
+/// destination its device does not reach, RDM on iWARP; `source`: the
+/// node was a source address).
+/// Before planning: ep types none of `variants` is, an `av_type` with
+/// MSG-only variants and address formats other than sockaddrs get
+/// -ENODATA. Errors: -EINVAL (NULL
 /// `info`, a bad node or service), -ENODATA (no entry), -ENOMEM.
 ///
 /// # Safety
@@ -129,7 +131,7 @@ pub(crate) unsafe fn getinfo<'t>(
     info: *mut *mut kfi_info,
     views: &[Iface<'_>],
     tag_of: impl Fn(usize) -> &'t [u8],
-    keep: impl Fn(&Plan, bool) -> bool,
+    keep: impl Fn(&Plan, bool, usize) -> bool,
     variants: &[u32],
     mut fill: impl FnMut(&mut kfi_info, Option<&Iface<'_>>, &Plan, u32, usize) -> Result,
 ) -> c_int {
@@ -185,11 +187,11 @@ pub(crate) unsafe fn getinfo<'t>(
     let mut list = InfoList::new();
     for p in &plans[..n] {
         let iface = &views[p.iface];
-        if reuse.tag.is_some_and(|tag| tag != tag_of(p.iface)) || !keep(p, source) {
+        if reuse.tag.is_some_and(|tag| tag != tag_of(p.iface)) {
             continue;
         }
         for (v, &ty) in variants.iter().enumerate() {
-            if !offered(ty) {
+            if !offered(ty) || !keep(p, source, v) {
                 continue;
             }
             let r = list.push().and_then(|e| {

@@ -51,6 +51,27 @@ pub(crate) trait HasPeers: QueueExt + Sized {
     fn peers_mut(&mut self) -> &mut Peers<Self::R>;
 }
 
+/// Implements [`HasPeers`] for the provider's queue part `$x`, whose
+/// field `$f` holds the lanes (of `crate::Prov`).
+macro_rules! impl_has_peers {
+    ($x:ty, $f:ident) => {
+        impl $crate::util::peers::HasPeers for $x {
+            type R = $crate::Prov;
+
+            #[inline(always)]
+            fn peers(&self) -> &$crate::util::peers::Peers<$crate::Prov> {
+                &self.$f
+            }
+
+            #[inline(always)]
+            fn peers_mut(&mut self) -> &mut $crate::util::peers::Peers<$crate::Prov> {
+                &mut self.$f
+            }
+        }
+    };
+}
+pub(crate) use impl_has_peers;
+
 /// What an RDM endpoint knows of the peer of a lane.
 pub(crate) struct Peer<R: ProvRdm> {
     /// In use: a peer of the AV, or one that connected to us.

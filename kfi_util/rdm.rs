@@ -472,7 +472,10 @@ impl<R: ProvRdm> Map<R> {
         let mut g = self.st.lock();
         if g.closing || g.pending.push(c.clone(), GFP_KERNEL).is_err() {
             drop(g);
-            c.stop();
+            // Not stopped here: this may be the connection's own event
+            // context (kfi_verbs: the request's rdma_cm handler). A
+            // closing map stops it after its listener is stopped.
+            self.bury(c);
             return;
         }
         drop(g);

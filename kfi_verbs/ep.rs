@@ -40,7 +40,7 @@ use core::ffi::{c_int, c_void};
 use kernel::bindings;
 use kernel::new_mutex;
 use kernel::prelude::*;
-use kernel::sync::Mutex;
+use kernel::sync::{Arc, Mutex};
 
 /// Where an endpoint's connection is.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -94,6 +94,10 @@ pub(crate) struct Ep {
     conn: Conn,
     #[pin]
     cm: Mutex<CmState>,
+    /// An RDM endpoint's connection map, from enable to close
+    /// (`rdm.rs`).
+    #[pin]
+    rdm: Mutex<Option<Arc<crate::rdm::Rdm>>>,
 }
 
 const _: () = assert!(core::mem::offset_of!(Ep, base) == 0);
@@ -243,7 +247,7 @@ unsafe impl ProvEp for Ep {
         rx_op_flags: crate::prov::RX_OP_FLAGS,
         // An RDMA target sees no completion of remote accesses.
         cntr_events: sys::KFI_SEND as u64 | sys::KFI_RECV as u64 | sys::KFI_READ as u64 | sys::KFI_WRITE as u64,
-        rdm: false,
+        rdm: true,
     };
 
     fn data(&self) -> &EpData {
@@ -255,6 +259,9 @@ unsafe impl ProvEp for Ep {
     /// contexts, the bounce buffers (posted now if the queue pair exists)
     /// and the receive work.
     fn enable(&self, c: &EpConfig) -> Result {
+        if c.attrs.rdm {
+            return self.enable_rdm(c);
+        }
         // SAFETY: the domain outlives its endpoints.
         let d = unsafe { &*self.domain };
         let cfg = Config::new(c, MAX_MSG_SIZE, self.domain);
@@ -284,6 +291,9 @@ unsafe impl ProvEp for Ep {
     /// the queues (soft mode: their receive work stopped; CQ reads holding
     /// the connection waited for), then what the receive work held.
     fn closing(&self) {
+        if let Some(r) = self.rdm.lock().take() {
+            r.leave(self.base.role(), &self.data);
+        }
         self.conn.close();
         drop(self.data.close());
         // CQ reads that took the connection before the queues let go of it.
@@ -299,6 +309,37 @@ unsafe impl ProvEp for Ep {
         } else {
             cmdata::APP_MAX
         }
+    }
+}
+
+impl Ep {
+    /// Enable of an RDM endpoint (`rdm.rs`): its map, listening on the
+    /// source address (the entry's; any address and an ephemeral port
+    /// when none is given), its queues routing transmits to their peers'
+    /// lanes.
+    fn enable_rdm(&self, c: &EpConfig) -> Result {
+        if c.attrs.role != util_ep::Role::Whole {
+            return Err(EINVAL);
+        }
+        // SAFETY: bound (the toolkit checked), open while bound.
+        let av = unsafe { &*c.av.ok_or(EINVAL)? };
+        // SAFETY: the domain outlives its counted endpoints; so does its
+        // fabric.
+        let net = unsafe { Fabric::net((*self.domain).fabric()) };
+        let any = SockAddr { family: bindings::AF_INET as u16, port: 0, scope_id: 0, addr: [0; 16] };
+        let r = crate::rdm::Rdm::start(Some(&self.data), (0, 0), av, net, c.attrs.src.unwrap_or(any), c.attrs.rx_size)?;
+        let mut cfg = Config::new(c, crate::rdm::RDM_MAX_MSG_SIZE, self.domain);
+        cfg.directed = c.attrs.directed;
+        let bits = av.rx_ctx_bits();
+        cfg.addr_mask = if bits == 0 { u64::MAX } else { u64::MAX >> bits };
+        let prep = Prepared { wrs: None, conn: core::ptr::null(), qp: false, iwarp: false, soft: None };
+        if let Err(e) = self.data.enable(cfg, prep) {
+            r.shut();
+            return Err(e);
+        }
+        r.join(util_ep::Role::Whole, &self.data, av)?;
+        *self.rdm.lock() = Some(r);
+        Ok(())
     }
 }
 
@@ -377,6 +418,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
         conn,
         cm <- new_mutex!(CmState { st: St::Idle, rej: [0; cmdata::APP_MAX] }, "kfi_verbs_ep"),
         data <- EpData::new(),
+        rdm <- new_mutex!(None, "kfi_verbs_ep_rdm"),
     });
     let Ok(b) = KBox::pin_init(init, GFP_KERNEL) else {
         return base::neg(bindings::ENOMEM);
@@ -419,6 +461,10 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_connect(
 ) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_ep(ep) };
+    // Connectionless endpoints connect by themselves.
+    if e.base.is_rdm() {
+        return base::neg(bindings::ENOSYS);
+    }
     let mut pd = [0u8; cmdata::TOTAL];
     // SAFETY: readable for `paramlen` bytes by the API contract.
     let n = match unsafe { pdata(param, paramlen, e.mode(), &mut pd) } {
@@ -459,6 +505,9 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_connect(
 pub(crate) unsafe extern "C" fn kfi_verbs_ep_accept(ep: *mut sys::kfid_ep, param: *const c_void, paramlen: usize) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_ep(ep) };
+    if e.base.is_rdm() {
+        return base::neg(bindings::ENOSYS);
+    }
     let mut pd = [0u8; cmdata::TOTAL];
     // SAFETY: readable for `paramlen` bytes by the API contract.
     let n = match unsafe { pdata(param, paramlen, e.mode(), &mut pd) } {
@@ -491,6 +540,9 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_shutdown(ep: *mut sys::kfid_ep, fla
     }
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_ep(ep) };
+    if e.base.is_rdm() {
+        return base::neg(bindings::ENOSYS);
+    }
     let Some(eq) = e.base.enabled_eq() else {
         return base::neg(bindings::ENOTCONN);
     };
@@ -515,6 +567,11 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_shutdown(ep: *mut sys::kfid_ep, fla
 pub(crate) unsafe extern "C" fn kfi_verbs_ep_getname(fid: *mut sys::kfid, addr: *mut c_void, len: *mut usize) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_fid(fid) };
+    if let Some(r) = e.rdm.lock().as_ref() {
+        let a = r.name();
+        // SAFETY: buffers as given by the consumer (API contract).
+        return unsafe { addr::write_addr(&a, addr, len) };
+    }
     let a = match (e.conn.addr(false), e.src) {
         (Ok(a), _) => a,
         (Err(_), Some(a)) => a,
@@ -530,6 +587,9 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_getname(fid: *mut sys::kfid, addr: 
 pub(crate) unsafe extern "C" fn kfi_verbs_ep_getpeer(ep: *mut sys::kfid_ep, addr: *mut c_void, len: *mut usize) -> c_int {
     // SAFETY: only installed on our endpoints.
     let e = unsafe { Ep::from_ep(ep) };
+    if e.base.is_rdm() {
+        return base::neg(bindings::ENOSYS);
+    }
     let a = match e.conn.addr(true) {
         Ok(a) => a,
         Err(_) => return base::neg(bindings::ENOTCONN),

@@ -187,8 +187,25 @@ impl Conn {
         NonNull::new(req).map(Conn)
     }
 
+    /// [`Conn::from_request`] of a request known not to be NULL.
+    ///
+    /// # Safety
+    /// As [`Conn::from_request`].
+    pub(crate) unsafe fn from_request_nn(req: NonNull<sys::kfi_verbs_conn>) -> Conn {
+        Conn(req)
+    }
+
     fn ptr(&self) -> *mut sys::kfi_verbs_conn {
         self.0.as_ptr()
+    }
+
+    /// Makes the connection a connectionless endpoint's: events go to
+    /// `kfi_verbs_rdm_cm_event` (a listener's requests to
+    /// `kfi_verbs_rdm_pep_event`). Before [`Conn::set_owner`].
+    pub(crate) fn set_rdm(&self) {
+        // SAFETY: our connection (invariant); a flag read by its handler,
+        // which reports nothing before it has an owner.
+        unsafe { sys::kfi_verbs_conn_set_rdm(self.ptr()) }
     }
 
     /// Gives a request back to kfi_verbs_cm.c (a `KFI_VERBS_EV_CONNREQ`
@@ -328,6 +345,11 @@ pub(crate) struct Wrs {
 // SAFETY: the set is plain memory; who uses which context is the owner's
 // business (its queue lock, see `Conn::post_send`).
 unsafe impl Send for Wrs {}
+// SAFETY: a shared set is only posted on (`Conn::post_*`, unsafe: the
+// caller guarantees the slot it names is its own, not posted), each post
+// touching that slot's context and the set's connection pointer (written
+// with WRITE_ONCE, the same value for every post on one connection).
+unsafe impl Sync for Wrs {}
 
 impl Wrs {
     /// Allocates the contexts of `ntx` transmit and `nrx` receive slots of
@@ -343,6 +365,15 @@ impl Wrs {
 
     fn as_ptr(&self) -> *mut sys::kfi_verbs_wrs {
         self.ptr.as_ptr()
+    }
+
+    /// Makes the contexts a connectionless endpoint's connection's:
+    /// completions go to `kfi_verbs_rdm_tx_done`/`_rx_done` with `owner`.
+    /// Before any is posted.
+    pub(crate) fn set_rdm(&self, owner: *const c_void) {
+        // SAFETY: our set (invariant), none of it posted yet (the caller's
+        // contract: it is new); `owner` is only stored.
+        unsafe { sys::kfi_verbs_wrs_set_rdm(self.as_ptr(), owner.cast_mut()) }
     }
 }
 

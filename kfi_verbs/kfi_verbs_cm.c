@@ -169,6 +169,20 @@ void kfi_verbs_conn_set_owner(struct kfi_verbs_conn *c, void *ctx)
 	}
 }
 
+/**
+ * kfi_verbs_conn_set_rdm() - Make a connection a connectionless
+ *	endpoint's: its events go to kfi_verbs_rdm_cm_event() (a listener's
+ *	requests to kfi_verbs_rdm_pep_event(), and the requests it hands
+ *	over are the same kind). Before kfi_verbs_conn_set_owner().
+ * @c: The connection.
+ *
+ * Context: Process context, before the connection has an owner.
+ */
+void kfi_verbs_conn_set_rdm(struct kfi_verbs_conn *c)
+{
+	c->rdm = true;
+}
+
 static int kfi_verbs_sockaddr(const struct kfi_util_addr *a,
 			      struct sockaddr_storage *ss)
 {
@@ -631,7 +645,9 @@ static void kfi_verbs_report(struct kfi_verbs_conn *c, int type, int status,
 
 	void *ctx = READ_ONCE(c->ctx);
 
-	if (ctx)
+	if (ctx && c->rdm)
+		kfi_verbs_rdm_cm_event(ctx, &e);
+	else if (ctx)
 		kfi_verbs_ep_cm_event(ctx, &e);
 }
 
@@ -668,11 +684,13 @@ static int kfi_verbs_cm_connreq(struct kfi_verbs_conn *l,
 	    kfi_util_addr_decode(&id->route.addr.dst_addr, 0, &e.peer))
 		goto free;
 	c->id = id;
+	c->rdm = l->rdm;
 	id->context = c;
 	e.req = c;
 	if (!e.pdata)
 		e.pdata_len = 0;
-	if (kfi_verbs_pep_cm_event(l->ctx, &e) == 0)
+	if (l->rdm ? kfi_verbs_rdm_pep_event(l->ctx, &e) == 0 :
+		     kfi_verbs_pep_cm_event(l->ctx, &e) == 0)
 		return 0;
 	id->context = l;
 free:
@@ -707,7 +725,9 @@ static void kfi_verbs_remove_work(struct work_struct *w)
 		return;
 	/* (the owner's teardown waits for this work before going) */
 	ctx = READ_ONCE(c->ctx);
-	if (ctx && c->kind == KFI_VERBS_CONN_EP)
+	if (ctx && c->rdm && c->kind != KFI_VERBS_CONN_REQ)
+		kfi_verbs_rdm_cm_event(ctx, &e);
+	else if (ctx && c->kind == KFI_VERBS_CONN_EP)
 		kfi_verbs_ep_cm_event(ctx, &e);
 	else if (ctx && c->kind == KFI_VERBS_CONN_PEP)
 		kfi_verbs_pep_cm_event(ctx, &e);
@@ -818,6 +838,17 @@ static int kfi_verbs_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_REJECTED:
 		kfi_verbs_conn_quiesce(c);
 		data = rdma_consumer_reject_data(id, ev, &len);
+		/*
+		 * siw reports an MPA reject, which carries the peer's private
+		 * data, with -ECONNRESET, which rdma_consumer_reject_data()
+		 * does not take for a consumer's reject on iWARP.
+		 */
+		if (!data && rdma_protocol_iwarp(id->device, id->port_num) &&
+		    ev->param.conn.private_data &&
+		    ev->param.conn.private_data_len) {
+			data = ev->param.conn.private_data;
+			len = ev->param.conn.private_data_len;
+		}
 		kfi_verbs_report(c, KFI_VERBS_EV_ERROR, -ECONNREFUSED, data,
 				 len);
 		break;

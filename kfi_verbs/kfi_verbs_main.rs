@@ -36,6 +36,7 @@ mod ffi;
 mod mr;
 mod pep;
 mod prov;
+mod rdm;
 mod soft;
 mod xfer;
 // The provider toolkit and the KFI_TRIGGER machinery (shared with the

@@ -141,6 +141,7 @@ struct kfi_verbs_conn {
 	unsigned int users;
 	struct work_struct remove_work;
 	int kind;
+	bool rdm;
 	void *ctx;
 	struct kfi_verbs_dev *dev;
 	struct ib_cq *cq;

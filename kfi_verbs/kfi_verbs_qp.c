@@ -83,6 +83,7 @@ struct kfi_verbs_wr {
  */
 struct kfi_verbs_wrs {
 	void *owner;
+	bool rdm;
 	unsigned int ntx;
 	unsigned int nrx;
 	struct kfi_verbs_conn *conn;
@@ -129,6 +130,21 @@ struct kfi_verbs_wrs *kfi_verbs_wrs_alloc(void *owner, unsigned int ntx,
 					      kfi_verbs_recv_done;
 	}
 	return w;
+}
+
+/**
+ * kfi_verbs_wrs_set_rdm() - Make work request contexts a connectionless
+ *	endpoint's connection's: their completions go to
+ *	kfi_verbs_rdm_tx_done()/_rx_done() with @owner. Before any is posted.
+ * @w: The set.
+ * @owner: The connection's owner (replaces the one given at allocation).
+ *
+ * Context: Any; before the set is used.
+ */
+void kfi_verbs_wrs_set_rdm(struct kfi_verbs_wrs *w, void *owner)
+{
+	w->owner = owner;
+	w->rdm = true;
 }
 
 /**
@@ -956,7 +972,10 @@ static void kfi_verbs_done(struct ib_wc *wc, bool tx)
 		kfi_verbs_check_wc(wr, wc);
 		kfi_verbs_wc_of(wc, &k);
 		k.reg = true;
-		kfi_verbs_rx_done(wr->set->owner, wr->slot, &k);
+		if (wr->set->rdm)
+			kfi_verbs_rdm_rx_done(wr->set->owner, wr->slot, &k);
+		else
+			kfi_verbs_rx_done(wr->set->owner, wr->slot, &k);
 		return;
 	}
 	if (wr->ib)
@@ -966,7 +985,11 @@ static void kfi_verbs_done(struct ib_wc *wc, bool tx)
 				   wc->status == IB_WC_SUCCESS);
 	kfi_verbs_check_wc(wr, wc);
 	kfi_verbs_wc_of(wc, &k);
-	if (tx)
+	if (wr->set->rdm && tx)
+		kfi_verbs_rdm_tx_done(wr->set->owner, wr->slot, &k);
+	else if (wr->set->rdm)
+		kfi_verbs_rdm_rx_done(wr->set->owner, wr->slot, &k);
+	else if (tx)
 		kfi_verbs_tx_done(wr->set->owner, wr->slot, &k);
 	else
 		kfi_verbs_rx_done(wr->set->owner, wr->slot, &k);

@@ -97,6 +97,19 @@ const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
     | sys::KFI_ORDER_SAW as u64
     | sys::KFI_ORDER_SAS as u64;
 
+/// An RDM entry (`rdm.rs`, libfabric's `verbs;ofi_rxm` wire): messages
+/// (tagged, multi-receive, remote CQ data in rxm's header) by eager rxm
+/// packets, with sources and directed receives, triggered. No RMA or
+/// atomics, and no scalable endpoints, over RDM yet.
+const RDM_TX_CAPS: u64 = sys::KFI_MSG as u64 | sys::KFI_TAGGED as u64 | sys::KFI_SEND as u64 | sys::KFI_TRIGGER as u64;
+const RDM_RX_CAPS: u64 = sys::KFI_MSG as u64
+    | sys::KFI_TAGGED as u64
+    | sys::KFI_RECV as u64
+    | sys::KFI_MULTI_RECV as u64
+    | sys::KFI_TRIGGER as u64
+    | sys::KFI_SOURCE
+    | sys::KFI_DIRECTED_RECV;
+
 /// The provider structure handed to the core.
 pub(crate) fn provider() -> sys::kfi_provider {
     let mut p = crate::util::fabric::provider(c"verbs", PROV_VERSION);
@@ -173,6 +186,25 @@ pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port,
     fill_common(dom, fab, b"verbs", PROV_VERSION, version)
 }
 
+/// Turns an entry filled by [`fill`] (direct mode) into the RDM one.
+fn rdm(e: &mut kfi_info) {
+    // SAFETY: `fill` allocated all five attributes.
+    let (tx, rx, ep, dom) = unsafe { (&mut *e.tx_attr, &mut *e.rx_attr, &mut *e.ep_attr, &mut *e.domain_attr) };
+    tx.caps = RDM_TX_CAPS;
+    rx.caps = RDM_RX_CAPS;
+    e.caps = RDM_TX_CAPS | RDM_RX_CAPS | DOMAIN_CAPS;
+    // Copied into and out of packet buffers: any pieces.
+    tx.iov_limit = sys::KFI_VERBS_SGE_MAX as usize;
+    rx.iov_limit = sys::KFI_VERBS_SGE_MAX as usize;
+    tx.rma_iov_limit = 0;
+    ep.type_ = sys::KFI_EP_RDM;
+    ep.max_msg_size = crate::rdm::RDM_MAX_MSG_SIZE as usize;
+    ep.max_order_raw_size = 0;
+    ep.max_order_waw_size = 0;
+    // rxm's header carries 8 bytes of CQ data.
+    dom.cq_data_size = 8;
+}
+
 /// Bytes of an inject (copied into the slot's own buffer at the call).
 pub(crate) const INJECT_SIZE: usize = crate::util::logic::xfer::INJECT_LIMIT;
 
@@ -222,7 +254,13 @@ unsafe extern "C" fn verbs_getinfo(
     // Per address, the direct mode's entry (libfabric peers, zero copy)
     // first, then the soft mode's (tagged, multi-receive).
     let fill = |e: &mut kfi_info, iface: Option<&Iface<'_>>, p: &Plan, version: u32, v: usize| match iface {
-        Some(iface) => fill(e, iface.family, &ports[owner[p.iface]], p, version, v == 1),
+        Some(iface) => {
+            fill(e, iface.family, &ports[owner[p.iface]], p, version, v == 1)?;
+            if v == 2 {
+                rdm(e);
+            }
+            Ok(())
+        }
         None => Err(EINVAL),
     };
     // An entry with a destination the consumer named (not a source node)
@@ -230,7 +268,10 @@ unsafe extern "C" fn verbs_getinfo(
     // whose network device holds that address, or the one the route to
     // it leaves by (as libfabric's verbs provider resolves it). Unknown
     // routes keep every entry.
-    let keep = |p: &Plan, source: bool| match (p.dest, source) {
+    // RDM entries on InfiniBand transports only (rxe): an iWARP queue
+    // pair (siw) has no receiver-not-ready retries, which RDM without
+    // rxm's credits relies on.
+    let keep = |p: &Plan, source: bool, v: usize| (v != 2 || !ports[owner[p.iface]].iwarp) && match (p.dest, source) {
         (Some(d), false) => match ffi::route_ifindex(&crate::util::addr::sockaddr(d)) {
             Some(ifindex) => i64::from(views[p.iface].index) == i64::from(ifindex),
             None => true,
@@ -238,6 +279,7 @@ unsafe extern "C" fn verbs_getinfo(
         _ => true,
     };
     // SAFETY: the core's arguments, passed on unchanged.
-    // Two variants, MSG both: direct and soft mode (protocol versions).
-    unsafe { getinfo(version, node, service, flags, hints, info, &views, tag_of, keep, &[sys::KFI_EP_MSG, sys::KFI_EP_MSG], fill) }
+    // Three variants: MSG in direct and soft mode (protocol versions),
+    // then RDM.
+    unsafe { getinfo(version, node, service, flags, hints, info, &views, tag_of, keep, &[sys::KFI_EP_MSG, sys::KFI_EP_MSG, sys::KFI_EP_RDM], fill) }
 }

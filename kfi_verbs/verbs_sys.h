@@ -125,6 +125,7 @@ struct kfi_verbs_cm_ev {
 int kfi_verbs_conn_create(void *net, int kind, struct kfi_verbs_dev *dev,
 			  struct kfi_verbs_conn **out);
 void kfi_verbs_conn_set_owner(struct kfi_verbs_conn *c, void *ctx);
+void kfi_verbs_conn_set_rdm(struct kfi_verbs_conn *c);
 int kfi_verbs_conn_listen(struct kfi_verbs_conn *c,
 			  const struct kfi_util_addr *src, int backlog);
 int kfi_verbs_conn_connect(struct kfi_verbs_conn *c,
@@ -154,6 +155,10 @@ void kfi_verbs_conn_free(struct kfi_verbs_conn *c);
  */
 void kfi_verbs_ep_cm_event(void *ctx, const struct kfi_verbs_cm_ev *ev);
 int kfi_verbs_pep_cm_event(void *ctx, const struct kfi_verbs_cm_ev *ev);
+/* rdm.rs: the same for a connectionless endpoint's connections and listener
+ * (kfi_verbs_conn_set_rdm()). */
+void kfi_verbs_rdm_cm_event(void *ctx, const struct kfi_verbs_cm_ev *ev);
+int kfi_verbs_rdm_pep_event(void *ctx, const struct kfi_verbs_cm_ev *ev);
 
 /* Data transfers (kfi_verbs_qp.c): work requests on a connection's QP. */
 
@@ -233,6 +238,7 @@ struct kfi_verbs_wc {
 struct kfi_verbs_wrs *kfi_verbs_wrs_alloc(void *owner, unsigned int ntx,
 					  unsigned int nrx);
 void kfi_verbs_wrs_free(struct kfi_verbs_wrs *w);
+void kfi_verbs_wrs_set_rdm(struct kfi_verbs_wrs *w, void *owner);
 int kfi_verbs_post_send(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
 			unsigned int slot, const struct kfi_verbs_sq_req *r);
 int kfi_verbs_post_recv(struct kfi_verbs_conn *c, struct kfi_verbs_wrs *w,
@@ -257,6 +263,11 @@ void kfi_verbs_tx_done(void *owner, unsigned int slot,
 		       const struct kfi_verbs_wc *wc);
 void kfi_verbs_rx_done(void *owner, unsigned int slot,
 		       const struct kfi_verbs_wc *wc);
+/* rdm.rs: the same for a set of kfi_verbs_wrs_set_rdm(). */
+void kfi_verbs_rdm_tx_done(void *owner, unsigned int slot,
+			   const struct kfi_verbs_wc *wc);
+void kfi_verbs_rdm_rx_done(void *owner, unsigned int slot,
+			   const struct kfi_verbs_wc *wc);
 
 /* Memory regions for remote access (kfi_verbs_mr.c): fast registration. */
 

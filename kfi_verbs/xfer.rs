@@ -278,6 +278,9 @@ pub(crate) struct VerbsExt {
     iwarp: bool,
     /// Soft mode (`None`: direct mode).
     pub(crate) soft: Option<KBox<SoftTx>>,
+    /// An RDM endpoint's lanes (`rdm.rs`, `util::peers`; a MSG
+    /// endpoint's are unused: its one connection is `conn`).
+    pub(crate) peers: crate::util::peers::Peers<crate::Prov>,
 }
 
 // SAFETY: `conn` names a connection, whose functions may be called from
@@ -653,7 +656,17 @@ impl QueueExt for VerbsExt {
     const POLL_IDLE: bool = true;
 
     fn new() -> VerbsExt {
-        VerbsExt { conn: core::ptr::null(), wrs: None, qp: false, up: false, rq: List::new(), rx_hold: None, iwarp: false, soft: None }
+        VerbsExt {
+            conn: core::ptr::null(),
+            wrs: None,
+            qp: false,
+            up: false,
+            rq: List::new(),
+            rx_hold: None,
+            iwarp: false,
+            soft: None,
+            peers: crate::util::peers::Peers::new(),
+        }
     }
 
     fn enable(q: &mut Queues<VerbsExt>, p: &mut Prepared) {
@@ -673,6 +686,9 @@ impl QueueExt for VerbsExt {
     /// on iWARP: -EOPNOTSUPP, an RMA over more than one remote region:
     /// -EINVAL).
     fn posted<'a>(_ep: &'a EpData, q: &mut Queues<VerbsExt>, kind: Kind, i: usize) -> core::result::Result<Option<()>, isize> {
+        if q.ext.peers.per_lane_tx {
+            return crate::rdm::posted(q, kind, i).map(|()| None);
+        }
         if q.ext.soft.is_some() {
             return q.posted_soft(kind, i).map(|()| None);
         }
@@ -755,7 +771,13 @@ impl QueueExt for VerbsExt {
 
     /// Soft mode: an untagged message waits for a receive; one posted now
     /// kicks the receive work.
-    fn msg_waiting(q: &mut Queues<VerbsExt>, _stream: u32, waiting: bool) {
+    fn msg_waiting(q: &mut Queues<VerbsExt>, stream: u32, waiting: bool) {
+        if q.ext.peers.per_lane_tx {
+            if let Some(l) = q.ext.peers.lane_mut(stream) {
+                l.x.msg_waiting = waiting;
+            }
+            return;
+        }
         if let (Some(st), true) = (q.ext.soft.as_deref_mut(), waiting) {
             st.rx_wait = true;
         }

@@ -70,7 +70,7 @@ static struct kfi_kunit_prov kfi_provs[] = {
 			     KFI_WRITE |
 			     KFI_SEND | KFI_RECV | KFI_REMOTE_READ |
 			     KFI_REMOTE_WRITE | KFI_TRIGGER |
-			     KFI_LOCAL_COMM | KFI_REMOTE_COMM, 1 },
+			     KFI_LOCAL_COMM | KFI_REMOTE_COMM, 1, true },
 	/* verbs in soft mode (protocol version 2): tagged, multi-receive */
 	[KFI_PROV_verbs_soft] = { "verbs", NULL, NULL,
 				  KFI_MSG | KFI_RMA | KFI_ATOMIC | KFI_READ |
@@ -152,6 +152,8 @@ struct dom_fixture {
  * suite or test sets them).
  */
 static uint64_t dom_hint_caps, dom_hint_tx_flags, dom_hint_rx_flags;
+/* The endpoint type the next dom_setup_at() asks for (0: any). */
+static __maybe_unused enum kfi_ep_type dom_hint_ep_type;
 
 static __maybe_unused void dom_setup_at(struct kunit *test,
 					struct dom_fixture *f, int mr_mode,
@@ -162,6 +164,7 @@ static __maybe_unused void dom_setup_at(struct kunit *test,
 	f->hints->caps = dom_hint_caps;
 	f->hints->tx_attr->op_flags = dom_hint_tx_flags;
 	f->hints->rx_attr->op_flags = dom_hint_rx_flags;
+	f->hints->ep_attr->type = dom_hint_ep_type;
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, node, NULL, flags, f->hints,
 					  &f->list), 0);
 	f->list->domain_attr->mr_mode = mr_mode;

@@ -2596,10 +2596,76 @@ struct rdm_fixture {
 static int rdm_av_bits;
 static size_t rdm_tx_size;
 
-static void rdm_need(struct kunit *test)
+/*
+ * The longest message the next rdm_setup() needs (0: any); a case sets it,
+ * rdm_need() clears it.
+ */
+static size_t rdm_min_msg;
+
+/*
+ * Skips the case unless the provider under test offers an RDM entry with
+ * @caps on its node, for messages of rdm_min_msg bytes (the entry the
+ * fixtures then open: rdm_dom_setup()).
+ */
+/* The provider's RDM entries on its node with @caps (NULL: none). */
+static struct kfi_info *rdm_entries(struct kunit *test, uint64_t caps)
 {
+	struct kfi_info *h, *list = NULL;
+	int ret;
+
+	h = prov_hints(test, cur_prov);
+	h->ep_attr->type = KFI_EP_RDM;
+	h->caps = caps;
+	ret = kfi_getinfo(V17, cur_prov->node, NULL, KFI_SOURCE, h, &list);
+	kfi_freeinfo(h);
+	if (ret == -ENODATA)
+		return NULL;
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return list;
+}
+
+/* Whether the provider's RDM entry offers @caps (parts of a case). */
+static bool rdm_offers(struct kunit *test, uint64_t caps)
+{
+	struct kfi_info *list = cur_prov->rdm ? rdm_entries(test, caps) : NULL;
+
+	kfi_freeinfo(list);
+	return list != NULL;
+}
+
+static void rdm_need(struct kunit *test, uint64_t caps)
+{
+	struct kfi_info *list;
+	size_t min = rdm_min_msg;
+
+	rdm_min_msg = 0;
 	if (!cur_prov->rdm)
 		kunit_skip(test, "%s: no RDM endpoints", cur_prov->name);
+	list = rdm_entries(test, caps);
+	if (!list)
+		kunit_skip(test, "%s: no RDM entry with caps %#llx",
+			   cur_prov->name, (unsigned long long)caps);
+	if (list->ep_attr->max_msg_size < min) {
+		size_t max = list->ep_attr->max_msg_size;
+
+		kfi_freeinfo(list);
+		kunit_skip(test, "%s: RDM messages up to %zu bytes, not %zu",
+			   cur_prov->name, max, min);
+	}
+	kfi_freeinfo(list);
+}
+
+/* The domain of the provider's RDM entry with @caps on @node. */
+static void rdm_dom_setup(struct kunit *test, struct dom_fixture *d,
+			  uint64_t caps, const char *node)
+{
+	uint64_t saved = dom_hint_caps;
+
+	dom_hint_caps |= caps;
+	dom_hint_ep_type = KFI_EP_RDM;
+	dom_setup_at(test, d, 0, node, KFI_SOURCE);
+	dom_hint_ep_type = 0;
+	dom_hint_caps = saved;
 }
 
 /*
@@ -2684,9 +2750,9 @@ static void rdm_setup_at(struct kunit *test, struct rdm_fixture *f, int n,
 {
 	int i;
 
-	rdm_need(test);
+	rdm_need(test, caps);
 	memset(f, 0, sizeof(*f));
-	dom_setup_at(test, &f->d, 0, node, KFI_SOURCE);
+	rdm_dom_setup(test, &f->d, caps, node);
 	f->n = n;
 	for (i = 0; i < n; i++)
 		rdm_open(test, f, i, caps, NULL);
@@ -2867,8 +2933,8 @@ static void rdm_directed_and_unknown_sources(struct kunit *test)
 	char from_b[16] = "", any[16] = "", t_b[16] = "", t_any[16] = "";
 	kfi_addr_t src;
 
-	rdm_need(test);
-	dom_setup_at(test, &f->d, 0, cur_prov->node, KFI_SOURCE);
+	rdm_need(test, KFI_DIRECTED_RECV);
+	rdm_dom_setup(test, &f->d, KFI_DIRECTED_RECV, cur_prov->node);
 	f->n = 3;
 	rdm_open(test, f, 0, KFI_DIRECTED_RECV, NULL);
 	rdm_open(test, f, 1, 0, NULL);
@@ -3029,8 +3095,9 @@ static void rdm_peer_gone_then_back(struct kunit *test)
 
 /*
  * What MSG endpoints do works on RDM ones as well: RMA writes and reads of
- * a peer's region, a multi-receive buffer filled by two senders (each
- * entry with its source), and a triggered send fired by a counter.
+ * a peer's region (if the provider's RDM entry offers RMA), a
+ * multi-receive buffer filled by two senders (each entry with its
+ * source), and a triggered send fired by a counter.
  */
 static void rdm_rma_multi_recv_trigger(struct kunit *test)
 {
@@ -3052,15 +3119,22 @@ static void rdm_rma_multi_recv_trigger(struct kunit *test)
 			      .iov_count = 1, .context = &tctx };
 	size_t min = 64;
 	kfi_addr_t from[2], none;
+	bool rma = rdm_offers(test, KFI_RMA | KFI_MULTI_RECV | KFI_TRIGGER);
 	int i;
 
-	rdm_setup(test, f, 3, KFI_RMA | KFI_MULTI_RECV | KFI_TRIGGER);
+	rdm_setup(test, f, 3,
+		  (rma ? KFI_RMA : 0) | KFI_MULTI_RECV | KFI_TRIGGER);
 	a = &f->node[0];
 	b = &f->node[1];
 	c = &f->node[2];
 	mem = kunit_kzalloc(test, 16, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mem);
 	KUNIT_ASSERT_NOT_NULL(test, src100);
+	if (!rma) {
+		kunit_info(test, "%s: no RMA on RDM: multi-receive and trigger only",
+			   cur_prov->name);
+		goto multi;
+	}
 	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f->d.dom, mem, 16,
 					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
 					 11, 0, &mr, NULL), 0);
@@ -3088,7 +3162,9 @@ static void rdm_rma_multi_recv_trigger(struct kunit *test)
 		KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)back);
 		KUNIT_EXPECT_NE(test, err.err, 0);
 	}
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
 
+multi:
 	/* multi-receive: a's 100 bytes at 0, c's at 100, then released */
 	KUNIT_ASSERT_EQ(test, kfi_setopt(&b->ep->fid, KFI_OPT_ENDPOINT,
 					 KFI_OPT_MIN_MULTI_RECV, &min,
@@ -3131,7 +3207,6 @@ static void rdm_rma_multi_recv_trigger(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &none), 1);
 	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&tctx);
 	KUNIT_EXPECT_EQ(test, kfi_close(&cntr->fid), 0);
-	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
 	rdm_teardown(test, f);
 }
 
@@ -3154,6 +3229,7 @@ static void rdm_rendezvous(struct kunit *test)
 	kfi_addr_t from;
 	char small[16] = "";
 
+	rdm_min_msg = big;
 	rdm_setup(test, f, 2, 0);
 	a = &f->node[0];
 	b = &f->node[1];
@@ -3425,7 +3501,7 @@ static void rdm_hostile_peer(struct kunit *test)
 	kfi_addr_t src;
 	int i;
 
-	rdm_need(test);
+	rdm_need(test, 0);
 	if (strcmp(cur_prov->name, "tcp"))
 		kunit_skip(test, "the tcp provider's wire");
 	rdm_setup(test, f, 2, 0);
@@ -3621,6 +3697,7 @@ static void rdm_rendezvous_pipelined(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	KUNIT_ASSERT_NOT_NULL(test, in);
+	rdm_min_msg = PIPE_LEN;
 	rdm_setup(test, f, 2, 0);
 	a = &f->node[0];
 	b = &f->node[1];
@@ -3690,6 +3767,9 @@ static void rdm_eagain_replay(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	KUNIT_ASSERT_NOT_NULL(test, in);
+	/* checked before the depth is set for rdm_setup() (a skip keeps it) */
+	rdm_min_msg = PIPE_LEN;
+	rdm_need(test, 0);
 	rdm_tx_size = 4;
 	rdm_setup(test, f, 2, 0);
 	rdm_tx_size = 0;
@@ -3852,8 +3932,13 @@ static struct sep_fixture *sep_setup(struct kunit *test, uint64_t caps)
 	int i, j;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	rdm_need(test);
-	dom_setup_at(test, &f->d, 0, cur_prov->node, KFI_SOURCE);
+	rdm_need(test, caps);
+	rdm_dom_setup(test, &f->d, caps, cur_prov->node);
+	if (f->d.list->domain_attr->max_ep_tx_ctx < SEP_CTX) {
+		dom_teardown(test, &f->d);
+		kunit_skip(test, "%s: no scalable endpoints of %d contexts",
+			   cur_prov->name, SEP_CTX);
+	}
 	for (i = 0; i < 2; i++)
 		sep_open(test, f, i, caps);
 	for (i = 0; i < 2; i++)

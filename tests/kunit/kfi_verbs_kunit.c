@@ -213,11 +213,23 @@ static void verbs_getinfo_by_node(struct kunit *test)
 		KUNIT_EXPECT_STREQ(test, e->domain_attr->name, siw_dev);
 		KUNIT_ASSERT_NOT_NULL(test, sin);
 		KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), 7471);
-		/* direct mode first, then soft mode */
+		/* direct mode first, then soft mode (no RDM on iWARP) */
 		KUNIT_EXPECT_EQ(test, e->ep_attr->protocol_version,
 				(uint32_t)(n + 1));
+		KUNIT_EXPECT_EQ(test, e->ep_attr->type, KFI_EP_MSG);
 	}
 	KUNIT_EXPECT_EQ(test, n, 2);
+	kfi_freeinfo(list);
+	list = NULL;
+	/* on rxe (InfiniBand transport) the RDM entry (rxm) comes third */
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, rxe_node, "7471", KFI_SOURCE, h,
+					  &list), 0);
+	for (n = 0, e = list; e; e = e->next, n++) {
+		KUNIT_EXPECT_STREQ(test, e->domain_attr->name, rxe_dev);
+		KUNIT_EXPECT_EQ(test, e->ep_attr->type,
+				n < 2 ? KFI_EP_MSG : KFI_EP_RDM);
+	}
+	KUNIT_EXPECT_EQ(test, n, 3);
 	kfi_freeinfo(list);
 	list = NULL;
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, "127.0.0.1", NULL, KFI_SOURCE,
@@ -332,8 +344,14 @@ static void verbs_getinfo_advertises_what_works(struct kunit *test)
 		KUNIT_EXPECT_NOT_NULL(test, find_entry(list, siw_dev,
 						       siw_node));
 		for (e = list; e; e = e->next) {
-			KUNIT_EXPECT_EQ(test, e->ep_attr->protocol_version,
-					2U);
+			/* soft mode's MSG entries, or the RDM ones */
+			if (e->ep_attr->type == KFI_EP_MSG)
+				KUNIT_EXPECT_EQ(test,
+						e->ep_attr->protocol_version,
+						2U);
+			else
+				KUNIT_EXPECT_EQ(test, e->ep_attr->type,
+						KFI_EP_RDM);
 			KUNIT_EXPECT_EQ(test, e->caps & soft[i], soft[i]);
 		}
 		kfi_freeinfo(list);
@@ -346,10 +364,29 @@ static void verbs_getinfo_advertises_what_works(struct kunit *test)
 				    "caps %#llx", caps[i]);
 		KUNIT_EXPECT_NULL(test, list);
 	}
-	h->caps = 0;
+	/*
+	 * RDM (rxm over RC): messages, tagged, multi-receive, sources and
+	 * directed receives, eager sizes only; no RMA or atomics yet.
+	 */
+	h->caps = KFI_MSG | KFI_TAGGED | KFI_MULTI_RECV | KFI_SOURCE |
+		  KFI_DIRECTED_RECV;
 	h->ep_attr->type = KFI_EP_RDM;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
+	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, rxe_dev, rxe_node));
+	/* not on iWARP (no receiver-not-ready retries without credits) */
+	KUNIT_EXPECT_NULL(test, find_entry(list, siw_dev, siw_node));
+	for (e = list; e; e = e->next) {
+		KUNIT_EXPECT_EQ(test, e->ep_attr->type, KFI_EP_RDM);
+		KUNIT_EXPECT_EQ(test, e->caps & (KFI_RMA | KFI_ATOMIC), 0ULL);
+		KUNIT_EXPECT_EQ(test, e->ep_attr->max_msg_size, (size_t)16384);
+		KUNIT_EXPECT_EQ(test, e->domain_attr->cq_data_size, (size_t)8);
+	}
+	kfi_freeinfo(list);
+	list = NULL;
+	h->caps = KFI_RMA;
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list),
 			-ENODATA);
+	h->caps = 0;
 	h->ep_attr->type = KFI_EP_MSG;
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list), 0);
 	kfi_freeinfo(list);

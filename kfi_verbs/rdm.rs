@@ -1,0 +1,844 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Reliable connectionless endpoints (`KFI_EP_RDM`) over kfi_verbs,
+//! speaking libfabric 1.17's `verbs;ofi_rxm` (Documentation/rdm.md,
+//! "Over verbs"; the wire: Documentation/rxm-verbs-wire.md).
+//!
+//! The connection map and the lanes are the toolkit's (`util::rdm`,
+//! `util::peers`), as kfi_tcp's are; what is kfi_verbs' is given to them
+//! here:
+//!
+//! - a lane's connection is a [`VConn`]: an rdma_cm id and RC queue pair
+//!   (kfi_verbs_cm.c, made a connectionless endpoint's by
+//!   `Conn::set_rdm`) with [`NRX`] receive buffers of one rxm packet
+//!   (64-byte header and up to 16 KiB) posted on its receive queue and
+//!   [`NTX`] send buffers; rxm's connect, accept and reject data travel
+//!   behind libfabric verbs' one-byte length in the private data;
+//! - every rxm packet is one SEND of a send buffer (the header and the
+//!   payload copied in), received into a receive buffer and copied out
+//!   to the consumer's receive by the connection's work item;
+//! - the listener is a passive rdma_cm id whose requests come to
+//!   [`kfi_verbs_rdm_pep_event`].
+//!
+//! What is done: eager messages (untagged with CQ data, tagged) up to
+//! rxm's 16 KiB, sources and directed receives, multi-receive buffers,
+//! unexpected tagged messages; `max_msg_size` says 16 KiB (SAR and the
+//! read rendezvous are not implemented yet, and a peer's SAR or
+//! rendezvous packet ends its connection as a protocol error).
+//!
+//! # Contexts and locks
+//! Connection events come from the rdma_cm handler with the id's handler
+//! mutex held ([`kfi_verbs_rdm_cm_event`]): they go to the lane's
+//! `LaneRef` (which never stops a connection from there) and never call a
+//! function that takes that mutex. A request is answered from the
+//! connection's work item ([`VConn`]'s `work`), which also moves received
+//! packets (process context, `VConn::rx` mutex) and posts the lane's
+//! transmits when a connection event allowed them (`ProvRdm::flow` runs
+//! under the queue lock and only queues it). Completions (softirq) take
+//! `VConn::s` (BH spinlock), then, released, the queue lock. Lock order:
+//! handler mutex, map's `st`, `VConn::rx`, queue lock `q`, `VConn::s`,
+//! the connection's post lock.
+
+use crate::domain::Domain;
+use crate::ffi::{sys, Conn, Wrs};
+use crate::logic::status::error_of;
+use crate::util::addr::SockAddr;
+use crate::util::base;
+use crate::util::logic::rxm::{self, Op, Pkt, Type, PKT_BYTES};
+use crate::util::logic::xfer::{self as rules, Kind, List};
+use crate::util::peers::{route, LaneExt};
+use crate::util::queues::{NoRoom, Queues};
+use crate::util::rdm::{Failure, LaneRef, Map, MapConn, ProvRdm};
+use crate::util::sync::{new_spinlock_bh, SpinLockBh};
+use crate::util::tagmatch::{Unexp, UnexpList, UNEXP_LIMIT, UNEXP_MAX};
+use crate::util::xfer::Seg;
+use crate::xfer::{EpData, VerbsExt};
+use crate::Prov;
+use core::ffi::{c_int, c_uint, c_void};
+use kernel::alloc::KVVec;
+use kernel::bindings;
+use kernel::prelude::*;
+use kernel::sync::{Arc, ArcBorrow, Mutex};
+use kernel::workqueue::{Work, WorkItem};
+use kernel::{impl_has_work, new_mutex, new_work};
+
+/// kfi_verbs' map.
+pub(crate) type Rdm = Map<Prov>;
+
+/// Receive buffers posted per connection. With `flow_ctrl` off both ways
+/// (rxm's `PEER_OFF`), a peer that finds none waits for one (RNR retries
+/// without end on both sides' queue pairs).
+pub(crate) const NRX: usize = 32;
+/// Send buffers per connection (rxm packets in flight).
+pub(crate) const NTX: usize = 32;
+/// One rxm packet: header and eager payload (libfabric posts receives of
+/// this size; never send more).
+pub(crate) const BUF: usize = PKT_BYTES + rxm::EAGER_LIMIT as usize;
+/// Largest message: eager only (no SAR or rendezvous yet).
+pub(crate) const RDM_MAX_MSG_SIZE: u64 = rxm::EAGER_LIMIT as u64;
+/// The transmit slot of a send buffer carrying no consumer's operation.
+const NO_OP: u32 = u32::MAX;
+
+/// kfi_verbs' state of one lane (`Lane::x`), under the queue lock: the
+/// operations of a lane are on its connection's send buffers once posted
+/// (they complete or are flushed with it), so a lane holds none.
+pub(crate) struct VerbsLane {
+    /// An untagged message waits for a receive on this lane's connection.
+    pub(crate) msg_waiting: bool,
+}
+
+impl LaneExt for VerbsLane {
+    fn new() -> VerbsLane {
+        VerbsLane { msg_waiting: false }
+    }
+
+    fn idle(&self) -> bool {
+        true
+    }
+
+    fn take_held(&mut self) -> [List; 3] {
+        [List::new(), List::new(), List::new()]
+    }
+
+    fn reset_conn(&mut self) {
+        self.msg_waiting = false;
+    }
+}
+
+crate::util::peers::impl_has_peers!(VerbsExt, peers);
+
+/// The private data of a connect, accept or reject: libfabric verbs'
+/// length byte, then rxm's bytes.
+fn envelope(data: &[u8], out: &mut [u8; sys::KFI_VERBS_PDATA_MAX as usize]) -> Result<usize> {
+    let n = data.len();
+    if n + 1 > out.len() {
+        return Err(EINVAL);
+    }
+    out[0] = n as u8;
+    out[1..1 + n].copy_from_slice(data);
+    Ok(n + 1)
+}
+
+/// The rxm bytes of received private data: its length byte is trusted,
+/// not the padded length the transport reports.
+fn unwrap_pdata(p: &[u8]) -> &[u8] {
+    match p.split_first() {
+        Some((&n, rest)) => &rest[..(n as usize).min(rest.len())],
+        None => &[],
+    }
+}
+
+/// What a connection's completions and events share (under `VConn::s`).
+struct VSt {
+    /// Where events and data go (set when connecting or accepting).
+    to: Option<LaneRef<Prov>>,
+    /// Stopped: nothing is posted, the work does nothing.
+    stopped: bool,
+    /// Connected (sends may be posted).
+    up: bool,
+    /// The error operations flushed by a stop fail with.
+    fail_err: u32,
+    /// Free send buffers (bit `k`) and the transmit slot each one in use
+    /// carries.
+    tx_free: u64,
+    tx_op: [u32; NTX],
+    /// The send buffers (written under this lock while free, read by the
+    /// device until their completion).
+    tx: KVec<KVec<u8>>,
+    /// Receive completions not handled yet, oldest first: (buffer, bytes,
+    /// success).
+    ring: [(u16, u32, bool); NRX],
+    head: usize,
+    n: usize,
+    /// A request not answered yet: its rxm bytes, for the work item.
+    req: Option<([u8; sys::KFI_VERBS_PDATA_MAX as usize], usize)>,
+    /// The map of a request (set by the listener).
+    map: *const Rdm,
+    /// The peer's and our address of a request (from its event).
+    addrs: Option<(SockAddr, SockAddr)>,
+}
+
+/// The receive side (process context, under `VConn::rx`).
+struct VRx {
+    /// The receive buffers (buffer `k` is receive slot `k`).
+    bufs: KVec<KVec<u8>>,
+    /// Unexpected tagged messages of this connection.
+    unexp: UnexpList,
+}
+
+/// A connection of a connectionless endpoint (see the module comment).
+#[pin_data]
+pub(crate) struct VConn {
+    /// Dropped first: closed (nothing completes) before the buffers and
+    /// contexts below go.
+    conn: Conn,
+    wrs: Wrs,
+    #[pin]
+    s: SpinLockBh<VSt>,
+    #[pin]
+    rx: Mutex<VRx>,
+    #[pin]
+    work: Work<VConn>,
+}
+
+// SAFETY: the raw pointers (`VSt::map`, a `LaneRef`'s) name the map and
+// the endpoint's queues, which outlive the connection's use of them: the
+// map stops every connection before they go (`util::rdm`, "Lifetime").
+unsafe impl Send for VSt {}
+
+impl_has_work! {
+    impl HasWork<Self> for VConn { self.work }
+}
+
+impl VConn {
+    /// A connection over the id `conn` makes (an endpoint's id on the
+    /// domain's device, or a request: `req`), its buffers allocated.
+    /// `conn` is called only once everything else is: a request is not
+    /// ours to free if this fails (its event refuses it).
+    fn new(conn: impl FnOnce() -> Conn, req: bool) -> Result<Arc<VConn>> {
+        let mut tx = KVec::with_capacity(NTX, GFP_KERNEL)?;
+        for _ in 0..NTX {
+            tx.push(KVec::from_elem(0u8, BUF, GFP_KERNEL)?, GFP_KERNEL)?;
+        }
+        let mut bufs = KVec::with_capacity(NRX, GFP_KERNEL)?;
+        for _ in 0..NRX {
+            bufs.push(KVec::from_elem(0u8, BUF, GFP_KERNEL)?, GFP_KERNEL)?;
+        }
+        let wrs = Wrs::new(core::ptr::null(), NTX, NRX)?;
+        let free = if NTX == 64 { u64::MAX } else { (1u64 << NTX) - 1 };
+        let st = VSt {
+            to: None,
+            stopped: false,
+            up: false,
+            fail_err: bindings::ECONNRESET,
+            tx_free: free,
+            tx_op: [NO_OP; NTX],
+            tx,
+            ring: [(0, 0, false); NRX],
+            head: 0,
+            n: 0,
+            req: None,
+            map: core::ptr::null(),
+            addrs: None,
+        };
+        // The id is taken inside the initialiser, which runs only once the
+        // allocation succeeded.
+        let c = Arc::pin_init(
+            pin_init!(VConn {
+                conn: conn(),
+                wrs,
+                s <- new_spinlock_bh!(st, "kfi_verbs_rdm_conn"),
+                rx <- new_mutex!(VRx { bufs, unexp: UnexpList::new() }, "kfi_verbs_rdm_rx"),
+                work <- new_work!("kfi_verbs_rdm_conn"),
+            }),
+            GFP_KERNEL,
+        )?;
+        c.wrs.set_rdm(c.owner());
+        if !req {
+            c.conn.set_rdm();
+            // SAFETY: see `VConn::owner`.
+            unsafe { c.conn.set_owner(c.owner()) };
+        }
+        Ok(c)
+    }
+
+    /// What the connection's reports name: this connection, in an `Arc`
+    /// whose last reference goes only after `stop` (the map stops every
+    /// connection it made), and `Conn::close` (in `stop`, or the drop)
+    /// ends the reports first.
+    fn owner(&self) -> *const c_void {
+        (self as *const VConn).cast()
+    }
+
+    /// The queues it reports to, and its lane.
+    fn lane_ref(&self) -> Option<LaneRef<Prov>> {
+        let s = self.s.lock();
+        if s.stopped {
+            return None;
+        }
+        s.to
+    }
+
+    /// Queues the work item (any context but hard interrupts).
+    fn kick(&self) {
+        // SAFETY: every `VConn` is in an `Arc` (made by `new`), alive
+        // here: the caller holds it or is one of its reports, which end
+        // before its last reference goes.
+        let a: Arc<VConn> = unsafe { ArcBorrow::from_raw(self) }.into();
+        base::enqueue_on(None, a);
+    }
+
+    /// Posts receive buffer `k` (process context, `rx` held).
+    fn post_rx(&self, r: &mut VRx, k: usize) -> core::result::Result<(), c_int> {
+        let Some(b) = r.bufs.get_mut(k) else {
+            return Err(-(bindings::EINVAL as c_int));
+        };
+        let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len: b.len() };
+        // SAFETY: buffer `k` is not posted (handled, or never posted) and
+        // lives in this connection, whose close (before the buffers are
+        // freed) completes it; `wrs` outlives the queue pair.
+        unsafe { self.conn.post_recv(&self.wrs, k, core::slice::from_ref(&seg)) }
+    }
+
+    /// The queue pair exists: every receive buffer goes to it (process
+    /// context).
+    fn post_all(&self) {
+        let mut r = self.rx.lock();
+        for k in 0..NRX {
+            for _ in 0..100 {
+                match self.post_rx(&mut r, k) {
+                    Err(e) if e == -(bindings::EAGAIN as c_int) => base::sleep_briefly(),
+                    _ => break,
+                }
+            }
+        }
+    }
+
+    /// Stops it for good (process context, never its own work item):
+    /// nothing is reported or posted after this returns; what it held
+    /// fails with `err`.
+    fn stop_with(&self, err: u32) {
+        {
+            let mut s = self.s.lock();
+            s.stopped = true;
+            s.fail_err = err;
+        }
+        // Every work request completes (flushed) before this returns,
+        // with `fail_err`.
+        self.conn.close();
+        // SAFETY: our initialised work item; never called from it (the
+        // map stops connections from its own work or the close).
+        unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
+        let mut r = self.rx.lock();
+        r.unexp.clear();
+    }
+}
+
+impl ProvRdm for Prov {
+    type Conn = VConn;
+    type Listener = Conn;
+    type Lane = VerbsLane;
+    type X = VerbsExt;
+
+    fn listen(map: &Rdm, net: *mut c_void, src: &SockAddr) -> Result<(Conn, u16)> {
+        let l = Conn::create(net, true, None).map_err(Error::from_errno)?;
+        l.set_rdm();
+        // SAFETY: the map stops the listener (`stop_listener`, which
+        // closes it) before it goes.
+        unsafe { l.set_owner((map as *const Rdm).cast()) };
+        l.listen(src, 128).map_err(Error::from_errno)?;
+        let a = l.addr(false).map_err(Error::from_errno)?;
+        Ok((l, a.port))
+    }
+
+    fn stop_listener(l: Conn) {
+        l.close();
+    }
+
+    /// Posts are for the work item (this runs under the queue lock).
+    fn flow(c: &Arc<VConn>) {
+        c.kick();
+    }
+}
+
+impl MapConn<Prov> for VConn {
+    fn connect(net: *mut c_void, src: Option<&SockAddr>, dst: &SockAddr, req: &[u8], to: LaneRef<Prov>) -> Result<Arc<VConn>> {
+        // SAFETY: the queues the lane is on, alive while the map runs.
+        let d = unsafe { &*to.data_ptr() };
+        // SAFETY: the queues' domain (one of ours) outlives them.
+        let dom = unsafe { &*d.domain().cast::<Domain>() };
+        let conn = Conn::create(net, false, Some(dom.dev())).map_err(Error::from_errno)?;
+        let c = VConn::new(move || conn, false)?;
+        c.s.lock().to = Some(to);
+        let mut pd = [0u8; sys::KFI_VERBS_PDATA_MAX as usize];
+        let n = envelope(req, &mut pd)?;
+        c.conn.connect(src, dst, &pd[..n], NTX as u32, NRX as u32).map_err(Error::from_errno)?;
+        Ok(c)
+    }
+
+    fn start_request(self: &Arc<Self>) {
+        self.kick();
+    }
+
+    fn addrs(&self) -> Result<(SockAddr, SockAddr)> {
+        self.s.lock().addrs.ok_or(Error::from_errno(-(bindings::ENOTCONN as c_int)))
+    }
+
+    fn accept(self: &Arc<Self>, data: &[u8; rxm::ACCEPT_BYTES], to: LaneRef<Prov>) -> Result {
+        // SAFETY: as in `connect`.
+        let d = unsafe { &*to.data_ptr() };
+        // SAFETY: as in `connect`.
+        let dom = unsafe { &*d.domain().cast::<Domain>() };
+        // Not in the request's event (this takes its handler mutex).
+        // SAFETY: see `VConn::owner`.
+        unsafe { self.conn.set_owner(self.owner()) };
+        self.conn.take(dom.dev(), NTX as u32, NRX as u32).map_err(Error::from_errno)?;
+        self.post_all();
+        self.s.lock().to = Some(to);
+        let mut pd = [0u8; sys::KFI_VERBS_PDATA_MAX as usize];
+        let n = envelope(data, &mut pd)?;
+        self.conn.accept(&pd[..n]).map_err(Error::from_errno)
+    }
+
+    fn reject(&self, data: &[u8; rxm::REJECT_BYTES]) {
+        let mut pd = [0u8; sys::KFI_VERBS_PDATA_MAX as usize];
+        if let Ok(n) = envelope(data, &mut pd) {
+            let _ = self.conn.reject(&pd[..n]);
+        }
+    }
+
+    fn stop(&self) {
+        self.stop_with(bindings::ECONNRESET);
+    }
+
+    fn retire(&self, err: u32) {
+        let to = self.s.lock().to;
+        self.stop_with(err);
+        if let Some(to) = to {
+            // SAFETY: as in `connect`.
+            unsafe { &*to.data_ptr() }.rdm_conn_lost(to.lane, self, err);
+        }
+    }
+}
+
+impl WorkItem for VConn {
+    type Pointer = Arc<VConn>;
+
+    /// A request to answer, received packets to move, transmits to post.
+    fn run(this: Arc<VConn>) {
+        let _noio = base::NoIo::enter();
+        let (req, map) = {
+            let mut s = this.s.lock();
+            if s.stopped {
+                return;
+            }
+            (s.req.take(), s.map)
+        };
+        if let (Some((b, n)), false) = (req, map.is_null()) {
+            // SAFETY: the map stops its pending connections (this one)
+            // before it goes.
+            unsafe { &*map }.request(&this, &b[..n]);
+        }
+        this.rx_run();
+        this.pump();
+    }
+}
+
+/// A post on an RDM endpoint (`QueueExt::posted`): a transmit goes to its
+/// lane (`util::peers::route`) and, connected, to its connection's send
+/// buffers now; a receive lets the connections whose messages wait for
+/// one go on.
+pub(crate) fn posted(q: &mut Queues<VerbsExt>, kind: Kind, i: usize) -> core::result::Result<(), isize> {
+    if !kind.is_tx() {
+        if !q.ext.peers.enabled() {
+            return Err(-(bindings::ENOTCONN as isize));
+        }
+        let tagged = kind.is_tagged();
+        for l in q.ext.peers.iter_mut() {
+            if let (Some(c), true) = (&l.conn, tagged || l.x.msg_waiting) {
+                c.kick();
+            }
+        }
+        return Ok(());
+    }
+    if kind.is_rma() || kind.is_atomic() {
+        return Err(-(sys::KFI_ENOSYS as isize));
+    }
+    if q.tx[i].len > RDM_MAX_MSG_SIZE {
+        return Err(-(bindings::EMSGSIZE as isize));
+    }
+    let r = route(q, i)?;
+    if r.flow {
+        pump_lane(q, r.lane);
+    }
+    Ok(())
+}
+
+/// Hands what waits on lane `lane` to its connection's free send
+/// buffers, in order (under `q`).
+fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
+    let Queues { tx, tx_links, ext, .. } = q;
+    let Some(l) = ext.peers.lane_mut(lane) else {
+        return;
+    };
+    let Some(c) = l.conn.clone() else {
+        return;
+    };
+    let peer_id = l.peer.peer_id as u32;
+    let mut s = c.s.lock();
+    if s.stopped || !s.up {
+        return;
+    }
+    while let Some(i) = l.tx_pending.front() {
+        if s.tx_free == 0 {
+            return;
+        }
+        let k = s.tx_free.trailing_zeros() as usize;
+        let op = &tx[i];
+        let tagged = op.kind == Kind::TSend;
+        let p = Pkt {
+            conn_id: peer_id,
+            op: Some(if tagged { Op::Tagged } else { Op::Msg }),
+            cq_data: op.flags & rules::F_REMOTE_CQ_DATA != 0,
+            size: op.len,
+            data: op.data,
+            tag: if tagged { op.tag } else { 0 },
+            ..Pkt::default()
+        };
+        let len = PKT_BYTES + op.len as usize;
+        let mut one = crate::util::xfer::EMPTY_SEG;
+        let segs = op.payload(&mut one);
+        let Some(b) = s.tx.get_mut(k) else {
+            return;
+        };
+        let mut hdr = [0u8; PKT_BYTES];
+        rxm::encode(Type::Eager, &p, &mut hdr);
+        b[..PKT_BYTES].copy_from_slice(&hdr);
+        base::copy_from_segs(segs, &mut b[PKT_BYTES..len]);
+        let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len };
+        let r = sys::kfi_verbs_sq_req {
+            op: sys::KFI_VERBS_OP_SEND as i32,
+            segs: &seg,
+            nseg: 1,
+            inline_ok: false,
+            imm: false,
+            imm_data: 0,
+            fence: false,
+            raddr: 0,
+            rkey: 0,
+            compare_add: 0,
+            swap: 0,
+            result: core::ptr::null_mut(),
+        };
+        // SAFETY: send buffer `k` is free (not posted) and lives in the
+        // connection, whose close completes it before the buffers go;
+        // `wrs` outlives the queue pair.
+        match unsafe { c.conn.post_send(&c.wrs, k, &r) } {
+            Ok(()) => {
+                s.tx_free &= !(1u64 << k);
+                s.tx_op[k] = i as u32;
+                tx_links.pop_front(&mut l.tx_pending);
+            }
+            // The device cannot take it now: its next completion tries
+            // again.
+            Err(e) if e == -(bindings::EAGAIN as c_int) => return,
+            Err(_) => {
+                // The queue pair is gone or broken: the connection ends
+                // and the lane's transmits fail with it.
+                c.conn.broken();
+                return;
+            }
+        }
+    }
+}
+
+impl VConn {
+    /// Posts what waits on its lane (process context).
+    fn pump(&self) {
+        let Some(to) = self.lane_ref() else {
+            return;
+        };
+        // SAFETY: the queues outlive the connection's use (see `VSt`).
+        let d = unsafe { &*to.data_ptr() };
+        let mut g = d.q.lock();
+        if g.ext.peers.lane(to.lane).is_some_and(|l| l.is_conn(self)) {
+            pump_lane(&mut g, to.lane);
+        }
+    }
+
+    /// Send buffer `k` completed (softirq).
+    fn tx_wc(&self, k: usize, wc: &sys::kfi_verbs_wc) {
+        let (i, to, err, broken) = {
+            let mut s = self.s.lock();
+            if k >= NTX {
+                return;
+            }
+            let i = core::mem::replace(&mut s.tx_op[k], NO_OP);
+            s.tx_free |= 1u64 << k;
+            match wc.status {
+                0 => (i, s.to, 0, false),
+                // Flushed by our stop: what the stop says.
+                _ if s.stopped => (i, s.to, s.fail_err, false),
+                // A send failed: the queue pair is in error, the
+                // connection is over.
+                st => (i, s.to, error_of(st, false), true),
+            }
+        };
+        if broken {
+            self.conn.broken();
+        }
+        let Some(to) = to else {
+            return;
+        };
+        // SAFETY: as in `pump`: completions end (the close flushes them)
+        // before the queues go.
+        let d = unsafe { &*to.data_ptr() };
+        if i != NO_OP {
+            if err == 0 {
+                d.tx_complete(i as usize);
+            } else {
+                d.tx_failed(i as usize, err);
+            }
+        }
+        if err == 0 {
+            let mut g = d.q.lock();
+            if g.ext.peers.lane(to.lane).is_some_and(|l| l.is_conn(self)) {
+                pump_lane(&mut g, to.lane);
+            }
+        }
+    }
+
+    /// Receive buffer `k` completed (softirq): for the work item.
+    fn rx_wc(&self, k: usize, wc: &sys::kfi_verbs_wc) {
+        {
+            let mut s = self.s.lock();
+            if s.n < NRX && k < NRX {
+                let at = (s.head + s.n) % NRX;
+                s.ring[at] = (k as u16, wc.byte_len, wc.status == 0);
+                s.n += 1;
+            }
+        }
+        self.kick();
+    }
+
+    /// Moves the received packets, in order (the work item).
+    fn rx_run(&self) {
+        let Some(to) = self.lane_ref() else {
+            return;
+        };
+        // SAFETY: as in `pump`.
+        let d = unsafe { &*to.data_ptr() };
+        let mut r = self.rx.lock();
+        r.unexp.deliver(d);
+        loop {
+            let front = {
+                let s = self.s.lock();
+                if s.stopped {
+                    return;
+                }
+                (s.n > 0).then(|| s.ring[s.head])
+            };
+            let Some((k, len, ok)) = front else {
+                return;
+            };
+            let step = if ok { self.rx_one(&mut r, d, to, k as usize, len as usize) } else { Step::Drop };
+            match step {
+                Step::Wait => return,
+                Step::Done | Step::Drop | Step::Broken => {
+                    {
+                        let mut s = self.s.lock();
+                        s.head = (s.head + 1) % NRX;
+                        s.n -= 1;
+                    }
+                    match step {
+                        Step::Done => {
+                            let _ = self.post_rx(&mut r, k as usize);
+                        }
+                        Step::Broken => {
+                            self.conn.broken();
+                            return;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handles the packet in receive buffer `k` (`len` bytes).
+    fn rx_one(&self, r: &mut VRx, d: &EpData, to: LaneRef<Prov>, k: usize, len: usize) -> Step {
+        let VRx { bufs, unexp } = r;
+        let Some(b) = bufs.get(k) else {
+            return Step::Broken;
+        };
+        let bytes = &b[..len.min(b.len())];
+        let Ok((ty, p)) = rxm::decode(bytes) else {
+            return Step::Broken;
+        };
+        match ty {
+            // Credits are off both ways (`flow_ctrl` 2): one is harmless.
+            Type::Credit => return Step::Done,
+            Type::Eager => {}
+            // SAR, rendezvous, atomics: not done here (a protocol error).
+            _ => return Step::Broken,
+        }
+        let payload = &bytes[PKT_BYTES..];
+        if p.size != payload.len() as u64 {
+            return Step::Broken;
+        }
+        let data = p.cq_data.then_some(p.data);
+        if p.op == Some(Op::Tagged) {
+            if let Some(w) = unexp.take_tagged(d, p.tag, to.from) {
+                deliver(d, &w, payload, data, p.tag);
+                return Step::Done;
+            }
+            if !unexp.has_room(p.size, UNEXP_MAX, UNEXP_LIMIT) {
+                // Kept in its buffer until receives take the others.
+                return Step::Wait;
+            }
+            if unexp.reserve(GFP_KERNEL | __GFP_NOWARN).is_err() {
+                return Step::Wait;
+            }
+            let Ok(mut buf) = KVVec::from_elem(0u8, payload.len(), GFP_KERNEL | __GFP_NOWARN) else {
+                return Step::Wait;
+            };
+            buf.copy_from_slice(payload);
+            let u = Unexp { tag: p.tag, src: to.from, data, ack: false, buf, claimed: None };
+            // Within the room reserved above: allocates nothing.
+            let _ = unexp.push(u);
+            unexp.deliver(d);
+            return Step::Done;
+        }
+        match d.rx_take_msg(p.size, to.from, to.lane) {
+            Ok(Some(w)) => {
+                deliver(d, &w, payload, data, 0);
+                Step::Done
+            }
+            Ok(None) | Err(NoRoom) => Step::Wait,
+        }
+    }
+}
+
+/// What one receive completion came to.
+#[derive(Clone, Copy)]
+enum Step {
+    /// Handled: the buffer is posted again.
+    Done,
+    /// Cannot go anywhere yet (no receive, no CQ slot): the work waits.
+    Wait,
+    /// Flushed or failed: the connection is ending.
+    Drop,
+    /// The peer broke the protocol: the connection ends.
+    Broken,
+}
+
+/// Copies a message into its receive and completes it (truncated: what
+/// fits, `KFI_ETRUNC`).
+fn deliver(d: &EpData, w: &crate::util::xfer::RxWork, payload: &[u8], data: Option<u64>, tag: u64) {
+    let n = (payload.len() as u64).min(w.room) as usize;
+    base::copy_to_segs(w.op.buf.segs(), w.offset as usize, &payload[..n]);
+    if (payload.len() as u64) > w.room {
+        d.rx_failed(w, sys::KFI_ETRUNC, w.room, payload.len() as u64 - w.room);
+    } else {
+        d.rx_done(w, payload.len() as u64, data, tag);
+    }
+}
+
+/// An event of a connection of a connectionless endpoint (kfi_verbs_cm.c:
+/// the rdma_cm handler, its mutex held, or the removal work).
+///
+/// # Safety
+/// `ctx` is the `VConn` named by `set_owner` (alive until its connection
+/// is closed); `ev` is valid for the call, its private data `pdata_len`
+/// bytes (or NULL).
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_rdm_cm_event(ctx: *mut c_void, ev: *const sys::kfi_verbs_cm_ev) {
+    // SAFETY: by the caller's contract.
+    let (c, ev) = unsafe { (&*ctx.cast::<VConn>(), &*ev) };
+    let pdata: &[u8] = if ev.pdata.is_null() {
+        &[]
+    } else {
+        // SAFETY: `pdata_len` readable bytes, for the call.
+        unsafe { core::slice::from_raw_parts(ev.pdata, ev.pdata_len as usize) }
+    };
+    let Some(to) = c.lane_ref() else {
+        return;
+    };
+    match ev.type_ as u32 {
+        sys::KFI_VERBS_EV_QP => c.post_all(),
+        sys::KFI_VERBS_EV_ESTABLISHED => {
+            c.s.lock().up = true;
+            to.up(c, unwrap_pdata(pdata));
+            c.kick();
+        }
+        sys::KFI_VERBS_EV_ERROR => {
+            let data = unwrap_pdata(pdata);
+            if ev.status == -(bindings::ECONNREFUSED as c_int) && !data.is_empty() {
+                to.failed(c, Failure::Rejected(data));
+            } else {
+                let e = if ev.status < 0 { (-ev.status) as u32 } else { bindings::ECONNRESET };
+                to.failed(c, Failure::Error(e));
+            }
+        }
+        sys::KFI_VERBS_EV_DISCONNECTED | sys::KFI_VERBS_EV_REMOVED => {
+            c.s.lock().up = false;
+            // SAFETY: as in `pump`.
+            unsafe { &*to.data_ptr() }.rdm_conn_lost(to.lane, c, bindings::ECONNRESET);
+            to.down(c);
+        }
+        _ => {}
+    }
+}
+
+/// A request to a connectionless endpoint's listener (kfi_verbs_cm.c,
+/// the rdma_cm handler with the listener's and the request's handler
+/// mutexes held): taken (0) and answered later from the new connection's
+/// work item.
+///
+/// # Safety
+/// `ctx` is the map named by `set_owner` on the listener (alive until
+/// the listener is closed); `ev` is valid for the call.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_rdm_pep_event(ctx: *mut c_void, ev: *const sys::kfi_verbs_cm_ev) -> c_int {
+    // SAFETY: by the caller's contract.
+    let (map, ev) = unsafe { (&*ctx.cast::<Rdm>(), &*ev) };
+    if ev.type_ as u32 != sys::KFI_VERBS_EV_CONNREQ {
+        return 0;
+    }
+    let pdata: &[u8] = if ev.pdata.is_null() {
+        &[]
+    } else {
+        // SAFETY: `pdata_len` readable bytes, for the call.
+        unsafe { core::slice::from_raw_parts(ev.pdata, ev.pdata_len as usize) }
+    };
+    let data = unwrap_pdata(pdata);
+    let mut req = [0u8; sys::KFI_VERBS_PDATA_MAX as usize];
+    let n = data.len().min(req.len());
+    req[..n].copy_from_slice(&data[..n]);
+    let (peer, local) = (ev.peer, ev.local);
+    let Some(raw) = core::ptr::NonNull::new(ev.req) else {
+        return -(bindings::EINVAL as c_int);
+    };
+    let mut taken = false;
+    map.accepted(|m| {
+        // SAFETY: the event's request, ours once we return 0 (`new` wraps
+        // it only once nothing else can fail, and `taken` tells).
+        let c = VConn::new(|| unsafe { Conn::from_request_nn(raw) }, true)?;
+        taken = true;
+        {
+            let mut s = c.s.lock();
+            s.req = Some((req, n));
+            s.map = m;
+            s.addrs = Some((peer, local));
+        }
+        Ok(c)
+    });
+    if taken {
+        0
+    } else {
+        -(bindings::ECONNREFUSED as c_int)
+    }
+}
+
+/// A send buffer's work request completed (kfi_verbs_qp.c; softirq).
+///
+/// # Safety
+/// `owner` is the `VConn` named by `Wrs::set_rdm` (alive until its
+/// connection's close, which completes every work request); `wc` is valid
+/// for the call.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_rdm_tx_done(owner: *mut c_void, slot: c_uint, wc: *const sys::kfi_verbs_wc) {
+    // SAFETY: by the caller's contract.
+    let (c, wc) = unsafe { (&*owner.cast::<VConn>(), &*wc) };
+    c.tx_wc(slot as usize, wc);
+}
+
+/// A receive buffer's work request completed (kfi_verbs_qp.c; softirq).
+///
+/// # Safety
+/// As [`kfi_verbs_rdm_tx_done`].
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_verbs_rdm_rx_done(owner: *mut c_void, slot: c_uint, wc: *const sys::kfi_verbs_wc) {
+    // SAFETY: by the caller's contract.
+    let (c, wc) = unsafe { (&*owner.cast::<VConn>(), &*wc) };
+    c.rx_wc(slot as usize, wc);
+}
