@@ -453,11 +453,8 @@ impl RndvRx {
 /// `Documentation/rxm-wire.md` 6). Matched on its first segment, each
 /// segment placed at its offset, done on the last.
 struct SarRx {
-    msg_id: u64,
-    /// The next segment's number, the message's size, bytes placed.
-    next: u32,
-    size: u64,
-    got: u64,
+    /// Its sequence (`logic::rxm::Sar`).
+    st: rxm::Sar,
     target: RndvTarget,
     tag: u64,
     data: Option<u64>,
@@ -1499,18 +1496,9 @@ impl Conn {
                                     return Err(proto().into());
                                 }
                                 let p = d.pkt.unwrap_or_default();
-                                let seg = u64::from(p.seg_size);
-                                match (&d.sar, p.seg) {
-                                    (None, Some(rxm::Seg::First)) if seg < p.size => d.rx = Rx::Await,
-                                    (Some(x), Some(k)) if k != rxm::Seg::First
-                                        && x.msg_id == p.msg_id
-                                        && x.next == p.seg_no
-                                        && x.size == p.size
-                                        && (k == rxm::Seg::Last) == (x.got + seg == x.size)
-                                        && x.got + seg <= x.size =>
-                                    {
-                                        d.rx = Rx::Body { dest: Dest::Sar, got: 0 }
-                                    }
+                                match &d.sar {
+                                    None if rxm::Sar::first(&p).is_some() => d.rx = Rx::Await,
+                                    Some(x) if x.st.continues(&p) => d.rx = Rx::Body { dest: Dest::Sar, got: 0 },
                                     _ => return Err(proto().into()),
                                 }
                             }
@@ -1698,7 +1686,11 @@ impl Conn {
                     let Some(target) = self.whole_target(d, ep, p.size, tag, mode)? else {
                         return Ok(moved);
                     };
-                    d.sar = Some(SarRx { msg_id: p.msg_id, next: p.seg_no, size: p.size, got: 0, target, tag: d.tag(), data: d.cq_data() });
+                    let Some(st) = rxm::Sar::first(&p) else {
+                        // Checked when its header came.
+                        return Err(proto().into());
+                    };
+                    d.sar = Some(SarRx { st, target, tag: d.tag(), data: d.cq_data() });
                     d.rx = Rx::Body { dest: Dest::Sar, got: 0 };
                     moved = true;
                 }
@@ -1801,7 +1793,7 @@ impl Conn {
                             Dest::Drop => k,
                             Dest::Sar => match d.sar.as_mut() {
                                 Some(x) => {
-                                    let at = x.got + *got;
+                                    let at = x.st.got + *got;
                                     match &mut x.target {
                                         RndvTarget::Op(w) => {
                                             // What fits is kept, the rest
@@ -1845,11 +1837,11 @@ impl Conn {
                             self.sock_recv(mode, w.op.buf.segs(), (w.offset + *got) as usize, (w.room - *got) as usize)
                         }
                         Dest::Sar if d.sar.as_ref().is_some_and(|x| match &x.target {
-                            RndvTarget::Op(w) => x.got + *got < w.room,
+                            RndvTarget::Op(w) => x.st.got + *got < w.room,
                             RndvTarget::Unexp(_) => true,
                         }) =>
                         {
-                            match d.sar.as_ref().map(|x| (x.got + *got, &x.target)) {
+                            match d.sar.as_ref().map(|x| (x.st.got + *got, &x.target)) {
                                 Some((at, RndvTarget::Op(w))) => {
                                     let n = (len - *got).min(w.room - at);
                                     self.sock_recv(mode, w.op.buf.segs(), (w.offset + at) as usize, n as usize)
@@ -1964,16 +1956,12 @@ impl Conn {
             }
             Rx::Body { dest: Dest::Drop, .. } => {}
             Rx::Body { dest: Dest::Sar, .. } => {
-                let last = d.sar.as_mut().is_some_and(|x| {
-                    x.got += body;
-                    x.next = x.next.wrapping_add(1);
-                    x.got == x.size
-                });
+                let last = d.sar.as_mut().is_some_and(|x| x.st.placed(body));
                 if last {
                     if let Some(x) = d.sar.take() {
                         match x.target {
-                            RndvTarget::Op(w) if x.size > w.room => ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, x.size - w.room),
-                            RndvTarget::Op(w) => ep.rx_done(&w, x.size, x.data, x.tag),
+                            RndvTarget::Op(w) if x.st.size > w.room => ep.rx_failed(&w, sys::KFI_ETRUNC, w.room, x.st.size - w.room),
+                            RndvTarget::Op(w) => ep.rx_done(&w, x.st.size, x.data, x.tag),
                             RndvTarget::Unexp(buf) => {
                                 let u = Unexp { tag: x.tag, src: d.from, data: x.data, ack: false, buf, claimed: None };
                                 // Within the room reserved with its buffer.
@@ -2067,8 +2055,8 @@ impl Conn {
         }
         d.pending = KVec::new();
         d.pending_bytes = 0;
-        if let Some(SarRx { target: RndvTarget::Op(w), got, .. }) = d.sar.take() {
-            ep.rx_failed(&w, err, got, 0);
+        if let Some(SarRx { target: RndvTarget::Op(w), st, .. }) = d.sar.take() {
+            ep.rx_failed(&w, err, st.got, 0);
         }
         for r in core::mem::replace(&mut d.rndv_next, KVec::new()) {
             if let RndvTarget::Op(w) = r.target {

@@ -228,6 +228,18 @@ impl Conn {
         unsafe { sys::kfi_verbs_conn_set_owner(self.ptr(), owner.cast_mut()) }
     }
 
+    /// [`Conn::set_owner`] of a passive endpoint's id not listening yet
+    /// (nothing can be reported meanwhile): takes no handler mutex, so it
+    /// may be called under locks the owner's event function takes.
+    ///
+    /// # Safety
+    /// As [`Conn::set_owner`]; the connection has not listened yet.
+    pub(crate) unsafe fn set_owner_fresh(&self, owner: *const c_void) {
+        // SAFETY: our connection (invariant), which reports nothing yet
+        // (the caller's contract); the pointer's lifetime is the caller's.
+        unsafe { sys::kfi_verbs_conn_set_owner_fresh(self.ptr(), owner.cast_mut()) }
+    }
+
     /// Binds a passive endpoint's id to `src` and listens.
     pub(crate) fn listen(&self, src: &SockAddr, backlog: c_int) -> core::result::Result<(), c_int> {
         // SAFETY: our connection (invariant); `src` is a valid address.
@@ -283,6 +295,16 @@ impl Conn {
         let mut a: SockAddr = unsafe { core::mem::zeroed() };
         // SAFETY: our connection; `a` is writable.
         cm_result(unsafe { sys::kfi_verbs_conn_addr(self.ptr(), peer, &mut a) })?;
+        Ok(a)
+    }
+
+    /// A listening id's bound address, read without the handler mutex
+    /// (see [`Conn::set_owner_fresh`]).
+    pub(crate) fn bound_addr(&self) -> core::result::Result<SockAddr, c_int> {
+        // SAFETY: all-zero is a valid address.
+        let mut a: SockAddr = unsafe { core::mem::zeroed() };
+        // SAFETY: our connection; `a` is writable.
+        cm_result(unsafe { sys::kfi_verbs_conn_bound_addr(self.ptr(), &mut a) })?;
         Ok(a)
     }
 

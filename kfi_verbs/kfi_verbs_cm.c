@@ -170,6 +170,21 @@ void kfi_verbs_conn_set_owner(struct kfi_verbs_conn *c, void *ctx)
 }
 
 /**
+ * kfi_verbs_conn_set_owner_fresh() - kfi_verbs_conn_set_owner() for an
+ *	id that cannot report yet (a passive endpoint's, before it is bound
+ *	and listens): no handler mutex is taken, so it may be called under
+ *	locks that the owner's event function takes.
+ * @c: The connection.
+ * @ctx: The owner.
+ *
+ * Context: Any; before kfi_verbs_conn_listen().
+ */
+void kfi_verbs_conn_set_owner_fresh(struct kfi_verbs_conn *c, void *ctx)
+{
+	WRITE_ONCE(c->ctx, ctx);
+}
+
+/**
  * kfi_verbs_conn_set_rdm() - Make a connection a connectionless
  *	endpoint's: its events go to kfi_verbs_rdm_cm_event() (a listener's
  *	requests to kfi_verbs_rdm_pep_event(), and the requests it hands
@@ -1093,6 +1108,34 @@ int kfi_verbs_conn_addr(struct kfi_verbs_conn *c, bool peer,
 	else
 		ret = kfi_util_addr_decode(sa, rdma_addr_size(sa), out);
 	rdma_unlock_handler(id);
+	kfi_verbs_conn_put(c);
+	return ret;
+}
+
+/**
+ * kfi_verbs_conn_bound_addr() - The address a passive endpoint's id is
+ *	bound to (fixed once it listens), read without the handler mutex:
+ *	for callers holding locks the owner's event function takes.
+ * @c: The connection (listening).
+ * @out: The address.
+ *
+ * Context: Any but hard interrupts.
+ * Return: 0; -ENOTCONN if it is not bound (or the device went away).
+ */
+int kfi_verbs_conn_bound_addr(struct kfi_verbs_conn *c,
+			      struct kfi_util_addr *out)
+{
+	struct rdma_cm_id *id = kfi_verbs_conn_get(c);
+	struct sockaddr *sa;
+	int ret;
+
+	if (!id)
+		return -ENOTCONN;
+	sa = (struct sockaddr *)&id->route.addr.src_addr;
+	if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
+		ret = -ENOTCONN;
+	else
+		ret = kfi_util_addr_decode(sa, rdma_addr_size(sa), out);
 	kfi_verbs_conn_put(c);
 	return ret;
 }

@@ -321,13 +321,17 @@ impl ProvRdm for Prov {
 
     fn listen(map: &Rdm, net: *mut c_void, src: &SockAddr) -> Result<(Conn, u16)> {
         let l = Conn::create(net, true, None).map_err(Error::from_errno)?;
-        l.set_rdm();
-        // SAFETY: the map stops the listener (`stop_listener`, which
-        // closes it) before it goes.
-        unsafe { l.set_owner((map as *const Rdm).cast()) };
-        l.listen(src, 128).map_err(Error::from_errno)?;
-        let a = l.addr(false).map_err(Error::from_errno)?;
-        Ok((l, a.port))
+        match Self::listen_on(map, &l, src) {
+            Ok(port) => Ok((l, port)),
+            Err(e) => {
+                // Destroying the id takes its handler mutex: not here,
+                // under the endpoint's lock (see `listen_on`). Without
+                // memory for that, it goes now (no handler of it ever
+                // ran, so nothing can deadlock; lockdep may see the order).
+                let _ = base::queue().try_spawn(GFP_KERNEL, move || drop(l));
+                Err(e)
+            }
+        }
     }
 
     fn stop_listener(l: Conn) {
@@ -337,6 +341,21 @@ impl ProvRdm for Prov {
     /// Posts are for the work item (this runs under the queue lock).
     fn flow(c: &Arc<VConn>) {
         c.kick();
+    }
+}
+
+impl Prov {
+    /// Makes `l` the map's listener on `src`: its port.
+    fn listen_on(map: &Rdm, l: &Conn, src: &SockAddr) -> Result<u16> {
+        l.set_rdm();
+        // SAFETY: the map stops the listener (`stop_listener`, which
+        // closes it) before it goes; it does not listen yet. (The
+        // endpoint's enable calls this under the endpoint's lock, which
+        // rdma_cm handlers take inside their handler mutex.)
+        unsafe { l.set_owner_fresh((map as *const Rdm).cast()) };
+        l.listen(src, 128).map_err(Error::from_errno)?;
+        let a = l.bound_addr().map_err(Error::from_errno)?;
+        Ok(a.port)
     }
 }
 

@@ -125,6 +125,7 @@ struct kfi_verbs_cm_ev {
 int kfi_verbs_conn_create(void *net, int kind, struct kfi_verbs_dev *dev,
 			  struct kfi_verbs_conn **out);
 void kfi_verbs_conn_set_owner(struct kfi_verbs_conn *c, void *ctx);
+void kfi_verbs_conn_set_owner_fresh(struct kfi_verbs_conn *c, void *ctx);
 void kfi_verbs_conn_set_rdm(struct kfi_verbs_conn *c);
 int kfi_verbs_conn_listen(struct kfi_verbs_conn *c,
 			  const struct kfi_util_addr *src, int backlog);
@@ -142,6 +143,8 @@ int kfi_verbs_conn_reject(struct kfi_verbs_conn *c, const void *pdata,
 int kfi_verbs_conn_disconnect(struct kfi_verbs_conn *c);
 int kfi_verbs_conn_addr(struct kfi_verbs_conn *c, bool peer,
 			struct kfi_util_addr *out);
+int kfi_verbs_conn_bound_addr(struct kfi_verbs_conn *c,
+			      struct kfi_util_addr *out);
 void kfi_verbs_conn_quiesce(struct kfi_verbs_conn *c);
 int kfi_verbs_conn_poll(struct kfi_verbs_conn *c, int budget, bool busy);
 void kfi_verbs_conn_close(struct kfi_verbs_conn *c);

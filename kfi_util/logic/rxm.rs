@@ -442,6 +442,67 @@ pub fn decode(b: &[u8]) -> Result<(Type, Pkt), PktError> {
     Ok((ty, p))
 }
 
+/// A segmented (SAR) message being reassembled: rxm sends one as
+/// segments of `seg_size` bytes, in order on one connection, each
+/// repeating the message's `msg_id`, total `size`, operation, tag and CQ
+/// data; the first is matched to a receive as the whole message would be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sar {
+    pub msg_id: u64,
+    /// The number the next segment must carry.
+    pub next: u32,
+    /// The message's length, and its bytes placed so far.
+    pub size: u64,
+    pub got: u64,
+}
+
+impl Sar {
+    /// The reassembly segment `p` starts: `None` unless `p` is a first
+    /// segment of a message longer than it (one of one segment would be
+    /// eager).
+    pub fn first(p: &Pkt) -> Option<Sar> {
+        (p.seg == Some(Seg::First) && u64::from(p.seg_size) < p.size).then_some(Sar { msg_id: p.msg_id, next: p.seg_no, size: p.size, got: 0 })
+    }
+
+    /// Whether `p` is the next segment of this message: the same message
+    /// and length, the next number, not past its end, and the last kind
+    /// exactly when it ends it.
+    pub fn continues(&self, p: &Pkt) -> bool {
+        let Some(k) = p.seg else {
+            return false;
+        };
+        let end = self.got.checked_add(u64::from(p.seg_size));
+        k != Seg::First
+            && p.msg_id == self.msg_id
+            && p.seg_no == self.next
+            && p.size == self.size
+            && end.is_some_and(|e| e <= self.size && (k == Seg::Last) == (e == self.size))
+    }
+
+    /// A segment of `len` bytes is placed (the first, or one that
+    /// [`Sar::continues`] it): true once the message is whole.
+    pub fn placed(&mut self, len: u64) -> bool {
+        self.got = self.got.saturating_add(len);
+        self.next = self.next.wrapping_add(1);
+        self.got == self.size
+    }
+
+    /// The segments a message of `size` bytes goes as, with segments of
+    /// at most `seg` bytes: for segment `i`, its kind, offset and length.
+    pub fn segment(size: u64, seg: u64, i: u64) -> (Seg, u64, u64) {
+        let at = i.saturating_mul(seg);
+        let len = size.saturating_sub(at).min(seg);
+        let kind = if i == 0 {
+            Seg::First
+        } else if at + len >= size {
+            Seg::Last
+        } else {
+            Seg::Middle
+        };
+        (kind, at, len)
+    }
+}
+
 /// One remote piece of a rendezvous (`struct ofi_rma_iov`): opaque
 /// address and key the reader echoes in its read requests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -76,7 +76,49 @@ for n in "$node" "$node_siw"; do
 	show /tmp/pt.s /tmp/pt.c
 done
 
+# RDM endpoints (rxm over RC, eager sizes), kernel to kernel on kv_rxe,
+# untagged and tagged
+rdm_sizes="sizes=0,1,64,4096,16384"
+for t in 0 1; do
+	pp /tmp/pr.s "role=server prov=verbs ep=rdm addr=$node tagged=$t verify=1 $rdm_sizes iters=$iters" &
+	sleep 0.5
+	pp /tmp/pr.c "role=client prov=verbs ep=rdm addr=$node tagged=$t verify=1 $rdm_sizes iters=$iters"
+	wait
+	name=rdm_pair
+	[ $t = 1 ] && name=rdm_tagged_pair
+	result $name bash -c "grep -q '^rc=0$' /tmp/pr.s && grep -q '^rc=0$' /tmp/pr.c"
+	show /tmp/pr.s /tmp/pr.c
+done
+
 if command -v fi_pingpong >/dev/null; then
+	# RDM against fi_pingpong -p "verbs;ofi_rxm" -e rdm (one size per
+	# run, data checked), both roles, untagged and tagged
+	for sz in 64 16384; do
+		for t in 0 1; do
+			m=""
+			[ $t = 1 ] && m="-m tagged"
+			tag=""
+			[ $t = 1 ] && tag=tagged_
+			pp /tmp/prf.s "role=server prov=verbs ep=rdm addr=$node tagged=$t verify=1 sizes=$sz iters=$iters" &
+			wait_listen
+			FI_VERBS_IFACE=kva timeout 120 fi_pingpong -p "verbs;ofi_rxm" -e rdm $m -c -S $sz -I "$iters" "$node" >/tmp/prf.f 2>&1
+			frc=$?
+			wait
+			result fi_pp_rdm_${tag}client_$sz bash -c "grep -q '^rc=0$' /tmp/prf.s && [ $frc = 0 ]"
+			[ $frc = 0 ] || sed 's/^/      /' /tmp/prf.f
+			show /tmp/prf.s
+			FI_VERBS_IFACE=kva timeout 120 fi_pingpong -p "verbs;ofi_rxm" -e rdm $m -c -S $sz -I "$iters" -d kv_rxe >/tmp/prc.f 2>&1 &
+			fpid=$!
+			wait_listen
+			pp /tmp/prc.c "role=client prov=verbs ep=rdm addr=$node tagged=$t verify=1 sizes=$sz iters=$iters"
+			wait $fpid
+			frc=$?
+			result fi_pp_rdm_${tag}server_$sz bash -c "grep -q '^rc=0$' /tmp/prc.c && [ $frc = 0 ]"
+			[ $frc = 0 ] || sed 's/^/      /' /tmp/prc.f
+			show /tmp/prc.c
+		done
+	done
+
 	# a soft-mode client (tagged) cannot talk to libfabric: fi_pingpong
 	# accepts it in its own (direct) mode, the kernel says EPROTO
 	timeout 60 fi_pingpong -p verbs -e msg -I 2 -d kv_rxe >/tmp/pm.f 2>&1 &

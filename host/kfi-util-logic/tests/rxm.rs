@@ -109,3 +109,72 @@ proptest! {
         prop_assert_eq!(&got[..n], &iovs[..]);
     }
 }
+
+/// A segment header of a message of `size` bytes.
+fn seg_pkt(msg_id: u64, size: u64, no: u32, kind: Seg, len: u16) -> Pkt {
+    Pkt { msg_id, size, seg_no: no, seg: Some(kind), seg_size: len, ..Pkt::default() }
+}
+
+#[test]
+fn sar_in_order_is_whole_once() {
+    let size = 40_000u64;
+    let seg = 16_384u64;
+    let (k0, at0, l0) = Sar::segment(size, seg, 0);
+    assert_eq!((k0, at0, l0), (Seg::First, 0, seg));
+    let mut s = Sar::first(&seg_pkt(9, size, 0, k0, l0 as u16)).unwrap();
+    assert!(!s.placed(l0));
+    let (k1, at1, l1) = Sar::segment(size, seg, 1);
+    assert_eq!((k1, at1), (Seg::Middle, seg));
+    let p1 = seg_pkt(9, size, 1, k1, l1 as u16);
+    assert!(s.continues(&p1));
+    assert!(!s.placed(l1));
+    let (k2, at2, l2) = Sar::segment(size, seg, 2);
+    assert_eq!((k2, at2, l2), (Seg::Last, 2 * seg, size - 2 * seg));
+    let p2 = seg_pkt(9, size, 2, k2, l2 as u16);
+    assert!(s.continues(&p2));
+    assert!(s.placed(l2));
+}
+
+#[test]
+fn sar_refuses_what_breaks_the_sequence() {
+    // One segment is no segmented message.
+    assert!(Sar::first(&seg_pkt(1, 100, 0, Seg::First, 100)).is_none());
+    assert!(Sar::first(&seg_pkt(1, 100, 0, Seg::Middle, 50)).is_none());
+    let mut s = Sar::first(&seg_pkt(1, 100, 0, Seg::First, 40)).unwrap();
+    s.placed(40);
+    // Another message, a skipped number, another size, a second first.
+    assert!(!s.continues(&seg_pkt(2, 100, 1, Seg::Middle, 40)));
+    assert!(!s.continues(&seg_pkt(1, 100, 2, Seg::Middle, 40)));
+    assert!(!s.continues(&seg_pkt(1, 101, 1, Seg::Middle, 40)));
+    assert!(!s.continues(&seg_pkt(1, 100, 1, Seg::First, 40)));
+    // Past the end, a last that does not end it, a middle that does.
+    assert!(!s.continues(&seg_pkt(1, 100, 1, Seg::Last, 61)));
+    assert!(!s.continues(&seg_pkt(1, 100, 1, Seg::Last, 40)));
+    assert!(!s.continues(&seg_pkt(1, 100, 1, Seg::Middle, 60)));
+    assert!(s.continues(&seg_pkt(1, 100, 1, Seg::Last, 60)));
+    // A header without a segment kind.
+    assert!(!s.continues(&Pkt { msg_id: 1, size: 100, seg_no: 1, seg: None, seg_size: 60, ..Pkt::default() }));
+}
+
+proptest! {
+    /// Cutting any message into segments and feeding them back in order is
+    /// accepted, ends exactly at the last, and covers every byte once.
+    #[test]
+    fn sar_segments_reassemble(size in 2u64..2_000_000, seg in 1u64..70_000) {
+        prop_assume!(seg < size && seg <= u64::from(u16::MAX));
+        let n = size.div_ceil(seg);
+        let (k, _, l) = Sar::segment(size, seg, 0);
+        let mut s = Sar::first(&seg_pkt(5, size, 7, k, l as u16)).unwrap();
+        let mut covered = l;
+        prop_assert!(!s.placed(l));
+        for i in 1..n {
+            let (k, at, l) = Sar::segment(size, seg, i);
+            prop_assert_eq!(at, covered);
+            let p = seg_pkt(5, size, 7 + i as u32, k, l as u16);
+            prop_assert!(s.continues(&p));
+            covered += l;
+            prop_assert_eq!(s.placed(l), i + 1 == n);
+        }
+        prop_assert_eq!(covered, size);
+    }
+}
