@@ -535,10 +535,17 @@ pub(crate) unsafe fn desc_table(src: *const *mut c_void, count: usize) -> core::
 /// Copies the first `dst.len()` bytes described by `segs` into `dst`;
 /// returns the bytes copied (fewer if the segments are shorter).
 pub(crate) fn copy_from_segs(segs: &[sys::kfi_util_seg], dst: &mut [u8]) -> usize {
+    copy_from_segs_at(segs, 0, dst)
+}
+
+/// Copies `dst.len()` bytes described by `segs`, after the first `skip`,
+/// into `dst`; returns the bytes copied (fewer if the segments are
+/// shorter).
+pub(crate) fn copy_from_segs_at(segs: &[sys::kfi_util_seg], skip: usize, dst: &mut [u8]) -> usize {
     // SAFETY: `segs` describe memory the caller may read (a consumer's
     // buffer, valid during the call by the API contract); `dst` is
     // writable for its length.
-    unsafe { sys::kfi_util_segs_copy_from(segs.as_ptr(), segs.len() as c_int, 0, dst.as_mut_ptr().cast(), dst.len()) }
+    unsafe { sys::kfi_util_segs_copy_from(segs.as_ptr(), segs.len() as c_int, skip, dst.as_mut_ptr().cast(), dst.len()) }
 }
 
 /// Copies `src` into the bytes described by `segs` after the first

@@ -291,7 +291,10 @@ unsafe impl ProvEp for Ep {
     /// the queues (soft mode: their receive work stopped; CQ reads holding
     /// the connection waited for), then what the receive work held.
     fn closing(&self) {
-        if let Some(r) = self.rdm.lock().take() {
+        // (Not under `rdm`: the map's close takes rdma_cm handler
+        // mutexes, whose handlers take the endpoint's locks.)
+        let map = self.rdm.lock().take();
+        if let Some(r) = map {
             r.leave(self.base.role(), &self.data);
         }
         self.conn.close();

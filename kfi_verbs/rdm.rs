@@ -50,7 +50,7 @@ use crate::util::queues::{NoRoom, Queues};
 use crate::util::rdm::{Failure, LaneRef, Map, MapConn, ProvRdm};
 use crate::util::sync::{new_spinlock_bh, SpinLockBh};
 use crate::util::tagmatch::{Unexp, UnexpList, UNEXP_LIMIT, UNEXP_MAX};
-use crate::util::xfer::Seg;
+use crate::util::xfer::{RxWork, Seg};
 use crate::xfer::{EpData, VerbsExt};
 use crate::Prov;
 use core::ffi::{c_int, c_uint, c_void};
@@ -73,8 +73,11 @@ pub(crate) const NTX: usize = 32;
 /// One rxm packet: header and eager payload (libfabric posts receives of
 /// this size; never send more).
 pub(crate) const BUF: usize = PKT_BYTES + rxm::EAGER_LIMIT as usize;
-/// Largest message: eager only (no SAR or rendezvous yet).
-pub(crate) const RDM_MAX_MSG_SIZE: u64 = rxm::EAGER_LIMIT as u64;
+/// Largest message (as a MSG endpoint's): over rxm's eager limit a send
+/// goes as segments (SAR), each one packet.
+pub(crate) const RDM_MAX_MSG_SIZE: u64 = crate::ep::MAX_MSG_SIZE;
+/// Payload of a segment (and most of an eager packet).
+const SEG: u64 = rxm::EAGER_LIMIT as u64;
 /// The transmit slot of a send buffer carrying no consumer's operation.
 const NO_OP: u32 = u32::MAX;
 
@@ -84,11 +87,14 @@ const NO_OP: u32 = u32::MAX;
 pub(crate) struct VerbsLane {
     /// An untagged message waits for a receive on this lane's connection.
     pub(crate) msg_waiting: bool,
+    /// The next segment of the send first in line (a message over the
+    /// eager limit goes as segments; 0: none of it is posted yet).
+    sar_next: u64,
 }
 
 impl LaneExt for VerbsLane {
     fn new() -> VerbsLane {
-        VerbsLane { msg_waiting: false }
+        VerbsLane { msg_waiting: false, sar_next: 0 }
     }
 
     fn idle(&self) -> bool {
@@ -101,6 +107,8 @@ impl LaneExt for VerbsLane {
 
     fn reset_conn(&mut self) {
         self.msg_waiting = false;
+        // A new connection starts the message over (or it failed).
+        self.sar_next = 0;
     }
 }
 
@@ -163,6 +171,25 @@ struct VRx {
     bufs: KVec<KVec<u8>>,
     /// Unexpected tagged messages of this connection.
     unexp: UnexpList,
+    /// The segmented message being received (rxm sends one at a time on
+    /// a connection).
+    sar: Option<SarRx>,
+}
+
+/// Where a message goes.
+enum Dest {
+    /// A posted receive (maybe too short: truncated).
+    Op(RxWork),
+    /// Its own buffer: an unexpected tagged message.
+    Unexp(KVVec<u8>),
+}
+
+/// A segmented message being received.
+struct SarRx {
+    st: rxm::Sar,
+    dest: Dest,
+    tag: u64,
+    data: Option<u64>,
 }
 
 /// A connection of a connectionless endpoint (see the module comment).
@@ -227,7 +254,7 @@ impl VConn {
                 conn: conn(),
                 wrs,
                 s <- new_spinlock_bh!(st, "kfi_verbs_rdm_conn"),
-                rx <- new_mutex!(VRx { bufs, unexp: UnexpList::new() }, "kfi_verbs_rdm_rx"),
+                rx <- new_mutex!(VRx { bufs, unexp: UnexpList::new(), sar: None }, "kfi_verbs_rdm_rx"),
                 work <- new_work!("kfi_verbs_rdm_conn"),
             }),
             GFP_KERNEL,
@@ -310,6 +337,13 @@ impl VConn {
         unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
         let mut r = self.rx.lock();
         r.unexp.clear();
+        if let Some(SarRx { dest: Dest::Op(w), st, .. }) = r.sar.take() {
+            // SAFETY: the queues outlive the connection's use of them
+            // (see `VSt`): this is its last.
+            if let Some(to) = self.s.lock().to {
+                unsafe { &*to.data_ptr() }.rx_failed(&w, err, st.got, 0);
+            }
+        }
     }
 }
 
@@ -494,7 +528,7 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
         let k = s.tx_free.trailing_zeros() as usize;
         let op = &tx[i];
         let tagged = op.kind == Kind::TSend;
-        let p = Pkt {
+        let mut p = Pkt {
             conn_id: peer_id,
             op: Some(if tagged { Op::Tagged } else { Op::Msg }),
             cq_data: op.flags & rules::F_REMOTE_CQ_DATA != 0,
@@ -503,16 +537,29 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
             tag: if tagged { op.tag } else { 0 },
             ..Pkt::default()
         };
-        let len = PKT_BYTES + op.len as usize;
+        // Eager (one packet), or the next segment; `last`: the packet
+        // that completes the send.
+        let (ty, at, n, last) = if op.len <= SEG {
+            (Type::Eager, 0, op.len, true)
+        } else {
+            let j = l.x.sar_next;
+            let (kind, at, n) = rxm::Sar::segment(op.len, SEG, j);
+            p.msg_id = i as u64;
+            p.seg = Some(kind);
+            p.seg_no = j as u32;
+            p.seg_size = n as u16;
+            (Type::Seg, at, n, kind == rxm::Seg::Last)
+        };
+        let len = PKT_BYTES + n as usize;
         let mut one = crate::util::xfer::EMPTY_SEG;
         let segs = op.payload(&mut one);
         let Some(b) = s.tx.get_mut(k) else {
             return;
         };
         let mut hdr = [0u8; PKT_BYTES];
-        rxm::encode(Type::Eager, &p, &mut hdr);
+        rxm::encode(ty, &p, &mut hdr);
         b[..PKT_BYTES].copy_from_slice(&hdr);
-        base::copy_from_segs(segs, &mut b[PKT_BYTES..len]);
+        base::copy_from_segs_at(segs, at as usize, &mut b[PKT_BYTES..len]);
         let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len };
         let r = sys::kfi_verbs_sq_req {
             op: sys::KFI_VERBS_OP_SEND as i32,
@@ -534,8 +581,16 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
         match unsafe { c.conn.post_send(&c.wrs, k, &r) } {
             Ok(()) => {
                 s.tx_free &= !(1u64 << k);
-                s.tx_op[k] = i as u32;
-                tx_links.pop_front(&mut l.tx_pending);
+                if last {
+                    // An RC queue pair completes in order: the send is
+                    // done when its last packet is.
+                    s.tx_op[k] = i as u32;
+                    l.x.sar_next = 0;
+                    tx_links.pop_front(&mut l.tx_pending);
+                } else {
+                    s.tx_op[k] = NO_OP;
+                    l.x.sar_next += 1;
+                }
             }
             // The device cannot take it now: its next completion tries
             // again.
@@ -665,7 +720,7 @@ impl VConn {
 
     /// Handles the packet in receive buffer `k` (`len` bytes).
     fn rx_one(&self, r: &mut VRx, d: &EpData, to: LaneRef<Prov>, k: usize, len: usize) -> Step {
-        let VRx { bufs, unexp } = r;
+        let VRx { bufs, unexp, sar } = r;
         let Some(b) = bufs.get(k) else {
             return Step::Broken;
         };
@@ -673,48 +728,110 @@ impl VConn {
         let Ok((ty, p)) = rxm::decode(bytes) else {
             return Step::Broken;
         };
+        let payload = &bytes[PKT_BYTES..];
         match ty {
             // Credits are off both ways (`flow_ctrl` 2): one is harmless.
             Type::Credit => return Step::Done,
             Type::Eager => {}
-            // SAR, rendezvous, atomics: not done here (a protocol error).
+            Type::Seg => return rx_seg(d, to, sar, unexp, &p, payload),
+            // Rendezvous, atomics: not done here (a protocol error).
             _ => return Step::Broken,
         }
-        let payload = &bytes[PKT_BYTES..];
         if p.size != payload.len() as u64 {
             return Step::Broken;
         }
-        let data = p.cq_data.then_some(p.data);
-        if p.op == Some(Op::Tagged) {
-            if let Some(w) = unexp.take_tagged(d, p.tag, to.from) {
-                deliver(d, &w, payload, data, p.tag);
-                return Step::Done;
-            }
-            if !unexp.has_room(p.size, UNEXP_MAX, UNEXP_LIMIT) {
-                // Kept in its buffer until receives take the others.
-                return Step::Wait;
-            }
-            if unexp.reserve(GFP_KERNEL | __GFP_NOWARN).is_err() {
-                return Step::Wait;
-            }
-            let Ok(mut buf) = KVVec::from_elem(0u8, payload.len(), GFP_KERNEL | __GFP_NOWARN) else {
-                return Step::Wait;
-            };
-            buf.copy_from_slice(payload);
-            let u = Unexp { tag: p.tag, src: to.from, data, ack: false, buf, claimed: None };
-            // Within the room reserved above: allocates nothing.
-            let _ = unexp.push(u);
-            unexp.deliver(d);
-            return Step::Done;
+        let tag = (p.op == Some(Op::Tagged)).then_some(p.tag);
+        let Some(mut dest) = dest_of(d, to, unexp, p.size, tag) else {
+            // Kept in its buffer until a receive (or room) comes.
+            return Step::Wait;
+        };
+        place(&mut dest, 0, payload);
+        finish(d, to, unexp, dest, p.size, p.cq_data.then_some(p.data), p.tag);
+        Step::Done
+    }
+}
+
+/// Where a message of `len` bytes (`tag`: tagged) from the lane `to`
+/// goes: a posted receive, or its own buffer (an unexpected tagged one);
+/// `None` if nowhere yet (it waits in its receive buffer).
+fn dest_of(d: &EpData, to: LaneRef<Prov>, unexp: &mut UnexpList, len: u64, tag: Option<u64>) -> Option<Dest> {
+    let Some(tag) = tag else {
+        return match d.rx_take_msg(len, to.from, to.lane) {
+            Ok(Some(w)) => Some(Dest::Op(w)),
+            Ok(None) | Err(NoRoom) => None,
+        };
+    };
+    if let Some(w) = unexp.take_tagged(d, tag, to.from) {
+        return Some(Dest::Op(w));
+    }
+    // Room for its list entry first, so that keeping it once its bytes
+    // are in cannot fail.
+    if !unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) || unexp.reserve(GFP_KERNEL | __GFP_NOWARN).is_err() {
+        return None;
+    }
+    KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).ok().map(Dest::Unexp)
+}
+
+/// Puts `src` at `at` of message destination `dest` (what fits a short
+/// receive).
+fn place(dest: &mut Dest, at: u64, src: &[u8]) {
+    match dest {
+        Dest::Op(w) => {
+            let keep = w.room.saturating_sub(at).min(src.len() as u64) as usize;
+            base::copy_to_segs(w.op.buf.segs(), (w.offset + at) as usize, &src[..keep]);
         }
-        match d.rx_take_msg(p.size, to.from, to.lane) {
-            Ok(Some(w)) => {
-                deliver(d, &w, payload, data, 0);
-                Step::Done
+        Dest::Unexp(b) => {
+            let at = at as usize;
+            if let Some(to) = b.get_mut(at..at + src.len()) {
+                to.copy_from_slice(src);
             }
-            Ok(None) | Err(NoRoom) => Step::Wait,
         }
     }
+}
+
+/// A message of `size` bytes is whole in `dest`: its receive completes
+/// (truncated: `KFI_ETRUNC`), or it joins the unexpected ones.
+fn finish(d: &EpData, to: LaneRef<Prov>, unexp: &mut UnexpList, dest: Dest, size: u64, data: Option<u64>, tag: u64) {
+    match dest {
+        Dest::Op(w) if size > w.room => d.rx_failed(&w, sys::KFI_ETRUNC, w.room, size - w.room),
+        Dest::Op(w) => d.rx_done(&w, size, data, tag),
+        Dest::Unexp(buf) => {
+            let u = Unexp { tag, src: to.from, data, ack: false, buf, claimed: None };
+            // Within the room reserved with its buffer: allocates nothing.
+            let _ = unexp.push(u);
+            unexp.deliver(d);
+        }
+    }
+}
+
+/// A segment `p` with `payload`: the first is matched as its whole
+/// message would be, each placed at its offset, the last completes it.
+fn rx_seg(d: &EpData, to: LaneRef<Prov>, sar: &mut Option<SarRx>, unexp: &mut UnexpList, p: &Pkt, payload: &[u8]) -> Step {
+    if payload.len() != usize::from(p.seg_size) {
+        return Step::Broken;
+    }
+    if sar.is_none() {
+        let Some(st) = rxm::Sar::first(p) else {
+            return Step::Broken;
+        };
+        let tag = (p.op == Some(Op::Tagged)).then_some(p.tag);
+        let Some(dest) = dest_of(d, to, unexp, p.size, tag) else {
+            return Step::Wait;
+        };
+        *sar = Some(SarRx { st, dest, tag: p.tag, data: p.cq_data.then_some(p.data) });
+    } else if !sar.as_ref().is_some_and(|x| x.st.continues(p)) {
+        return Step::Broken;
+    }
+    let Some(x) = sar.as_mut() else {
+        return Step::Broken;
+    };
+    place(&mut x.dest, x.st.got, payload);
+    if x.st.placed(payload.len() as u64) {
+        if let Some(x) = sar.take() {
+            finish(d, to, unexp, x.dest, x.st.size, x.data, x.tag);
+        }
+    }
+    Step::Done
 }
 
 /// What one receive completion came to.
@@ -728,18 +845,6 @@ enum Step {
     Drop,
     /// The peer broke the protocol: the connection ends.
     Broken,
-}
-
-/// Copies a message into its receive and completes it (truncated: what
-/// fits, `KFI_ETRUNC`).
-fn deliver(d: &EpData, w: &crate::util::xfer::RxWork, payload: &[u8], data: Option<u64>, tag: u64) {
-    let n = (payload.len() as u64).min(w.room) as usize;
-    base::copy_to_segs(w.op.buf.segs(), w.offset as usize, &payload[..n]);
-    if (payload.len() as u64) > w.room {
-        d.rx_failed(w, sys::KFI_ETRUNC, w.room, payload.len() as u64 - w.room);
-    } else {
-        d.rx_done(w, payload.len() as u64, data, tag);
-    }
 }
 
 /// An event of a connection of a connectionless endpoint (kfi_verbs_cm.c:

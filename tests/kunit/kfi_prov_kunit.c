@@ -3763,7 +3763,7 @@ static void rdm_eagain_replay(struct kunit *test)
 	u8 *out = kunit_kzalloc(test, 5 * PIPE_LEN, GFP_KERNEL);
 	u8 *in = kunit_kzalloc(test, 5 * PIPE_LEN, GFP_KERNEL);
 	kfi_addr_t src;
-	int i;
+	int i, got;
 
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	KUNIT_ASSERT_NOT_NULL(test, in);
@@ -3785,13 +3785,24 @@ static void rdm_eagain_replay(struct kunit *test)
 				       NULL, a->peer[1], out + 4 * PIPE_LEN),
 			(ssize_t)-EAGAIN);
 	msleep(50);
-	/* nothing completed: the peer has no receive */
-	KUNIT_EXPECT_EQ(test, kfi_cq_read(a->tx, &e, 1), (ssize_t)-EAGAIN);
+	/*
+	 * tcp sends these by rendezvous: nothing completes while the peer
+	 * has no receive. A provider that segments them (kfi_verbs: SAR into
+	 * the peer's packet buffers) may have completed some, in order.
+	 */
+	got = 0;
+	while (got < 4 && kfi_cq_read(a->tx, &e, 1) == 1) {
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context,
+				    (void *)(out + got * PIPE_LEN));
+		got++;
+	}
+	if (!strcmp(cur_prov->name, "tcp"))
+		KUNIT_EXPECT_EQ(test, got, 0);
 	for (i = 0; i < 5; i++)
 		KUNIT_ASSERT_EQ(test, kfi_recv(b->ep, in + i * PIPE_LEN,
 					       PIPE_LEN, NULL, KFI_ADDR_UNSPEC,
 					       in + i * PIPE_LEN), 0);
-	for (i = 0; i < 4; i++) {
+	for (i = got; i < 4; i++) {
 		KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &src), 1);
 		KUNIT_EXPECT_PTR_EQ(test, e.op_context,
 				    (void *)(out + i * PIPE_LEN));

@@ -76,9 +76,9 @@ for n in "$node" "$node_siw"; do
 	show /tmp/pt.s /tmp/pt.c
 done
 
-# RDM endpoints (rxm over RC, eager sizes), kernel to kernel on kv_rxe,
-# untagged and tagged
-rdm_sizes="sizes=0,1,64,4096,16384"
+# RDM endpoints (rxm over RC: eager up to 16 KiB, segmented above),
+# kernel to kernel on kv_rxe, untagged and tagged
+rdm_sizes="sizes=0,1,64,4096,16384,16385,65536,1048576"
 for t in 0 1; do
 	pp /tmp/pr.s "role=server prov=verbs ep=rdm addr=$node tagged=$t verify=1 $rdm_sizes iters=$iters" &
 	sleep 0.5
@@ -92,8 +92,11 @@ done
 
 if command -v fi_pingpong >/dev/null; then
 	# RDM against fi_pingpong -p "verbs;ofi_rxm" -e rdm (one size per
-	# run, data checked), both roles, untagged and tagged
-	for sz in 64 16384; do
+	# run, data checked), both roles, untagged and tagged: eager, and
+	# segmented (SAR) both ways (libfabric's rendezvous above 128 KiB is
+	# not taken yet). FI_UNIVERSE_SIZE: rxm sizes its CQ as (tx + rx) x
+	# universe (1024 by default), more than rxe's largest CQ.
+	for sz in 64 16384 65536; do
 		for t in 0 1; do
 			m=""
 			[ $t = 1 ] && m="-m tagged"
@@ -101,13 +104,13 @@ if command -v fi_pingpong >/dev/null; then
 			[ $t = 1 ] && tag=tagged_
 			pp /tmp/prf.s "role=server prov=verbs ep=rdm addr=$node tagged=$t verify=1 sizes=$sz iters=$iters" &
 			wait_listen
-			FI_VERBS_IFACE=kva timeout 120 fi_pingpong -p "verbs;ofi_rxm" -e rdm $m -c -S $sz -I "$iters" "$node" >/tmp/prf.f 2>&1
+			FI_UNIVERSE_SIZE=32 FI_VERBS_IFACE=kva timeout 120 fi_pingpong -p "verbs;ofi_rxm" -e rdm $m -c -S $sz -I "$iters" "$node" >/tmp/prf.f 2>&1
 			frc=$?
 			wait
 			result fi_pp_rdm_${tag}client_$sz bash -c "grep -q '^rc=0$' /tmp/prf.s && [ $frc = 0 ]"
 			[ $frc = 0 ] || sed 's/^/      /' /tmp/prf.f
 			show /tmp/prf.s
-			FI_VERBS_IFACE=kva timeout 120 fi_pingpong -p "verbs;ofi_rxm" -e rdm $m -c -S $sz -I "$iters" -d kv_rxe >/tmp/prc.f 2>&1 &
+			FI_UNIVERSE_SIZE=32 FI_VERBS_IFACE=kva timeout 120 fi_pingpong -p "verbs;ofi_rxm" -e rdm $m -c -S $sz -I "$iters" -d kv_rxe >/tmp/prc.f 2>&1 &
 			fpid=$!
 			wait_listen
 			pp /tmp/prc.c "role=client prov=verbs ep=rdm addr=$node tagged=$t verify=1 sizes=$sz iters=$iters"
