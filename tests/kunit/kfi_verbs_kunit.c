@@ -366,7 +366,7 @@ static void verbs_getinfo_advertises_what_works(struct kunit *test)
 	}
 	/*
 	 * RDM (rxm over RC): messages, tagged, multi-receive, sources and
-	 * directed receives, eager sizes only; no RMA or atomics yet.
+	 * directed receives, up to 1 GiB (segmented); no RMA or atomics yet.
 	 */
 	h->caps = KFI_MSG | KFI_TAGGED | KFI_MULTI_RECV | KFI_SOURCE |
 		  KFI_DIRECTED_RECV;
@@ -378,7 +378,8 @@ static void verbs_getinfo_advertises_what_works(struct kunit *test)
 	for (e = list; e; e = e->next) {
 		KUNIT_EXPECT_EQ(test, e->ep_attr->type, KFI_EP_RDM);
 		KUNIT_EXPECT_EQ(test, e->caps & (KFI_RMA | KFI_ATOMIC), 0ULL);
-		KUNIT_EXPECT_EQ(test, e->ep_attr->max_msg_size, (size_t)16384);
+		KUNIT_EXPECT_EQ(test, e->ep_attr->max_msg_size,
+				(size_t)1 << 30);
 		KUNIT_EXPECT_EQ(test, e->domain_attr->cq_data_size, (size_t)8);
 	}
 	kfi_freeinfo(list);
