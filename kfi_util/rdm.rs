@@ -444,6 +444,12 @@ impl<R: ProvRdm> Map<R> {
         Ok(())
     }
 
+    /// A connection counted by [`Map::count_conn`] was not made after all.
+    fn uncount(&self) {
+        let mut g = self.st.lock();
+        g.live = g.live.saturating_sub(1);
+    }
+
     /// Hands `c` to the work item to stop. Never allocates (the room was
     /// made when `c` was counted), so it is safe from `c`'s own event
     /// context.
@@ -467,6 +473,7 @@ impl<R: ProvRdm> Map<R> {
             return;
         }
         let Ok(c) = make(self) else {
+            self.uncount();
             return;
         };
         let mut g = self.st.lock();
@@ -568,8 +575,12 @@ impl<R: ProvRdm> Map<R> {
         };
         let to = LaneRef { map: self, data: d, lane, from: handle, one_way: false };
         if c.accept(&accept, to).is_err() {
+            // The lane lets go of it (and hands back `c` itself, buried
+            // once, below).
             if let Some(x) = d.rdm_event(lane, c, Event::Down, bindings::ECONNRESET) {
-                self.bury(x);
+                if !Arc::ptr_eq(&x, c) {
+                    self.bury(x);
+                }
             }
             self.bury(c.clone());
         }
@@ -642,7 +653,10 @@ impl<R: ProvRdm> Map<R> {
                         self.bury(x);
                     }
                 }
-                Err(e) => d.rdm_connect_failed(lane, (-e.to_errno()) as u32),
+                Err(e) => {
+                    self.uncount();
+                    d.rdm_connect_failed(lane, (-e.to_errno()) as u32);
+                }
             }
         }
     }

@@ -20,10 +20,10 @@
 //!   [`kfi_verbs_rdm_pep_event`].
 //!
 //! What is done: eager messages (untagged with CQ data, tagged) up to
-//! rxm's 16 KiB, sources and directed receives, multi-receive buffers,
-//! unexpected tagged messages; `max_msg_size` says 16 KiB (SAR and the
-//! read rendezvous are not implemented yet, and a peer's SAR or
-//! rendezvous packet ends its connection as a protocol error).
+//! rxm's 16 KiB and segmented ones (SAR) above, both ways, up to 1 GiB;
+//! sources and directed receives, multi-receive buffers, unexpected
+//! tagged messages. A peer's rendezvous packet (libfabric's messages over
+//! 128 KiB) ends its connection as a protocol error.
 //!
 //! # Contexts and locks
 //! Connection events come from the rdma_cm handler with the id's handler
@@ -31,9 +31,10 @@
 //! `LaneRef` (which never stops a connection from there) and never call a
 //! function that takes that mutex. A request is answered from the
 //! connection's work item ([`VConn`]'s `work`), which also moves received
-//! packets (process context, `VConn::rx` mutex) and posts the lane's
-//! transmits when a connection event allowed them (`ProvRdm::flow` runs
-//! under the queue lock and only queues it). Completions (softirq) take
+//! packets (process context, `VConn::rx` mutex), reports the end of the
+//! connection once it moved the packets that came before it, and posts
+//! the lane's transmits when a connection event allowed them
+//! (`ProvRdm::flow` runs under the queue lock and only queues it). Completions (softirq) take
 //! `VConn::s` (BH spinlock), then, released, the queue lock. Lock order:
 //! handler mutex, map's `st`, `VConn::rx`, queue lock `q`, `VConn::s`,
 //! the connection's post lock.
@@ -80,6 +81,8 @@ pub(crate) const RDM_MAX_MSG_SIZE: u64 = crate::ep::MAX_MSG_SIZE;
 const SEG: u64 = rxm::EAGER_LIMIT as u64;
 /// The transmit slot of a send buffer carrying no consumer's operation.
 const NO_OP: u32 = u32::MAX;
+/// Every send buffer free.
+const ALL_TX: u64 = if NTX == 64 { u64::MAX } else { (1u64 << NTX) - 1 };
 
 /// kfi_verbs' state of one lane (`Lane::x`), under the queue lock: the
 /// operations of a lane are on its connection's send buffers once posted
@@ -143,6 +146,12 @@ struct VSt {
     stopped: bool,
     /// Connected (sends may be posted).
     up: bool,
+    /// The device refused a send with none in flight: the work item
+    /// tries again after a pause.
+    pump_retry: bool,
+    /// The connection ended: the work item reports it to the lane once
+    /// it moved the packets received before.
+    ended: bool,
     /// The error operations flushed by a stop fail with.
     fail_err: u32,
     /// Free send buffers (bit `k`) and the transmit slot each one in use
@@ -231,13 +240,14 @@ impl VConn {
             bufs.push(KVec::from_elem(0u8, BUF, GFP_KERNEL)?, GFP_KERNEL)?;
         }
         let wrs = Wrs::new(core::ptr::null(), NTX, NRX)?;
-        let free = if NTX == 64 { u64::MAX } else { (1u64 << NTX) - 1 };
         let st = VSt {
             to: None,
             stopped: false,
             up: false,
+            pump_retry: false,
+            ended: false,
             fail_err: bindings::ECONNRESET,
-            tx_free: free,
+            tx_free: ALL_TX,
             tx_op: [NO_OP; NTX],
             tx,
             ring: [(0, 0, false); NRX],
@@ -338,10 +348,12 @@ impl VConn {
         let mut r = self.rx.lock();
         r.unexp.clear();
         if let Some(SarRx { dest: Dest::Op(w), st, .. }) = r.sar.take() {
-            // SAFETY: the queues outlive the connection's use of them
-            // (see `VSt`): this is its last.
-            if let Some(to) = self.s.lock().to {
-                unsafe { &*to.data_ptr() }.rx_failed(&w, err, st.got, 0);
+            // (Not under `s`: the report takes the queue lock.)
+            let to = self.s.lock().to;
+            if let Some(to) = to {
+                // SAFETY: the queues outlive the connection's use of them
+                // (see `VSt`): this is its last.
+                unsafe { &*to.data_ptr() }.rx_failed(&w, err, st.got.min(w.room), 0);
             }
         }
     }
@@ -459,12 +471,12 @@ impl WorkItem for VConn {
     /// A request to answer, received packets to move, transmits to post.
     fn run(this: Arc<VConn>) {
         let _noio = base::NoIo::enter();
-        let (req, map) = {
+        let (req, map, pause, to) = {
             let mut s = this.s.lock();
             if s.stopped {
                 return;
             }
-            (s.req.take(), s.map)
+            (s.req.take(), s.map, core::mem::take(&mut s.pump_retry), s.to)
         };
         if let (Some((b, n)), false) = (req, map.is_null()) {
             // SAFETY: the map stops its pending connections (this one)
@@ -472,6 +484,16 @@ impl WorkItem for VConn {
             unsafe { &*map }.request(&this, &b[..n]);
         }
         this.rx_run();
+        let ended = core::mem::take(&mut this.s.lock().ended);
+        if let (true, Some(to)) = (ended, to) {
+            // SAFETY: as in `pump`.
+            unsafe { &*to.data_ptr() }.rdm_conn_lost(to.lane, &this, bindings::ECONNRESET);
+            to.down(&this);
+            return;
+        }
+        if pause {
+            base::sleep_briefly();
+        }
         this.pump();
     }
 }
@@ -504,6 +526,18 @@ pub(crate) fn posted(q: &mut Queues<VerbsExt>, kind: Kind, i: usize) -> core::re
         pump_lane(q, r.lane);
     }
     Ok(())
+}
+
+/// Kicks the connection of every lane (under `q`): a read of the CQ
+/// freed room a message may wait for.
+pub(crate) fn kick_lanes(q: &Queues<VerbsExt>) {
+    let mut l = 0;
+    while let Some(x) = q.ext.peers.lane(l) {
+        if let Some(c) = &x.conn {
+            c.kick();
+        }
+        l += 1;
+    }
 }
 
 /// Hands what waits on lane `lane` to its connection's free send
@@ -593,8 +627,14 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
                 }
             }
             // The device cannot take it now: its next completion tries
-            // again.
-            Err(e) if e == -(bindings::EAGAIN as c_int) => return,
+            // again, or (none in flight) the work item after a pause.
+            Err(e) if e == -(bindings::EAGAIN as c_int) => {
+                if s.tx_free == ALL_TX {
+                    s.pump_retry = true;
+                    c.kick();
+                }
+                return;
+            }
             Err(_) => {
                 // The queue pair is gone or broken: the connection ends
                 // and the lane's transmits fail with it.
@@ -705,7 +745,14 @@ impl VConn {
                     }
                     match step {
                         Step::Done => {
-                            let _ = self.post_rx(&mut r, k as usize);
+                            // (siw refuses while its queue pair changes
+                            // state: briefly.)
+                            for _ in 0..100 {
+                                match self.post_rx(&mut r, k as usize) {
+                                    Err(e) if e == -(bindings::EAGAIN as c_int) => base::sleep_briefly(),
+                                    _ => break,
+                                }
+                            }
                         }
                         Step::Broken => {
                             self.conn.broken();
@@ -884,10 +931,14 @@ pub(crate) unsafe extern "C" fn kfi_verbs_rdm_cm_event(ctx: *mut c_void, ev: *co
             }
         }
         sys::KFI_VERBS_EV_DISCONNECTED | sys::KFI_VERBS_EV_REMOVED => {
-            c.s.lock().up = false;
-            // SAFETY: as in `pump`.
-            unsafe { &*to.data_ptr() }.rdm_conn_lost(to.lane, c, bindings::ECONNRESET);
-            to.down(c);
+            // The work item first moves what arrived before the end (the
+            // queue pair was drained before this event), then reports it.
+            {
+                let mut s = c.s.lock();
+                s.up = false;
+                s.ended = true;
+            }
+            c.kick();
         }
         _ => {}
     }

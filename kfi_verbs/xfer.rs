@@ -562,7 +562,9 @@ const READ_BUDGET: u32 = 16;
 /// kicks the receive work.
 pub(crate) struct VerbsProgress<'a> {
     ep: &'a EpData,
-    conn: &'a Conn,
+    /// `None`: an RDM endpoint's (its connections' completions come
+    /// through the softirq poller; a read that frees room kicks them).
+    conn: Option<&'a Conn>,
     /// No CQ of the endpoint has a completion handler (`Config::quiet`):
     /// only then do completions come in the reader's call.
     quiet: bool,
@@ -572,10 +574,10 @@ pub(crate) struct VerbsProgress<'a> {
 
 impl crate::util::cq::ProgressRef for VerbsProgress<'_> {
     fn poll(&self, polling: bool) -> bool {
-        if !self.quiet {
+        let (true, Some(conn)) = (self.quiet, self.conn) else {
             return false;
-        }
-        self.conn.poll(READ_BUDGET, polling);
+        };
+        conn.poll(READ_BUDGET, polling);
         // Busy polling: the CQ stays marked, so that a blocking read after
         // these hands the queue pair's completions back to the softirq
         // poller (`Conn::poll` with `busy` false) before it sleeps.
@@ -586,6 +588,10 @@ impl crate::util::cq::ProgressRef for VerbsProgress<'_> {
         let g = self.ep.q.lock();
         if let Some(st) = g.ext.soft.as_deref() {
             st.kick();
+        }
+        if g.ext.peers.per_lane_tx {
+            // Messages waiting for a CQ slot go on.
+            crate::rdm::kick_lanes(&g);
         }
     }
 }
@@ -787,13 +793,16 @@ impl QueueExt for VerbsExt {
     /// pair's completions (see [`VerbsProgress`]).
     fn progress_ref(ep: &EpData) -> Option<VerbsProgress<'_>> {
         let g = ep.q.lock();
+        if g.ext.peers.per_lane_tx {
+            return Some(VerbsProgress { ep, conn: None, quiet: g.cfg.quiet(), _call: ep.call(&g) });
+        }
         if g.ext.conn.is_null() {
             return None;
         }
         // SAFETY: set, so valid until the endpoint's close, which clears
         // it under `q` and then waits for the call counted here.
         let conn = unsafe { &*g.ext.conn };
-        Some(VerbsProgress { ep, conn, quiet: g.cfg.quiet(), _call: ep.call(&g) })
+        Some(VerbsProgress { ep, conn: Some(conn), quiet: g.cfg.quiet(), _call: ep.call(&g) })
     }
 
     fn owe_ack(_ep: &EpData, _stream: u32) {}
