@@ -501,6 +501,7 @@ impl<X: HasPeers> EpQueues<X> {
     pub(crate) fn rdm_event(&self, lane: u32, c: &<X::R as ProvRdm>::Conn, e: Event, errno: u32) -> Option<Arc<<X::R as ProvRdm>::Conn>> {
         let (bury, doomed, freed) = {
             let mut g = self.q.lock();
+            let map = g.ext.peers().map;
             let l = g.ext.peers_mut().lane_mut(lane)?;
             let is = |x: &Option<Arc<<X::R as ProvRdm>::Conn>>| x.as_deref().is_some_and(|o| core::ptr::eq(o, c));
             let (out, cur) = (is(&l.peer.out), is(&l.conn));
@@ -524,6 +525,17 @@ impl<X: HasPeers> EpQueues<X> {
                 bury = l.conn.take();
             }
             let doomed = if a.has(Actions::FAIL_WAITING) { Doomed::take(l, true) } else { Doomed::NONE };
+            let idle = l.peer.state == State::Idle;
+            if cur && e == Event::Down && idle && !l.peer.inbound && !l.tx_pending.is_empty() && !map.is_null() {
+                // Transmits routed after the connection's end was seen
+                // (`rdm_conn_lost` failed what it had): none was sent,
+                // they go on a new connection.
+                if l.peer.state.apply(Event::Send).has(Actions::CONNECT) {
+                    l.peer.want_connect = true;
+                    // SAFETY: set while enabled (checked), under q.
+                    unsafe { &*map }.want_connect();
+                }
+            }
             let mut freed = Doomed::NONE;
             if l.peer.inbound && l.conn.is_none() && l.peer.out.is_none() {
                 // Its connection is gone: the lane is free again.
@@ -630,6 +642,14 @@ impl<X: HasPeers> EpQueues<X> {
     /// the lane's, the lane's transmits fail with `err` (they were for
     /// the peer it connected to).
     pub(crate) fn rdm_conn_lost(&self, lane: u32, c: &<X::R as ProvRdm>::Conn, err: u32) {
+        self.rdm_conn_lost_then(lane, c, err, || {});
+    }
+
+    /// As [`EpQueues::rdm_conn_lost`], with `first` reporting the
+    /// connection's own failed transmits once the lane has let go of
+    /// what it held: a transmit posted by a consumer who sees one of
+    /// those failures is not failed with this connection.
+    pub(crate) fn rdm_conn_lost_then(&self, lane: u32, c: &<X::R as ProvRdm>::Conn, err: u32, first: impl FnOnce()) {
         let doomed = {
             let mut g = self.q.lock();
             match g.ext.peers_mut().lane_mut(lane) {
@@ -640,6 +660,7 @@ impl<X: HasPeers> EpQueues<X> {
                 _ => Doomed::NONE,
             }
         };
+        first();
         self.fail_doomed(doomed, err);
     }
 

@@ -41,7 +41,7 @@
 
 use crate::domain::Domain;
 use crate::ffi::{sys, Conn, Wrs};
-use crate::logic::status::error_of;
+use crate::logic::status::{error_of, wc};
 use crate::util::addr::SockAddr;
 use crate::util::base;
 use crate::util::logic::rxm::{self, Op, Pkt, Type, PKT_BYTES};
@@ -138,6 +138,21 @@ fn unwrap_pdata(p: &[u8]) -> &[u8] {
     }
 }
 
+/// Transmits that failed with their connection (`VSt::lost`), taken.
+struct Lost {
+    ops: [(u32, u32); NTX],
+    n: usize,
+}
+
+impl Lost {
+    /// Fails them on `d`, in order.
+    fn report(&self, d: &EpData) {
+        for &(i, err) in &self.ops[..self.n] {
+            d.tx_failed(i as usize, err);
+        }
+    }
+}
+
 /// What a connection's completions and events share (under `VConn::s`).
 struct VSt {
     /// Where events and data go (set when connecting or accepting).
@@ -158,6 +173,13 @@ struct VSt {
     /// carries.
     tx_free: u64,
     tx_op: [u32; NTX],
+    /// Transmits whose send failed while the connection was not stopped
+    /// (it ended by itself), oldest first, with their errors: the work
+    /// item reports them once the lane has let go of the connection
+    /// (`rdm_conn_lost_then`), so that what a consumer posts on seeing
+    /// one goes on a new connection. The stop reports those left.
+    lost: [(u32, u32); NTX],
+    lost_n: usize,
     /// The send buffers (written under this lock while free, read by the
     /// device until their completion).
     tx: KVec<KVec<u8>>,
@@ -249,6 +271,8 @@ impl VConn {
             fail_err: bindings::ECONNRESET,
             tx_free: ALL_TX,
             tx_op: [NO_OP; NTX],
+            lost: [(NO_OP, 0); NTX],
+            lost_n: 0,
             tx,
             ring: [(0, 0, false); NRX],
             head: 0,
@@ -304,6 +328,14 @@ impl VConn {
         base::enqueue_on(None, a);
     }
 
+    /// Whether the connection ended since last asked, and the transmits
+    /// that failed with it, not reported yet.
+    fn take_ended(&self) -> (bool, Lost) {
+        let mut s = self.s.lock();
+        let n = core::mem::take(&mut s.lost_n);
+        (core::mem::take(&mut s.ended), Lost { ops: s.lost, n })
+    }
+
     /// Posts receive buffer `k` (process context, `rx` held).
     fn post_rx(&self, r: &mut VRx, k: usize) -> core::result::Result<(), c_int> {
         let Some(b) = r.bufs.get_mut(k) else {
@@ -334,10 +366,17 @@ impl VConn {
     /// nothing is reported or posted after this returns; what it held
     /// fails with `err`.
     fn stop_with(&self, err: u32) {
-        {
+        let to = {
             let mut s = self.s.lock();
             s.stopped = true;
             s.fail_err = err;
+            s.to
+        };
+        // Failed before (oldest first; the work item reports no more).
+        let (_, lost) = self.take_ended();
+        if let Some(to) = to {
+            // SAFETY: as in `pump`: the queues outlive the stop.
+            lost.report(unsafe { &*to.data_ptr() });
         }
         // Every work request completes (flushed) before this returns,
         // with `fail_err`.
@@ -484,10 +523,11 @@ impl WorkItem for VConn {
             unsafe { &*map }.request(&this, &b[..n]);
         }
         this.rx_run();
-        let ended = core::mem::take(&mut this.s.lock().ended);
+        let (ended, lost) = this.take_ended();
         if let (true, Some(to)) = (ended, to) {
             // SAFETY: as in `pump`.
-            unsafe { &*to.data_ptr() }.rdm_conn_lost(to.lane, &this, bindings::ECONNRESET);
+            let d = unsafe { &*to.data_ptr() };
+            d.rdm_conn_lost_then(to.lane, &this, bindings::ECONNRESET, || lost.report(d));
             to.down(&this);
             return;
         }
@@ -672,13 +712,26 @@ impl VConn {
                 0 => (i, s.to, 0, false),
                 // Flushed by our stop: what the stop says.
                 _ if s.stopped => (i, s.to, s.fail_err, false),
-                // A send failed: the queue pair is in error, the
-                // connection is over.
-                st => (i, s.to, error_of(st, false), true),
+                // The queue pair is in error, the connection over: this
+                // send failed, or was flushed as its end (the peer's
+                // disconnect, another send's failure). Reported by the
+                // work item (see `VSt::lost`).
+                st => {
+                    let err = if st == wc::WR_FLUSH_ERR { bindings::ECONNRESET } else { error_of(st, false) };
+                    if i != NO_OP && s.lost_n < NTX {
+                        let n = s.lost_n;
+                        s.lost[n] = (i, err);
+                        s.lost_n += 1;
+                    }
+                    s.up = false;
+                    s.ended = true;
+                    (NO_OP, s.to, err, true)
+                }
             }
         };
         if broken {
             self.conn.broken();
+            self.kick();
         }
         let Some(to) = to else {
             return;

@@ -182,10 +182,17 @@ static __maybe_unused void dom_setup(struct kunit *test, struct dom_fixture *f,
 static __maybe_unused void dom_teardown(struct kunit *test,
 					struct dom_fixture *f)
 {
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->dom->fid), 0);
-	KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), 0);
+	if (f->dom)
+		KUNIT_EXPECT_EQ(test, kfi_close(&f->dom->fid), 0);
+	if (f->fab)
+		KUNIT_EXPECT_EQ(test, kfi_close(&f->fab->fid), 0);
 	kfi_freeinfo(f->list);
 	kfi_freeinfo(f->hints);
+	/* a second teardown (a case's release after its own) does nothing */
+	f->dom = NULL;
+	f->fab = NULL;
+	f->list = NULL;
+	f->hints = NULL;
 }
 
 /* ---------------------------------------------------------------- CM */

@@ -2589,6 +2589,7 @@ struct rdm_fixture {
 	struct dom_fixture d;
 	int n;
 	struct rdm_node node[RDM_MAX];
+	struct kunit *test;	/* for rdm_release() */
 };
 
 /* The rx_ctx_bits of the AVs rdm_open() opens, and the transmit queue
@@ -2717,15 +2718,21 @@ static void rdm_open(struct kunit *test, struct rdm_fixture *f, int i,
 	KUNIT_ASSERT_NE(test, ((struct sockaddr_in *)&n->addr)->sin_port, 0);
 }
 
+/* What node @n has open (also half-opened: a failed rdm_open()). */
 static void rdm_close(struct kunit *test, struct rdm_node *n)
 {
-	if (!n->ep)
-		return;
-	KUNIT_EXPECT_EQ(test, kfi_close(&n->ep->fid), 0);
-	KUNIT_EXPECT_EQ(test, kfi_close(&n->av->fid), 0);
-	KUNIT_EXPECT_EQ(test, kfi_close(&n->tx->fid), 0);
-	KUNIT_EXPECT_EQ(test, kfi_close(&n->rx->fid), 0);
+	if (n->ep)
+		KUNIT_EXPECT_EQ(test, kfi_close(&n->ep->fid), 0);
+	if (n->av)
+		KUNIT_EXPECT_EQ(test, kfi_close(&n->av->fid), 0);
+	if (n->tx)
+		KUNIT_EXPECT_EQ(test, kfi_close(&n->tx->fid), 0);
+	if (n->rx)
+		KUNIT_EXPECT_EQ(test, kfi_close(&n->rx->fid), 0);
 	n->ep = NULL;
+	n->av = NULL;
+	n->tx = NULL;
+	n->rx = NULL;
 }
 
 /* Node @i's AV gets the address of every node of @mask (bit j: node j). */
@@ -2744,6 +2751,16 @@ static void rdm_insert(struct kunit *test, struct rdm_fixture *f, int i,
 	}
 }
 
+static void rdm_teardown(struct kunit *test, struct rdm_fixture *f);
+
+/* The case ended (maybe early): what its fixture still has open closes. */
+static void rdm_release(void *p)
+{
+	struct rdm_fixture *f = p;
+
+	rdm_teardown(f->test, f);
+}
+
 /* @n nodes on @node (a loopback address), each knowing all. */
 static void rdm_setup_at(struct kunit *test, struct rdm_fixture *f, int n,
 			 uint64_t caps, const char *node)
@@ -2752,6 +2769,14 @@ static void rdm_setup_at(struct kunit *test, struct rdm_fixture *f, int n,
 
 	rdm_need(test, caps);
 	memset(f, 0, sizeof(*f));
+	f->test = test;
+	/*
+	 * A failed assertion ends the case here or later: what is open then
+	 * closes with the case (its posted buffers are the case's), so that
+	 * nothing is left on the devices for later cases and their removal.
+	 */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rdm_release, f),
+			0);
 	rdm_dom_setup(test, &f->d, caps, node);
 	f->n = n;
 	for (i = 0; i < n; i++)
@@ -2779,7 +2804,7 @@ static void rdm_teardown(struct kunit *test, struct rdm_fixture *f)
 {
 	int i;
 
-	for (i = 0; i < f->n; i++)
+	for (i = 0; i < RDM_MAX; i++)
 		rdm_close(test, &f->node[i]);
 	dom_teardown(test, &f->d);
 }
@@ -3065,10 +3090,11 @@ static void rdm_peer_gone_then_back(struct kunit *test)
 		if (r == -KFI_EAVAIL) {
 			KUNIT_ASSERT_EQ(test, kfi_cq_readerr(a->tx, &err, 0),
 					1);
-			KUNIT_EXPECT_TRUE(test, err.err == ECONNRESET ||
-						err.err == ECONNREFUSED ||
-						err.err == EPIPE ||
-						err.err == ECONNABORTED);
+			KUNIT_EXPECT_TRUE_MSG(test, err.err == ECONNRESET ||
+						    err.err == ECONNREFUSED ||
+						    err.err == EPIPE ||
+						    err.err == ECONNABORTED,
+					      "err %d after %d sends", err.err, i);
 			KUNIT_EXPECT_EQ(test, err.flags,
 					(u64)(KFI_MSG | KFI_SEND));
 			failed = 1;
@@ -3845,6 +3871,7 @@ struct sep_node {
 struct sep_fixture {
 	struct dom_fixture d;
 	struct sep_node node[2];
+	struct kunit *test;	/* for sep_release() */
 };
 
 /* The scalable endpoint of node @i, not enabled (@caps added). */
@@ -3928,13 +3955,25 @@ static void sep_close(struct kunit *test, struct sep_node *n)
 {
 	int c;
 
-	if (!n->sep)
-		return;
-	for (c = SEP_CTX - 1; c >= 0; c--)
-		sep_ctx_close(test, n, c);
-	KUNIT_EXPECT_EQ(test, kfi_close(&n->sep->fid), 0);
-	KUNIT_EXPECT_EQ(test, kfi_close(&n->av->fid), 0);
+	if (n->sep) {
+		for (c = SEP_CTX - 1; c >= 0; c--)
+			sep_ctx_close(test, n, c);
+		KUNIT_EXPECT_EQ(test, kfi_close(&n->sep->fid), 0);
+	}
+	if (n->av)
+		KUNIT_EXPECT_EQ(test, kfi_close(&n->av->fid), 0);
 	n->sep = NULL;
+	n->av = NULL;
+}
+
+static void sep_teardown(struct kunit *test, struct sep_fixture *f);
+
+/* The case ended (maybe early): what its fixture still has open closes. */
+static void sep_release(void *p)
+{
+	struct sep_fixture *f = p;
+
+	sep_teardown(f->test, f);
 }
 
 static struct sep_fixture *sep_setup(struct kunit *test, uint64_t caps)
@@ -3943,6 +3982,10 @@ static struct sep_fixture *sep_setup(struct kunit *test, uint64_t caps)
 	int i, j;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->test = test;
+	/* as rdm_setup_at() */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, sep_release, f),
+			0);
 	rdm_need(test, caps);
 	rdm_dom_setup(test, &f->d, caps, cur_prov->node);
 	if (f->d.list->domain_attr->max_ep_tx_ctx < SEP_CTX) {

@@ -1761,6 +1761,113 @@ static void verbs_msg_remove_during_traffic(struct kunit *test)
 	}
 }
 
+/* One endpoint of verbs_rdm_remove_during_traffic(). */
+struct vrdm {
+	struct kfid_ep *ep;
+	struct kfid_av *av;
+	struct kfid_cq *tx, *rx;
+	struct sockaddr_in name;
+	kfi_addr_t peer;
+};
+
+static void vrdm_open(struct kunit *test, struct kfid_domain *dom,
+		      const struct kfi_info *e, struct vrdm *n)
+{
+	struct kfi_cq_attr cattr = { .size = 64,
+				     .format = KFI_CQ_FORMAT_TAGGED };
+	struct kfi_av_attr aattr = { .type = KFI_AV_TABLE };
+	size_t len = sizeof(n->name);
+
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(dom, (struct kfi_info *)e, &n->ep,
+					   NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_av_open(dom, &aattr, &n->av, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(dom, &cattr, &n->tx, NULL, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_open(dom, &cattr, &n->rx, NULL, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(n->ep, &n->av->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(n->ep, &n->tx->fid, KFI_TRANSMIT), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(n->ep, &n->rx->fid, KFI_RECV), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(n->ep), 0);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&n->ep->fid, &n->name, &len), 0);
+}
+
+static void vrdm_close(struct kunit *test, struct vrdm *n)
+{
+	KUNIT_EXPECT_EQ(test, kfi_close(&n->ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&n->av->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&n->tx->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&n->rx->fid), 0);
+}
+
+/*
+ * The device under two connected RDM endpoints removed (rdma link delete)
+ * with a receive posted: the removal returns (the endpoints' listeners and
+ * connections let go of the device), the receive stays posted and does not
+ * complete, a send to the peer after it fails with an error entry (no
+ * device to connect through), and everything closes. Added back, the
+ * device is listed again. (RDM endpoints are on rxe only.)
+ */
+static void verbs_rdm_remove_during_traffic(struct kunit *test)
+{
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct kfi_info *hints, *list = NULL, *ent;
+	struct kfid_fabric *fab;
+	struct kfid_domain *dom;
+	struct vrdm n[2];
+	char in[2][16] = {};
+	ssize_t r;
+	int i;
+
+	memset(n, 0, sizeof(n));
+	hints = verbs_hints(test);
+	hints->ep_attr->type = KFI_EP_RDM;
+	hints->caps = KFI_MSG;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, rxe_node, NULL, KFI_SOURCE,
+					  hints, &list), 0);
+	ent = find_entry(list, rxe_dev, rxe_node);
+	KUNIT_ASSERT_NOT_NULL(test, ent);
+	KUNIT_ASSERT_EQ(test, ent->ep_attr->type, KFI_EP_RDM);
+	KUNIT_ASSERT_EQ(test, kfi_fabric(ent->fabric_attr, &fab, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_domain(fab, ent, &dom, NULL), 0);
+	for (i = 0; i < 2; i++)
+		vrdm_open(test, dom, ent, &n[i]);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, kfi_av_insert(n[i].av, &n[1 - i].name, 1,
+						    &n[i].peer, 0, NULL), 1);
+	/* connected: one message */
+	KUNIT_ASSERT_EQ(test, kfi_recv(n[1].ep, in[0], sizeof(in[0]), NULL,
+				       KFI_ADDR_UNSPEC, in[0]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(n[0].ep, "one", 4, NULL, n[0].peer,
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_sread(n[0].tx, &e, 1, NULL, XF_WAIT_MS),
+			1);
+	KUNIT_ASSERT_EQ(test, kfi_cq_sread(n[1].rx, &e, 1, NULL, XF_WAIT_MS),
+			1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)in[0]);
+	KUNIT_EXPECT_STREQ(test, in[0], "one");
+	KUNIT_ASSERT_EQ(test, kfi_recv(n[1].ep, in[1], sizeof(in[1]), NULL,
+				       KFI_ADDR_UNSPEC, in[1]), 0);
+	vx_dev_delete(test, 0);
+	r = kfi_send(n[0].ep, "two", 4, NULL, n[0].peer, in[1]);
+	KUNIT_ASSERT_EQ(test, r, 0);
+	KUNIT_ASSERT_EQ(test, kfi_cq_sread(n[0].tx, &e, 1, NULL, XF_WAIT_MS),
+			(ssize_t)-KFI_EAVAIL);
+	KUNIT_ASSERT_EQ(test, kfi_cq_readerr(n[0].tx, &err, 0), 1);
+	KUNIT_EXPECT_PTR_EQ(test, err.op_context, (void *)in[1]);
+	KUNIT_EXPECT_NE_MSG(test, err.err, 0, "send after the removal");
+	/* the receive stays posted: nothing completed it */
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(n[1].rx, &e, 1), (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, kfi_cq_read(n[0].tx, &e, 1), (ssize_t)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, in[1][0], 0);
+	for (i = 0; i < 2; i++)
+		vrdm_close(test, &n[i]);
+	KUNIT_EXPECT_EQ(test, kfi_close(&dom->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&fab->fid), 0);
+	kfi_freeinfo(list);
+	kfi_freeinfo(hints);
+	vx_dev_add(test, 0);
+}
+
 /* Busy-polls @cq (kfi_cq_read) for one entry, at most XF_WAIT_MS. */
 static ssize_t vx_busy_read(struct kfid_cq *cq, struct kfi_cq_tagged_entry *e)
 {
@@ -2904,6 +3011,7 @@ static struct kunit_case verbs_msg_cases[] = {
 	KUNIT_CASE(verbs_msg_before_and_after),
 	KUNIT_CASE(verbs_msg_receive_too_small),
 	KUNIT_CASE(verbs_msg_remove_during_traffic),
+	KUNIT_CASE(verbs_rdm_remove_during_traffic),
 	KUNIT_CASE(verbs_msg_soft_mode),
 	KUNIT_CASE(verbs_cq_busy_polling),
 	{}
