@@ -399,11 +399,8 @@ impl Cntr {
 
     /// `kfi_cntr_wait`: see [`kfi_util_cntr_wait`].
     fn wait_for(&self, threshold: u64, timeout: c_int) -> c_int {
-        let mut left = if timeout < 0 {
-            kernel::time::Jiffies::MAX
-        } else {
-            kernel::time::msecs_to_jiffies(timeout as u32)
-        };
+        let end = base::Deadline::new(timeout);
+        let mut left = end.left();
         let mut g = self.state.lock();
         let err0 = g.c.error();
         loop {
@@ -420,8 +417,7 @@ impl Cntr {
             let r = self.wait.wait_interruptible_timeout(&mut g, left);
             g.sleepers -= 1;
             match r {
-                CondVarTimeoutResult::Timeout => left = 0,
-                CondVarTimeoutResult::Woken { jiffies } => left = jiffies,
+                CondVarTimeoutResult::Timeout | CondVarTimeoutResult::Woken { .. } => left = end.left(),
                 CondVarTimeoutResult::Signal { .. } => return base::neg(bindings::EINTR),
             }
         }

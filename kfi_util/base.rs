@@ -141,6 +141,36 @@ pub(crate) fn jiffies() -> u64 {
     u64::from(unsafe { sys::kfi_util_jiffies() })
 }
 
+/// The end of a consumer's wait of `timeout` milliseconds (negative:
+/// none), by the monotonic clock: ticks can come late and then several at
+/// once (an emulator under load), so a wait of so many jiffies may end
+/// early; waiting for [`Deadline::left`] until it is 0 waits at least the
+/// time asked for.
+pub(crate) struct Deadline(Option<kernel::time::Ktime>);
+
+impl Deadline {
+    pub(crate) fn new(timeout: core::ffi::c_int) -> Deadline {
+        Deadline((timeout >= 0).then(|| {
+            let now = kernel::time::Ktime::ktime_get().to_ns();
+            kernel::time::Ktime::from_raw(now.saturating_add(i64::from(timeout) * 1_000_000))
+        }))
+    }
+
+    /// The jiffies left to wait: 0 once past the end, at least 1 before
+    /// it; `Jiffies::MAX` for no end.
+    pub(crate) fn left(&self) -> kernel::time::Jiffies {
+        let Some(end) = self.0 else {
+            return kernel::time::Jiffies::MAX;
+        };
+        let ns = end.to_ns() - kernel::time::Ktime::ktime_get().to_ns();
+        if ns <= 0 {
+            return 0;
+        }
+        let ms = u32::try_from((ns as u64).div_ceil(1_000_000)).unwrap_or(u32::MAX);
+        kernel::time::msecs_to_jiffies(ms).max(1)
+    }
+}
+
 /// Lets one warning of a kind through per [`WarnLimit::PERIOD_MS`]: for
 /// conditions a peer can cause at will, so that it cannot flood the log.
 pub(crate) struct WarnLimit(core::sync::atomic::AtomicU64);
@@ -546,6 +576,39 @@ pub(crate) fn copy_from_segs_at(segs: &[sys::kfi_util_seg], skip: usize, dst: &m
     // buffer, valid during the call by the API contract); `dst` is
     // writable for its length.
     unsafe { sys::kfi_util_segs_copy_from(segs.as_ptr(), segs.len() as c_int, skip, dst.as_mut_ptr().cast(), dst.len()) }
+}
+
+/// Appends to `out` the pieces of `segs` that describe bytes
+/// `at..at + len` of them (fewer if `segs` end first): for a device to
+/// move part of a consumer's buffer (kfi_verbs: an RDMA READ into a
+/// receive at its offset).
+#[allow(dead_code)] // (kfi_verbs only)
+pub(crate) fn segs_range(segs: &[sys::kfi_util_seg], mut at: usize, mut len: usize, out: &mut KVec<sys::kfi_util_seg>) -> Result {
+    for s in segs {
+        if len == 0 {
+            break;
+        }
+        if at >= s.len {
+            at -= s.len;
+            continue;
+        }
+        let n = (s.len - at).min(len);
+        let mut x = sys::kfi_util_seg { base: s.base, page: s.page, offset: s.offset, len: n };
+        if s.base.is_null() {
+            // The pages of one piece (bio_vec, scatterlist) are
+            // contiguous: the one holding the first byte, and the offset
+            // in it (`nth_page`, with the kernel's virtual memory map).
+            let off = s.offset as usize + at;
+            x.page = s.page.wrapping_add(off / kernel::page::PAGE_SIZE);
+            x.offset = (off % kernel::page::PAGE_SIZE) as c_uint;
+        } else {
+            x.base = s.base.cast::<u8>().wrapping_add(at).cast();
+        }
+        out.push(x, GFP_KERNEL)?;
+        at = 0;
+        len -= n;
+    }
+    Ok(())
 }
 
 /// Copies `src` into the bytes described by `segs` after the first

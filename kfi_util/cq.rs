@@ -571,11 +571,8 @@ impl Cq {
             return einval() as isize;
         };
         let threshold = self.wait_cond.threshold(cond as usize, count);
-        let mut left = if timeout < 0 {
-            kernel::time::Jiffies::MAX
-        } else {
-            kernel::time::msecs_to_jiffies(timeout as u32)
-        };
+        let end = base::Deadline::new(timeout);
+        let mut left = end.left();
         let mut seen = self.state.lock().events;
         loop {
             // Socket events of bound endpoints without handlers wake us
@@ -605,8 +602,7 @@ impl Cq {
             g.sleepers -= 1;
             seen = g.events;
             match r {
-                CondVarTimeoutResult::Timeout => left = 0,
-                CondVarTimeoutResult::Woken { jiffies } => left = jiffies,
+                CondVarTimeoutResult::Timeout | CondVarTimeoutResult::Woken { .. } => left = end.left(),
                 CondVarTimeoutResult::Signal { .. } => {
                     drop(g);
                     // An event may have woken us too: do not leave it.

@@ -383,11 +383,8 @@ pub(crate) unsafe extern "C" fn kfi_util_eq_sread(
     };
     // SAFETY: the EQ ops table calls us with one of its EQs.
     let e = unsafe { Eq::from_header(eq) };
-    let mut left = if timeout < 0 {
-        kernel::time::Jiffies::MAX
-    } else {
-        kernel::time::msecs_to_jiffies(timeout as u32)
-    };
+    let end = base::Deadline::new(timeout);
+    let mut left = end.left();
     loop {
         let n = e.read(event, buf, len, peek);
         if n != ReadError::Empty.errno() {
@@ -401,8 +398,7 @@ pub(crate) unsafe extern "C" fn kfi_util_eq_sread(
             return base::neg(bindings::EAGAIN) as isize;
         }
         match e.wait.wait_interruptible_timeout(&mut g, left) {
-            kernel::sync::CondVarTimeoutResult::Timeout => left = 0,
-            kernel::sync::CondVarTimeoutResult::Woken { jiffies } => left = jiffies,
+            kernel::sync::CondVarTimeoutResult::Timeout | kernel::sync::CondVarTimeoutResult::Woken { .. } => left = end.left(),
             kernel::sync::CondVarTimeoutResult::Signal { .. } => {
                 return base::neg(bindings::EINTR) as isize;
             }

@@ -48,8 +48,9 @@
 //! The endpoint holds the `Arc<Map>` from enable to close; connections
 //! point to it and to the endpoint's queues (raw, in their [`LaneRef`]):
 //! the close ([`Map::leave`]) stops the listener, then every connection
-//! (those of the lanes, the pending and the dead ones), then the work
-//! item, before the endpoint goes. [`Map::count_conn`] runs before a
+//! (those of the lanes, the pending and the dead ones; a request out of
+//! `pending` and not yet on a lane or handed over is waited for), then
+//! the work item, before the endpoint goes. [`Map::count_conn`] runs before a
 //! connection exists and keeps room to hand it over, so [`Map::bury`]
 //! never allocates.
 
@@ -67,9 +68,9 @@ use core::ffi::c_void;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::bindings;
 use kernel::prelude::*;
-use kernel::sync::{Arc, ArcBorrow, Mutex};
+use kernel::sync::{Arc, ArcBorrow, CondVar, Mutex};
 use kernel::workqueue::{Work, WorkItem};
-use kernel::{impl_has_work, new_mutex, new_work};
+use kernel::{impl_has_work, new_condvar, new_mutex, new_work};
 
 /// A provider's connectionless endpoints: its connection type, listener
 /// and per-lane state (implemented on the provider's `Prov`).
@@ -221,6 +222,10 @@ struct St<R: ProvRdm> {
     live: usize,
     /// Set by close: nothing is added any more.
     closing: bool,
+    /// Requests between leaving `pending` and being on a lane or handed
+    /// over ([`Map::request`]): the close waits for them (`settled`), as
+    /// nothing else would find their connections.
+    transit: usize,
     /// A scalable endpoint's contexts, enabled and not closed, by index
     /// (null: none): transmit contexts open connections, receive contexts
     /// take the peers' (the index their connect data names).
@@ -252,6 +257,9 @@ pub(crate) struct Map<R: ProvRdm> {
     instance: u32,
     #[pin]
     st: Mutex<St<R>>,
+    /// Signalled when `St::transit` drops to 0.
+    #[pin]
+    settled: CondVar,
     /// Lanes want connecting (set under the queue lock by posts).
     pub(crate) want: AtomicBool,
     /// Kicks the work item when lanes waiting after a lost connect race
@@ -310,7 +318,8 @@ impl<R: ProvRdm> Map<R> {
                 port: AtomicU32::new(u32::from(src.port)),
                 rx_size: rx_size_of(rx_size),
                 instance: base::random_u32() | 1,
-                st <- new_mutex!(St { listener: None, pending: KVec::new(), dead: KVec::new(), live: 0, closing: false, tx, rx }, "kfi_util_rdm"),
+                st <- new_mutex!(St { listener: None, pending: KVec::new(), dead: KVec::new(), live: 0, closing: false, transit: 0, tx, rx }, "kfi_util_rdm"),
+                settled <- new_condvar!("kfi_util_rdm_settled"),
                 want: AtomicBool::new(false),
                 retry,
             }),
@@ -508,7 +517,11 @@ impl<R: ProvRdm> Map<R> {
                 drop(g);
                 return self.refuse(c, Reason::ConnRefused);
             }
+            g.transit += 1;
         }
+        // Until `c` is on a lane (the close finds it there) or handed
+        // over (stopped with the dead ones).
+        let _transit = Transit(self);
         let (req, ext) = match (Connect::decode(data), CtxExt::decode(data)) {
             (Ok(r), Ok(e)) => (r, e),
             (Err(reason), _) | (_, Err(reason)) => return self.refuse(c, reason),
@@ -711,11 +724,32 @@ impl<R: ProvRdm> Map<R> {
         for c in pending {
             c.stop();
         }
+        // Requests already out of `pending` end on a lane (stopped by the
+        // endpoint after this) or handed over (stopped below).
+        {
+            let mut g = self.st.lock();
+            while g.transit > 0 {
+                self.settled.wait(&mut g);
+            }
+        }
         // SAFETY: our initialised work item; once flushed it finds
         // `closing` and opens nothing (a post may still queue it: it then
         // only stops dead connections).
         unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
         self.stop_dead();
+    }
+}
+
+/// A request in transit ([`St::transit`]), counted until dropped.
+struct Transit<'a, R: ProvRdm>(&'a Map<R>);
+
+impl<R: ProvRdm> Drop for Transit<'_, R> {
+    fn drop(&mut self) {
+        let mut g = self.0.st.lock();
+        g.transit -= 1;
+        if g.transit == 0 {
+            self.0.settled.notify_all();
+        }
     }
 }
 

@@ -71,6 +71,11 @@ pub(crate) type Rdm = Map<Prov>;
 pub(crate) const NRX: usize = 32;
 /// Send buffers per connection (rxm packets in flight).
 pub(crate) const NTX: usize = 32;
+/// RDMA READs of a peer's rendezvous (one at a time per connection, one
+/// read per remote piece): transmit slots `NTX..NTX + NRD`.
+const NRD: usize = rxm::RNDV_IOVS;
+/// The send queue: packets and reads.
+const NSQ: usize = NTX + NRD;
 /// One rxm packet: header and eager payload (libfabric posts receives of
 /// this size; never send more).
 pub(crate) const BUF: usize = PKT_BYTES + rxm::EAGER_LIMIT as usize;
@@ -180,6 +185,13 @@ struct VSt {
     /// one goes on a new connection. The stop reports those left.
     lost: [(u32, u32); NTX],
     lost_n: usize,
+    /// The reads of the rendezvous being received still in flight, and
+    /// the first error one had.
+    rd_left: usize,
+    rd_err: u32,
+    /// A control packet (rendezvous `rd_done`) waits for a send buffer:
+    /// the next send completion kicks the work item.
+    ctrl_owed: bool,
     /// The send buffers (written under this lock while free, read by the
     /// device until their completion).
     tx: KVec<KVec<u8>>,
@@ -205,6 +217,30 @@ struct VRx {
     /// The segmented message being received (rxm sends one at a time on
     /// a connection).
     sar: Option<SarRx>,
+    /// The peer's rendezvous being read into its receive.
+    rndv: Option<RndvRx>,
+}
+
+/// Pieces of a consumer's receive buffer.
+struct Pieces(KVec<Seg>);
+
+// SAFETY: they describe a posted receive's buffer (the consumer's, valid
+// until the receive completes), used only by the connection's work item
+// under `VConn::rx`; the raw pointers are never dereferenced here.
+unsafe impl Send for Pieces {}
+
+/// A rendezvous being received: its receive, what the reads fill of it,
+/// and what answers and completes it.
+struct RndvRx {
+    w: RxWork,
+    size: u64,
+    msg_id: u64,
+    tag: u64,
+    data: Option<u64>,
+    /// The local pieces of each read (valid until its completion).
+    segs: [Pieces; NRD],
+    /// A read that could not be posted (positive errno; 0: none).
+    err: u32,
 }
 
 /// Where a message goes.
@@ -261,7 +297,7 @@ impl VConn {
         for _ in 0..NRX {
             bufs.push(KVec::from_elem(0u8, BUF, GFP_KERNEL)?, GFP_KERNEL)?;
         }
-        let wrs = Wrs::new(core::ptr::null(), NTX, NRX)?;
+        let wrs = Wrs::new(core::ptr::null(), NSQ, NRX)?;
         let st = VSt {
             to: None,
             stopped: false,
@@ -273,6 +309,9 @@ impl VConn {
             tx_op: [NO_OP; NTX],
             lost: [(NO_OP, 0); NTX],
             lost_n: 0,
+            rd_left: 0,
+            rd_err: 0,
+            ctrl_owed: false,
             tx,
             ring: [(0, 0, false); NRX],
             head: 0,
@@ -288,7 +327,7 @@ impl VConn {
                 conn: conn(),
                 wrs,
                 s <- new_spinlock_bh!(st, "kfi_verbs_rdm_conn"),
-                rx <- new_mutex!(VRx { bufs, unexp: UnexpList::new(), sar: None }, "kfi_verbs_rdm_rx"),
+                rx <- new_mutex!(VRx { bufs, unexp: UnexpList::new(), sar: None, rndv: None }, "kfi_verbs_rdm_rx"),
                 work <- new_work!("kfi_verbs_rdm_conn"),
             }),
             GFP_KERNEL,
@@ -386,14 +425,18 @@ impl VConn {
         unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
         let mut r = self.rx.lock();
         r.unexp.clear();
+        let rndv = r.rndv.take();
         if let Some(SarRx { dest: Dest::Op(w), st, .. }) = r.sar.take() {
             // (Not under `s`: the report takes the queue lock.)
-            let to = self.s.lock().to;
             if let Some(to) = to {
                 // SAFETY: the queues outlive the connection's use of them
                 // (see `VSt`): this is its last.
                 unsafe { &*to.data_ptr() }.rx_failed(&w, err, st.got.min(w.room), 0);
             }
+        }
+        if let (Some(x), Some(to)) = (rndv, to) {
+            // SAFETY: as above.
+            unsafe { &*to.data_ptr() }.rx_failed(&x.w, err, 0, 0);
         }
     }
 }
@@ -455,7 +498,7 @@ impl MapConn<Prov> for VConn {
         c.s.lock().to = Some(to);
         let mut pd = [0u8; sys::KFI_VERBS_PDATA_MAX as usize];
         let n = envelope(req, &mut pd)?;
-        c.conn.connect(src, dst, &pd[..n], NTX as u32, NRX as u32).map_err(Error::from_errno)?;
+        c.conn.connect(src, dst, &pd[..n], NSQ as u32, NRX as u32).map_err(Error::from_errno)?;
         Ok(c)
     }
 
@@ -475,7 +518,7 @@ impl MapConn<Prov> for VConn {
         // Not in the request's event (this takes its handler mutex).
         // SAFETY: see `VConn::owner`.
         unsafe { self.conn.set_owner(self.owner()) };
-        self.conn.take(dom.dev(), NTX as u32, NRX as u32).map_err(Error::from_errno)?;
+        self.conn.take(dom.dev(), NSQ as u32, NRX as u32).map_err(Error::from_errno)?;
         self.post_all();
         self.s.lock().to = Some(to);
         let mut pd = [0u8; sys::KFI_VERBS_PDATA_MAX as usize];
@@ -522,7 +565,13 @@ impl WorkItem for VConn {
             // before it goes.
             unsafe { &*map }.request(&this, &b[..n]);
         }
-        this.rx_run();
+        loop {
+            this.rx_run();
+            // A rendezvous ended: packets behind it may go on.
+            if !this.rndv_step() {
+                break;
+            }
+        }
         let (ended, lost) = this.take_ended();
         if let (true, Some(to)) = (ended, to) {
             // SAFETY: as in `pump`.
@@ -701,6 +750,9 @@ impl VConn {
 
     /// Send buffer `k` completed (softirq).
     fn tx_wc(&self, k: usize, wc: &sys::kfi_verbs_wc) {
+        if (NTX..NSQ).contains(&k) {
+            return self.rd_wc(wc);
+        }
         let (i, to, err, broken) = {
             let mut s = self.s.lock();
             if k >= NTX {
@@ -708,6 +760,9 @@ impl VConn {
             }
             let i = core::mem::replace(&mut s.tx_op[k], NO_OP);
             s.tx_free |= 1u64 << k;
+            if core::mem::take(&mut s.ctrl_owed) {
+                self.kick();
+            }
             match wc.status {
                 0 => (i, s.to, 0, false),
                 // Flushed by our stop: what the stop says.
@@ -820,7 +875,7 @@ impl VConn {
 
     /// Handles the packet in receive buffer `k` (`len` bytes).
     fn rx_one(&self, r: &mut VRx, d: &EpData, to: LaneRef<Prov>, k: usize, len: usize) -> Step {
-        let VRx { bufs, unexp, sar } = r;
+        let VRx { bufs, unexp, sar, rndv } = r;
         let Some(b) = bufs.get(k) else {
             return Step::Broken;
         };
@@ -834,7 +889,8 @@ impl VConn {
             Type::Credit => return Step::Done,
             Type::Eager => {}
             Type::Seg => return rx_seg(d, to, sar, unexp, &p, payload),
-            // Rendezvous, atomics: not done here (a protocol error).
+            Type::RndvReq => return self.rx_rndv(rndv, unexp, d, to, &p, payload),
+            // Write rendezvous, atomics: not done here (a protocol error).
             _ => return Step::Broken,
         }
         if p.size != payload.len() as u64 {
@@ -848,6 +904,202 @@ impl VConn {
         place(&mut dest, 0, payload);
         finish(d, to, unexp, dest, p.size, p.cq_data.then_some(p.data), p.tag);
         Step::Done
+    }
+}
+
+impl VConn {
+    /// A peer's rendezvous request `p` (its pieces in `payload`): once a
+    /// receive matches, one RDMA READ per piece into it (what fits), the
+    /// packet's buffer reposted; `rndv_step` answers and completes it.
+    /// One at a time: a second waits in its buffer until then. Not kept
+    /// as unexpected: it waits for its receive the same way.
+    fn rx_rndv(&self, rndv: &mut Option<RndvRx>, unexp: &mut UnexpList, d: &EpData, to: LaneRef<Prov>, p: &Pkt, payload: &[u8]) -> Step {
+        if rndv.is_some() {
+            return Step::Wait;
+        }
+        let Some((iovs, count)) = rxm::decode_rndv(payload) else {
+            return Step::Broken;
+        };
+        let iovs = &iovs[..count.min(NRD)];
+        let total = iovs.iter().fold(0u64, |a, v| a.saturating_add(v.len));
+        if iovs.is_empty() || total != p.size || p.size > RDM_MAX_MSG_SIZE {
+            return Step::Broken;
+        }
+        let w = if p.op == Some(Op::Tagged) {
+            unexp.take_tagged(d, p.tag, to.from)
+        } else {
+            d.rx_take_msg(p.size, to.from, to.lane).ok().flatten()
+        };
+        let Some(w) = w else {
+            return Step::Wait;
+        };
+        let want = p.size.min(w.room);
+        let mut x = RndvRx {
+            w,
+            size: p.size,
+            msg_id: p.msg_id,
+            tag: p.tag,
+            data: p.cq_data.then_some(p.data),
+            segs: core::array::from_fn(|_| Pieces(KVec::new())),
+            err: 0,
+        };
+        let mut at = 0u64;
+        for (k, v) in iovs.iter().enumerate() {
+            if at >= want {
+                break;
+            }
+            let n = v.len.min(want - at);
+            let segs = &mut x.segs[k].0;
+            let from = (x.w.offset + at) as usize;
+            if base::segs_range(x.w.op.buf.segs(), from, n as usize, segs).is_err() {
+                x.err = bindings::ENOMEM;
+                break;
+            }
+            let r = sys::kfi_verbs_sq_req {
+                op: sys::KFI_VERBS_OP_READ as i32,
+                segs: segs.as_ptr(),
+                nseg: segs.len() as c_uint,
+                inline_ok: false,
+                imm: false,
+                imm_data: 0,
+                fence: false,
+                raddr: v.addr,
+                rkey: v.key as u32,
+                compare_add: 0,
+                swap: 0,
+                result: core::ptr::null_mut(),
+            };
+            // Counted first: its completion may come before the post
+            // returns.
+            self.s.lock().rd_left += 1;
+            // SAFETY: read slot `NTX + k` is free (one rendezvous at a
+            // time, its reads all completed before the next); the pieces
+            // (kept in `x` until `rndv_step` sees every read complete)
+            // describe the receive's buffer, writable until it completes;
+            // `wrs` outlives the queue pair.
+            if let Err(e) = unsafe { self.conn.post_send(&self.wrs, NTX + k, &r) } {
+                self.s.lock().rd_left -= 1;
+                x.err = (-e) as u32;
+                break;
+            }
+            at += n;
+        }
+        *rndv = Some(x);
+        Step::Done
+    }
+
+    /// A read of the rendezvous completed (softirq).
+    fn rd_wc(&self, wc: &sys::kfi_verbs_wc) {
+        {
+            let mut s = self.s.lock();
+            s.rd_left = s.rd_left.saturating_sub(1);
+            if wc.status != 0 && s.rd_err == 0 {
+                s.rd_err = if wc.status == wc::WR_FLUSH_ERR { bindings::ECONNRESET } else { error_of(wc.status, false) };
+            }
+        }
+        self.kick();
+    }
+
+    /// The rendezvous being received, once its reads are done: `rd_done`
+    /// to the peer (whose send completes with it), then its receive
+    /// completes (short: `KFI_ETRUNC`). A failed read fails the receive
+    /// and ends the connection (the peer's send fails with it). True if
+    /// it ended (packets behind it may go on).
+    fn rndv_step(&self) -> bool {
+        let Some(to) = self.lane_ref() else {
+            return false;
+        };
+        // SAFETY: as in `pump`.
+        let d = unsafe { &*to.data_ptr() };
+        let mut r = self.rx.lock();
+        let Some(x) = r.rndv.as_ref() else {
+            return false;
+        };
+        let (left, rd_err) = {
+            let s = self.s.lock();
+            (s.rd_left, s.rd_err)
+        };
+        if left > 0 {
+            return false;
+        }
+        let err = if x.err != 0 { x.err } else { rd_err };
+        if err == 0 && !self.post_rd_done(x.msg_id, d.rdm_peer_id(to.lane)) {
+            // No send buffer yet: a send completion kicks us.
+            return false;
+        }
+        let Some(x) = r.rndv.take() else {
+            return false;
+        };
+        self.s.lock().rd_err = 0;
+        if err != 0 {
+            d.rx_failed(&x.w, err, 0, 0);
+            drop(r);
+            self.conn.broken();
+            return true;
+        }
+        let VRx { unexp, .. } = &mut *r;
+        finish(d, to, unexp, Dest::Op(x.w), x.size, x.data, x.tag);
+        true
+    }
+
+    /// Sends `rd_done` for the peer's rendezvous `msg_id` (`peer_id`: the
+    /// peer's index of the connection). False if no send buffer is free
+    /// now (`ctrl_owed`); true once sent, or when it cannot be (the
+    /// connection is ending: the peer's send fails anyway).
+    fn post_rd_done(&self, msg_id: u64, peer_id: u32) -> bool {
+        let mut s = self.s.lock();
+        if s.stopped || !s.up {
+            return true;
+        }
+        if s.tx_free == 0 {
+            s.ctrl_owed = true;
+            return false;
+        }
+        let k = s.tx_free.trailing_zeros() as usize;
+        let p = Pkt { conn_id: peer_id, msg_id, ..Pkt::default() };
+        let Some(b) = s.tx.get_mut(k) else {
+            return true;
+        };
+        let mut hdr = [0u8; PKT_BYTES];
+        rxm::encode(Type::RndvRdDone, &p, &mut hdr);
+        b[..PKT_BYTES].copy_from_slice(&hdr);
+        let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len: PKT_BYTES };
+        let r = sys::kfi_verbs_sq_req {
+            op: sys::KFI_VERBS_OP_SEND as i32,
+            segs: &seg,
+            nseg: 1,
+            inline_ok: false,
+            imm: false,
+            imm_data: 0,
+            fence: false,
+            raddr: 0,
+            rkey: 0,
+            compare_add: 0,
+            swap: 0,
+            result: core::ptr::null_mut(),
+        };
+        // SAFETY: as in `pump_lane`: send buffer `k` is free and lives in
+        // the connection, whose close completes it.
+        match unsafe { self.conn.post_send(&self.wrs, k, &r) } {
+            Ok(()) => {
+                s.tx_free &= !(1u64 << k);
+                s.tx_op[k] = NO_OP;
+                true
+            }
+            Err(e) if e == -(bindings::EAGAIN as c_int) => {
+                // Retried by the work item after a pause.
+                s.ctrl_owed = true;
+                s.pump_retry = true;
+                drop(s);
+                self.kick();
+                false
+            }
+            Err(_) => {
+                drop(s);
+                self.conn.broken();
+                true
+            }
+        }
     }
 }
 

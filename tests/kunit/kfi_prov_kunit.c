@@ -3120,6 +3120,71 @@ static void rdm_peer_gone_then_back(struct kunit *test)
 }
 
 /*
+ * An endpoint closed while its peers' first sends to it connect: every
+ * round a new endpoint (a new address; in its peers' AVs, and every other
+ * round the peers in its own), three peers send to it, and it closes
+ * after 0 to 7.5 ms (round by round), its listener and connections being
+ * made and answered. Each send
+ * completes exactly once, as a success or an error entry (none hangs),
+ * and nothing crashes (the close finds the requests in transit).
+ */
+static void rdm_close_while_connecting(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	struct rdm_node *x;
+	kfi_addr_t src;
+	int round, j, ok = 0, failed = 0;
+
+	rdm_setup(test, f, 4, 0);
+	x = &f->node[0];
+	for (round = 0; round < 16; round++) {
+		rdm_close(test, x);
+		rdm_open(test, f, 0, 0, NULL);
+		if (round & 1)
+			rdm_insert(test, f, 0, BIT(1) | BIT(2) | BIT(3));
+		for (j = 1; j < 4; j++) {
+			KUNIT_ASSERT_EQ(test, kfi_av_insert(f->node[j].av,
+							    &x->addr, 1,
+							    &f->node[j].peer[0],
+							    0, NULL), 1);
+			KUNIT_ASSERT_EQ(test, kfi_send(f->node[j].ep, "x", 2,
+						       NULL, f->node[j].peer[0],
+						       &f->node[j]), 0);
+		}
+		/* from before the requests come to well into their answers */
+		if (round)
+			usleep_range(round * 500, round * 500 + 200);
+		rdm_close(test, x);
+		for (j = 1; j < 4; j++) {
+			ssize_t r = rdm_wait(f->node[j].tx, &e, &src);
+
+			if (r == -KFI_EAVAIL) {
+				KUNIT_ASSERT_EQ(test,
+						kfi_cq_readerr(f->node[j].tx,
+							       &err, 0), 1);
+				KUNIT_EXPECT_PTR_EQ(test, err.op_context,
+						    (void *)&f->node[j]);
+				KUNIT_EXPECT_NE(test, err.err, 0);
+				failed++;
+				continue;
+			}
+			KUNIT_ASSERT_EQ_MSG(test, r, 1, "round %d peer %d",
+					    round, j);
+			KUNIT_EXPECT_PTR_EQ(test, e.op_context,
+					    (void *)&f->node[j]);
+			ok++;
+		}
+		for (j = 1; j < 4; j++)
+			KUNIT_EXPECT_EQ(test, kfi_cq_read(f->node[j].tx, &e, 1),
+					(ssize_t)-EAGAIN);
+	}
+	kunit_info(test, "%d sends completed, %d failed", ok, failed);
+	rdm_teardown(test, f);
+}
+
+/*
  * What MSG endpoints do works on RDM ones as well: RMA writes and reads of
  * a peer's region (if the provider's RDM entry offers RMA), a
  * multi-receive buffer filled by two senders (each entry with its
@@ -4825,6 +4890,7 @@ static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_bad_input),
 	KUNIT_CASE(rdm_many_peers),
 	KUNIT_CASE(rdm_peer_gone_then_back),
+	KUNIT_CASE(rdm_close_while_connecting),
 	KUNIT_CASE(rdm_rma_multi_recv_trigger),
 	KUNIT_CASE(rdm_rendezvous),
 	KUNIT_CASE(rdm_rendezvous_pipelined),

@@ -93,10 +93,12 @@ done
 if command -v fi_pingpong >/dev/null; then
 	# RDM against fi_pingpong -p "verbs;ofi_rxm" -e rdm (one size per
 	# run, data checked), both roles, untagged and tagged: eager, and
-	# segmented (SAR) both ways (libfabric's rendezvous above 128 KiB is
-	# not taken yet). FI_UNIVERSE_SIZE: rxm sizes its CQ as (tx + rx) x
-	# universe (1024 by default), more than rxe's largest CQ.
-	for sz in 64 16384 65536; do
+	# segmented (SAR) both ways; at 1 MiB libfabric sends rendezvous
+	# requests (over 128 KiB), which the kernel reads (RDMA READ) and
+	# answers, and takes the kernel's 64 segments. FI_UNIVERSE_SIZE: rxm
+	# sizes its CQ as (tx + rx) x universe (1024 by default), more than
+	# rxe's largest CQ.
+	for sz in 64 16384 65536 1048576; do
 		for t in 0 1; do
 			m=""
 			[ $t = 1 ] && m="-m tagged"
