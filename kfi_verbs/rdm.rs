@@ -684,20 +684,7 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
         b[..PKT_BYTES].copy_from_slice(&hdr);
         base::copy_from_segs_at(segs, at as usize, &mut b[PKT_BYTES..len]);
         let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len };
-        let r = sys::kfi_verbs_sq_req {
-            op: sys::KFI_VERBS_OP_SEND as i32,
-            segs: &seg,
-            nseg: 1,
-            inline_ok: false,
-            imm: false,
-            imm_data: 0,
-            fence: false,
-            raddr: 0,
-            rkey: 0,
-            compare_add: 0,
-            swap: 0,
-            result: core::ptr::null_mut(),
-        };
+        let r = sq_req(sys::KFI_VERBS_OP_SEND, core::slice::from_ref(&seg), 0, 0);
         // SAFETY: send buffer `k` is free (not posted) and lives in the
         // connection, whose close completes it before the buffers go;
         // `wrs` outlives the queue pair.
@@ -955,20 +942,7 @@ impl VConn {
                 x.err = bindings::ENOMEM;
                 break;
             }
-            let r = sys::kfi_verbs_sq_req {
-                op: sys::KFI_VERBS_OP_READ as i32,
-                segs: segs.as_ptr(),
-                nseg: segs.len() as c_uint,
-                inline_ok: false,
-                imm: false,
-                imm_data: 0,
-                fence: false,
-                raddr: v.addr,
-                rkey: v.key as u32,
-                compare_add: 0,
-                swap: 0,
-                result: core::ptr::null_mut(),
-            };
+            let r = sq_req(sys::KFI_VERBS_OP_READ, segs, v.addr, v.key as u32);
             // Counted first: its completion may come before the post
             // returns.
             self.s.lock().rd_left += 1;
@@ -1064,20 +1038,7 @@ impl VConn {
         rxm::encode(Type::RndvRdDone, &p, &mut hdr);
         b[..PKT_BYTES].copy_from_slice(&hdr);
         let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len: PKT_BYTES };
-        let r = sys::kfi_verbs_sq_req {
-            op: sys::KFI_VERBS_OP_SEND as i32,
-            segs: &seg,
-            nseg: 1,
-            inline_ok: false,
-            imm: false,
-            imm_data: 0,
-            fence: false,
-            raddr: 0,
-            rkey: 0,
-            compare_add: 0,
-            swap: 0,
-            result: core::ptr::null_mut(),
-        };
+        let r = sq_req(sys::KFI_VERBS_OP_SEND, core::slice::from_ref(&seg), 0, 0);
         // SAFETY: as in `pump_lane`: send buffer `k` is free and lives in
         // the connection, whose close completes it.
         match unsafe { self.conn.post_send(&self.wrs, k, &r) } {
@@ -1100,6 +1061,25 @@ impl VConn {
                 true
             }
         }
+    }
+}
+
+/// A SEND of `segs` (`raddr`, `rkey` 0), or an RDMA READ into them of
+/// the peer's `raddr` with `rkey`: signalled, not inline.
+fn sq_req(op: u32, segs: &[Seg], raddr: u64, rkey: u32) -> sys::kfi_verbs_sq_req {
+    sys::kfi_verbs_sq_req {
+        op: op as i32,
+        segs: segs.as_ptr(),
+        nseg: segs.len() as c_uint,
+        inline_ok: false,
+        imm: false,
+        imm_data: 0,
+        fence: false,
+        raddr,
+        rkey,
+        compare_add: 0,
+        swap: 0,
+        result: core::ptr::null_mut(),
     }
 }
 

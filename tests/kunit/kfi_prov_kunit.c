@@ -2574,7 +2574,14 @@ static struct kunit_case msg_cases[] = {
 /* ------------------------------------------- connectionless endpoints */
 
 #define RDM_MAX 16
-#define RDM_WAIT_MS 5000
+/*
+ * How long a completion that must come may take (no case waits this out
+ * when it passes): rdma_cm resends a connection message lost on rxe (a
+ * loaded emulator drops some) only after about 4.3 s (its response
+ * timeout, 4.096 us << 20), and a debug kernel under load took longer
+ * than 5 s for one of 16 x 15 connections.
+ */
+#define RDM_WAIT_MS 20000
 
 /* One RDM endpoint with its CQs and AV; peer[j]: node j's handle in it. */
 struct rdm_node {
