@@ -741,18 +741,18 @@ static void kfi_verbs_remove_work(struct work_struct *w)
 	/* (the owner's teardown waits for this work before going) */
 	ctx = READ_ONCE(c->ctx);
 	/*
-	 * By what @c is: a connectionless endpoint's listener is owned by
+	 * By what @c is. A connectionless endpoint's listener is owned by
 	 * its connection map, which learns nothing from the removal (its
 	 * connections tell their own); a request not taken yet, by nobody.
 	 */
-	if (!ctx || c->kind == KFI_VERBS_CONN_REQ)
-		;
-	else if (c->kind == KFI_VERBS_CONN_PEP && !c->rdm)
+	if (ctx && c->kind == KFI_VERBS_CONN_EP) {
+		if (c->rdm)
+			kfi_verbs_rdm_cm_event(ctx, &e);
+		else
+			kfi_verbs_ep_cm_event(ctx, &e);
+	} else if (ctx && c->kind == KFI_VERBS_CONN_PEP && !c->rdm) {
 		kfi_verbs_pep_cm_event(ctx, &e);
-	else if (c->kind == KFI_VERBS_CONN_EP && c->rdm)
-		kfi_verbs_rdm_cm_event(ctx, &e);
-	else if (c->kind == KFI_VERBS_CONN_EP)
-		kfi_verbs_ep_cm_event(ctx, &e);
+	}
 	rdma_destroy_id(id);
 }
 

@@ -22,8 +22,10 @@
 //! What is done: eager messages (untagged with CQ data, tagged) up to
 //! rxm's 16 KiB and segmented ones (SAR) above, both ways, up to 1 GiB;
 //! sources and directed receives, multi-receive buffers, unexpected
-//! tagged messages. A peer's rendezvous packet (libfabric's messages over
-//! 128 KiB) ends its connection as a protocol error.
+//! tagged messages; a peer's read rendezvous (libfabric's messages over
+//! 128 KiB), read by RDMA READ into the matched receive (`rx_rndv`). A
+//! write rendezvous or an atomic packet ends the connection as a protocol
+//! error.
 //!
 //! # Contexts and locks
 //! Connection events come from the rdma_cm handler with the id's handler
