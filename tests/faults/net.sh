@@ -127,11 +127,18 @@ netem() { # netem SPEC...: install; netem off: remove
 }
 
 faulty_stream() { # faulty_stream TAG NETEM_SPEC
-	local tag=$1 spec=$2 rc
+	local tag=$1 spec=$2 rc ut
 	netem $spec || return 1
+	# A lossy link retransmits for seconds (at 5% loss a segment lost
+	# four times running waits 3 s, fast_liveness's user timeout, which
+	# then ended a stream once in the checks of 2026-11-27): streams get the
+	# default user timeout; what they test is the data, not liveness.
+	ut=$(cat $params/user_timeout_ms)
+	echo 30000 >$params/user_timeout_ms
 	stream "$tag-msg" verify=1 iters=8 sizes=1,4096,262144 timeout_ms=60000
 	rc=$?
 	stream "$tag-tagged" tagged=1 verify=1 iters=8 sizes=1,4096,262144 timeout_ms=60000 || rc=1
+	echo "$ut" >$params/user_timeout_ms
 	netem off
 	return $rc
 }
