@@ -826,16 +826,6 @@ fn resolve(ep: &EpData, h: &MsgHeader, need: u64) -> core::result::Result<RmaSeg
         .map_err(|e| Broken { err: errno_of(e) })
 }
 
-/// The error a tagged RMA answer carries (0: none; a value that is no
-/// errno: EIO).
-fn trma_status(v: u64) -> u32 {
-    match v {
-        1..=4095 => v as u32,
-        0 => 0,
-        _ => bindings::EIO,
-    }
-}
-
 /// The header of frame `c` of an outgoing operation (an RMA over more
 /// regions than a frame carries is several frames; CQ data and the ACK
 /// request go with the last, which completes the operation at the peer).
@@ -1507,13 +1497,13 @@ impl Conn {
                                 match d.pkt_type {
                                     // Answers to ours.
                                     rxm::Type::TagRmaDone => {
-                                        if !ep.trma_end(d.lane, p.msg_id, trma_status(p.data)) {
+                                        if !ep.trma_end(d.lane, p.msg_id, rxm::tag_rma_status(p.data)) {
                                             return Err(proto().into());
                                         }
                                         return Ok(true);
                                     }
                                     rxm::Type::TagRmaData if p.data != 0 => {
-                                        if p.size != 0 || !ep.trma_end(d.lane, p.msg_id, trma_status(p.data)) {
+                                        if p.size != 0 || !ep.trma_end(d.lane, p.msg_id, rxm::tag_rma_status(p.data)) {
                                             return Err(proto().into());
                                         }
                                         return Ok(true);

@@ -23,9 +23,7 @@
 use crate::util::base::{self, einval};
 use crate::conn::{Conn, Owner};
 use crate::domain::Domain;
-use crate::util::ep::{self as util_ep, publish_ep, EpAttrs, EpBase, EpConfig, EpRules, ProvEp, Role};
-use crate::util::sep::ProvSep;
-use crate::sep::Sep;
+use crate::util::ep::{self as util_ep, publish_ep, EpAttrs, EpBase, EpConfig, EpRules, ProvEp};
 use crate::util::eq::Eq;
 use crate::util::fabric::{Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
@@ -35,6 +33,7 @@ use crate::logic::xfer as rules;
 use crate::util::addr::SockAddr;
 use crate::util::queues::Config;
 use crate::xfer::{self, EpData};
+use crate::util::rdm;
 use crate::rdm::Rdm;
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
@@ -118,21 +117,10 @@ unsafe impl ProvEp for Ep {
         if !c.attrs.rdm {
             return self.data.enable(Config::new(c, MAX_MSG_SIZE, self.domain), ());
         }
-        // SAFETY: bound (the toolkit checked; a context's is its scalable
-        // endpoint's), open while bound.
-        let av = unsafe { &*c.av.ok_or(EINVAL)? };
-        if c.attrs.role == Role::Whole {
-            return self.enable_rdm(c, av);
-        }
-        // A context joins its scalable endpoint's map (enabled before it:
-        // the toolkit checked).
-        // SAFETY: a context's scalable endpoint outlives it; every one of
-        // this provider is a `Sep`.
-        let sep = unsafe { Sep::from_base(&*c.attrs.sep) };
-        let r = sep.rdm().ok_or(EINVAL)?;
-        self.data.enable(rdm_config(c, av, self.domain), ())?;
-        r.join(c.attrs.role, &self.data, av)?;
-        *self.rdm.lock() = Some(r);
+        // SAFETY: the domain outlives its counted endpoints.
+        let fabric = unsafe { (*self.domain).fabric() };
+        let m = rdm::enable_ep(fabric, &self.data, c, |av| self.data.enable(rdm_config(c, av, self.domain), ()))?;
+        *self.rdm.lock() = Some(m);
         Ok(())
     }
 
@@ -162,30 +150,15 @@ unsafe impl ProvEp for Ep {
 }
 
 impl Ep {
-    /// Enable of a plain RDM endpoint: its own map, listening.
-    fn enable_rdm(&self, c: &EpConfig, av: &crate::util::av::Av) -> Result {
-        // SAFETY: the domain outlives its counted endpoints; so does its
-        // fabric.
-        let net = unsafe { Fabric::net((*self.domain).fabric()) };
-        let any = SockAddr { family: bindings::AF_INET as u16, port: 0, scope_id: 0, addr: [0; 16] };
-        let r = Rdm::start(Some(&self.data), (0, 0), av, net, c.attrs.src.unwrap_or(any), c.attrs.rx_size)?;
-        if let Err(e) = self.data.enable(rdm_config(c, av, self.domain), ()) {
-            r.shut();
-            return Err(e);
-        }
-        r.join(Role::Whole, &self.data, av)?;
-        *self.rdm.lock() = Some(r);
-        Ok(())
-    }
-
     /// A context of a scalable endpoint of `domain` with `attrs` (its
     /// role), not published yet.
-    pub(crate) fn new_ctx(domain: *const Domain, db: *const DomainBase, attrs: EpAttrs) -> Result<Pin<KBox<Ep>>> {
-        // SAFETY: the scalable endpoint's domain, open while it is.
-        let db = unsafe { &*db };
+    pub(crate) fn new_ctx(domain: *mut sys::kfid_domain, attrs: EpAttrs) -> Result<Pin<KBox<Ep>>> {
+        // SAFETY: the scalable endpoint's domain, one of ours, open for
+        // the call.
+        let (d, db) = unsafe { (Domain::from_fid(&mut (*domain).fid), DomainBase::from_header(domain)) };
         let init = pin_init!(Ep {
             base <- EpBase::new(db, attrs),
-            domain,
+            domain: d,
             src: None,
             conn <- new_mutex!(None, "kfi_tcp_ep"),
             rdm <- new_mutex!(None, "kfi_tcp_ep_rdm"),

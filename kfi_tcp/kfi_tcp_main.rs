@@ -38,7 +38,6 @@ mod mr;
 mod pep;
 mod prov;
 mod rdm;
-mod sep;
 mod sock;
 mod xfer;
 // The provider toolkit and the KFI_TRIGGER machinery (shared with the
@@ -57,7 +56,7 @@ impl util::Provider for Prov {
     type Pep = pep::Pep;
     type Mr = mr::Mr;
     type Domain = domain::Domain;
-    type Sep = sep::Sep;
+    type Sep = util::sep::MapSep;
     type TxExt = xfer::TxTcp;
     const TX_EXT_INIT: xfer::TxTcp = xfer::TxTcp::INIT;
 

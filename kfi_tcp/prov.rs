@@ -90,7 +90,7 @@ const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
 /// message in its completion (`kfi_cq_readfrom`), receives from one source.
 const RDM_RX_CAPS: u64 = sys::KFI_SOURCE | sys::KFI_DIRECTED_RECV;
 /// And what it adds to transmits: the receive context of a scalable
-/// endpoint named by `kfi_rx_addr` (`sep.rs`).
+/// endpoint named by `kfi_rx_addr` (`kfi_util/sep.rs`),
 /// and tagged RMA (`KFI_TAGGED_RMA`: an RMA whose key is the tag of a
 /// receive posted at the target, `data.rs`).
 const RDM_TX_CAPS: u64 = sys::KFI_NAMED_RX_CTX | sys::KFI_TAGGED_RMA as u64;
@@ -191,13 +191,7 @@ fn rdm(e: &mut kfi_info) {
     rx.caps |= RDM_RX_CAPS;
     tx.caps |= RDM_TX_CAPS;
     e.caps |= RDM_RX_CAPS | RDM_TX_CAPS;
-    // Scalable endpoints: up to `MAX_CTX` contexts each way; by default
-    // one per CPU (a consumer that does not size them, as kfilnd without
-    // its CXI fabric ops, gets one per CPU partition).
-    dom.max_ep_tx_ctx = sep::MAX_CTX;
-    dom.max_ep_rx_ctx = sep::MAX_CTX;
-    ep.tx_ctx_cnt = base::nr_cpus().clamp(1, sep::MAX_CTX);
-    ep.rx_ctx_cnt = ep.tx_ctx_cnt;
+    sep::advertise(dom, ep);
     ep.type_ = sys::KFI_EP_RDM;
     ep.max_msg_size = RDM_MAX_MSG_SIZE;
     ep.max_order_raw_size = RDM_MAX_MSG_SIZE;

@@ -18,6 +18,9 @@
 //! hands such connections to its own work item.
 
 use crate::conn::{Conn, Owner};
+use crate::ep::Ep;
+use crate::ffi::sys;
+use crate::util::ep::EpAttrs;
 use crate::pep::{Listen, Listener};
 use crate::util::addr::SockAddr;
 use crate::util::logic::rxm;
@@ -99,6 +102,10 @@ impl ProvRdm for Prov {
     fn flow(c: &Arc<Conn>) {
         c.tx_hint.store(true, Ordering::SeqCst);
         c.kick();
+    }
+
+    fn context(domain: *mut sys::kfid_domain, attrs: EpAttrs) -> Result<Pin<KBox<Ep>>> {
+        Ep::new_ctx(domain, attrs)
     }
 }
 

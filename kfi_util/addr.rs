@@ -19,6 +19,10 @@ use kernel::prelude::*;
 /// transport takes it as it is (kfi_tcp: its socket calls).
 pub(crate) type SockAddr = sys::kfi_util_addr;
 
+/// Any IPv4 address, port 0 (an ephemeral one): where a connectionless
+/// endpoint listens when no source address was given.
+pub(crate) const ANY_V4: SockAddr = SockAddr { family: bindings::AF_INET as u16, port: 0, scope_id: 0, addr: [0; 16] };
+
 /// The address as the logic sees it.
 pub(crate) fn logic_addr(a: &SockAddr) -> Addr {
     let family = if u32::from(a.family) == bindings::AF_INET6 { Family::V6 } else { Family::V4 };

@@ -57,7 +57,10 @@
 use super::addr::SockAddr;
 use super::av::Av;
 use super::base;
-use super::ep::Role;
+use super::ep::{EpAttrs, EpConfig, Role};
+use super::fabric::Fabric;
+use super::sep::{MapSep, ProvSep};
+use super::{sys, Provider};
 use super::logic::connmap::Event;
 use super::logic::rxm::{self, Accept, Connect, CtxExt, Reason};
 use super::logic::xfer::ADDR_ANY;
@@ -95,6 +98,51 @@ pub(crate) trait ProvRdm: Sized + 'static {
     /// Under the queue lock, never sleeps: the lane of connection `c`
     /// has transmits queued that may go now.
     fn flow(c: &Arc<Self::Conn>);
+
+    /// A context of a scalable endpoint ([`super::sep::MapSep`]) on
+    /// `domain` (open for the call) with `attrs` (its role, queue sizes
+    /// and flags), not published yet: the provider's endpoint object,
+    /// enabled later through [`enable_ep`].
+    fn context(domain: *mut sys::kfid_domain, attrs: EpAttrs) -> Result<Pin<KBox<<crate::Prov as Provider>::Endpoint>>>;
+}
+
+/// `kfi_enable` of an RDM endpoint or of a scalable endpoint's context
+/// configured by `c`, whose queues are `d`, on a domain of `fabric`:
+/// `enable` sets the queues up (with the bound AV). A whole endpoint
+/// starts a map of its own, listening on its source address (any IPv4
+/// address and an ephemeral port when none was given), stopped again if
+/// `enable` fails; a context joins its scalable endpoint's (enabled
+/// before it: the toolkit checked). Returns the map, which the endpoint
+/// holds until its close ([`Map::leave`]).
+pub(crate) fn enable_ep(
+    fabric: *mut Fabric,
+    d: &EpQueues<<crate::Prov as ProvRdm>::X>,
+    c: &EpConfig,
+    enable: impl FnOnce(&Av) -> Result,
+) -> Result<Arc<Map<crate::Prov>>> {
+    // SAFETY: bound (the toolkit checked; a context's is its scalable
+    // endpoint's), open while bound.
+    let av = unsafe { &*c.av.ok_or(EINVAL)? };
+    if c.attrs.role != Role::Whole {
+        // SAFETY: a context's scalable endpoint outlives it; every one of
+        // this provider is a `MapSep`.
+        let sep = unsafe { MapSep::from_base(&*c.attrs.sep) };
+        let m = sep.map().ok_or(EINVAL)?;
+        enable(av)?;
+        m.join(c.attrs.role, d, av)?;
+        return Ok(m);
+    }
+    // SAFETY: the domain is open for the call (its endpoint's enable);
+    // so is its fabric.
+    let net = unsafe { Fabric::net(fabric) };
+    let src = c.attrs.src.unwrap_or(super::addr::ANY_V4);
+    let m = Map::start(Some(d), (0, 0), av, net, src, c.attrs.rx_size)?;
+    if let Err(e) = enable(av) {
+        m.shut();
+        return Err(e);
+    }
+    m.join(Role::Whole, d, av)?;
+    Ok(m)
 }
 
 /// How a connection attempt failed ([`LaneRef::failed`]).

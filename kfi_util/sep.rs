@@ -17,9 +17,11 @@
 //! CQs (flags 0: the context's direction) and counters, enables it once
 //! the scalable endpoint is, and refuses transfers of the other
 //! direction (its queues have none: -KFI_ENOSYS). What the provider adds
-//! is the transport: [`ProvSep::enable`] (kfi_tcp: the listener and the
+//! is the transport: [`ProvSep::enable`] (the listener and the
 //! connection map its contexts share), [`ProvSep::closing`] and the
-//! address (`getname`, its CM table).
+//! address (`getname`, its CM table). Both providers' is [`MapSep`]: the
+//! toolkit's connection map, its contexts the provider's endpoints
+//! ([`ProvRdm::context`]).
 //!
 //! # Locks
 //! `st` (mutex, process context): the AV, the enabled flag and which
@@ -30,7 +32,9 @@ use super::addr::SockAddr;
 use super::av::Av;
 use super::base::{self, einval};
 use super::ep::{self as util_ep, publish_ep, EpAttrs, ProvEp, Role};
+use super::fabric::Fabric;
 use super::fid::DomainBase;
+use super::rdm::{Map, ProvRdm};
 use super::sys;
 use super::Provider;
 use core::ffi::{c_int, c_void};
@@ -38,7 +42,7 @@ use core::ptr::addr_of_mut;
 use kernel::bindings;
 use kernel::new_mutex;
 use kernel::prelude::*;
-use kernel::sync::Mutex;
+use kernel::sync::{Arc, Mutex};
 
 /// The provider's scalable endpoint object.
 type PSep = <crate::Prov as Provider>::Sep;
@@ -49,14 +53,23 @@ type PEp = <crate::Prov as Provider>::Endpoint;
 /// `rx_ctx_bits` of 8 names 256).
 pub(crate) const MAX_CTX: usize = 256;
 
+/// What an RDM entry of `kfi_getinfo` says of scalable endpoints: up to
+/// [`MAX_CTX`] contexts each way; by default one per CPU (a consumer that
+/// does not size them, as kfilnd without its CXI fabric ops, gets one per
+/// CPU partition).
+pub(crate) fn advertise(dom: &mut sys::kfi_domain_attr, ep: &mut sys::kfi_ep_attr) {
+    dom.max_ep_tx_ctx = MAX_CTX;
+    dom.max_ep_rx_ctx = MAX_CTX;
+    ep.tx_ctx_cnt = base::nr_cpus().clamp(1, MAX_CTX);
+    ep.rx_ctx_cnt = ep.tx_ctx_cnt;
+}
+
 /// A provider's scalable endpoint object.
 ///
 /// # Safety
 /// Every value of an implementing type is `#[repr(C)]` with a [`SepBase`]
 /// as its first field, allocated with `KBox` and published by the
-/// toolkit's `scalable_ep` entry only, never moved. (A type with no
-/// values, for a provider without scalable endpoints, meets this
-/// trivially.)
+/// toolkit's `scalable_ep` entry only, never moved.
 pub(crate) unsafe trait ProvSep: Sized {
     /// The provider's object with the base `base`, for the domain's
     /// `scalable_ep` entry (called only if the provider's endpoints
@@ -89,27 +102,84 @@ pub(crate) unsafe trait ProvSep: Sized {
     }
 }
 
-/// A provider without scalable endpoints: the entry answers -KFI_ENOSYS.
-#[allow(dead_code)]
-pub(crate) enum NoSep {}
+/// The scalable endpoint of every provider whose connectionless
+/// endpoints are the toolkit's connection map (`rdm.rs`): one map that
+/// its contexts share, made by enable: the listener peers connect to
+/// (`kfi_getname` names it) and the work item that opens the transmit
+/// contexts' connections.
+///
+/// Each context is an RDM endpoint's queues of its own (the provider's
+/// endpoint, [`ProvRdm::context`], role `Tx`/`Rx`): a transmit context
+/// keeps a lane per peer and receive context it sends to
+/// (`kfi_rx_addr`), whose connection carries its transmits only (connect
+/// data with kfabric's context extension, one way: `logic::rxm::CtxExt`);
+/// a receive context takes the connections peers open to it, which carry
+/// their messages, RMA and rendezvous (its ACKs and read requests go back
+/// on them). So a context never takes another's lock, and a CPU driving
+/// one context touches only its queues and connections (see
+/// `Documentation/rdm.md`, "Scalable endpoints").
+#[pin_data]
+#[repr(C)]
+pub(crate) struct MapSep {
+    /// Header, AV, contexts open; first.
+    #[pin]
+    base: SepBase,
+    /// The domain's header (open while the endpoint is: counted).
+    domain: *mut sys::kfid_domain,
+    /// The map, from enable to close.
+    #[pin]
+    map: Mutex<Option<Arc<Map<crate::Prov>>>>,
+}
 
-// SAFETY: no values.
-unsafe impl ProvSep for NoSep {
-    fn open(_domain: *mut sys::kfid_domain, _base: impl PinInit<SepBase>) -> Result<Pin<KBox<Self>>> {
-        // Not called: such a provider's endpoints offer no RDM.
-        Err(EINVAL)
+const _: () = assert!(core::mem::offset_of!(MapSep, base) == 0);
+
+impl MapSep {
+    /// The map, once enabled (what a context's enable joins).
+    pub(crate) fn map(&self) -> Option<Arc<Map<crate::Prov>>> {
+        self.map.lock().clone()
     }
-    fn enable(&self, _av: &Av) -> Result {
-        match *self {}
+}
+
+// SAFETY: `#[repr(C)]` with its `SepBase` first (asserted above);
+// allocated with KBox by `open`, published by the toolkit only.
+unsafe impl ProvSep for MapSep {
+    fn open(domain: *mut sys::kfid_domain, base: impl PinInit<SepBase>) -> Result<Pin<KBox<MapSep>>> {
+        KBox::pin_init(
+            pin_init!(MapSep {
+                base <- base,
+                domain,
+                map <- new_mutex!(None, "kfi_util_sep_map"),
+            }),
+            GFP_KERNEL,
+        )
     }
-    fn context(&self, _attrs: EpAttrs) -> Result<Pin<KBox<PEp>>> {
-        match *self {}
+
+    /// Listens on the source address (any address and an ephemeral port
+    /// when none was given).
+    fn enable(&self, av: &Av) -> Result {
+        // SAFETY: the domain outlives its counted children (`SepBase`'s
+        // invariant); so does its fabric.
+        let net = unsafe { Fabric::net((*self.base.domain()).fabric()) };
+        let src = self.base.src().unwrap_or(super::addr::ANY_V4);
+        let m = Map::start(None, self.base.counts(), av, net, src, self.base.rx_size())?;
+        *self.map.lock() = Some(m);
+        Ok(())
     }
+
+    fn context(&self, attrs: EpAttrs) -> Result<Pin<KBox<PEp>>> {
+        <crate::Prov as ProvRdm>::context(self.domain, attrs)
+    }
+
+    /// Every context is closed (they left the map): stops the listener
+    /// and what is left of the map's connections.
     fn closing(&self) {
-        match *self {}
+        if let Some(m) = self.map.lock().take() {
+            m.shut();
+        }
     }
+
     fn name(&self) -> Option<SockAddr> {
-        match *self {}
+        self.map.lock().as_ref().map(|m| m.name())
     }
 }
 

@@ -32,10 +32,11 @@ use crate::soft::{soft_work, SoftRx};
 use crate::util::base::DWork;
 use crate::util::addr::{self, SockAddr};
 use crate::util::base::{self, einval};
-use crate::util::ep::{self as util_ep, publish_ep, EpBase, EpConfig, EpRules, ProvEp};
+use crate::util::ep::{self as util_ep, publish_ep, EpAttrs, EpBase, EpConfig, EpRules, ProvEp};
 use crate::util::fabric::{Fabric, ProvDomain};
 use crate::util::fid::DomainBase;
 use crate::util::pep::ConnReq;
+use crate::util::rdm as util_rdm;
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
 use kernel::new_mutex;
@@ -316,33 +317,62 @@ unsafe impl ProvEp for Ep {
 }
 
 impl Ep {
-    /// Enable of an RDM endpoint (`rdm.rs`): its map, listening on the
-    /// source address (the entry's; any address and an ephemeral port
-    /// when none is given), its queues routing transmits to their peers'
-    /// lanes.
+    /// Enable of an RDM endpoint or context (`rdm.rs`): the toolkit's
+    /// map (the endpoint's own, listening on its source address; a
+    /// context's scalable endpoint's), its queues routing transmits to
+    /// their peers' lanes.
     fn enable_rdm(&self, c: &EpConfig) -> Result {
-        if c.attrs.role != util_ep::Role::Whole {
-            return Err(EINVAL);
-        }
-        // SAFETY: bound (the toolkit checked), open while bound.
-        let av = unsafe { &*c.av.ok_or(EINVAL)? };
-        // SAFETY: the domain outlives its counted endpoints; so does its
-        // fabric.
-        let net = unsafe { Fabric::net((*self.domain).fabric()) };
-        let any = SockAddr { family: bindings::AF_INET as u16, port: 0, scope_id: 0, addr: [0; 16] };
-        let r = crate::rdm::Rdm::start(Some(&self.data), (0, 0), av, net, c.attrs.src.unwrap_or(any), c.attrs.rx_size)?;
-        let mut cfg = Config::new(c, crate::rdm::RDM_MAX_MSG_SIZE, self.domain);
-        cfg.directed = c.attrs.directed;
-        let bits = av.rx_ctx_bits();
-        cfg.addr_mask = if bits == 0 { u64::MAX } else { u64::MAX >> bits };
-        let prep = Prepared { wrs: None, conn: core::ptr::null(), qp: false, iwarp: false, soft: None };
-        if let Err(e) = self.data.enable(cfg, prep) {
-            r.shut();
-            return Err(e);
-        }
-        r.join(util_ep::Role::Whole, &self.data, av)?;
-        *self.rdm.lock() = Some(r);
+        // SAFETY: the domain outlives its counted endpoints.
+        let fabric = unsafe { (*self.domain).fabric() };
+        let m = util_rdm::enable_ep(fabric, &self.data, c, |av| {
+            let mut cfg = Config::new(c, crate::rdm::RDM_MAX_MSG_SIZE, self.domain);
+            cfg.directed = c.attrs.directed;
+            cfg.tagged_rma = true;
+            let bits = av.rx_ctx_bits();
+            cfg.addr_mask = if bits == 0 { u64::MAX } else { u64::MAX >> bits };
+            let prep = Prepared { wrs: None, conn: core::ptr::null(), qp: false, iwarp: false, soft: None };
+            self.data.enable(cfg, prep)
+        })?;
+        *self.rdm.lock() = Some(m);
         Ok(())
+    }
+
+    /// An endpoint of domain `d` (base `db`) with `attrs` over `conn`,
+    /// not published yet (its connection reports to it).
+    #[allow(clippy::too_many_arguments)]
+    fn make(d: &Domain, db: &DomainBase, attrs: EpAttrs, src: Option<SockAddr>, depths: (u32, u32), from_req: bool, soft: bool, conn: Conn) -> Result<Pin<KBox<Ep>>> {
+        let init = pin_init!(Ep {
+            base <- EpBase::new(db, attrs),
+            domain: d,
+            src,
+            depths,
+            from_req,
+            soft_mode: soft,
+            soft <- new_mutex!(SoftRx::new(), "kfi_verbs_soft"),
+            conn,
+            cm <- new_mutex!(CmState { st: St::Idle, rej: [0; cmdata::APP_MAX] }, "kfi_verbs_ep"),
+            data <- EpData::new(),
+            rdm <- new_mutex!(None, "kfi_verbs_ep_rdm"),
+        });
+        let b = KBox::pin_init(init, GFP_KERNEL)?;
+        // SAFETY: the endpoint is pinned and outlives its connection's
+        // reports (`closing` closes the connection before the endpoint is
+        // freed).
+        unsafe { b.conn.set_owner((&*b as *const Ep).cast()) };
+        Ok(b)
+    }
+
+    /// A context of a scalable endpoint of `domain` with `attrs` (its
+    /// role), not published yet. (Its rdma_cm id, as an RDM endpoint's,
+    /// carries nothing: the map's connections are its own.)
+    pub(crate) fn new_ctx(domain: *mut sys::kfid_domain, attrs: EpAttrs) -> Result<Pin<KBox<Ep>>> {
+        // SAFETY: the scalable endpoint's domain, one of ours, open for
+        // the call.
+        let (d, db) = unsafe { (Domain::from_fid(&mut (*domain).fid), DomainBase::from_header(domain)) };
+        // SAFETY: the domain is open for the call; so is its fabric.
+        let net = unsafe { Fabric::net(d.fabric()) };
+        let conn = Conn::create(net, false, Some(d.dev())).map_err(Error::from_errno)?;
+        Ep::make(d, db, attrs, None, (0, 0), false, false, conn)
     }
 }
 
@@ -410,25 +440,10 @@ pub(crate) unsafe extern "C" fn kfi_prov_domain_endpoint(
         }
         (req, None)
     };
-    let init = pin_init!(Ep {
-        base <- EpBase::new(db, attrs),
-        domain: d,
-        src,
-        depths: depths(soft),
-        from_req: !i.handle.is_null(),
-        soft_mode: soft,
-        soft <- new_mutex!(SoftRx::new(), "kfi_verbs_soft"),
-        conn,
-        cm <- new_mutex!(CmState { st: St::Idle, rej: [0; cmdata::APP_MAX] }, "kfi_verbs_ep"),
-        data <- EpData::new(),
-        rdm <- new_mutex!(None, "kfi_verbs_ep_rdm"),
-    });
-    let Ok(b) = KBox::pin_init(init, GFP_KERNEL) else {
-        return base::neg(bindings::ENOMEM);
+    let b = match Ep::make(d, db, attrs, src, depths(soft), !i.handle.is_null(), soft, conn) {
+        Ok(b) => b,
+        Err(e) => return e.to_errno(),
     };
-    // SAFETY: the endpoint is pinned and outlives its connection's reports
-    // (`closing` closes the connection before the endpoint is freed).
-    unsafe { b.conn.set_owner((&*b as *const Ep).cast()) };
     // SAFETY: `Ep` meets `ProvEp`'s contract; its base was made for
     // `domain`, which the consumer holds open; the glue fills an endpoint
     // header (`kfi_util_ep_init`); `ep` was checked.

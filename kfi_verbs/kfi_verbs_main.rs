@@ -59,7 +59,7 @@ impl util::Provider for Prov {
     type Pep = pep::Pep;
     type Mr = mr::Mr;
     type Domain = domain::Domain;
-    type Sep = util::sep::NoSep;
+    type Sep = util::sep::MapSep;
     type TxExt = ();
     const TX_EXT_INIT: () = ();
 

@@ -99,12 +99,25 @@ const MSG_ORDER: u64 = sys::KFI_ORDER_RAR as u64
 
 /// An RDM entry (`rdm.rs`, libfabric's `verbs;ofi_rxm` wire): messages
 /// (tagged, multi-receive, remote CQ data in rxm's header) by eager rxm
-/// packets, with sources and directed receives, triggered. No RMA or
-/// atomics, and no scalable endpoints, over RDM yet.
-const RDM_TX_CAPS: u64 = sys::KFI_MSG as u64 | sys::KFI_TAGGED as u64 | sys::KFI_SEND as u64 | sys::KFI_TRIGGER as u64;
+/// packets, with sources and directed receives, triggered; RMA as RDMA
+/// READ and WRITE on the peer's connection (as rxm's); kfabric's tagged
+/// RMA; scalable endpoints (named receive contexts). No atomics over RDM
+/// yet.
+const RDM_TX_CAPS: u64 = sys::KFI_MSG as u64
+    | sys::KFI_TAGGED as u64
+    | sys::KFI_SEND as u64
+    | sys::KFI_RMA as u64
+    | sys::KFI_READ as u64
+    | sys::KFI_WRITE as u64
+    | sys::KFI_TRIGGER as u64
+    | sys::KFI_NAMED_RX_CTX
+    | sys::KFI_TAGGED_RMA as u64;
 const RDM_RX_CAPS: u64 = sys::KFI_MSG as u64
     | sys::KFI_TAGGED as u64
     | sys::KFI_RECV as u64
+    | sys::KFI_RMA as u64
+    | sys::KFI_REMOTE_READ as u64
+    | sys::KFI_REMOTE_WRITE as u64
     | sys::KFI_MULTI_RECV as u64
     | sys::KFI_TRIGGER as u64
     | sys::KFI_SOURCE
@@ -196,8 +209,10 @@ fn rdm(e: &mut kfi_info) {
     // Copied into and out of packet buffers: any pieces.
     tx.iov_limit = sys::KFI_VERBS_SGE_MAX as usize;
     rx.iov_limit = sys::KFI_VERBS_SGE_MAX as usize;
-    tx.rma_iov_limit = 0;
+    // One remote region per RMA (one work request; tagged: one receive).
+    tx.rma_iov_limit = 1;
     ep.type_ = sys::KFI_EP_RDM;
+    crate::util::sep::advertise(dom, ep);
     ep.max_msg_size = crate::rdm::RDM_MAX_MSG_SIZE as usize;
     ep.max_order_raw_size = 0;
     ep.max_order_waw_size = 0;

@@ -50,6 +50,7 @@ use crate::util::logic::rxm::{self, Op, Pkt, Type, PKT_BYTES};
 use crate::util::logic::xfer::{self as rules, Kind, List};
 use crate::util::peers::{route, LaneExt};
 use crate::util::queues::{NoRoom, Queues};
+use crate::util::ep::EpAttrs;
 use crate::util::rdm::{Failure, LaneRef, Map, MapConn, ProvRdm};
 use crate::util::sync::{new_spinlock_bh, SpinLockBh};
 use crate::util::tagmatch::{Unexp, UnexpList, UNEXP_LIMIT, UNEXP_MAX};
@@ -100,19 +101,22 @@ pub(crate) struct VerbsLane {
     /// The next segment of the send first in line (a message over the
     /// eager limit goes as segments; 0: none of it is posted yet).
     sar_next: u64,
+    /// Tagged RMAs whose request is out, waiting for the target's answer
+    /// (`TagRmaDone`, `TagRmaData`), in order.
+    trma_wait: List,
 }
 
 impl LaneExt for VerbsLane {
     fn new() -> VerbsLane {
-        VerbsLane { msg_waiting: false, sar_next: 0 }
+        VerbsLane { msg_waiting: false, sar_next: 0, trma_wait: List::new() }
     }
 
     fn idle(&self) -> bool {
-        true
+        self.trma_wait.is_empty()
     }
 
     fn take_held(&mut self) -> [List; 3] {
-        [List::new(), List::new(), List::new()]
+        [core::mem::take(&mut self.trma_wait), List::new(), List::new()]
     }
 
     fn reset_conn(&mut self) {
@@ -221,6 +225,54 @@ struct VRx {
     sar: Option<SarRx>,
     /// The peer's rendezvous being read into its receive.
     rndv: Option<RndvRx>,
+    /// The peer's tagged RMA write being received (as segments).
+    tw: Option<TrmaIn>,
+    /// The bytes of our tagged RMA read coming in (as segments): the
+    /// read's key and what came.
+    trd: Option<rxm::Sar>,
+    /// Answers to the peer's tagged RMAs not sent yet, oldest first (a
+    /// read's bytes go whole before the next answer); at most
+    /// [`ANSWERS_MAX`]: a request beyond waits in its buffer.
+    owed: KVec<Answer>,
+}
+
+/// Most answers owed per connection (kfi_tcp's bound too).
+const ANSWERS_MAX: usize = 64;
+
+/// A peer's tagged RMA write coming in segments.
+struct TrmaIn {
+    st: rxm::Sar,
+    /// The receive its tag matched, at the write's offset (`None`: none
+    /// did: the bytes are dropped, `EREMOTEIO`), and whether the write is
+    /// longer than it (what fits is placed, both sides fail `EMSGSIZE`).
+    w: Option<RxWork>,
+    trunc: bool,
+    tag: u64,
+}
+
+/// An answer to a peer's tagged RMA (`msg_id` echoed).
+enum Answer {
+    /// To a write: bytes placed, or a positive errno.
+    Done { msg_id: u64, size: u64, err: u32 },
+    /// To a read: the bytes of `w` (the matched receive at the read's
+    /// offset; it completes once the last packet is posted: they are
+    /// copied), `next` the segment to send; or a positive errno.
+    Data { msg_id: u64, w: Option<RxWork>, size: u64, tag: u64, next: u64, err: u32 },
+}
+
+/// The flags of a receive a peer's tagged RMA read or wrote.
+const TRMA_READ_RECV: u64 = rules::F_TAGGED | rules::F_RMA | rules::F_READ | rules::F_RECV;
+const TRMA_WRITE_RECV: u64 = rules::F_TAGGED | rules::F_RMA | rules::F_WRITE | rules::F_RECV;
+
+/// How posting a packet went.
+#[derive(PartialEq, Eq)]
+enum Posted {
+    Sent,
+    /// No send buffer free (`ctrl_owed`: a send completion kicks the
+    /// work item), or the device is full (retried after a pause).
+    NoBuf,
+    /// The connection is ending (nothing will be sent on it).
+    Gone,
 }
 
 /// Pieces of a consumer's receive buffer.
@@ -329,7 +381,7 @@ impl VConn {
                 conn: conn(),
                 wrs,
                 s <- new_spinlock_bh!(st, "kfi_verbs_rdm_conn"),
-                rx <- new_mutex!(VRx { bufs, unexp: UnexpList::new(), sar: None, rndv: None }, "kfi_verbs_rdm_rx"),
+                rx <- new_mutex!(VRx { bufs, unexp: UnexpList::new(), sar: None, rndv: None, tw: None, trd: None, owed: KVec::new() }, "kfi_verbs_rdm_rx"),
                 work <- new_work!("kfi_verbs_rdm_conn"),
             }),
             GFP_KERNEL,
@@ -440,6 +492,21 @@ impl VConn {
             // SAFETY: as above.
             unsafe { &*to.data_ptr() }.rx_failed(&x.w, err, 0, 0);
         }
+        // A peer's tagged RMA half received, or a read's bytes half sent.
+        r.trd = None;
+        let tw = r.tw.take().and_then(|x| x.w);
+        let owed = core::mem::replace(&mut r.owed, KVec::new());
+        if let Some(to) = to {
+            // SAFETY: as above.
+            let d = unsafe { &*to.data_ptr() };
+            let reads = owed.iter().filter_map(|a| match a {
+                Answer::Data { w, .. } => w.as_ref(),
+                Answer::Done { .. } => None,
+            });
+            for w in Iterator::chain(tw.iter(), reads) {
+                d.rx_failed(w, err, 0, 0);
+            }
+        }
     }
 }
 
@@ -471,6 +538,10 @@ impl ProvRdm for Prov {
     /// Posts are for the work item (this runs under the queue lock).
     fn flow(c: &Arc<VConn>) {
         c.kick();
+    }
+
+    fn context(domain: *mut sys::kfid_domain, attrs: EpAttrs) -> Result<Pin<KBox<crate::ep::Ep>>> {
+        crate::ep::Ep::new_ctx(domain, attrs)
     }
 }
 
@@ -606,7 +677,7 @@ pub(crate) fn posted(q: &mut Queues<VerbsExt>, kind: Kind, i: usize) -> core::re
         }
         return Ok(());
     }
-    if kind.is_rma() || kind.is_atomic() {
+    if kind.is_atomic() {
         return Err(-(sys::KFI_ENOSYS as isize));
     }
     if q.tx[i].len > RDM_MAX_MSG_SIZE {
@@ -652,53 +723,50 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
         }
         let k = s.tx_free.trailing_zeros() as usize;
         let op = &tx[i];
-        let tagged = op.kind == Kind::TSend;
-        let mut p = Pkt {
-            conn_id: peer_id,
-            op: Some(if tagged { Op::Tagged } else { Op::Msg }),
-            cq_data: op.flags & rules::F_REMOTE_CQ_DATA != 0,
-            size: op.len,
-            data: op.data,
-            tag: if tagged { op.tag } else { 0 },
-            ..Pkt::default()
-        };
-        // Eager (one packet), or the next segment; `last`: the packet
-        // that completes the send.
-        let (ty, at, n, last) = if op.len <= SEG {
-            (Type::Eager, 0, op.len, true)
-        } else {
-            let j = l.x.sar_next;
-            let (kind, at, n) = rxm::Sar::segment(op.len, SEG, j);
-            p.msg_id = i as u64;
-            p.seg = Some(kind);
-            p.seg_no = j as u32;
-            p.seg_size = n as u16;
-            (Type::Seg, at, n, kind == rxm::Seg::Last)
-        };
-        let len = PKT_BYTES + n as usize;
         let mut one = crate::util::xfer::EMPTY_SEG;
         let segs = op.payload(&mut one);
-        let Some(b) = s.tx.get_mut(k) else {
-            return;
-        };
-        let mut hdr = [0u8; PKT_BYTES];
-        rxm::encode(ty, &p, &mut hdr);
-        b[..PKT_BYTES].copy_from_slice(&hdr);
-        base::copy_from_segs_at(segs, at as usize, &mut b[PKT_BYTES..len]);
-        let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len };
-        let r = sq_req(sys::KFI_VERBS_OP_SEND, core::slice::from_ref(&seg), 0, 0);
+        // `last`: the work request that ends the operation's part here;
+        // `answer`: it then waits for the target's answer (tagged RMA).
+        let (r, last, answer);
+        let pkt_seg;
+        if op.kind.is_rma() && op.flags & rules::F_TAGGED == 0 {
+            // RMA: one RDMA READ or WRITE of the consumer's buffer, the
+            // region's key the peer's registration (as rxm does).
+            let reg = op.region(0);
+            let code = if op.kind == Kind::Write { sys::KFI_VERBS_OP_WRITE } else { sys::KFI_VERBS_OP_READ };
+            r = sq_req(code, segs, reg.addr.wrapping_add(reg.key >> 32), reg.key as u32);
+            (last, answer) = (true, false);
+        } else {
+            let (ty, p, at, n, end) = tx_packet(op, peer_id, i, l.x.sar_next);
+            let len = PKT_BYTES + n as usize;
+            let Some(b) = s.tx.get_mut(k) else {
+                return;
+            };
+            let mut hdr = [0u8; PKT_BYTES];
+            rxm::encode(ty, &p, &mut hdr);
+            b[..PKT_BYTES].copy_from_slice(&hdr);
+            base::copy_from_segs_at(segs, at as usize, &mut b[PKT_BYTES..len]);
+            pkt_seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len };
+            r = sq_req(sys::KFI_VERBS_OP_SEND, core::slice::from_ref(&pkt_seg), 0, 0);
+            (last, answer) = (end, ty.is_tag_rma());
+        }
         // SAFETY: send buffer `k` is free (not posted) and lives in the
-        // connection, whose close completes it before the buffers go;
-        // `wrs` outlives the queue pair.
+        // connection, whose close completes it before the buffers go; an
+        // RMA's pieces are the consumer's, valid until its completion,
+        // its slot held until then; `wrs` outlives the queue pair.
         match unsafe { c.conn.post_send(&c.wrs, k, &r) } {
             Ok(()) => {
                 s.tx_free &= !(1u64 << k);
                 if last {
                     // An RC queue pair completes in order: the send is
-                    // done when its last packet is.
-                    s.tx_op[k] = i as u32;
+                    // done when its last packet is; a tagged RMA when its
+                    // answer comes.
+                    s.tx_op[k] = if answer { NO_OP } else { i as u32 };
                     l.x.sar_next = 0;
                     tx_links.pop_front(&mut l.tx_pending);
+                    if answer {
+                        tx_links.push_back(&mut l.x.trma_wait, i);
+                    }
                 } else {
                     s.tx_op[k] = NO_OP;
                     l.x.sar_next += 1;
@@ -721,6 +789,46 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
             }
         }
     }
+}
+
+/// The next packet of transmit `op` (slot `i`) whose segment `j` is next:
+/// its type and header, the offset and length of its payload in the
+/// operation's buffer, and whether it is the operation's last.
+///
+/// A message goes eager (one packet) or as segments (SAR). A tagged RMA
+/// goes as kfabric's packets (`Documentation/rxm-verbs-wire.md`): a write
+/// as `TagRmaWrite` with its bytes (whole, or as segments), a read as one
+/// `TagRmaRead`; `msg_id` is the slot, `data` the offset in the target's
+/// receive, `tag` the region's key.
+fn tx_packet(op: &crate::util::xfer::TxOp, peer_id: u32, i: usize, j: u64) -> (Type, Pkt, u64, u64, bool) {
+    let trma = op.kind.is_rma();
+    let tagged = trma || op.kind == Kind::TSend;
+    let mut p = Pkt {
+        conn_id: peer_id,
+        op: Some(if tagged { Op::Tagged } else { Op::Msg }),
+        cq_data: !trma && op.flags & rules::F_REMOTE_CQ_DATA != 0,
+        size: op.len,
+        data: op.data,
+        tag: if tagged { op.tag } else { 0 },
+        ..Pkt::default()
+    };
+    if trma {
+        let reg = op.region(0);
+        (p.msg_id, p.data, p.tag) = (i as u64, reg.addr, reg.key);
+        if op.kind == Kind::Read {
+            return (Type::TagRmaRead, p, 0, 0, true);
+        }
+    }
+    let whole = if trma { Type::TagRmaWrite } else { Type::Eager };
+    if op.len <= SEG {
+        return (whole, p, 0, op.len, true);
+    }
+    let (kind, at, n) = rxm::Sar::segment(op.len, SEG, j);
+    p.msg_id = i as u64;
+    p.seg = Some(kind);
+    p.seg_no = j as u32;
+    p.seg_size = n as u16;
+    (if trma { whole } else { Type::Seg }, p, at, n, kind == rxm::Seg::Last)
 }
 
 impl VConn {
@@ -821,6 +929,9 @@ impl VConn {
         let mut r = self.rx.lock();
         r.unexp.deliver(d);
         loop {
+            // Answers owed to the peer's tagged RMAs, as send buffers
+            // allow (a send completion kicks the work for the rest).
+            self.answer(&mut r, d, to);
             let front = {
                 let s = self.s.lock();
                 if s.stopped {
@@ -864,7 +975,7 @@ impl VConn {
 
     /// Handles the packet in receive buffer `k` (`len` bytes).
     fn rx_one(&self, r: &mut VRx, d: &EpData, to: LaneRef<Prov>, k: usize, len: usize) -> Step {
-        let VRx { bufs, unexp, sar, rndv } = r;
+        let VRx { bufs, unexp, sar, rndv, tw, trd, owed } = r;
         let Some(b) = bufs.get(k) else {
             return Step::Broken;
         };
@@ -876,9 +987,19 @@ impl VConn {
         match ty {
             // Credits are off both ways (`flow_ctrl` 2): one is harmless.
             Type::Credit => return Step::Done,
+            // Answers to our tagged RMAs.
+            Type::TagRmaDone => return trma_done(d, to, &p, payload),
+            Type::TagRmaData => return rx_trma_data(d, to, trd, &p, payload),
+            // A transmit context's connection carries nothing else to it.
+            _ if to.one_way => return Step::Broken,
             Type::Eager => {}
             Type::Seg => return rx_seg(d, to, sar, unexp, &p, payload),
             Type::RndvReq => return self.rx_rndv(rndv, unexp, d, to, &p, payload),
+            // A request's answer is owed once its last packet is in:
+            // room for it first (else it waits for answers to go).
+            Type::TagRmaWrite | Type::TagRmaRead if !owe_room(owed) => return Step::Wait,
+            Type::TagRmaWrite => return rx_trma_write(d, to, tw, owed, &p, payload),
+            Type::TagRmaRead => return rx_trma_read(d, to, owed, &p, payload),
             // Write rendezvous, atomics: not done here (a protocol error).
             _ => return Step::Broken,
         }
@@ -1023,23 +1144,33 @@ impl VConn {
     /// now (`ctrl_owed`); true once sent, or when it cannot be (the
     /// connection is ending: the peer's send fails anyway).
     fn post_rd_done(&self, msg_id: u64, peer_id: u32) -> bool {
+        let p = Pkt { conn_id: peer_id, msg_id, ..Pkt::default() };
+        self.post_pkt(Type::RndvRdDone, &p, &[], 0) != Posted::NoBuf
+    }
+
+    /// Posts a `ty` packet with header `p` and `n` bytes of payload from
+    /// `segs` at `at` (copied into a free send buffer), carrying no
+    /// operation of ours (process context).
+    fn post_pkt(&self, ty: Type, p: &Pkt, segs: &[Seg], at: usize) -> Posted {
+        let n = p.seg.map_or(if ty == Type::TagRmaData { p.size as usize } else { 0 }, |_| usize::from(p.seg_size));
         let mut s = self.s.lock();
         if s.stopped || !s.up {
-            return true;
+            return Posted::Gone;
         }
         if s.tx_free == 0 {
             s.ctrl_owed = true;
-            return false;
+            return Posted::NoBuf;
         }
         let k = s.tx_free.trailing_zeros() as usize;
-        let p = Pkt { conn_id: peer_id, msg_id, ..Pkt::default() };
         let Some(b) = s.tx.get_mut(k) else {
-            return true;
+            return Posted::Gone;
         };
+        let len = PKT_BYTES + n;
         let mut hdr = [0u8; PKT_BYTES];
-        rxm::encode(Type::RndvRdDone, &p, &mut hdr);
+        rxm::encode(ty, p, &mut hdr);
         b[..PKT_BYTES].copy_from_slice(&hdr);
-        let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len: PKT_BYTES };
+        base::copy_from_segs_at(segs, at, &mut b[PKT_BYTES..len]);
+        let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len };
         let r = sq_req(sys::KFI_VERBS_OP_SEND, core::slice::from_ref(&seg), 0, 0);
         // SAFETY: as in `pump_lane`: send buffer `k` is free and lives in
         // the connection, whose close completes it.
@@ -1047,7 +1178,7 @@ impl VConn {
             Ok(()) => {
                 s.tx_free &= !(1u64 << k);
                 s.tx_op[k] = NO_OP;
-                true
+                Posted::Sent
             }
             Err(e) if e == -(bindings::EAGAIN as c_int) => {
                 // Retried by the work item after a pause.
@@ -1055,15 +1186,77 @@ impl VConn {
                 s.pump_retry = true;
                 drop(s);
                 self.kick();
-                false
+                Posted::NoBuf
             }
             Err(_) => {
                 drop(s);
                 self.conn.broken();
-                true
+                Posted::Gone
             }
         }
     }
+
+    /// Sends the answers owed to the peer's tagged RMAs, in order, as
+    /// send buffers allow (the work item, `rx` held); those left wait for
+    /// a send completion, which kicks the work (`ctrl_owed`). A read's
+    /// receive completes once its last packet is posted (its bytes are
+    /// copied); if the connection ends first, it fails.
+    fn answer(&self, r: &mut VRx, d: &EpData, to: LaneRef<Prov>) {
+        while let Some(a) = r.owed.first_mut() {
+            let peer_id = d.rdm_peer_id(to.lane);
+            let (posted, done) = match a {
+                Answer::Done { msg_id, size, err } => {
+                    let p = Pkt { conn_id: peer_id, msg_id: *msg_id, op: Some(Op::Tagged), size: *size, data: u64::from(*err), ..Pkt::default() };
+                    (self.post_pkt(Type::TagRmaDone, &p, &[], 0), true)
+                }
+                Answer::Data { msg_id, w, size, next, err, .. } => {
+                    let mut p = Pkt { conn_id: peer_id, msg_id: *msg_id, op: Some(Op::Tagged), data: u64::from(*err), ..Pkt::default() };
+                    match w {
+                        Some(w) if *err == 0 => {
+                            p.size = *size;
+                            let (at, last) = if *size <= SEG {
+                                (0, true)
+                            } else {
+                                let (kind, at, n) = rxm::Sar::segment(*size, SEG, *next);
+                                (p.seg, p.seg_no, p.seg_size) = (Some(kind), *next as u32, n as u16);
+                                (at, kind == rxm::Seg::Last)
+                            };
+                            let posted = self.post_pkt(Type::TagRmaData, &p, w.op.buf.segs(), (w.offset + at) as usize);
+                            if posted == Posted::Sent {
+                                *next += 1;
+                            }
+                            (posted, last)
+                        }
+                        _ => (self.post_pkt(Type::TagRmaData, &p, &[], 0), true),
+                    }
+                }
+            };
+            match posted {
+                Posted::NoBuf => return,
+                Posted::Sent if !done => continue,
+                _ => {}
+            }
+            if let Some(Answer::Data { w: Some(w), size, tag, err: 0, .. }) = base::kvec_remove(&mut r.owed, 0) {
+                if posted == Posted::Sent {
+                    d.rx_done_as(&w, size, None, tag, TRMA_READ_RECV);
+                } else {
+                    d.rx_failed(&w, bindings::ECONNRESET, 0, 0);
+                }
+            }
+        }
+    }
+}
+
+/// Whether an answer can be owed: fewer than [`ANSWERS_MAX`], room for
+/// one more reserved (so that owing it allocates nothing).
+fn owe_room(owed: &mut KVec<Answer>) -> bool {
+    owed.len() < ANSWERS_MAX && owed.reserve(1, GFP_KERNEL).is_ok()
+}
+
+/// Owes `a` (room reserved by [`owe_room`]).
+fn owe(owed: &mut KVec<Answer>, a: Answer) {
+    // Within the room reserved: allocates nothing, cannot fail.
+    let _ = owed.push(a, GFP_NOWAIT);
 }
 
 /// A SEND of `segs` (`raddr`, `rkey` 0), or an RDMA READ into them of
@@ -1165,6 +1358,189 @@ fn rx_seg(d: &EpData, to: LaneRef<Prov>, sar: &mut Option<SarRx>, unexp: &mut Un
             finish(d, to, unexp, x.dest, x.st.size, x.data, x.tag);
         }
     }
+    Step::Done
+}
+
+/// The tagged RMA `key` of lane `lane` waiting for its answer: its
+/// buffer and length (what a read's bytes go to). `None` if no such
+/// operation waits (`read`: a read; else a write). The operation stays
+/// until [`trma_end`], which only this connection's work item calls (a
+/// connection's end fails the lane's after stopping that work): its
+/// buffer stays valid meanwhile.
+fn trma_op(d: &EpData, lane: u32, key: u64, read: bool) -> Option<(crate::util::xfer::Buf, u64)> {
+    let g = d.q.lock();
+    let l = g.ext.peers.lane(lane)?;
+    let i = g.tx_links.find_first(&l.x.trma_wait, |i| i as u64 == key)?;
+    let op = &g.tx[i];
+    ((op.kind == Kind::Read) == read).then_some((op.buf, op.len))
+}
+
+/// Ends tagged RMA `key` of lane `lane` (a read if `read`): completes it,
+/// or fails it with `err` (positive). False if no such operation waits.
+fn trma_end(d: &EpData, lane: u32, key: u64, read: bool, err: u32) -> bool {
+    let i = {
+        let mut g = d.q.lock();
+        let q = &mut *g;
+        let Some(l) = q.ext.peers.lane_mut(lane) else {
+            return false;
+        };
+        let tx = &q.tx;
+        let Some(i) = q.tx_links.remove_first(&mut l.x.trma_wait, |i| i as u64 == key && (tx[i].kind == Kind::Read) == read) else {
+            return false;
+        };
+        i
+    };
+    if err == 0 {
+        d.tx_complete(i);
+    } else {
+        d.tx_failed(i, err);
+    }
+    true
+}
+
+/// The answer to one of our tagged RMA writes.
+fn trma_done(d: &EpData, to: LaneRef<Prov>, p: &Pkt, payload: &[u8]) -> Step {
+    if !payload.is_empty() || p.seg.is_some() || !trma_end(d, to.lane, p.msg_id, false, rxm::tag_rma_status(p.data)) {
+        return Step::Broken;
+    }
+    Step::Done
+}
+
+/// Bytes of one of our tagged RMA reads (whole, or its next segment), or
+/// its failure; its last completes it. Exactly the bytes asked come.
+fn rx_trma_data(d: &EpData, to: LaneRef<Prov>, trd: &mut Option<rxm::Sar>, p: &Pkt, payload: &[u8]) -> Step {
+    let key = p.msg_id;
+    if p.data != 0 {
+        let ok = p.size == 0 && payload.is_empty() && trd.is_none() && trma_end(d, to.lane, key, true, rxm::tag_rma_status(p.data));
+        return if ok { Step::Done } else { Step::Broken };
+    }
+    let Some((buf, len)) = trma_op(d, to.lane, key, true) else {
+        return Step::Broken;
+    };
+    if len != p.size {
+        return Step::Broken;
+    }
+    let at = match p.seg {
+        None if trd.is_none() && payload.len() as u64 == p.size => {
+            base::copy_to_segs(buf.segs(), 0, payload);
+            return if trma_end(d, to.lane, key, true, 0) { Step::Done } else { Step::Broken };
+        }
+        None => return Step::Broken,
+        Some(_) if payload.len() != usize::from(p.seg_size) => return Step::Broken,
+        Some(_) => match trd {
+            None => match rxm::Sar::first(p) {
+                Some(st) => trd.insert(st).got,
+                None => return Step::Broken,
+            },
+            Some(st) if st.continues(p) => st.got,
+            Some(_) => return Step::Broken,
+        },
+    };
+    base::copy_to_segs(buf.segs(), at as usize, payload);
+    if trd.as_mut().is_some_and(|st| st.placed(payload.len() as u64)) {
+        *trd = None;
+        if !trma_end(d, to.lane, key, true, 0) {
+            return Step::Broken;
+        }
+    }
+    Step::Done
+}
+
+/// The receive a peer's tagged RMA `p` names: its tag, exactly, posted
+/// for this peer (or any), moved to the offset asked (`p.data`); and
+/// whether `p.size` bytes from there go beyond it.
+fn trma_target(d: &EpData, to: LaneRef<Prov>, p: &Pkt) -> (Option<RxWork>, bool) {
+    match d.rx_take_tagged(p.tag, to.from, |_, _, _| false).ok().flatten() {
+        Some(mut w) => {
+            let at = p.data.min(w.room);
+            w.offset += at;
+            w.room -= at;
+            let trunc = p.data > at || p.size > w.room;
+            (Some(w), trunc)
+        }
+        None => (None, false),
+    }
+}
+
+/// Puts a tagged RMA write's bytes `src`, at `at` of it, into its
+/// receive (what fits).
+fn trma_place(w: &Option<RxWork>, at: u64, src: &[u8]) {
+    if let Some(w) = w {
+        let keep = w.room.saturating_sub(at).min(src.len() as u64) as usize;
+        base::copy_to_segs(w.op.buf.segs(), (w.offset + at) as usize, &src[..keep]);
+    }
+}
+
+/// A peer's tagged RMA write of `size` bytes is in: its receive completes
+/// (or fails: too long), and the answer says so.
+fn trma_written(d: &EpData, msg_id: u64, w: Option<RxWork>, trunc: bool, size: u64, tag: u64) -> Answer {
+    match w {
+        Some(w) if trunc => {
+            d.rx_failed(&w, bindings::EMSGSIZE, w.room, size.saturating_sub(w.room));
+            Answer::Done { msg_id, size: 0, err: bindings::EMSGSIZE }
+        }
+        Some(w) => {
+            d.rx_done_as(&w, size, None, tag, TRMA_WRITE_RECV);
+            Answer::Done { msg_id, size, err: 0 }
+        }
+        None => Answer::Done { msg_id, size: 0, err: bindings::EREMOTEIO },
+    }
+}
+
+/// A packet of a peer's tagged RMA write (whole, or a segment): the first
+/// matches the receive, each is placed, the last completes it and owes
+/// the answer.
+fn rx_trma_write(d: &EpData, to: LaneRef<Prov>, tw: &mut Option<TrmaIn>, owed: &mut KVec<Answer>, p: &Pkt, payload: &[u8]) -> Step {
+    if p.seg.is_none() {
+        if tw.is_some() || payload.len() as u64 != p.size {
+            return Step::Broken;
+        }
+        let (w, trunc) = trma_target(d, to, p);
+        trma_place(&w, 0, payload);
+        owe(owed, trma_written(d, p.msg_id, w, trunc, p.size, p.tag));
+        return Step::Done;
+    }
+    if payload.len() != usize::from(p.seg_size) {
+        return Step::Broken;
+    }
+    let x = match tw {
+        None => {
+            let Some(st) = rxm::Sar::first(p) else {
+                return Step::Broken;
+            };
+            let (w, trunc) = trma_target(d, to, p);
+            tw.insert(TrmaIn { st, w, trunc, tag: p.tag })
+        }
+        Some(x) if x.st.continues(p) => x,
+        Some(_) => return Step::Broken,
+    };
+    trma_place(&x.w, x.st.got, payload);
+    if x.st.placed(payload.len() as u64) {
+        if let Some(x) = tw.take() {
+            owe(owed, trma_written(d, x.st.msg_id, x.w, x.trunc, x.st.size, x.tag));
+        }
+    }
+    Step::Done
+}
+
+/// A peer's tagged RMA read: the answer owed is the receive's bytes from
+/// the offset asked (all of them there, else `EMSGSIZE`, the receive
+/// failing too), or `EREMOTEIO` (no receive).
+fn rx_trma_read(d: &EpData, to: LaneRef<Prov>, owed: &mut KVec<Answer>, p: &Pkt, payload: &[u8]) -> Step {
+    if !payload.is_empty() || p.seg.is_some() {
+        return Step::Broken;
+    }
+    let (w, trunc) = trma_target(d, to, p);
+    let err = match &w {
+        Some(w) if trunc => {
+            d.rx_failed(w, bindings::EMSGSIZE, 0, p.size.saturating_sub(w.room));
+            bindings::EMSGSIZE
+        }
+        Some(_) => 0,
+        None => bindings::EREMOTEIO,
+    };
+    let w = w.filter(|_| err == 0);
+    owe(owed, Answer::Data { msg_id: p.msg_id, w, size: p.size, tag: p.tag, next: 0, err });
     Step::Done
 }
 

@@ -379,7 +379,7 @@ pub fn encode(ty: Type, p: &Pkt, out: &mut [u8; PKT_BYTES]) {
     *out = [0u8; PKT_BYTES];
     out[0] = CTRL_VERSION;
     out[1] = ty as u8;
-    if ty == Type::Seg {
+    if ty == Type::Seg || ty.is_tag_rma() {
         put(out, 2, p.seg_size.to_ne_bytes());
         put(out, 4, p.seg_no.to_ne_bytes());
         put(out, 24, (p.seg.map_or(0, |s| s as u64)).to_ne_bytes());
@@ -432,7 +432,18 @@ pub fn decode(b: &[u8]) -> Result<(Type, Pkt), PktError> {
         p.tag = if p.op == Some(Op::Tagged) { u64_at(b, 56) } else { 0 };
     }
     if ty.is_tag_rma() {
-        // Every field is ours: the status (or CQ data) in `data`.
+        // Every field is ours: the status (or CQ data) in `data`; over
+        // verbs the bytes of a write or read answer go in packets of one
+        // SAR message each (segment fields as rxm's; none: the whole in
+        // this packet; kfi_tcp sends none).
+        p.seg_size = u16_at(b, 2);
+        p.seg_no = u32_at(b, 4);
+        p.seg = match u64_at(b, 24) & 3 {
+            0 => None,
+            1 => Some(Seg::First),
+            2 => Some(Seg::Middle),
+            _ => Some(Seg::Last),
+        };
         p.op = Some(Op::Tagged);
         p.cq_data = u32_at(b, 36) & FLAG_REMOTE_CQ_DATA != 0;
         p.size = u64_at(b, 40);
@@ -440,6 +451,17 @@ pub fn decode(b: &[u8]) -> Result<(Type, Pkt), PktError> {
         p.tag = u64_at(b, 56);
     }
     Ok((ty, p))
+}
+
+/// The status a tagged RMA answer carries in `data`: 0, or a positive
+/// errno; anything else is `EIO`.
+pub fn tag_rma_status(v: u64) -> u32 {
+    const EIO: u32 = 5;
+    match v {
+        1..=4095 => v as u32,
+        0 => 0,
+        _ => EIO,
+    }
 }
 
 /// A segmented (SAR) message being reassembled: rxm sends one as

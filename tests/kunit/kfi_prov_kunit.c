@@ -4891,6 +4891,112 @@ static void sep_tagged_rma(struct kunit *test)
 		__free_page(pg[i]);
 }
 
+#define TRMA_BIG	(300 << 10)	/* beyond one packet of any provider */
+#define TRMA_OPS	(2 * SEP_CTX)
+
+/*
+ * Tagged RMA of bulk size: TRMA_OPS receives of TRMA_BIG bytes posted on
+ * one receive context of a, then read (odd) and written (even) all at
+ * once by b from its four transmit contexts, the writes at an offset
+ * into their receives (the region's address); every byte compared, each
+ * receive completed once with its length and tag.
+ */
+static void sep_tagged_rma_bulk(struct kunit *test)
+{
+	struct sep_fixture *f = sep_setup(test, KFI_TAGGED_RMA |
+					  KFI_DIRECTED_RECV);
+	struct sep_node *a = &f->node[0], *b = &f->node[1];
+	const size_t off = 1000, wlen = TRMA_BIG - 2 * off;
+	u8 *rbuf = fix_vzalloc(test, TRMA_OPS * TRMA_BIG);
+	u8 *lbuf = fix_vzalloc(test, TRMA_OPS * TRMA_BIG);
+	u8 *want = fix_vzalloc(test, TRMA_BIG);
+	struct trma_bulk {
+		struct kfi_rma_iov riov[TRMA_OPS];
+		struct kvec kv[TRMA_OPS];
+		struct kfi_msg_rma rm[TRMA_OPS];
+	} *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct kfi_rma_iov *riov;
+	struct kvec *kv;
+	struct kfi_msg_rma *rm;
+	struct kfi_cq_tagged_entry e;
+	struct kfi_cq_err_entry err;
+	kfi_addr_t to_rx0 = kfi_rx_addr(b->peer[0], 0, SEP_BITS), src;
+	bool seen[TRMA_OPS] = {};
+	int i, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	riov = t->riov;
+	kv = t->kv;
+	rm = t->rm;
+	for (i = 0; i < TRMA_OPS; i++) {
+		u8 *r = rbuf + i * TRMA_BIG, *l = lbuf + i * TRMA_BIG;
+		bool rd = i & 1;
+
+		/* a read takes the receive's bytes; a write puts b's */
+		fill(rd ? r : l, rd ? TRMA_BIG : wlen, 100 + i);
+		KUNIT_ASSERT_EQ(test, kfi_trecv(a->rx[0], r, TRMA_BIG, NULL,
+						a->peer[1], TRMA_TAG(100 + i),
+						0, r), 0);
+		kv[i] = (struct kvec){ l, rd ? TRMA_BIG : wlen };
+		riov[i] = (struct kfi_rma_iov){ .addr = rd ? 0 : off,
+						.len = kv[i].iov_len,
+						.key = TRMA_TAG(100 + i) };
+		rm[i] = (struct kfi_msg_rma){ .type = KFI_KVEC,
+					      .msg_iov = &kv[i],
+					      .iov_count = 1,
+					      .rma_iov = &riov[i],
+					      .rma_iov_count = 1,
+					      .addr = to_rx0,
+					      .context = &rm[i] };
+	}
+	for (i = 0; i < TRMA_OPS; i++)
+		KUNIT_ASSERT_EQ(test, (i & 1 ?
+			kfi_readmsg(b->tx[i % SEP_CTX], &rm[i], KFI_TAGGED) :
+			kfi_writemsg(b->tx[i % SEP_CTX], &rm[i], KFI_TAGGED)),
+			(ssize_t)0);
+	/* the initiators: each operation once, with kcxi's flags */
+	for (n = 0; n < TRMA_OPS; n++) {
+		int c = n % SEP_CTX;
+
+		KUNIT_ASSERT_EQ(test, trma_entry(test, b->txcq[c], &e, &err,
+						 &src), 1);
+		i = (struct kfi_msg_rma *)e.op_context - rm;
+		KUNIT_ASSERT_TRUE(test, i >= 0 && i < TRMA_OPS &&
+				  i % SEP_CTX == c);
+		KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RMA |
+			(i & 1 ? KFI_READ : KFI_WRITE) | KFI_SEND));
+	}
+	/* the target: each receive once, its length the bytes moved */
+	for (n = 0; n < TRMA_OPS; n++) {
+		KUNIT_ASSERT_EQ(test, trma_entry(test, a->rxcq[0], &e, &err,
+						 &src), 1);
+		i = ((u8 *)e.op_context - rbuf) / TRMA_BIG;
+		KUNIT_ASSERT_TRUE(test, i >= 0 && i < TRMA_OPS && !seen[i]);
+		seen[i] = true;
+		KUNIT_EXPECT_EQ(test, e.tag, TRMA_TAG(100 + i));
+		KUNIT_EXPECT_EQ(test, e.len, (size_t)kv[i].iov_len);
+		KUNIT_EXPECT_EQ(test, src, a->peer[1]);
+		KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RMA |
+			(i & 1 ? KFI_READ : KFI_WRITE) | KFI_RECV));
+	}
+	for (i = 0; i < TRMA_OPS; i++) {
+		u8 *r = rbuf + i * TRMA_BIG, *l = lbuf + i * TRMA_BIG;
+
+		fill(want, TRMA_BIG, 100 + i);
+		if (i & 1) {
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(l, want, TRMA_BIG), 0,
+					    "read %d", i);
+			continue;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(r + off, want, wlen), 0,
+				    "write %d", i);
+		/* nothing before the offset or after the bytes written */
+		KUNIT_EXPECT_NULL(test, memchr_inv(r, 0, off));
+		KUNIT_EXPECT_NULL(test, memchr_inv(r + off + wlen, 0, off));
+	}
+	sep_teardown(test, f);
+}
+
 static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_pair_send_recv),
 	KUNIT_CASE(rdm_directed_and_unknown_sources),
@@ -4909,6 +5015,7 @@ static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(sep_bad_input),
 	KUNIT_CASE(sep_plain_peer_and_restart),
 	KUNIT_CASE(sep_tagged_rma),
+	KUNIT_CASE(sep_tagged_rma_bulk),
 	{}
 };
 

@@ -283,8 +283,9 @@ static void verbs_getinfo_by_destination(struct kunit *test)
  * provider keys, KFI_MR_PROV_KEY) gets its entries on both devices, with
  * one remote region per operation and the device's keys; atomics are
  * found on rxe (not on siw, which has none); tagged messages and
- * multi-receive buffers in the soft mode's entries only (protocol
- * version 2), on both devices; one asking for counted remote accesses,
+ * multi-receive buffers in the soft mode's entries (protocol version 2),
+ * on both devices, and the RDM ones (rxe); one asking for counted remote
+ * accesses, atomics on RDM endpoints,
  * reliable datagram endpoints, or RMA with memory modes that lack
  * KFI_MR_PROV_KEY finds nothing.
  */
@@ -366,25 +367,35 @@ static void verbs_getinfo_advertises_what_works(struct kunit *test)
 	}
 	/*
 	 * RDM (rxm over RC): messages, tagged, multi-receive, sources and
-	 * directed receives, up to 1 GiB (segmented); no RMA or atomics yet.
+	 * directed receives, up to 1 GiB (segmented); RMA (one region),
+	 * scalable endpoints (named receive contexts) and kfabric's tagged
+	 * RMA; no atomics yet.
 	 */
 	h->caps = KFI_MSG | KFI_TAGGED | KFI_MULTI_RECV | KFI_SOURCE |
-		  KFI_DIRECTED_RECV;
+		  KFI_DIRECTED_RECV | rma | KFI_NAMED_RX_CTX | KFI_TAGGED_RMA;
 	h->ep_attr->type = KFI_EP_RDM;
+	h->domain_attr->mr_mode = KFI_MR_PROV_KEY;
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
 	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, rxe_dev, rxe_node));
 	/* not on iWARP (no receiver-not-ready retries without credits) */
 	KUNIT_EXPECT_NULL(test, find_entry(list, siw_dev, siw_node));
 	for (e = list; e; e = e->next) {
 		KUNIT_EXPECT_EQ(test, e->ep_attr->type, KFI_EP_RDM);
-		KUNIT_EXPECT_EQ(test, e->caps & (KFI_RMA | KFI_ATOMIC), 0ULL);
+		KUNIT_EXPECT_EQ(test, e->caps & KFI_ATOMIC, 0ULL);
+		KUNIT_EXPECT_EQ(test, e->tx_attr->rma_iov_limit, (size_t)1);
+		KUNIT_EXPECT_EQ(test, e->domain_attr->max_ep_tx_ctx,
+				(size_t)256);
+		KUNIT_EXPECT_EQ(test, e->domain_attr->max_ep_rx_ctx,
+				(size_t)256);
+		KUNIT_EXPECT_GE(test, e->ep_attr->tx_ctx_cnt, (size_t)1);
 		KUNIT_EXPECT_EQ(test, e->ep_attr->max_msg_size,
 				(size_t)1 << 30);
 		KUNIT_EXPECT_EQ(test, e->domain_attr->cq_data_size, (size_t)8);
 	}
 	kfi_freeinfo(list);
 	list = NULL;
-	h->caps = KFI_RMA;
+	h->domain_attr->mr_mode = 0;
+	h->caps = KFI_ATOMIC;
 	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, NULL, 0, h, &list),
 			-ENODATA);
 	h->caps = 0;

@@ -63,7 +63,7 @@ proptest! {
     #[test]
     fn packets_round_trip(t in any::<u8>(), conn in any::<u32>(), msg in any::<u64>(), tagged in any::<bool>(),
                           cq in any::<bool>(), size in any::<u64>(), data in any::<u64>(), tag in any::<u64>(),
-                          seg_size in any::<u16>(), seg_no in any::<u32>(), seg in 1u8..4) {
+                          seg_size in any::<u16>(), seg_no in any::<u32>(), seg in 0u8..4) {
         let ty = ty_of(t);
         let mut p = Pkt { conn_id: conn, msg_id: msg, ..Pkt::default() };
         if ty.is_tag_rma() {
@@ -72,6 +72,10 @@ proptest! {
             p.size = size;
             p.data = data;
             p.tag = tag;
+            // Over verbs their bytes go as segments (none: whole).
+            p.seg_size = seg_size;
+            p.seg_no = seg_no;
+            p.seg = [None, Some(Seg::First), Some(Seg::Middle), Some(Seg::Last)][seg as usize % 4];
         }
         if matches!(ty, Type::Eager | Type::Seg | Type::RndvReq) {
             p.op = Some(if tagged { Op::Tagged } else { Op::Msg });
@@ -83,7 +87,7 @@ proptest! {
         if ty == Type::Seg {
             p.seg_size = seg_size;
             p.seg_no = seg_no;
-            p.seg = Some([Seg::First, Seg::Middle, Seg::Last][seg as usize - 1]);
+            p.seg = Some([Seg::First, Seg::Middle, Seg::Last][(seg as usize).max(1) - 1]);
         }
         let mut b = [0u8; PKT_BYTES];
         encode(ty, &p, &mut b);
@@ -113,6 +117,15 @@ proptest! {
 /// A segment header of a message of `size` bytes.
 fn seg_pkt(msg_id: u64, size: u64, no: u32, kind: Seg, len: u16) -> Pkt {
     Pkt { msg_id, size, seg_no: no, seg: Some(kind), seg_size: len, ..Pkt::default() }
+}
+
+#[test]
+fn tag_rma_status_is_an_errno_or_eio() {
+    assert_eq!(tag_rma_status(0), 0);
+    assert_eq!(tag_rma_status(121), 121);
+    assert_eq!(tag_rma_status(4095), 4095);
+    assert_eq!(tag_rma_status(4096), 5);
+    assert_eq!(tag_rma_status(u64::MAX), 5);
 }
 
 #[test]
