@@ -662,17 +662,8 @@ impl EpData {
         if err == 0 {
             return self.waiting_done(lane, key, true);
         }
-        let i = {
-            let mut g = self.q.lock();
-            let q = &mut *g;
-            let Some(l) = q.ext.peers.lane_mut(lane) else {
-                return false;
-            };
-            let tx = &q.tx;
-            let Some(i) = q.tx_links.remove_first(&mut l.x.rndv_wait, |i| tx[i].ext.rndv_key == key && tx[i].ext.trma) else {
-                return false;
-            };
-            i
+        let Some(i) = self.lane_take(lane, |x| &mut x.rndv_wait, |_, op| op.ext.rndv_key == key && op.ext.trma) else {
+            return false;
         };
         self.tx_failed(i, err);
         true

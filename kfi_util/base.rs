@@ -583,7 +583,33 @@ pub(crate) fn copy_from_segs_at(segs: &[sys::kfi_util_seg], skip: usize, dst: &m
 /// move part of a consumer's buffer (kfi_verbs: an RDMA READ into a
 /// receive at its offset).
 #[allow(dead_code)] // (kfi_verbs only)
-pub(crate) fn segs_range(segs: &[sys::kfi_util_seg], mut at: usize, mut len: usize, out: &mut KVec<sys::kfi_util_seg>) -> Result {
+pub(crate) fn segs_range(segs: &[sys::kfi_util_seg], at: usize, len: usize, out: &mut KVec<sys::kfi_util_seg>) -> Result {
+    let mut res = Ok(());
+    range_pieces(segs, at, len, |x| {
+        res = res.and_then(|()| out.push(x, GFP_KERNEL).map_err(Error::from));
+    });
+    res
+}
+
+/// As [`segs_range`], into `out` (never allocates: callable under a
+/// spinlock): the number of pieces, or `None` if they need more room.
+#[allow(dead_code)] // (kfi_verbs only)
+pub(crate) fn segs_range_in(segs: &[sys::kfi_util_seg], at: usize, len: usize, out: &mut [sys::kfi_util_seg]) -> Option<usize> {
+    let mut n = 0usize;
+    let mut fits = true;
+    range_pieces(segs, at, len, |x| match out.get_mut(n) {
+        Some(o) => {
+            *o = x;
+            n += 1;
+        }
+        None => fits = false,
+    });
+    fits.then_some(n)
+}
+
+/// Calls `f` with each piece of `segs` describing bytes `at..at + len`.
+#[allow(dead_code)] // (kfi_verbs only)
+fn range_pieces(segs: &[sys::kfi_util_seg], mut at: usize, mut len: usize, mut f: impl FnMut(sys::kfi_util_seg)) {
     for s in segs {
         if len == 0 {
             break;
@@ -604,11 +630,10 @@ pub(crate) fn segs_range(segs: &[sys::kfi_util_seg], mut at: usize, mut len: usi
         } else {
             x.base = s.base.cast::<u8>().wrapping_add(at).cast();
         }
-        out.push(x, GFP_KERNEL)?;
+        f(x);
         at = 0;
         len -= n;
     }
-    Ok(())
 }
 
 /// Copies `src` into the bytes described by `segs` after the first

@@ -664,6 +664,23 @@ impl<X: HasPeers> EpQueues<X> {
         self.fail_doomed(doomed, err);
     }
 
+    /// Takes off the list `which` picks of lane `lane`'s state the first
+    /// transmit for which `pred(slot, op)` holds (an operation waiting for
+    /// the peer's answer): its slot, held by the caller, who completes it;
+    /// `None` if none waits (a protocol error, for the caller).
+    pub(crate) fn lane_take(
+        &self,
+        lane: u32,
+        which: impl FnOnce(&mut <X::R as ProvRdm>::Lane) -> &mut List,
+        mut pred: impl FnMut(usize, &super::xfer::TxOp) -> bool,
+    ) -> Option<usize> {
+        let mut g = self.q.lock();
+        let q = &mut *g;
+        let l = q.ext.peers_mut().lane_mut(lane)?;
+        let tx = &q.tx;
+        q.tx_links.remove_first(which(&mut l.x), |i| pred(i, &tx[i]))
+    }
+
     /// The low 32 bits of the connection id lane `lane`'s peer gave (what
     /// our rxm packets to it carry).
     pub(crate) fn rdm_peer_id(&self, lane: u32) -> u32 {

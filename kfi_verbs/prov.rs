@@ -84,8 +84,10 @@ pub(crate) const TX_OP_FLAGS: u64 = sys::KFI_COMPLETION as u64
     | sys::KFI_TRANSMIT_COMPLETE as u64
     | sys::KFI_DELIVERY_COMPLETE as u64
     | sys::KFI_MORE as u64;
-/// The same for `rx_attr->op_flags`.
-pub(crate) const RX_OP_FLAGS: u64 = sys::KFI_COMPLETION as u64 | sys::KFI_MORE as u64;
+/// The same for `rx_attr->op_flags`: `KFI_MULTI_RECV` for the entries
+/// whose endpoints take multi-receive buffers (soft mode, RDM; a direct
+/// mode endpoint refuses such a receive, -KFI_EBADFLAGS).
+pub(crate) const RX_OP_FLAGS: u64 = sys::KFI_COMPLETION as u64 | sys::KFI_MORE as u64 | sys::KFI_MULTI_RECV as u64;
 /// What an RC queue pair keeps in order (as libfabric's verbs provider
 /// states it): sends and writes among themselves and each after the
 /// other, reads after reads, writes and sends.
@@ -122,6 +124,12 @@ const RDM_RX_CAPS: u64 = sys::KFI_MSG as u64
     | sys::KFI_TRIGGER as u64
     | sys::KFI_SOURCE
     | sys::KFI_DIRECTED_RECV;
+
+/// Pieces of one buffer and remote regions of one RMA on RDM endpoints
+/// (the toolkit's most).
+const IOV_MAX: usize = crate::util::logic::xfer::IOV_MAX;
+/// Bytes of an authorization key RDM endpoints take (not enforced).
+const AUTH_KEY_SIZE: usize = 4;
 
 /// The provider structure handed to the core.
 pub(crate) fn provider() -> sys::kfi_provider {
@@ -165,7 +173,7 @@ pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port,
     // One work request per operation: one remote region.
     tx.rma_iov_limit = 1;
     rx.caps = rx_caps;
-    rx.op_flags = RX_OP_FLAGS;
+    rx.op_flags = if soft { RX_OP_FLAGS } else { RX_OP_FLAGS & !(sys::KFI_MULTI_RECV as u64) };
     rx.msg_order = MSG_ORDER;
     rx.size = depth;
     rx.iov_limit = iov_limit(port.max_recv_sge);
@@ -205,12 +213,20 @@ fn rdm(e: &mut kfi_info) {
     let (tx, rx, ep, dom) = unsafe { (&mut *e.tx_attr, &mut *e.rx_attr, &mut *e.ep_attr, &mut *e.domain_attr) };
     tx.caps = RDM_TX_CAPS;
     rx.caps = RDM_RX_CAPS;
+    rx.op_flags = RX_OP_FLAGS;
     e.caps = RDM_TX_CAPS | RDM_RX_CAPS | DOMAIN_CAPS;
-    // Copied into and out of packet buffers: any pieces.
-    tx.iov_limit = sys::KFI_VERBS_SGE_MAX as usize;
-    rx.iov_limit = sys::KFI_VERBS_SGE_MAX as usize;
-    // One remote region per RMA (one work request; tagged: one receive).
-    tx.rma_iov_limit = 1;
+    // Messages are copied into and out of packet buffers; an RMA's or a
+    // rendezvous read's pieces beyond what a work request holds go
+    // through a registration of their own: any pieces. An RMA is a work
+    // request per remote region.
+    tx.iov_limit = IOV_MAX;
+    rx.iov_limit = IOV_MAX;
+    tx.rma_iov_limit = IOV_MAX;
+    // Authorization keys of 4 bytes (kfilnd's u32: a VNI on Slingshot)
+    // are accepted and carried in the info, as kfi_tcp does; nothing on
+    // the wire carries one, so they separate nothing.
+    ep.auth_key_size = AUTH_KEY_SIZE;
+    dom.auth_key_size = AUTH_KEY_SIZE;
     ep.type_ = sys::KFI_EP_RDM;
     crate::util::sep::advertise(dom, ep);
     ep.max_msg_size = crate::rdm::RDM_MAX_MSG_SIZE as usize;
@@ -283,10 +299,9 @@ unsafe extern "C" fn verbs_getinfo(
     // whose network device holds that address, or the one the route to
     // it leaves by (as libfabric's verbs provider resolves it). Unknown
     // routes keep every entry.
-    // RDM entries on InfiniBand transports only (rxe): an iWARP queue
-    // pair (siw) has no receiver-not-ready retries, which RDM without
-    // rxm's credits relies on.
-    let keep = |p: &Plan, source: bool, v: usize| (v != 2 || !ports[owner[p.iface]].iwarp) && match (p.dest, source) {
+    // (RDM on iWARP, whose queue pairs have no receiver-not-ready
+    // retries, uses rxm's credits: `rdm.rs`.)
+    let keep = |p: &Plan, source: bool, _v: usize| match (p.dest, source) {
         (Some(d), false) => match ffi::route_ifindex(&crate::util::addr::sockaddr(d)) {
             Some(ifindex) => i64::from(views[p.iface].index) == i64::from(ifindex),
             None => true,

@@ -99,8 +99,11 @@ pub(crate) struct VerbsLane {
     /// An untagged message waits for a receive on this lane's connection.
     pub(crate) msg_waiting: bool,
     /// The next segment of the send first in line (a message over the
-    /// eager limit goes as segments; 0: none of it is posted yet).
+    /// eager limit goes as segments), or remote region of the RMA first
+    /// in line (one work request each); 0: none of it is posted yet.
     sar_next: u64,
+    /// The RMA's local bytes before that region.
+    rma_at: u64,
     /// Tagged RMAs whose request is out, waiting for the target's answer
     /// (`TagRmaDone`, `TagRmaData`), in order.
     trma_wait: List,
@@ -108,7 +111,7 @@ pub(crate) struct VerbsLane {
 
 impl LaneExt for VerbsLane {
     fn new() -> VerbsLane {
-        VerbsLane { msg_waiting: false, sar_next: 0, trma_wait: List::new() }
+        VerbsLane { msg_waiting: false, sar_next: 0, rma_at: 0, trma_wait: List::new() }
     }
 
     fn idle(&self) -> bool {
@@ -123,6 +126,7 @@ impl LaneExt for VerbsLane {
         self.msg_waiting = false;
         // A new connection starts the message over (or it failed).
         self.sar_next = 0;
+        self.rma_at = 0;
     }
 }
 
@@ -201,6 +205,26 @@ struct VSt {
     /// The send buffers (written under this lock while free, read by the
     /// device until their completion).
     tx: KVec<KVec<u8>>,
+    /// Room for the local pieces of one region of an RMA (the device's
+    /// mapping copies them at the post).
+    pieces: KVec<Seg>,
+    /// rxm's credits (`Documentation/rxm-verbs-wire.md` §4): asked for
+    /// (`flow_ctrl` 1) on an iWARP device, whose queue pairs have no
+    /// receiver-not-ready retries; `fc` once both sides said so.
+    iwarp: bool,
+    fc: bool,
+    /// An accepted iWARP connection sends nothing before the peer's first
+    /// packet came: MPA's rule (a responder's bytes right behind its MPA
+    /// reply make the initiator's reply fail, `-EPROTO`).
+    hold_tx: bool,
+    /// The peer's `flow_ctrl` in its request (accepted connections).
+    peer_fc: u8,
+    /// SENDs the peer's posted receives take (one kept for credit
+    /// packets; the peer is assumed to have one before it grants any).
+    peer_credits: u64,
+    /// Receives posted since our last grant (rxm's `rq_credits_avail`,
+    /// from -1): granted in a credit packet once [`CREDIT_GRANT`].
+    avail: i64,
     /// Receive completions not handled yet, oldest first: (buffer, bytes,
     /// success).
     ring: [(u16, u32, bool); NRX],
@@ -235,6 +259,10 @@ struct VRx {
     /// [`ANSWERS_MAX`]: a request beyond waits in its buffer.
     owed: KVec<Answer>,
 }
+
+/// Receives posted since the last grant that make a credit packet worth
+/// sending (rxm's threshold: half its receives).
+const CREDIT_GRANT: i64 = (NRX / 2) as i64;
 
 /// Most answers owed per connection (kfi_tcp's bound too).
 const ANSWERS_MAX: usize = 64;
@@ -333,6 +361,21 @@ pub(crate) struct VConn {
 // map stops every connection before they go (`util::rdm`, "Lifetime").
 unsafe impl Send for VSt {}
 
+impl VSt {
+    /// Whether a SEND may go now: with credits on, one kept for credit
+    /// packets (`credit`: this is one).
+    fn may_send(&self, credit: bool) -> bool {
+        !self.fc || self.peer_credits >= if credit { 1 } else { 2 }
+    }
+
+    /// A SEND went: one credit spent (credits on).
+    fn sent(&mut self) {
+        if self.fc {
+            self.peer_credits = self.peer_credits.saturating_sub(1);
+        }
+    }
+}
+
 impl_has_work! {
     impl HasWork<Self> for VConn { self.work }
 }
@@ -352,6 +395,7 @@ impl VConn {
             bufs.push(KVec::from_elem(0u8, BUF, GFP_KERNEL)?, GFP_KERNEL)?;
         }
         let wrs = Wrs::new(core::ptr::null(), NSQ, NRX)?;
+        let pieces = base::kvec_filled(crate::util::xfer::EMPTY_SEG, rules::IOV_MAX)?;
         let st = VSt {
             to: None,
             stopped: false,
@@ -367,6 +411,13 @@ impl VConn {
             rd_err: 0,
             ctrl_owed: false,
             tx,
+            pieces,
+            iwarp: false,
+            fc: false,
+            hold_tx: false,
+            peer_fc: rxm::FLOW_CTRL_PEER_OFF,
+            peer_credits: 1,
+            avail: -1,
             ring: [(0, 0, false); NRX],
             head: 0,
             n: 0,
@@ -438,7 +489,25 @@ impl VConn {
         // SAFETY: buffer `k` is not posted (handled, or never posted) and
         // lives in this connection, whose close (before the buffers are
         // freed) completes it; `wrs` outlives the queue pair.
-        unsafe { self.conn.post_recv(&self.wrs, k, core::slice::from_ref(&seg)) }
+        unsafe { self.conn.post_recv(&self.wrs, k, core::slice::from_ref(&seg)) }?;
+        self.s.lock().avail += 1;
+        Ok(())
+    }
+
+    /// Grants the peer the receives posted since the last grant, once
+    /// they are [`CREDIT_GRANT`] (credits on; the work item).
+    fn grant(&self, d: &EpData, to: LaneRef<Prov>) {
+        let n = {
+            let s = self.s.lock();
+            if !s.fc || !s.up || s.avail < CREDIT_GRANT {
+                return;
+            }
+            s.avail
+        };
+        let p = Pkt { conn_id: d.rdm_peer_id(to.lane), size: n as u64, ..Pkt::default() };
+        if self.post_pkt(Type::Credit, &p, &[], 0) == Posted::Sent {
+            self.s.lock().avail -= n;
+        }
     }
 
     /// The queue pair exists: every receive buffer goes to it (process
@@ -568,9 +637,18 @@ impl MapConn<Prov> for VConn {
         let dom = unsafe { &*d.domain().cast::<Domain>() };
         let conn = Conn::create(net, false, Some(dom.dev())).map_err(Error::from_errno)?;
         let c = VConn::new(move || conn, false)?;
-        c.s.lock().to = Some(to);
+        let iwarp = dom.dev().iwarp();
+        {
+            let mut s = c.s.lock();
+            s.to = Some(to);
+            s.iwarp = iwarp;
+        }
         let mut pd = [0u8; sys::KFI_VERBS_PDATA_MAX as usize];
         let n = envelope(req, &mut pd)?;
+        if iwarp {
+            // rxm's credits on (its connect data's `flow_ctrl`).
+            pd[1 + rxm::CONNECT_FLOW_CTRL] = rxm::FLOW_CTRL_PEER_ON;
+        }
         c.conn.connect(src, dst, &pd[..n], NSQ as u32, NRX as u32).map_err(Error::from_errno)?;
         Ok(c)
     }
@@ -593,9 +671,20 @@ impl MapConn<Prov> for VConn {
         unsafe { self.conn.set_owner(self.owner()) };
         self.conn.take(dom.dev(), NSQ as u32, NRX as u32).map_err(Error::from_errno)?;
         self.post_all();
-        self.s.lock().to = Some(to);
+        // Credits on an iWARP device, unless the peer said not.
+        let fc = {
+            let mut s = self.s.lock();
+            s.to = Some(to);
+            s.iwarp = dom.dev().iwarp();
+            s.fc = s.iwarp && s.peer_fc != rxm::FLOW_CTRL_PEER_OFF;
+            s.hold_tx = s.iwarp;
+            s.fc
+        };
         let mut pd = [0u8; sys::KFI_VERBS_PDATA_MAX as usize];
         let n = envelope(data, &mut pd)?;
+        if fc {
+            pd[1 + rxm::ACCEPT_FLOW_CTRL] = rxm::FLOW_CTRL_PEER_ON;
+        }
         self.conn.accept(&pd[..n]).map_err(Error::from_errno)
     }
 
@@ -644,6 +733,10 @@ impl WorkItem for VConn {
             if !this.rndv_step() {
                 break;
             }
+        }
+        if let Some(to) = to {
+            // SAFETY: as in `pump`.
+            this.grant(unsafe { &*to.data_ptr() }, to);
         }
         let (ended, lost) = this.take_ended();
         if let (true, Some(to)) = (ended, to) {
@@ -714,7 +807,7 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
     };
     let peer_id = l.peer.peer_id as u32;
     let mut s = c.s.lock();
-    if s.stopped || !s.up {
+    if s.stopped || !s.up || s.hold_tx {
         return;
     }
     while let Some(i) = l.tx_pending.front() {
@@ -729,14 +822,31 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
         // `answer`: it then waits for the target's answer (tagged RMA).
         let (r, last, answer);
         let pkt_seg;
+        let mut rma_len = 0;
+        let mut is_pkt = false;
         if op.kind.is_rma() && op.flags & rules::F_TAGGED == 0 {
-            // RMA: one RDMA READ or WRITE of the consumer's buffer, the
-            // region's key the peer's registration (as rxm does).
-            let reg = op.region(0);
+            // RMA: an RDMA READ or WRITE per remote region of the
+            // consumer's bytes for it, the region's key the peer's
+            // registration (as rxm does). (Pieces beyond what a work
+            // request holds go through a registration of their own.)
+            let j = l.x.sar_next as usize;
+            let reg = op.region(j);
             let code = if op.kind == Kind::Write { sys::KFI_VERBS_OP_WRITE } else { sys::KFI_VERBS_OP_READ };
-            r = sq_req(code, segs, reg.addr.wrapping_add(reg.key >> 32), reg.key as u32);
-            (last, answer) = (true, false);
+            let VSt { pieces, .. } = &mut *s;
+            let Some(n) = base::segs_range_in(segs, l.x.rma_at as usize, reg.len as usize, pieces) else {
+                c.conn.broken();
+                return;
+            };
+            r = sq_req(code, &pieces[..n], reg.addr.wrapping_add(reg.key >> 32), reg.key as u32);
+            (last, answer) = (j + 1 >= op.n_rma, false);
+            rma_len = reg.len;
         } else {
+            // (No credit: the peer's grant runs the work item, which
+            // pumps again.)
+            if !s.may_send(false) {
+                return;
+            }
+            is_pkt = true;
             let (ty, p, at, n, end) = tx_packet(op, peer_id, i, l.x.sar_next);
             let len = PKT_BYTES + n as usize;
             let Some(b) = s.tx.get_mut(k) else {
@@ -757,12 +867,16 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
         match unsafe { c.conn.post_send(&c.wrs, k, &r) } {
             Ok(()) => {
                 s.tx_free &= !(1u64 << k);
+                if is_pkt {
+                    s.sent();
+                }
                 if last {
                     // An RC queue pair completes in order: the send is
                     // done when its last packet is; a tagged RMA when its
                     // answer comes.
                     s.tx_op[k] = if answer { NO_OP } else { i as u32 };
                     l.x.sar_next = 0;
+                    l.x.rma_at = 0;
                     tx_links.pop_front(&mut l.tx_pending);
                     if answer {
                         tx_links.push_back(&mut l.x.trma_wait, i);
@@ -770,6 +884,7 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
                 } else {
                     s.tx_op[k] = NO_OP;
                     l.x.sar_next += 1;
+                    l.x.rma_at += rma_len;
                 }
             }
             // The device cannot take it now: its next completion tries
@@ -910,6 +1025,8 @@ impl VConn {
     fn rx_wc(&self, k: usize, wc: &sys::kfi_verbs_wc) {
         {
             let mut s = self.s.lock();
+            // The peer spoke first: we may (MPA's rule, `hold_tx`).
+            s.hold_tx = false;
             if s.n < NRX && k < NRX {
                 let at = (s.head + s.n) % NRX;
                 s.ring[at] = (k as u16, wc.byte_len, wc.status == 0);
@@ -985,8 +1102,12 @@ impl VConn {
         };
         let payload = &bytes[PKT_BYTES..];
         match ty {
-            // Credits are off both ways (`flow_ctrl` 2): one is harmless.
-            Type::Credit => return Step::Done,
+            // The peer's grant (credits on; else harmless).
+            Type::Credit => {
+                let mut s = self.s.lock();
+                s.peer_credits = s.peer_credits.saturating_add(rxm::credits(bytes));
+                return Step::Done;
+            }
             // Answers to our tagged RMAs.
             Type::TagRmaDone => return trma_done(d, to, &p, payload),
             Type::TagRmaData => return rx_trma_data(d, to, trd, &p, payload),
@@ -1154,8 +1275,19 @@ impl VConn {
     fn post_pkt(&self, ty: Type, p: &Pkt, segs: &[Seg], at: usize) -> Posted {
         let n = p.seg.map_or(if ty == Type::TagRmaData { p.size as usize } else { 0 }, |_| usize::from(p.seg_size));
         let mut s = self.s.lock();
-        if s.stopped || !s.up {
+        if s.stopped || s.ended {
             return Posted::Gone;
+        }
+        if !s.up || s.hold_tx {
+            // A request may come before our side saw the connection
+            // established: its event runs the work again (as the peer's
+            // first packet does for an iWARP acceptor).
+            return Posted::NoBuf;
+        }
+        // (No credit: the peer's grant comes as a packet, which runs the
+        // work again.)
+        if !s.may_send(ty == Type::Credit) {
+            return Posted::NoBuf;
         }
         if s.tx_free == 0 {
             s.ctrl_owed = true;
@@ -1167,7 +1299,12 @@ impl VConn {
         };
         let len = PKT_BYTES + n;
         let mut hdr = [0u8; PKT_BYTES];
-        rxm::encode(ty, p, &mut hdr);
+        if ty == Type::Credit {
+            // (`size` carries the count here.)
+            rxm::encode_credit(p.conn_id, p.size, &mut hdr);
+        } else {
+            rxm::encode(ty, p, &mut hdr);
+        }
         b[..PKT_BYTES].copy_from_slice(&hdr);
         base::copy_from_segs_at(segs, at, &mut b[PKT_BYTES..len]);
         let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len };
@@ -1178,6 +1315,7 @@ impl VConn {
             Ok(()) => {
                 s.tx_free &= !(1u64 << k);
                 s.tx_op[k] = NO_OP;
+                s.sent();
                 Posted::Sent
             }
             Err(e) if e == -(bindings::EAGAIN as c_int) => {
@@ -1378,17 +1516,8 @@ fn trma_op(d: &EpData, lane: u32, key: u64, read: bool) -> Option<(crate::util::
 /// Ends tagged RMA `key` of lane `lane` (a read if `read`): completes it,
 /// or fails it with `err` (positive). False if no such operation waits.
 fn trma_end(d: &EpData, lane: u32, key: u64, read: bool, err: u32) -> bool {
-    let i = {
-        let mut g = d.q.lock();
-        let q = &mut *g;
-        let Some(l) = q.ext.peers.lane_mut(lane) else {
-            return false;
-        };
-        let tx = &q.tx;
-        let Some(i) = q.tx_links.remove_first(&mut l.x.trma_wait, |i| i as u64 == key && (tx[i].kind == Kind::Read) == read) else {
-            return false;
-        };
-        i
+    let Some(i) = d.lane_take(lane, |x| &mut x.trma_wait, |i, op| i as u64 == key && (op.kind == Kind::Read) == read) else {
+        return false;
     };
     if err == 0 {
         d.tx_complete(i);
@@ -1580,7 +1709,15 @@ pub(crate) unsafe extern "C" fn kfi_verbs_rdm_cm_event(ctx: *mut c_void, ev: *co
     match ev.type_ as u32 {
         sys::KFI_VERBS_EV_QP => c.post_all(),
         sys::KFI_VERBS_EV_ESTABLISHED => {
-            c.s.lock().up = true;
+            {
+                let mut s = c.s.lock();
+                s.up = true;
+                if s.iwarp && s.map.is_null() {
+                    // Ours connected: credits if the acceptor said so.
+                    let accept = rxm::Accept::decode(unwrap_pdata(pdata));
+                    s.fc = accept.is_some_and(|a| a.flow_ctrl != rxm::FLOW_CTRL_PEER_OFF);
+                }
+            }
             to.up(c, unwrap_pdata(pdata));
             c.kick();
         }
@@ -1645,6 +1782,7 @@ pub(crate) unsafe extern "C" fn kfi_verbs_rdm_pep_event(ctx: *mut c_void, ev: *c
         {
             let mut s = c.s.lock();
             s.req = Some((req, n));
+            s.peer_fc = rxm::Connect::decode(data).map_or(rxm::FLOW_CTRL_PEER_OFF, |c| c.flow_ctrl);
             s.map = m;
             s.addrs = Some((peer, local));
         }

@@ -27,6 +27,12 @@ pub const EAGER_LIMIT: u32 = 16384;
 /// `flow_ctrl` of a peer without credit-based flow control (always so
 /// over tcp).
 pub const FLOW_CTRL_PEER_OFF: u8 = 2;
+/// `flow_ctrl` of a peer that uses rxm's credits (libfabric's over verbs
+/// RC queue pairs).
+pub const FLOW_CTRL_PEER_ON: u8 = 1;
+/// Where `flow_ctrl` is in rxm's connect data and in its accept data.
+pub const CONNECT_FLOW_CTRL: usize = 6;
+pub const ACCEPT_FLOW_CTRL: usize = 12;
 /// `FI_REMOTE_CQ_DATA` in the operation header's flags.
 pub const FLAG_REMOTE_CQ_DATA: u32 = 1 << 17;
 
@@ -119,7 +125,7 @@ impl Connect {
         b[2] = CTRL_VERSION;
         b[3] = CM_OP_VERSION;
         put(&mut b, 4, self.port.to_ne_bytes());
-        b[6] = self.flow_ctrl;
+        b[CONNECT_FLOW_CTRL] = self.flow_ctrl;
         put(&mut b, 8, self.eager_limit.to_ne_bytes());
         put(&mut b, 12, self.rx_size.to_ne_bytes());
         put(&mut b, 16, self.client_conn_id.to_ne_bytes());
@@ -135,7 +141,7 @@ impl Connect {
         }
         let c = Connect {
             port: u16_at(b, 4),
-            flow_ctrl: b[6],
+            flow_ctrl: b[CONNECT_FLOW_CTRL],
             eager_limit: u32_at(b, 8),
             rx_size: u32_at(b, 12),
             client_conn_id: u64_at(b, 16),
@@ -226,14 +232,14 @@ impl Accept {
         let mut b = [0u8; ACCEPT_BYTES];
         put(&mut b, 0, self.server_conn_id.to_ne_bytes());
         put(&mut b, 8, self.rx_size.to_ne_bytes());
-        b[12] = self.flow_ctrl;
+        b[ACCEPT_FLOW_CTRL] = self.flow_ctrl;
         b
     }
 
     /// `None` when short (rxm itself reads it unchecked; a peer that
     /// sends less is not rxm).
     pub fn decode(b: &[u8]) -> Option<Accept> {
-        (b.len() >= ACCEPT_BYTES).then(|| Accept { server_conn_id: u64_at(b, 0), rx_size: u32_at(b, 8), flow_ctrl: b[12] })
+        (b.len() >= ACCEPT_BYTES).then(|| Accept { server_conn_id: u64_at(b, 0), rx_size: u32_at(b, 8), flow_ctrl: b[ACCEPT_FLOW_CTRL] })
     }
 }
 
@@ -451,6 +457,22 @@ pub fn decode(b: &[u8]) -> Result<(Type, Pkt), PktError> {
         p.tag = u64_at(b, 56);
     }
     Ok((ty, p))
+}
+
+/// A credit packet granting `n` receive credits (rxm's `rxm_ctrl_credit`
+/// over verbs: `ctrl_data` the count; `conn_id` the receiver's index of
+/// the connection).
+pub fn encode_credit(conn_id: u32, n: u64, out: &mut [u8; PKT_BYTES]) {
+    encode(Type::Credit, &Pkt { conn_id, ..Pkt::default() }, out);
+    put(out, 24, n.to_ne_bytes());
+}
+
+/// The credits a credit packet `b` grants (its `ctrl_data`; 0 if short).
+pub fn credits(b: &[u8]) -> u64 {
+    if b.len() < PKT_BYTES {
+        return 0;
+    }
+    u64_at(b, 24)
 }
 
 /// The status a tagged RMA answer carries in `data`: 0, or a positive

@@ -219,18 +219,19 @@ check)
 		rxe_node=10.95.0.1 siw_dev=kv_siw siw_netdev=kvb \
 		siw_node=10.95.0.2
 	# the suites every provider runs (kfi_<set>_<provider>), for each
-	# provider in the test's table (tcp; verbs on kv_rxe)
-	kunit_module "$prov_kunit" verbs_node=10.95.0.1
+	# provider in the test's table (tcp; verbs on kv_rxe; RDM on kv_siw)
+	kunit_module "$prov_kunit" verbs_node=10.95.0.1 siw_node=10.95.0.2
 	# kfi_pingpong over verbs (kv_rxe): kernel to kernel, and against
 	# the real fi_pingpong -p verbs as client and as server
 	step pingpong_verbs
 	iters=20
 	[ -e /sys/kernel/debug/kmemleak ] && iters=4
 	"$(dirname "$0")/../pingpong/verbs.sh" "$ko" $iters
+	# a consumer of the public headers making Lustre kfilnd's calls (over
+	# kfi_tcp on 127.0.0.1; its bulk case also over kfi_verbs on kv_rxe)
+	kunit_module "$kfilnd_kunit" verbs_node=10.95.0.1
 	result unload_verbs rmmod kfi_verbs
 	result verbs_devices_removed "$(dirname "$0")/verbs.sh" teardown
-	# a consumer of the public headers making Lustre kfilnd's calls
-	kunit_module "$kfilnd_kunit"
 	# injected allocation failures along every allocating path
 	[ -e /sys/kernel/debug/failslab ] && fault_sweep
 	# kfi_pingpong sessions: kernel<->kernel and against the real

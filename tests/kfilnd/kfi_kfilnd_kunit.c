@@ -17,7 +17,8 @@
  *   RMA into a peer's region.
  * kfilnd itself uses scalable endpoints addressed through an AV, with
  * tagged RMA for bulk data: kfilnd_sep_bulk does that (1 GiB of PUTs and
- * GETs, handlers draining CQs from work on every CPU). The MSG cases use
+ * GETs, handlers draining CQs from work on every CPU), over kfi_tcp and,
+ * in suite kfi_kfilnd_verbs, over kfi_verbs on an RDMA device. The MSG cases use
  * a connected pair instead, whose connection management calls are not
  * kfilnd's.
  *
@@ -499,9 +500,33 @@ static void kfl_hints(struct kunit *test, struct kfl *f, enum kfl_gen gen)
 	h->ep_attr->auth_key_size = sizeof(f->auth_key);
 }
 
+/*
+ * The node and provider the suite runs on: kfi_kfilnd the loopback
+ * address (kfi_tcp); kfi_kfilnd_verbs the RDMA device's (verbs_node),
+ * asking for the verbs provider by name (kfi_tcp serves that address
+ * too).
+ */
+static const char *kfl_node = KFL_NODE;
+static const char *kfl_prov;
+/*
+ * What kfi_kfilnd_verbs adds to kfilnd's hints: KFI_MR_PROV_KEY (the
+ * device's keys; kfilnd, which registers nothing, gives 0, so the RDMA
+ * target capabilities are dropped from the verbs entry for it).
+ */
+static int kfl_mr_mode;
+
+static char *verbs_node;
+module_param(verbs_node, charp, 0444);
+MODULE_PARM_DESC(verbs_node, "Address of the RDMA device kfi_kfilnd_verbs uses");
+
 static int kfl_getinfo(struct kfi_info *hints, struct kfi_info **info)
 {
-	return kfi_getinfo(0, KFL_NODE, KFL_SERVICE, KFI_SOURCE, hints, info);
+	if (kfl_prov && hints && !hints->fabric_attr->prov_name) {
+		hints->fabric_attr->prov_name = kstrdup(kfl_prov, GFP_KERNEL);
+		if (!hints->fabric_attr->prov_name)
+			return -ENOMEM;
+	}
+	return kfi_getinfo(0, kfl_node, KFL_SERVICE, KFI_SOURCE, hints, info);
 }
 
 /*
@@ -1778,6 +1803,7 @@ static void kfilnd_sep_bulk(struct kunit *test)
 	 * entry, first */
 	kfl_hints(test, f, KFL_CURRENT);
 	f->hints->caps |= KFL_CAPS_CONNECTIONLESS;
+	f->hints->domain_attr->mr_mode |= kfl_mr_mode;
 	KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints, &f->info), 0);
 	KUNIT_EXPECT_EQ(test, f->info->ep_attr->type, KFI_EP_RDM);
 	KUNIT_EXPECT_EQ(test, f->info->caps & f->hints->caps, f->hints->caps);
@@ -1832,7 +1858,40 @@ static struct kunit_suite kfilnd_suite = {
 	.test_cases = kfilnd_cases,
 };
 
-kunit_test_suites(&kfilnd_suite);
+/*
+ * kfilnd's bulk path over kfi_verbs on the RDMA device named, its hints
+ * with KFI_MR_PROV_KEY (kfl_mr_mode).
+ */
+static int kfilnd_verbs_init(struct kunit *test)
+{
+	if (!verbs_node)
+		kunit_skip(test, "no RDMA device named (verbs_node)");
+	kfl_node = verbs_node;
+	kfl_prov = "verbs";
+	kfl_mr_mode = KFI_MR_PROV_KEY;
+	return 0;
+}
+
+static void kfilnd_verbs_exit(struct kunit *test)
+{
+	kfl_node = KFL_NODE;
+	kfl_prov = NULL;
+	kfl_mr_mode = 0;
+}
+
+static struct kunit_case kfilnd_verbs_cases[] = {
+	KUNIT_CASE_SLOW(kfilnd_sep_bulk),
+	{}
+};
+
+static struct kunit_suite kfilnd_verbs_suite = {
+	.name = "kfi_kfilnd_verbs",
+	.init = kfilnd_verbs_init,
+	.exit = kfilnd_verbs_exit,
+	.test_cases = kfilnd_verbs_cases,
+};
+
+kunit_test_suites(&kfilnd_suite, &kfilnd_verbs_suite);
 
 MODULE_DESCRIPTION("KUnit suite: Lustre kfilnd's calls over the public kfabric API");
 MODULE_LICENSE("GPL");

@@ -44,7 +44,7 @@ struct kfi_kunit_prov {
 };
 
 /* kfi_provs[KFI_PROV_<name>]: kfi_prov_kunit.c builds suites by name */
-enum { KFI_PROV_tcp, KFI_PROV_verbs, KFI_PROV_verbs_soft };
+enum { KFI_PROV_tcp, KFI_PROV_verbs, KFI_PROV_verbs_soft, KFI_PROV_verbs_siw };
 
 static struct kfi_kunit_prov kfi_provs[] = {
 	/*
@@ -78,6 +78,15 @@ static struct kfi_kunit_prov kfi_provs[] = {
 				  KFI_SEND | KFI_RECV | KFI_REMOTE_READ |
 				  KFI_REMOTE_WRITE | KFI_TRIGGER |
 				  KFI_LOCAL_COMM | KFI_REMOTE_COMM, 2 },
+	/*
+	 * verbs on an iWARP device (siw; node: kfi_prov_kunit's siw_node),
+	 * for the RDM suite only (rxm's credits): no atomics
+	 */
+	[KFI_PROV_verbs_siw] = { "verbs", NULL, NULL,
+				 KFI_MSG | KFI_RMA | KFI_READ | KFI_WRITE |
+				 KFI_SEND | KFI_RECV | KFI_REMOTE_READ |
+				 KFI_REMOTE_WRITE | KFI_TRIGGER |
+				 KFI_LOCAL_COMM | KFI_REMOTE_COMM, 1, true },
 };
 
 /* The provider the fixtures open. */

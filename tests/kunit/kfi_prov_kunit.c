@@ -2825,6 +2825,20 @@ static ssize_t rdm_wait(struct kfid_cq *cq, struct kfi_cq_tagged_entry *e,
 	return kfi_cq_sreadfrom(cq, e, 1, src, NULL, RDM_WAIT_MS);
 }
 
+/* As rdm_wait(); an error entry is read and its error returned (-err). */
+static ssize_t rdm_wait_ok(struct kunit *test, struct kfid_cq *cq,
+			   struct kfi_cq_tagged_entry *e, kfi_addr_t *src)
+{
+	struct kfi_cq_err_entry err = {};
+	ssize_t r = rdm_wait(cq, e, src);
+
+	if (r != -KFI_EAVAIL || kfi_cq_readerr(cq, &err, 0) != 1)
+		return r;
+	kunit_info(test, "error entry: %d, flags %#llx", err.err,
+		   (unsigned long long)err.flags);
+	return -err.err;
+}
+
 /*
  * Two endpoints: untagged (with CQ data) and tagged messages both ways,
  * the first from each side opening the connection (the second side's
@@ -2933,10 +2947,10 @@ static void rdm_many_peers(struct kunit *test)
 		}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < n - 1; k++) {
-			KUNIT_ASSERT_EQ(test, rdm_wait(f->node[i].tx, &e, &src),
-					1);
-			KUNIT_ASSERT_EQ(test, rdm_wait(f->node[i].rx, &e, &src),
-					1);
+			KUNIT_ASSERT_EQ(test, rdm_wait_ok(test, f->node[i].tx,
+							  &e, &src), 1);
+			KUNIT_ASSERT_EQ(test, rdm_wait_ok(test, f->node[i].rx,
+							  &e, &src), 1);
 			/* the source names a node, whose bytes these are */
 			for (j = 0; j < n; j++)
 				if (j != i && src == f->node[i].peer[j])
@@ -3305,6 +3319,79 @@ multi:
 	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &none), 1);
 	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)&tctx);
 	KUNIT_EXPECT_EQ(test, kfi_close(&cntr->fid), 0);
+	rdm_teardown(test, f);
+}
+
+/*
+ * RMA of several remote regions from a buffer of several pieces, on RDM
+ * endpoints (what kfilnd's hints ask: many of each): a write of three
+ * regions of b's memory region (at offsets 0, 3000 and 9000) from five
+ * local pieces of odd lengths, then a read of the same regions into seven
+ * other pieces; both compared byte for byte, nothing else of the region
+ * written. Skipped where the RDM entry offers no RMA.
+ */
+static void rdm_rma_regions(struct kunit *test)
+{
+	static const size_t wl[] = { 700, 1300, 1500, 1, 2499 };
+	static const size_t rl[] = { 100, 900, 1000, 1000, 1, 1999, 1000 };
+	const size_t total = 6000, size = 12000;
+	struct rdm_fixture *f = rdm_fix(test);
+	struct rdm_node *a;
+	struct kfi_cq_tagged_entry e;
+	struct kfid_mr *mr;
+	struct kvec wv[ARRAY_SIZE(wl)], rv[ARRAY_SIZE(rl)];
+	struct kfi_rma_iov reg[3] = {
+		{ .addr = 0, .len = 1000 },
+		{ .addr = 3000, .len = 2000 },
+		{ .addr = 9000, .len = 3000 },
+	};
+	struct kfi_msg_rma m = { .type = KFI_KVEC, .rma_iov = reg,
+				 .rma_iov_count = 3 };
+	u8 *mem = kunit_kzalloc(test, size, GFP_KERNEL);
+	u8 *src = kunit_kzalloc(test, total, GFP_KERNEL);
+	u8 *dst = kunit_kzalloc(test, total, GFP_KERNEL);
+	kfi_addr_t none;
+	size_t at, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	if (!rdm_offers(test, KFI_RMA))
+		kunit_skip(test, "%s: no RMA on RDM", cur_prov->name);
+	rdm_setup(test, f, 2, KFI_RMA);
+	a = &f->node[0];
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f->d.dom, mem, size,
+					 KFI_REMOTE_READ | KFI_REMOTE_WRITE, 0,
+					 12, 0, &mr, NULL), 0);
+	for (i = 0; i < 3; i++)
+		reg[i].key = kfi_mr_key(mr);
+	fill(src, total, 5);
+	for (i = 0, at = 0; i < ARRAY_SIZE(wl); at += wl[i], i++)
+		wv[i] = (struct kvec){ src + at, wl[i] };
+	m.msg_iov = wv;
+	m.iov_count = ARRAY_SIZE(wl);
+	m.addr = a->peer[1];
+	m.context = wv;
+	KUNIT_ASSERT_EQ(test, kfi_writemsg(a->ep, &m, KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &none), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_RMA | KFI_WRITE));
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)wv);
+	KUNIT_EXPECT_EQ(test, memcmp(mem, src, 1000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(mem + 3000, src + 1000, 2000), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(mem + 9000, src + 3000, 3000), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(mem + 1000, 0, 2000));
+	KUNIT_EXPECT_NULL(test, memchr_inv(mem + 5000, 0, 4000));
+	for (i = 0, at = 0; i < ARRAY_SIZE(rl); at += rl[i], i++)
+		rv[i] = (struct kvec){ dst + at, rl[i] };
+	m.msg_iov = rv;
+	m.iov_count = ARRAY_SIZE(rl);
+	m.context = rv;
+	KUNIT_ASSERT_EQ(test, kfi_readmsg(a->ep, &m, KFI_COMPLETION), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait(a->tx, &e, &none), 1);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_RMA | KFI_READ));
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)rv);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, total), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
 	rdm_teardown(test, f);
 }
 
@@ -4153,7 +4240,13 @@ static void sep_worker_fn(struct work_struct *w)
 		if (r == 1)
 			k->done++;
 		else if (r != -EAGAIN) {
+			struct kfi_cq_err_entry err = {};
+
 			k->err = r;
+			/* an error entry: its error, to be reported */
+			if (r == -KFI_EAVAIL &&
+			    kfi_cq_readerr(n->txcq[k->c], &err, 0) == 1)
+				k->err = -err.err;
 			return;
 		}
 	}
@@ -5005,6 +5098,7 @@ static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_peer_gone_then_back),
 	KUNIT_CASE(rdm_close_while_connecting),
 	KUNIT_CASE(rdm_rma_multi_recv_trigger),
+	KUNIT_CASE(rdm_rma_regions),
 	KUNIT_CASE(rdm_rendezvous),
 	KUNIT_CASE(rdm_rendezvous_pipelined),
 	KUNIT_CASE(rdm_eagain_replay),
@@ -5029,6 +5123,9 @@ static struct kunit_case rdm_cases[] = {
 static char *verbs_node;
 module_param(verbs_node, charp, 0444);
 MODULE_PARM_DESC(verbs_node, "Address of the RDMA device the verbs suites use");
+static char *siw_node;
+module_param(siw_node, charp, 0444);
+MODULE_PARM_DESC(siw_node, "Address of the iWARP device kfi_rdm_verbs_siw uses");
 
 static int prov_use(struct kunit *test, const struct kfi_kunit_prov *p)
 {
@@ -5041,6 +5138,11 @@ static int prov_use(struct kunit *test, const struct kfi_kunit_prov *p)
 			kunit_skip(test, "verbs: no device named (verbs_node)");
 		kfi_provs[KFI_PROV_verbs].node = verbs_node;
 		kfi_provs[KFI_PROV_verbs_soft].node = verbs_node;
+	}
+	if (p == &kfi_provs[KFI_PROV_verbs_siw]) {
+		if (!siw_node)
+			kunit_skip(test, "verbs: no iWARP device named (siw_node)");
+		kfi_provs[KFI_PROV_verbs_siw].node = siw_node;
 	}
 	cur_prov = p;
 	h = prov_hints(test, p);
@@ -5108,8 +5210,11 @@ static void prov_done(struct kunit *test)
 KFI_PROV_SUITES(tcp);
 KFI_PROV_SUITES(verbs);
 KFI_PROV_SUITES(verbs_soft);
+/* RDM on iWARP (rxm's credits): the RDM suite on siw */
+KFI_PROV_SUITE(rdm, verbs_siw, prov_use);
+
 kunit_test_suites(KFI_PROV_SUITE_LIST(tcp), KFI_PROV_SUITE_LIST(verbs),
-		  KFI_PROV_SUITE_LIST(verbs_soft));
+		  KFI_PROV_SUITE_LIST(verbs_soft), &rdm_suite_verbs_siw);
 
 MODULE_DESCRIPTION("KUnit suites of the objects every kfabric provider offers");
 MODULE_LICENSE("GPL");

@@ -213,15 +213,18 @@ static void verbs_getinfo_by_node(struct kunit *test)
 		KUNIT_EXPECT_STREQ(test, e->domain_attr->name, siw_dev);
 		KUNIT_ASSERT_NOT_NULL(test, sin);
 		KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), 7471);
-		/* direct mode first, then soft mode (no RDM on iWARP) */
-		KUNIT_EXPECT_EQ(test, e->ep_attr->protocol_version,
-				(uint32_t)(n + 1));
-		KUNIT_EXPECT_EQ(test, e->ep_attr->type, KFI_EP_MSG);
+		/* direct mode first, then soft mode, then RDM (rxm with its
+		 * credits on iWARP) */
+		KUNIT_EXPECT_EQ(test, e->ep_attr->type,
+				n < 2 ? KFI_EP_MSG : KFI_EP_RDM);
+		if (n < 2)
+			KUNIT_EXPECT_EQ(test, e->ep_attr->protocol_version,
+					(uint32_t)(n + 1));
 	}
-	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, n, 3);
 	kfi_freeinfo(list);
 	list = NULL;
-	/* on rxe (InfiniBand transport) the RDM entry (rxm) comes third */
+	/* on rxe (InfiniBand transport) the RDM entry (rxm) comes third too */
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, rxe_node, "7471", KFI_SOURCE, h,
 					  &list), 0);
 	for (n = 0, e = list; e; e = e->next, n++) {
@@ -367,9 +370,9 @@ static void verbs_getinfo_advertises_what_works(struct kunit *test)
 	}
 	/*
 	 * RDM (rxm over RC): messages, tagged, multi-receive, sources and
-	 * directed receives, up to 1 GiB (segmented); RMA (one region),
-	 * scalable endpoints (named receive contexts) and kfabric's tagged
-	 * RMA; no atomics yet.
+	 * directed receives, up to 1 GiB (segmented); RMA (256 regions and
+	 * local pieces), scalable endpoints (named receive contexts) and
+	 * kfabric's tagged RMA; no atomics yet.
 	 */
 	h->caps = KFI_MSG | KFI_TAGGED | KFI_MULTI_RECV | KFI_SOURCE |
 		  KFI_DIRECTED_RECV | rma | KFI_NAMED_RX_CTX | KFI_TAGGED_RMA;
@@ -377,12 +380,15 @@ static void verbs_getinfo_advertises_what_works(struct kunit *test)
 	h->domain_attr->mr_mode = KFI_MR_PROV_KEY;
 	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
 	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, rxe_dev, rxe_node));
-	/* not on iWARP (no receiver-not-ready retries without credits) */
-	KUNIT_EXPECT_NULL(test, find_entry(list, siw_dev, siw_node));
+	/* on iWARP too (with rxm's credits) */
+	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, siw_dev, siw_node));
 	for (e = list; e; e = e->next) {
 		KUNIT_EXPECT_EQ(test, e->ep_attr->type, KFI_EP_RDM);
 		KUNIT_EXPECT_EQ(test, e->caps & KFI_ATOMIC, 0ULL);
-		KUNIT_EXPECT_EQ(test, e->tx_attr->rma_iov_limit, (size_t)1);
+		KUNIT_EXPECT_EQ(test, e->tx_attr->rma_iov_limit, (size_t)256);
+		KUNIT_EXPECT_EQ(test, e->tx_attr->iov_limit, (size_t)256);
+		KUNIT_EXPECT_EQ(test, e->rx_attr->iov_limit, (size_t)256);
+		KUNIT_EXPECT_EQ(test, e->ep_attr->auth_key_size, (size_t)4);
 		KUNIT_EXPECT_EQ(test, e->domain_attr->max_ep_tx_ctx,
 				(size_t)256);
 		KUNIT_EXPECT_EQ(test, e->domain_attr->max_ep_rx_ctx,

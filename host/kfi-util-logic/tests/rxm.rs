@@ -120,6 +120,18 @@ fn seg_pkt(msg_id: u64, size: u64, no: u32, kind: Seg, len: u16) -> Pkt {
 }
 
 #[test]
+fn credit_packets_carry_their_count() {
+    let mut b = [0u8; PKT_BYTES];
+    encode_credit(7, 127, &mut b);
+    assert_eq!(decode(&b), Ok((Type::Credit, Pkt { conn_id: 7, ..Pkt::default() })));
+    assert_eq!(credits(&b), 127);
+    // libfabric's: type 6, the count in ctrl_data (bytes 24-31).
+    assert_eq!(b[1], 6);
+    assert_eq!(u64::from_ne_bytes(b[24..32].try_into().unwrap()), 127);
+    assert_eq!(credits(&b[..63]), 0);
+}
+
+#[test]
 fn tag_rma_status_is_an_errno_or_eio() {
     assert_eq!(tag_rma_status(0), 0);
     assert_eq!(tag_rma_status(121), 121);
