@@ -51,6 +51,34 @@ report() {
 		return m > 0 ? sprintf("%.0f%%", 100 * (hi - lo) / m) : "-"
 	}
 	function num(x) { return x == "" ? "FAIL" : sprintf("%.2f", x) }
+	# The RDM latency table: impl keys r (RDM), a (MSG), e (fi_pingpong
+	# rdm) at the n sizes of sz.
+	function rdm_table(r, a, e, sz, n,    i, s, kr, ka, ke) {
+		print "| size | r lat | a lat | e lat | lat r/a (<= 1.10) | lat r/e (<= 0.90) | r MB/s | a MB/s | e MB/s |"
+		print "|---:|---:|---:|---:|---|---|---:|---:|---:|"
+		for (i = 1; i <= n; i++) {
+			s = sz[i]
+			kr = r " spin " s; ka = a " spin " s; ke = e " spin " s
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", human(s),
+				num(lat(kr)), num(lat(ka)), num(lat(ke)),
+				ratio(lat(kr), lat(ka), "<=", 1.10), ratio(lat(kr), lat(ke), "<=", 0.90),
+				num(bw(kr)), num(bw(ka)), num(bw(ke))
+		}
+	}
+	# The N-senders table of the rates keyed rdm<sfx> and msg<sfx>.
+	function rate_table(sfx,    e, ep) {
+		print "| ep | size | 1 peer | 4 peers | 16 peers | 16/1 (>= 0.90) |"
+		print "|---|---:|---:|---:|---:|---|"
+		for (e = 0; e < 2; e++) {
+			ep = (e ? "msg" : "rdm") sfx
+			printf "| %s | 64 B | %s msg/s | %s | %s | %s |\n", e ? "MSG" : "RDM",
+				median(R[ep " 1 64"]), median(R[ep " 4 64"]), median(R[ep " 16 64"]),
+				ratio(median(R[ep " 16 64"]), median(R[ep " 1 64"]), ">=", 0.90)
+			printf "| %s | 64 KiB | %s MB/s | %s | %s | %s |\n", e ? "MSG" : "RDM",
+				median(RB[ep " 1 65536"]), median(RB[ep " 4 65536"]), median(RB[ep " 16 65536"]),
+				quot(median(RB[ep " 16 65536"]), median(RB[ep " 1 65536"]))
+		}
+	}
 	# ratio a/b, with "ok" or "miss" against the target: op is "<=" or ">="
 	function ratio(a, b, op, target,    r) {
 		if (a == "" || b == "" || b + 0 == 0)
@@ -106,7 +134,7 @@ report() {
 		k = $2 " " $3 " " $4
 		R[k] = R[k] " " $7
 		RB[k] = RB[k] " " $8
-		rmsgs[$4] = $5
+		rmsgs[$2 " " $4] = $5
 	}
 	$1 == "BENCH-FAIL" { fails[++nfails] = $0 }
 	$1 == "BENCH-CNTR" { cn[++ncntr] = sprintf("| %s | %s | %s | %s |", $2, $3, $4, $5) }
@@ -160,33 +188,14 @@ report() {
 		print "RDM endpoints (tcp;ofi_rxm on the wire), busy-polling, same runs: r = kfi_tcp RDM kernel<->kernel,"
 		print "a = kfi_tcp MSG (above), e = fi_pingpong -p \"tcp;ofi_rxm\" -e rdm:"
 		print ""
-		print "| size | r lat | a lat | e lat | lat r/a (<= 1.10) | lat r/e (<= 0.90) | r MB/s | a MB/s | e MB/s |"
-		print "|---:|---:|---:|---:|---|---|---:|---:|---:|"
-		for (i = 1; i <= nsizes; i++) {
-			s = sizes[i]
-			r = "kfir spin " s; a = "kfi spin " s; e = "fippr spin " s
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", human(s),
-				num(lat(r)), num(lat(a)), num(lat(e)),
-				ratio(lat(r), lat(a), "<=", 1.10), ratio(lat(r), lat(e), "<=", 0.90),
-				num(bw(r)), num(bw(a)), num(bw(e))
-		}
-		if (64 in rmsgs) {
+		rdm_table("kfir", "kfi", "fippr", sizes, nsizes)
+		if (("rdm 64") in rmsgs) {
 			print ""
 			print "N senders (each an endpoint driven by a kernel thread, at most 16 sends outstanding) to one"
 			print "endpoint that reposts every receive (kfi_rdm_bench.ko), kfi_tcp; messages per second and MB/s,"
-			printf "medians; 64 B x %s and 64 KiB x %s messages in all per run:\n", rmsgs[64], rmsgs[65536]
+			printf "medians; 64 B x %s and 64 KiB x %s messages in all per run:\n", rmsgs["rdm 64"], rmsgs["rdm 65536"]
 			print ""
-			print "| ep | size | 1 peer | 4 peers | 16 peers | 16/1 (>= 0.90) |"
-			print "|---|---:|---:|---:|---:|---|"
-			for (e = 0; e < 2; e++) {
-				ep = e ? "msg" : "rdm"
-				printf "| %s | 64 B | %s msg/s | %s | %s | %s |\n", toupper(ep),
-					median(R[ep " 1 64"]), median(R[ep " 4 64"]), median(R[ep " 16 64"]),
-					ratio(median(R[ep " 16 64"]), median(R[ep " 1 64"]), ">=", 0.90)
-				printf "| %s | 64 KiB | %s MB/s | %s | %s | %s |\n", toupper(ep),
-					median(RB[ep " 1 65536"]), median(RB[ep " 4 65536"]), median(RB[ep " 16 65536"]),
-					quot(median(RB[ep " 16 65536"]), median(RB[ep " 1 65536"]))
-			}
+			rate_table("")
 		}
 		for (dv = 0; nvsizes && dv < 2; dv++) {
 			sfx = dv ? "s" : ""
@@ -215,6 +224,23 @@ report() {
 					ratio(lat(a), lat(b), "<=", 1.05), ratio(lat(a), lat(c), "<=", 0.90),
 					num(bw(a)), num(bw(b)), num(bw(c)), num(bw(d)), ratio(bw(a), bw(b), ">=", 0.95)
 			}
+		}
+		for (dv = 0; nvsizes && dv < 2; dv++) {
+			sfx = dv ? "s" : ""
+			if (!(("kfivr" sfx " spin " vsizes[1]) in L))
+				continue
+			print ""
+			printf "verbs RDM endpoints (verbs;ofi_rxm on the wire) on the %s device, busy-polling, same runs:\n", dv ? "siw" : "rxe"
+			print "r = kfi_verbs RDM kernel<->kernel, a = kfi_verbs MSG (above), e = fi_pingpong -p \"verbs;ofi_rxm\" -e rdm:"
+			print ""
+			rdm_table("kfivr" sfx, "kfiv" sfx, "fippvr" sfx, vsizes, nvsizes)
+			if (!(("rdmv" sfx " 64") in rmsgs))
+				continue
+			print ""
+			printf "N senders to one endpoint over kfi_verbs on the %s device (kfi_rdm_bench.ko); 64 B x %s and\n", dv ? "siw" : "rxe", rmsgs["rdmv" sfx " 64"]
+			printf "64 KiB x %s messages in all per run:\n", rmsgs["rdmv" sfx " 65536"]
+			print ""
+			rate_table("v" sfx)
 		}
 		print ""
 		printf "run-to-run spread of the latency ((max - min) / median over %s runs):\n", repeats

@@ -12,9 +12,12 @@
 # and, on an rxe device and then on a siw device (tests/guest/verbs.sh;
 # keys with an "s" appended on siw):
 #   kfiv  kfi_pingpong.ko over kfabric's verbs provider
+#   kfivr kfi_pingpong.ko over kfabric's verbs provider, RDM endpoints
 #   ibv   ibv_pingpong.ko, transport=ibv (a raw RC queue pair: ib_verbs)
 #   fippv userspace fi_pingpong -p verbs -e msg against itself
+#   fippvr userspace fi_pingpong -p "verbs;ofi_rxm" -e rdm against itself
 #   kfit  kfi_pingpong.ko over kfabric's tcp provider on the same link
+# and kfi_rdm_bench over verbs (rates keyed rdmv/msgv, rdmvs/msgvs on siw)
 # kfi and raw run with wait=spin (busy polling, as fi_pingpong does) and
 # with wait=sleep (blocking reads); fi_pingpong only polls. Every
 # configuration runs REPEATS times, interleaved (run 1 of everything, then
@@ -135,6 +138,7 @@ vpair() {
 	local impl=$1 size=$2 iters=$3 run=$4 args line mod=kfi_pingpong t=kfi
 	case $impl in
 	kfiv) args="prov=verbs" ;;
+	kfivr) args="prov=verbs ep=rdm" ;;
 	kfit) args="prov=tcp" ;;
 	ibv) mod=ibv_pingpong; t=ibv; args="transport=ibv" ;;
 	esac
@@ -157,26 +161,28 @@ vpair() {
 	sed -E "s/.*usec_per_xfer=([0-9.]+) MBps=([0-9.]+).*/BENCH $impl$vsfx spin $size $iters $run \1 \2/" <<<"$line"
 }
 
-# fvpair SIZE ITERS RUN: fi_pingpong -p verbs against itself on $vdev.
+# fvpair SIZE ITERS RUN [KEY PROV EP]: fi_pingpong -p verbs (-e msg, key
+# fippv) against itself on $vdev. (rxm sizes its CQ by the universe size:
+# 32 keeps it within rxe's largest.)
 fvpair() {
-	local size=$1 iters=$2 run=$3 frc src src_rc
-	timeout 120 fi_pingpong -p verbs -e msg -d $vdev -S "$size" -I "$iters" >$work/fs 2>&1 &
+	local size=$1 iters=$2 run=$3 frc src src_rc key=${4:-fippv} fp=${5:-verbs} fe=${6:-msg}
+	FI_UNIVERSE_SIZE=32 timeout 120 fi_pingpong -p "$fp" -e "$fe" -d $vdev -S "$size" -I "$iters" >$work/fs 2>&1 &
 	src=$!
 	if ! wait_listen $oob_port; then
 		kill $src 2>/dev/null
 		wait
-		fail fippv$vsfx spin "$size" "$run" "server never listened: $(tr '\n' ' ' <$work/fs)"
+		fail $key$vsfx spin "$size" "$run" "server never listened: $(tr '\n' ' ' <$work/fs)"
 		return
 	fi
-	timeout 120 fi_pingpong -p verbs -e msg -S "$size" -I "$iters" $vnode >$work/fc 2>&1
+	FI_UNIVERSE_SIZE=32 timeout 120 fi_pingpong -p "$fp" -e "$fe" -S "$size" -I "$iters" $vnode >$work/fc 2>&1
 	frc=$?
 	wait $src
 	src_rc=$?
 	if [ $frc != 0 ] || [ $src_rc != 0 ] || ! grep -q '^bytes.*usec/xfer' $work/fc; then
-		fail fippv$vsfx spin "$size" "$run" "server (rc=$src_rc): $(tr '\n' ' ' <$work/fs) client (rc=$frc): $(tr '\n' ' ' <$work/fc)"
+		fail $key$vsfx spin "$size" "$run" "server (rc=$src_rc): $(tr '\n' ' ' <$work/fs) client (rc=$frc): $(tr '\n' ' ' <$work/fc)"
 		return
 	fi
-	awk -v s="$size" -v i="$iters" -v r="$run" -v k="fippv$vsfx" \
+	awk -v s="$size" -v i="$iters" -v r="$run" -v k="$key$vsfx" \
 		'hdr { print "BENCH", k, "spin", s, i, r, $7, $6; exit } /^bytes/ { hdr = 1 }' $work/fc
 }
 
@@ -206,17 +212,19 @@ fpair() {
 		'hdr { print "BENCH", k, "spin", s, i, r, $7, $6; exit } /^bytes/ { hdr = 1 }' $work/fc
 }
 
-# rate EP PEERS SIZE MSGS RUN: one kfi_rdm_bench run; prints its result.
+# rate EP PEERS SIZE MSGS RUN [PROV ADDR KEY]: one kfi_rdm_bench run
+# (kfi_tcp on 127.0.0.1 unless PROV and ADDR say otherwise; its result
+# keyed KEY, EP by default); prints its result.
 rate() {
-	local ep=$1 peers=$2 size=$3 msgs=$4 run=$5 line
+	local ep=$1 peers=$2 size=$3 msgs=$4 run=$5 prov=${6:-tcp} a=${7:-127.0.0.1} key=${8:-$1} line
 	new_klog >/dev/null
-	if ! insmod "$ko/kfi_rdm_bench.ko" ep="$ep" peers="$peers" size="$size" msgs="$msgs" 2>$work/r; then
-		fail "rate-$ep" "$peers" "$size" "$run" "$(tr '\n' ' ' <$work/r) $(new_klog | grep kfi_rdm_bench | tail -1)"
+	if ! insmod "$ko/kfi_rdm_bench.ko" prov="$prov" addr="$a" ep="$ep" peers="$peers" size="$size" msgs="$msgs" 2>$work/r; then
+		fail "rate-$key" "$peers" "$size" "$run" "$(tr '\n' ' ' <$work/r) $(new_klog | grep kfi_rdm_bench | tail -1)"
 		return
 	fi
 	rmmod kfi_rdm_bench
-	line=$(new_klog | grep -E "kfi_rdm_bench: prov=tcp ep=$ep peers=$peers size=$size ")
-	sed -E "s/.*msgs=([0-9]+) .*msgs_per_s=([0-9]+) MBps=([0-9]+).*/BENCH-RATE $ep $peers $size \1 $run \2 \3/" <<<"$line"
+	line=$(new_klog | grep -E "kfi_rdm_bench: prov=$prov ep=$ep peers=$peers size=$size ")
+	sed -E "s/.*msgs=([0-9]+) .*msgs_per_s=([0-9]+) MBps=([0-9]+).*/BENCH-RATE $key $peers $size \1 $run \2 \3/" <<<"$line"
 }
 
 if ! { insmod "$ko/kfabric.ko" && insmod "$ko/kfi_tcp.ko" && insmod "$ko/kfi_pingpong.ko"; }; then
@@ -268,9 +276,19 @@ if [ "$vplan" != none ]; then
 					size=${entry%%:*}
 					iters=${entry##*:}
 					vpair kfiv "$size" "$iters" "$run"
+					vpair kfivr "$size" "$iters" "$run"
 					vpair ibv "$size" "$iters" "$run"
 					[ $have_fipp = 1 ] && fvpair "$size" "$iters" "$run"
+					[ $have_fipp = 1 ] && fvpair "$size" "$iters" "$run" fippvr "verbs;ofi_rxm" rdm
 					vpair kfit "$size" "$iters" "$run"
+				done
+				# N senders to one endpoint over verbs (fewer
+				# messages: rxe and siw are slow under TCG)
+				for ep in rdm msg; do
+					for peers in 1 4 16; do
+						rate $ep $peers 64 4000 "$run" verbs $vnode ${ep}v$vsfx
+						rate $ep $peers 65536 400 "$run" verbs $vnode ${ep}v$vsfx
+					done
 				done
 			done
 		done
