@@ -64,14 +64,16 @@ bench:
 
 # Instructions per message of the provider's path (Documentation/benchmarks.md),
 # over IPv4 (127.0.0.1) and then over IPv6 (::1); then a 64-byte ping-pong
-# on an rxe device: kfi_verbs (blocking reads, so that no busy poll is
-# counted) and ibv_pingpong's raw queue pair (it busy-polls: its module's
-# count is mostly the poll loop).
+# on an rxe device: kfi_verbs, MSG and RDM (blocking reads, so that no
+# busy poll is counted), and ibv_pingpong's raw queue pair (it busy-polls:
+# its module's count is mostly the poll loop).
 iprof:
 	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/ipv4 $(SCRIPTS)/iprof.sh stream
 	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/ipv6 $(SCRIPTS)/iprof.sh stream 20000 ::1
 	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/verbs KFI_IPROF_TOP=0 $(SCRIPTS)/iprof.sh pingpong \
 		prov=verbs addr=10.95.0.1 wait=sleep sizes=64 iters=1000
+	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/verbs-rdm KFI_IPROF_TOP=0 $(SCRIPTS)/iprof.sh pingpong \
+		prov=verbs ep=rdm addr=10.95.0.1 wait=sleep sizes=64 iters=1000
 	@KFI_LOGDIR=$(CURDIR)/.iprof-logs/ibv KFI_IPROF_TOP=0 $(SCRIPTS)/iprof.sh pingpong \
 		transport=ibv addr=10.95.0.1 wait=spin sizes=64 iters=1000
 

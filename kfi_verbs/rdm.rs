@@ -23,9 +23,15 @@
 //! rxm's 16 KiB and segmented ones (SAR) above, both ways, up to 1 GiB;
 //! sources and directed receives, multi-receive buffers, unexpected
 //! tagged messages; a peer's read rendezvous (libfabric's messages over
-//! 128 KiB), read by RDMA READ into the matched receive (`rx_rndv`). A
-//! write rendezvous or an atomic packet ends the connection as a protocol
-//! error.
+//! 128 KiB), read by RDMA READ into the matched receive (`rx_rndv`); RMA
+//! as an RDMA READ or WRITE per remote region (`pump_lane`); kfabric's
+//! tagged RMA as its packets, bytes copied (`tx_packet`, `rx_trma_*`,
+//! answers owed in `VRx::owed`, sent by `answer`); rxm's credits on
+//! iWARP (`VSt::fc`, `grant`), an accepted iWARP connection silent until
+//! the peer's first packet (`VSt::hold_tx`); contexts of scalable
+//! endpoints (the toolkit's `MapSep`; a transmit context's connection
+//! carries nothing else to it). A write rendezvous or an atomic packet
+//! ends the connection as a protocol error.
 //!
 //! # Contexts and locks
 //! Connection events come from the rdma_cm handler with the id's handler
@@ -36,8 +42,9 @@
 //! packets (process context, `VConn::rx` mutex), reports the end of the
 //! connection once it moved the packets that came before it, and posts
 //! the lane's transmits when a connection event allowed them
-//! (`ProvRdm::flow` runs under the queue lock and only queues it). Completions (softirq) take
-//! `VConn::s` (BH spinlock), then, released, the queue lock. Lock order:
+//! (`ProvRdm::flow` runs under the queue lock and only queues it).
+//! Completions (softirq) take `VConn::s` (BH spinlock), then, released,
+//! the queue lock. Lock order:
 //! handler mutex, map's `st`, `VConn::rx`, queue lock `q`, `VConn::s`,
 //! the connection's post lock.
 
@@ -671,13 +678,15 @@ impl MapConn<Prov> for VConn {
         unsafe { self.conn.set_owner(self.owner()) };
         self.conn.take(dom.dev(), NSQ as u32, NRX as u32).map_err(Error::from_errno)?;
         self.post_all();
-        // Credits on an iWARP device, unless the peer said not.
+        // Credits on an iWARP device, unless the peer said not. (Asked
+        // before the lock: the device's lock is a semaphore.)
+        let iwarp = dom.dev().iwarp();
         let fc = {
             let mut s = self.s.lock();
             s.to = Some(to);
-            s.iwarp = dom.dev().iwarp();
-            s.fc = s.iwarp && s.peer_fc != rxm::FLOW_CTRL_PEER_OFF;
-            s.hold_tx = s.iwarp;
+            s.iwarp = iwarp;
+            s.fc = iwarp && s.peer_fc != rxm::FLOW_CTRL_PEER_OFF;
+            s.hold_tx = iwarp;
             s.fc
         };
         let mut pd = [0u8; sys::KFI_VERBS_PDATA_MAX as usize];

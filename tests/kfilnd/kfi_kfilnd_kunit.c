@@ -518,6 +518,14 @@ static int kfl_mr_mode;
 static char *verbs_node;
 module_param(verbs_node, charp, 0444);
 MODULE_PARM_DESC(verbs_node, "Address of the RDMA device kfi_kfilnd_verbs uses");
+/*
+ * The MiB kfi_kfilnd_verbs moves: 1024, fewer on the debug kernel, where
+ * rxe's packet processing falls behind its senders under KASAN and its
+ * queued skbs exhaust the guest's memory within ~300 MiB.
+ */
+static unsigned int verbs_mib = 1024;
+module_param(verbs_mib, uint, 0444);
+MODULE_PARM_DESC(verbs_mib, "MiB kfi_kfilnd_verbs moves (1024)");
 
 static int kfl_getinfo(struct kfi_info *hints, struct kfi_info **info)
 {
@@ -1335,6 +1343,7 @@ struct ksb {
 	wait_queue_head_t done;
 	char why[160];
 	u32 total;		/* transactions to run */
+	u64 bytes;		/* what they move */
 };
 
 static u64 ksb_word(u32 seq, size_t i)
@@ -1797,7 +1806,8 @@ static void kfilnd_sep_bulk(struct kunit *test)
 			break;
 		k->cpu[k->ncpu++] = i;
 	}
-	k->total = KSB_BYTES / KSB_BULK;
+	k->bytes = kfl_prov ? (u64)verbs_mib << 20 : KSB_BYTES;
+	k->total = k->bytes / KSB_BULK;
 	init_waitqueue_head(&k->done);
 	/* current kfilnd's hints, with its connectionless caps: the RDM
 	 * entry, first */
@@ -1835,7 +1845,7 @@ static void kfilnd_sep_bulk(struct kunit *test)
 	KUNIT_EXPECT_GT_MSG(test, left, 0L, "stalled: %lld of %u MiB moved",
 			    (s64)atomic64_read(&k->moved) >> 20, k->total);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&k->failures), 0, "%s", k->why);
-	KUNIT_EXPECT_EQ(test, (u64)atomic64_read(&k->moved), KSB_BYTES);
+	KUNIT_EXPECT_EQ(test, (u64)atomic64_read(&k->moved), k->bytes);
 	kunit_info(test, "%llu MiB in %llu ms (%llu MB/s), %d entries, %d drain CPUs",
 		   (u64)atomic64_read(&k->moved) >> 20, ms,
 		   ms ? (u64)atomic64_read(&k->moved) / 1000 / ms : 0,
