@@ -129,7 +129,9 @@ unsafe impl ProvEp for Ep {
     /// stops its map, then the connections of its lanes; a context leaves
     /// its scalable endpoint's map, then stops its lanes' connections.
     fn closing(&self) {
-        if let Some(r) = self.rdm.lock().take() {
+        // (Not under `rdm`: the map's close waits for connection work.)
+        let map = self.rdm.lock().take();
+        if let Some(r) = map {
             r.leave(self.base.role(), &self.data);
         }
         let conn = self.conn.lock().take();

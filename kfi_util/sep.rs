@@ -173,7 +173,11 @@ unsafe impl ProvSep for MapSep {
     /// Every context is closed (they left the map): stops the listener
     /// and what is left of the map's connections.
     fn closing(&self) {
-        if let Some(m) = self.map.lock().take() {
+        // Not under `map`: the map's close takes the provider's connection
+        // locks (kfi_verbs: rdma_cm handler mutexes), whose handlers take
+        // endpoints' locks, under which a context's enable reads `map`.
+        let m = self.map.lock().take();
+        if let Some(m) = m {
             m.shut();
         }
     }
