@@ -303,8 +303,11 @@ const TRMA_WRITE_RECV: u64 = rules::F_TAGGED | rules::F_RMA | rules::F_WRITE | r
 #[derive(PartialEq, Eq)]
 enum Posted {
     Sent,
-    /// No send buffer free (`ctrl_owed`: a send completion kicks the
-    /// work item), or the device is full (retried after a pause).
+    /// Not now: no send buffer free (`ctrl_owed`: a send completion
+    /// kicks the work item), the device full (retried after a pause), no
+    /// credit (the peer's grant runs the work), or the connection not
+    /// established yet, or an iWARP acceptor's peer silent so far (their
+    /// event or first packet runs it).
     NoBuf,
     /// The connection is ending (nothing will be sent on it).
     Gone,
@@ -863,9 +866,7 @@ fn pump_lane(q: &mut Queues<VerbsExt>, lane: u32) {
             };
             let mut hdr = [0u8; PKT_BYTES];
             rxm::encode(ty, &p, &mut hdr);
-            b[..PKT_BYTES].copy_from_slice(&hdr);
-            base::copy_from_segs_at(segs, at as usize, &mut b[PKT_BYTES..len]);
-            pkt_seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len };
+            pkt_seg = fill_buf(b, &hdr, segs, at as usize, len);
             r = sq_req(sys::KFI_VERBS_OP_SEND, core::slice::from_ref(&pkt_seg), 0, 0);
             (last, answer) = (end, ty.is_tag_rma());
         }
@@ -1314,9 +1315,7 @@ impl VConn {
         } else {
             rxm::encode(ty, p, &mut hdr);
         }
-        b[..PKT_BYTES].copy_from_slice(&hdr);
-        base::copy_from_segs_at(segs, at, &mut b[PKT_BYTES..len]);
-        let seg = Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len };
+        let seg = fill_buf(b, &hdr, segs, at, len);
         let r = sq_req(sys::KFI_VERBS_OP_SEND, core::slice::from_ref(&seg), 0, 0);
         // SAFETY: as in `pump_lane`: send buffer `k` is free and lives in
         // the connection, whose close completes it.
@@ -1349,8 +1348,11 @@ impl VConn {
     /// receive completes once its last packet is posted (its bytes are
     /// copied); if the connection ends first, it fails.
     fn answer(&self, r: &mut VRx, d: &EpData, to: LaneRef<Prov>) {
+        if r.owed.is_empty() {
+            return;
+        }
+        let peer_id = d.rdm_peer_id(to.lane);
         while let Some(a) = r.owed.first_mut() {
-            let peer_id = d.rdm_peer_id(to.lane);
             let (posted, done) = match a {
                 Answer::Done { msg_id, size, err } => {
                     let p = Pkt { conn_id: peer_id, msg_id: *msg_id, op: Some(Op::Tagged), size: *size, data: u64::from(*err), ..Pkt::default() };
@@ -1404,6 +1406,14 @@ fn owe_room(owed: &mut KVec<Answer>) -> bool {
 fn owe(owed: &mut KVec<Answer>, a: Answer) {
     // Within the room reserved: allocates nothing, cannot fail.
     let _ = owed.push(a, GFP_NOWAIT);
+}
+
+/// Fills send buffer `b` with a packet of `len` bytes: header `hdr`, then
+/// the payload from `segs` at `at`; the piece that describes it.
+fn fill_buf(b: &mut [u8], hdr: &[u8; PKT_BYTES], segs: &[Seg], at: usize, len: usize) -> Seg {
+    b[..PKT_BYTES].copy_from_slice(hdr);
+    base::copy_from_segs_at(segs, at, &mut b[PKT_BYTES..len]);
+    Seg { base: b.as_mut_ptr().cast(), page: core::ptr::null_mut(), offset: 0, len }
 }
 
 /// A SEND of `segs` (`raddr`, `rkey` 0), or an RDMA READ into them of
