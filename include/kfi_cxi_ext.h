@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Names of the HPE Slingshot (cxi) provider's extension interfaces, as the
- * kfabric 1.7 distribution declares them. Consumers written for that
- * distribution (Lustre's kfilnd) include this header unconditionally and ask
- * for these ops with kfi_open_ops(); no provider in this tree implements
- * them, so such a request fails with -KFI_ENOSYS and the consumer falls back
- * to the portable API. Only the names and layouts are given here.
+ * The HPE Slingshot (cxi) provider's extension interfaces and address form,
+ * as the kfabric 1.7 distribution declares them. Consumers written for that
+ * provider (Lustre's kfilnd) include this header unconditionally. Both
+ * providers of this tree implement the two ops tables (the fabric's: a
+ * no-op, domains always size themselves from their info; the domain's:
+ * a device valid for the DMA API) and name endpoints with struct kcxi_addr
+ * when getinfo's node is an interface name (addr_format KFI_ADDR_CXI: the
+ * NIC address is the interface address's host part, the pid an endpoint
+ * index; Documentation/lnet.md). Names and layouts are the distribution's.
  */
 #ifndef _KFI_CXI_EXT_H_
 #define _KFI_CXI_EXT_H_

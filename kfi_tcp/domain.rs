@@ -180,26 +180,34 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     // NULL or a valid string.
     let name = unsafe { info_domain_name(info) };
     let mut iface = ([0u8; IFNAMSIZ], 0);
+    let Ok(ifaces) = base::Ifaces::read() else {
+        return base::neg(bindings::ENOMEM);
+    };
     if let Some(name) = name {
         if name.len() >= IFNAMSIZ {
             return base::neg(bindings::ENODEV);
         }
         iface.0[..name.len()].copy_from_slice(name);
         iface.1 = name.len();
-        let Ok(ifaces) = base::Ifaces::read() else {
-            return base::neg(bindings::ENOMEM);
-        };
         if !ifaces.views().any(|i| i.name == name) {
             return base::neg(bindings::ENODEV);
         }
     }
+    // Endpoints named by NIC address: the net of the domain's interface
+    // (any interface when it has none).
+    let views = ifaces.views().filter(|i| name.map_or(true, |n| i.name == n));
+    // SAFETY: as above (the info's addresses as its lengths say).
+    let nic = match unsafe { crate::util::addr::info_nic_net(info, views) } {
+        Ok(n) => n,
+        Err(e) => return e.to_errno(),
+    };
     // SAFETY: as above.
     let dattr = unsafe { info.as_ref().and_then(|i| i.domain_attr.as_ref()) };
     let prov_key = dattr.is_some_and(|d| d.mr_mode & sys::KFI_MR_PROV_KEY as c_int != 0);
     // SAFETY: only our fabric ops table reaches this function.
     let f = unsafe { Fabric::from_header(fabric) };
     let init = pin_init!(Domain {
-        base <- DomainBase::new(f),
+        base <- DomainBase::new(f, nic),
         prov_key,
         iface,
         mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),

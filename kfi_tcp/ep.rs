@@ -356,7 +356,7 @@ pub(crate) unsafe extern "C" fn kfi_tcp_ep_getname(fid: *mut sys::kfid, addr: *m
     if let Some(r) = e.rdm.lock().as_ref() {
         let a = r.name();
         // SAFETY: buffers as given by the consumer (API contract).
-        return unsafe { crate::util::addr::write_addr(&a, addr, len) };
+        return unsafe { crate::util::addr::write_name(e.base.nic(), &a, addr, len) };
     }
     let a = match (e.conn().map(|c| c.name(false)), e.src) {
         (Some(Ok(a)), _) => a,

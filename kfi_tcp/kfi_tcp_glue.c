@@ -22,6 +22,18 @@ void kfi_tcp_glue_domain_init(struct kfid_domain *domain, void *context)
 	kfi_util_domain_init(domain, context, true);
 }
 
+/**
+ * kfi_prov_domain_device() - The device of every kfi_tcp domain: the
+ *	toolkit's direct-mapped one (sockets move the bytes, by their pages).
+ * @domain: One of the provider's domains.
+ *
+ * Return: The device.
+ */
+struct device *kfi_prov_domain_device(struct kfid_domain *domain)
+{
+	return kfi_util_dma_device();
+}
+
 /* No atomic operations over sockets: every atomic call is -KFI_ENOSYS. */
 const bool kfi_prov_atomics;
 

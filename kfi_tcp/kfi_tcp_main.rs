@@ -121,17 +121,19 @@ module! {
 struct KfiTcp {
     // Dropped in this order: deregistration first (it waits until no
     // fabric is open, so no connection is left), then the workqueue,
-    // then the fault attribute.
+    // the fault attribute and the DMA device.
     _provider: util::base::Registration,
     _wq: util::base::WorkQueue,
     _faults: ffi::FaultAttr,
+    _dma: util::base::DmaDevice,
 }
 
 impl kernel::Module for KfiTcp {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        let dma = util::base::DmaDevice::new(c"kfi_tcp")?;
         let wq = util::base::WorkQueue::new()?;
         let faults = ffi::FaultAttr::new();
         let provider = util::base::Registration::new(prov::provider())?;
-        Ok(KfiTcp { _provider: provider, _wq: wq, _faults: faults })
+        Ok(KfiTcp { _provider: provider, _wq: wq, _faults: faults, _dma: dma })
     }
 }

@@ -9,7 +9,7 @@ use crate::logic::plan::{self, Family, Plan};
 use crate::logic::writer::BufWriter;
 use crate::util::sep;
 use crate::util::base;
-use crate::util::getinfo::{addr_format, fill_common, info_addr};
+use crate::util::getinfo::{fill_common, set_addrs};
 use core::ffi::{c_char, c_int};
 use core::fmt::Write;
 use kernel::bindings;
@@ -115,13 +115,7 @@ pub(crate) fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, 
     e.caps = TX_CAPS | RX_CAPS | DOMAIN_CAPS;
     e.mode = 0;
     let family = iface.map(|i| i.family).or(p.src.map(|a| a.family)).or(p.dest.map(|a| a.family));
-    e.addr_format = addr_format(family.unwrap_or_default());
-    if let Some(src) = p.src {
-        (e.src_addr, e.src_addrlen) = info_addr(src)?;
-    }
-    if let Some(dest) = p.dest {
-        (e.dest_addr, e.dest_addrlen) = info_addr(dest)?;
-    }
+    set_addrs(e, family.unwrap_or_default(), p)?;
     // SAFETY: kfi_allocinfo allocated all five attributes.
     let (tx, rx, ep, dom, fab) = unsafe {
         (&mut *e.tx_attr, &mut *e.rx_attr, &mut *e.ep_attr, &mut *e.domain_attr, &mut *e.fabric_attr)

@@ -6,7 +6,8 @@
 //! between the two; the logic's [`Addr`] converts to and from
 //! [`SockAddr`] here.
 
-use super::logic::plan::{Addr, Family};
+use super::logic::nic::{Nic, NicNet};
+use super::logic::plan::{Addr, Family, Iface};
 use super::sys;
 use core::ffi::{c_int, c_void};
 use kernel::bindings;
@@ -85,11 +86,23 @@ pub(crate) unsafe fn read_info_addr(addr: *const c_void, len: usize) -> Result<O
 /// # Safety
 /// `addr` is writable for `*len` bytes (or NULL with `*len` 0); `len` valid.
 pub(crate) unsafe fn write_addr(a: &SockAddr, addr: *mut c_void, len: *mut usize) -> c_int {
+    let mut buf = [0u8; sys::KFI_UTIL_SOCKADDR_MAX as usize];
+    let need = encode(a, &mut buf);
+    // SAFETY: the caller's contract.
+    unsafe { copy_out(&buf[..need], addr, len) }
+}
+
+/// Copies `bytes` to a consumer's buffer of `*len` bytes as `getname`
+/// does: `*len` becomes their length; `-KFI_ETOOSMALL` if they did not
+/// fit.
+///
+/// # Safety
+/// As [`write_addr`].
+unsafe fn copy_out(bytes: &[u8], addr: *mut c_void, len: *mut usize) -> c_int {
     if len.is_null() {
         return super::base::einval();
     }
-    let mut buf = [0u8; sys::KFI_UTIL_SOCKADDR_MAX as usize];
-    let need = encode(a, &mut buf);
+    let need = bytes.len();
     // SAFETY: valid by the caller's contract.
     let have = unsafe { *len };
     // SAFETY: as above.
@@ -97,12 +110,110 @@ pub(crate) unsafe fn write_addr(a: &SockAddr, addr: *mut c_void, len: *mut usize
     if have < need || addr.is_null() {
         return -(sys::KFI_ETOOSMALL as c_int);
     }
-    // SAFETY: writable for `have >= need` bytes; `buf` holds `need`.
-    unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), addr.cast::<u8>(), need) };
+    // SAFETY: writable for `have >= need` bytes.
+    unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), addr.cast::<u8>(), need) };
     0
 }
 
 /// The same socket address (family, port, address and scope).
 pub(crate) fn same_addr(a: &SockAddr, b: &SockAddr) -> bool {
     a.family == b.family && a.port == b.port && a.addr == b.addr && a.scope_id == b.scope_id
+}
+
+/// The `struct kcxi_addr` word of NIC address and endpoint index `n`
+/// (flags 0).
+pub(crate) fn cxi_addr(n: Nic) -> u64 {
+    // SAFETY: plain function of its arguments.
+    unsafe { sys::kfi_util_cxi_addr(n.nic, u32::from(n.pid)) }
+}
+
+/// The NIC address and endpoint index of a `struct kcxi_addr` word;
+/// `None` if it has flags set (no address of ours has).
+pub(crate) fn cxi_parts(qw: u64) -> Option<Nic> {
+    let (mut nic, mut pid, mut flags) = (0, 0, 0);
+    // SAFETY: plain function of `qw`; the outputs are ours.
+    unsafe { sys::kfi_util_cxi_parts(qw, &mut nic, &mut pid, &mut flags) };
+    (flags == 0).then_some(Nic { nic, pid: pid as u16 })
+}
+
+/// Reads a consumer's `struct kcxi_addr` at `addr`.
+///
+/// # Safety
+/// `addr` is NULL or readable for [`sys::KFI_UTIL_CXI_ADDR_LEN`] bytes.
+pub(crate) unsafe fn read_cxi(addr: *const c_void) -> Option<Nic> {
+    if addr.is_null() {
+        return None;
+    }
+    // SAFETY: readable for 8 bytes (caller's contract), any alignment.
+    cxi_parts(unsafe { addr.cast::<u64>().read_unaligned() })
+}
+
+/// The socket address NIC address `n` names in `net`; `EINVAL` if it is
+/// outside it.
+pub(crate) fn nic_sockaddr(net: &NicNet, n: Nic) -> Result<SockAddr> {
+    let (ip, port) = net.addr(n).ok_or(EINVAL)?;
+    Ok(sockaddr(Addr::v4(ip, port)))
+}
+
+/// The NIC address of `a` in `net`, if it has one.
+pub(crate) fn sockaddr_nic(net: &NicNet, a: &SockAddr) -> Option<Nic> {
+    let l = logic_addr(a);
+    (l.family == Family::V4).then_some(())?;
+    net.name(l.ip4(), l.port)
+}
+
+/// A consumer's name for `a` (`getname`, `av_lookup`) in `buf`: its
+/// `struct kcxi_addr` when the domain names endpoints by NIC address
+/// (`net`) and `a` has one, else its socket address; the length.
+pub(crate) fn encode_name(net: Option<&NicNet>, a: &SockAddr, buf: &mut [u8; sys::KFI_UTIL_SOCKADDR_MAX as usize]) -> usize {
+    match net.and_then(|n| sockaddr_nic(n, a)) {
+        Some(n) => {
+            let len = sys::KFI_UTIL_CXI_ADDR_LEN as usize;
+            buf[..len].copy_from_slice(&cxi_addr(n).to_ne_bytes());
+            len
+        }
+        None => encode(a, buf),
+    }
+}
+
+/// [`write_addr`] of the consumer's name for `a` ([`encode_name`]).
+///
+/// # Safety
+/// As [`write_addr`].
+pub(crate) unsafe fn write_name(net: Option<&NicNet>, a: &SockAddr, addr: *mut c_void, len: *mut usize) -> c_int {
+    let mut buf = [0u8; sys::KFI_UTIL_SOCKADDR_MAX as usize];
+    let need = encode_name(net, a, &mut buf);
+    // SAFETY: the caller's contract.
+    unsafe { copy_out(&buf[..need], addr, len) }
+}
+
+/// The NIC net of a domain opened from `info`: `None` unless the info's
+/// addresses are NIC addresses (`KFI_ADDR_CXI`, `logic::nic`); then the
+/// net of the first IPv4 address among `views` (the domain's interface
+/// addresses) whose NIC address is that of the info's `src_addr`.
+/// `EINVAL` for a missing or malformed `src_addr`, `ENODEV` if no address
+/// matches.
+///
+/// # Safety
+/// `info` is NULL or a valid info whose `src_addr` is NULL or holds
+/// `src_addrlen` bytes.
+pub(crate) unsafe fn info_nic_net<'a>(info: *const sys::kfi_info, views: impl Iterator<Item = Iface<'a>>) -> Result<Option<NicNet>> {
+    // SAFETY: the caller's contract.
+    let Some(i) = (unsafe { info.as_ref() }) else {
+        return Ok(None);
+    };
+    if i.addr_format != sys::KFI_ADDR_CXI {
+        return Ok(None);
+    }
+    if i.src_addrlen != sys::KFI_UTIL_CXI_ADDR_LEN as usize {
+        return Err(EINVAL);
+    }
+    // SAFETY: `src_addr` holds `src_addrlen` (8) bytes or is NULL.
+    let own = unsafe { read_cxi(i.src_addr) }.ok_or(EINVAL)?;
+    views
+        .filter(|v| v.family == Family::V4 && v.up)
+        .map(|v| NicNet::of(v.ip4(), v.prefix_len()))
+        .find(|(_, nic)| *nic == own.nic)
+        .map(|(net, _)| Some(net))
+        .ok_or(ENODEV)
 }

@@ -16,7 +16,12 @@
 //! the same way. `insertsvc` takes a numeric node (IPv4, IPv6
 //! with an optional numeric zone) and a decimal service (the port): no
 //! name resolution. `insertsym` steps the address and the port. Unknown
-//! handles give -ENOENT.
+//! handles give -ENOENT. On a domain of NIC addresses (opened from an
+//! info of format `KFI_ADDR_CXI`, `logic::nic`) consumers' addresses are
+//! `struct kcxi_addr`s instead: `insert` reads 8 bytes each, `insertsvc`
+//! takes a NIC address (`0x1f` or decimal) and an endpoint index,
+//! `insertsym` steps both, `lookup` and `straddr` give them back; the
+//! table holds the socket addresses they stand for.
 //!
 //! Locking: the table is under a BH spinlock (`table`): lookups and
 //! removals may come from any context but hard interrupts (consumers
@@ -28,6 +33,7 @@ use super::addr::{self, SockAddr};
 use super::base;
 use super::fid::DomainBase;
 use super::logic::av::{self as rules, AvError, Entry, Table};
+use super::logic::nic::{self, Nic, NicNet};
 use super::sys;
 use core::ffi::{c_char, c_int, c_void};
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -92,6 +98,13 @@ impl Av {
     /// 0).
     pub(crate) fn find(&self, a: &SockAddr) -> Option<u64> {
         self.table.lock().find(&addr::logic_addr(a))
+    }
+
+    /// The net of its domain's NIC addresses, if the domain names
+    /// endpoints so: then consumers' addresses are `struct kcxi_addr`s.
+    fn nic(&self) -> Option<&NicNet> {
+        // SAFETY: the domain outlives its children (it counts this AV).
+        unsafe { &*self.domain }.nic()
     }
 
     /// Its `rx_ctx_bits`.
@@ -321,6 +334,17 @@ pub(crate) unsafe extern "C" fn kfi_util_av_insert(
     if addr.is_null() || c_int::try_from(count).is_err() {
         return base::neg(bindings::EINVAL);
     }
+    // SAFETY: the AV ops table calls us with one of its AVs.
+    let av = unsafe { Av::from_header(av) };
+    if let Some(net) = av.nic() {
+        // `struct kcxi_addr`s, 8 bytes each.
+        let next = |i: usize| {
+            // SAFETY: the consumer's array holds `count` addresses.
+            let n = unsafe { addr::read_cxi(addr.cast::<u8>().add(i * sys::KFI_UTIL_CXI_ADDR_LEN as usize).cast()) };
+            n.ok_or(EINVAL).and_then(|n| addr::nic_sockaddr(net, n)).map_err(|e| e.to_errno())
+        };
+        return av.insert_all(next, count, kfi_addr, errs);
+    }
     let mut at = addr.cast::<u8>();
     let mut end = None;
     let next = |_| {
@@ -343,8 +367,7 @@ pub(crate) unsafe extern "C" fn kfi_util_av_insert(
             }
         }
     };
-    // SAFETY: the AV ops table calls us with one of its AVs.
-    unsafe { Av::from_header(av) }.insert_all(next, count, kfi_addr, errs)
+    av.insert_all(next, count, kfi_addr, errs)
 }
 
 /// The consumer's size of `a` (`sockaddr_in` or `sockaddr_in6`).
@@ -371,7 +394,18 @@ unsafe fn svc_args<'a>(
     Ok((node, service, insert_flags(flags, context)?))
 }
 
-/// `insertsvc`: a numeric node and a decimal service; 1 (inserted).
+/// `insertsvc`'s node and service on a domain of NIC addresses: the NIC
+/// address (`0x1f` or decimal) and the endpoint index (decimal); -EINVAL
+/// otherwise.
+fn svc_nic(node: &[u8], service: &[u8]) -> core::result::Result<Nic, c_int> {
+    match (nic::parse_nic(node), nic::parse_pid(service)) {
+        (Some(nic), Some(pid)) => Ok(Nic { nic, pid }),
+        _ => Err(base::neg(bindings::EINVAL)),
+    }
+}
+
+/// `insertsvc`: a numeric node and a decimal service (on a domain of NIC
+/// addresses: a NIC address and an endpoint index); 1 (inserted).
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_util_av_insertsvc(
     av: *mut sys::kfid_av,
@@ -386,11 +420,15 @@ pub(crate) unsafe extern "C" fn kfi_util_av_insertsvc(
         Ok(v) => v,
         Err(e) => return e,
     };
-    let a = rules::parse_svc(node, service).map(addr::sockaddr).map_err(err);
+    // SAFETY: the AV ops table calls us with one of its AVs.
+    let av = unsafe { Av::from_header(av) };
+    let a = match av.nic() {
+        Some(net) => svc_nic(node, service).and_then(|n| addr::nic_sockaddr(net, n).map_err(|e| e.to_errno())),
+        None => rules::parse_svc(node, service).map(addr::sockaddr).map_err(err),
+    };
     let mut e: c_int = 0;
     let errs = if errs.is_null() { &mut e as *mut c_int } else { errs };
-    // SAFETY: the AV ops table calls us with one of its AVs.
-    if unsafe { Av::from_header(av) }.insert_all(|_| a, 1, kfi_addr, errs) == 1 {
+    if av.insert_all(|_| a, 1, kfi_addr, errs) == 1 {
         return 1;
     }
     // SAFETY: written by `insert_all` (one entry).
@@ -415,12 +453,34 @@ pub(crate) unsafe extern "C" fn kfi_util_av_insertsym(
         Ok(v) => v,
         Err(e) => return e,
     };
+    // SAFETY: the AV ops table calls us with one of its AVs.
+    let av = unsafe { Av::from_header(av) };
+    let Some(count) = nodecnt.checked_mul(svccnt).filter(|&c| c_int::try_from(c).is_ok()) else {
+        return base::neg(bindings::EINVAL);
+    };
+    if let Some(net) = av.nic() {
+        // NIC addresses from `node` on, each with endpoint indices from
+        // `service` on.
+        let first = match svc_nic(node, service) {
+            Ok(n) => n,
+            Err(e) => return e,
+        };
+        if count == 0 {
+            return 0;
+        }
+        let next = |i: usize| {
+            let nic = u32::try_from(i / svccnt).ok().and_then(|d| first.nic.checked_add(d));
+            let pid = u16::try_from(i % svccnt).ok().and_then(|d| first.pid.checked_add(d));
+            match (nic, pid) {
+                (Some(nic), Some(pid)) => addr::nic_sockaddr(net, Nic { nic, pid }).map_err(|e| e.to_errno()),
+                _ => Err(base::neg(bindings::EINVAL)),
+            }
+        };
+        return av.insert_all(next, count, kfi_addr, errs);
+    }
     let first = match rules::parse_svc(node, service) {
         Ok(a) => a,
         Err(e) => return err(e),
-    };
-    let Some(count) = nodecnt.checked_mul(svccnt).filter(|&c| c_int::try_from(c).is_ok()) else {
-        return base::neg(bindings::EINVAL);
     };
     if count == 0 {
         return 0;
@@ -428,8 +488,6 @@ pub(crate) unsafe extern "C" fn kfi_util_av_insertsym(
     let next = |i: usize| {
         rules::sym_addr(&first, (i / svccnt) as u64, (i % svccnt) as u64).map(addr::sockaddr).map_err(err)
     };
-    // SAFETY: the AV ops table calls us with one of its AVs.
-    let av = unsafe { Av::from_header(av) };
     av.insert_all(next, count, kfi_addr, errs)
 }
 
@@ -482,11 +540,12 @@ pub(crate) unsafe extern "C" fn kfi_util_av_lookup(
         return base::neg(bindings::EINVAL);
     };
     // SAFETY: the AV ops table calls us with one of its AVs.
-    let Some(a) = unsafe { Av::from_header(av) }.lookup(handle) else {
+    let av = unsafe { Av::from_header(av) };
+    let Some(a) = av.lookup(handle) else {
         return base::neg(bindings::ENOENT);
     };
     let mut buf = [0u8; sys::KFI_UTIL_SOCKADDR_MAX as usize];
-    let n = addr::encode(&a, &mut buf);
+    let n = addr::encode_name(av.nic(), &a, &mut buf);
     let k = n.min(*len);
     if k != 0 {
         if addr.is_null() {
@@ -504,7 +563,7 @@ pub(crate) unsafe extern "C" fn kfi_util_av_lookup(
 /// `buf`, or NULL for a bad address.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_util_av_straddr(
-    _av: *mut sys::kfid_av,
+    av: *mut sys::kfid_av,
     addr: *const c_void,
     buf: *mut c_char,
     len: *mut usize,
@@ -513,13 +572,26 @@ pub(crate) unsafe extern "C" fn kfi_util_av_straddr(
     let Some(len) = (unsafe { len.as_mut() }) else {
         return core::ptr::null();
     };
-    // SAFETY: the consumer's address, read at its family's size.
-    let Ok(a) = (unsafe { addr::read_addr(addr, 0) }) else {
-        return core::ptr::null();
-    };
     let mut w = Text { b: [0; 80], n: 0 };
-    if rules::write_addr(&mut w, &addr::logic_addr(&a)).is_err() {
-        return core::ptr::null();
+    // SAFETY: the AV ops table calls us with one of its AVs.
+    if unsafe { Av::from_header(av) }.nic().is_some() {
+        // A `struct kcxi_addr`, as the cxi provider writes it.
+        if addr.is_null() {
+            return core::ptr::null();
+        }
+        // SAFETY: the consumer's address: 8 bytes, any alignment.
+        let qw = unsafe { addr.cast::<u64>().read_unaligned() };
+        if core::fmt::Write::write_fmt(&mut w, format_args!("fi_addr_cxi://0x{:016x}", qw)).is_err() {
+            return core::ptr::null();
+        }
+    } else {
+        // SAFETY: the consumer's address, read at its family's size.
+        let Ok(a) = (unsafe { addr::read_addr(addr, 0) }) else {
+            return core::ptr::null();
+        };
+        if rules::write_addr(&mut w, &addr::logic_addr(&a)).is_err() {
+            return core::ptr::null();
+        }
     }
     let text = &w.b[..w.n];
     if *len != 0 {

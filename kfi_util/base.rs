@@ -95,6 +95,31 @@ impl Drop for WorkQueue {
     }
 }
 
+/// The provider's device for the DMA API (`kfi_util_dma_device`: what
+/// its domains name through the cxi extension's `get_device` when it has
+/// no device of its own), registered at module init and removed at exit.
+///
+/// # Invariants
+/// At most one exists; it outlives every domain (the provider's
+/// registration, which waits for them, is dropped first).
+pub(crate) struct DmaDevice(());
+
+impl DmaDevice {
+    pub(crate) fn new(name: &'static core::ffi::CStr) -> Result<Self> {
+        // SAFETY: module init; registers the device `drop` removes.
+        kernel::error::to_result(unsafe { sys::kfi_util_dma_device_init(name.as_ptr()) })?;
+        Ok(DmaDevice(()))
+    }
+}
+
+impl Drop for DmaDevice {
+    fn drop(&mut self) {
+        // SAFETY: module exit, after deregistration (no domain is open):
+        // removes what `new` registered.
+        unsafe { sys::kfi_util_dma_device_exit() }
+    }
+}
+
 /// The provider's workqueue.
 pub(crate) fn queue() -> &'static kernel::workqueue::Queue {
     // SAFETY: valid while a `WorkQueue` exists (invariant), which is for

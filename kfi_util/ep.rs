@@ -31,13 +31,14 @@
 //! provider's): transfers may be posted from softirq context, and never
 //! take `binds`.
 
-use super::addr::{self, SockAddr};
+use super::addr::SockAddr;
 use super::av::Av;
 use super::base::{self, einval};
 use super::cq::Cq;
 use super::eq::{CmEvents, Eq};
 use super::fabric::ProvDomain;
 use super::fid::DomainBase;
+use super::logic::nic::NicNet;
 use super::sys;
 use super::logic::xfer::Kind;
 use super::sep::SepBase;
@@ -356,6 +357,13 @@ impl EpBase {
         self.domain
     }
 
+    /// The net of its domain's NIC addresses, if the domain names
+    /// endpoints so.
+    pub(crate) fn nic(&self) -> Option<&NicNet> {
+        // SAFETY: the domain outlives its endpoints (it counts them).
+        unsafe { &*self.domain }.nic()
+    }
+
     /// The endpoint's fid (what its events name).
     pub(crate) fn fid(&self) -> *mut sys::kfid {
         &self.ep.fid as *const sys::kfid as *mut sys::kfid
@@ -404,7 +412,8 @@ impl EpBase {
 /// MSG (or unspecified) endpoint type (-EINVAL), then per direction the
 /// queue size (-EINVAL beyond `rules.max_queue`) and the default operation
 /// flags (-KFI_EBADFLAGS), then `src_addr` (a sockaddr_in or sockaddr_in6
-/// of `src_addrlen` bytes, or NULL: -EINVAL otherwise). The consumer's info
+/// of `src_addrlen` bytes, a `struct kcxi_addr` on a domain of NIC
+/// addresses, or NULL: -EINVAL otherwise). The consumer's info
 /// and the attributes.
 ///
 /// # Safety
@@ -436,8 +445,10 @@ pub(crate) unsafe fn ep_info<'a>(
     let (tx_size, tx_flags) = rules.dir_attrs(unsafe { i.tx_attr.as_ref() }.map(|t| (t.size, t.op_flags)), rules.tx_op_flags)?;
     // SAFETY: as above.
     let (rx_size, rx_flags) = rules.dir_attrs(unsafe { i.rx_attr.as_ref() }.map(|r| (r.size, r.op_flags)), rules.rx_op_flags)?;
-    // SAFETY: `src_addr` holds `src_addrlen` bytes (caller's contract).
-    let src = unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) }.map_err(|e| e.to_errno())?;
+    // SAFETY: `domain` is one of the provider's (only its domain ops table
+    // calls us), open for the call; `src_addr` holds `src_addrlen` bytes
+    // (caller's contract).
+    let src = unsafe { DomainBase::from_header(domain).info_src(i) }.map_err(|e| e.to_errno())?;
     let attrs = EpAttrs { tx_size, rx_size, tx_flags, rx_flags, src, rdm, directed, role: Role::Whole, sep: core::ptr::null() };
     Ok((i, attrs))
 }

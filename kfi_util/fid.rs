@@ -7,6 +7,8 @@
 //! queues and counters on a domain) find their parent's count from the
 //! header alone, without naming the provider's types.
 
+use super::addr::{self, SockAddr};
+use super::logic::nic::NicNet;
 use super::eq::Eq;
 use super::fabric::Fabric;
 use super::sys;
@@ -92,12 +94,19 @@ pub(crate) struct DomainBase {
     /// The fabric the domain was opened on (counts the domain, so it
     /// outlives it).
     fabric: *mut Fabric,
+    /// Set when the domain names endpoints by NIC address (opened from
+    /// an info of format `KFI_ADDR_CXI`, `logic::nic`): its interface's
+    /// net, which completes peers' NIC addresses. Set at open, never
+    /// changed.
+    nic: Option<NicNet>,
 }
 
 impl DomainBase {
     /// A base on fabric `fabric` (which [`super::fabric::open_domain`]
     /// counts) whose header is filled in later by the provider's glue.
-    pub(crate) fn new(fabric: *mut Fabric) -> impl PinInit<Self> {
+    /// `nic`: the net of its NIC addresses, if it names endpoints so
+    /// ([`super::addr::info_nic_net`]).
+    pub(crate) fn new(fabric: *mut Fabric, nic: Option<NicNet>) -> impl PinInit<Self> {
         pin_init!(DomainBase {
             // SAFETY: all-zero is a valid header (NULL pointers, zero class).
             dom: unsafe { core::mem::zeroed() },
@@ -105,7 +114,35 @@ impl DomainBase {
             cntrs <- CntrList::new(),
             mr_eq: AtomicPtr::new(core::ptr::null_mut()),
             fabric,
+            nic,
         })
+    }
+
+    /// The net of its NIC addresses, if it names endpoints by them.
+    pub(crate) fn nic(&self) -> Option<&NicNet> {
+        self.nic.as_ref()
+    }
+
+    /// The source address of an endpoint opened on it from `i`: a socket
+    /// address, or with NIC addresses the `struct kcxi_addr` of an info
+    /// of format `KFI_ADDR_CXI` (`EINVAL` for a bad one or one outside
+    /// the domain's net). `None` when the info has none.
+    ///
+    /// # Safety
+    /// `i.src_addr` is NULL or holds `i.src_addrlen` bytes.
+    pub(crate) unsafe fn info_src(&self, i: &sys::kfi_info) -> Result<Option<SockAddr>> {
+        match (&self.nic, i.addr_format) {
+            (Some(net), sys::KFI_ADDR_CXI) if !i.src_addr.is_null() => {
+                if i.src_addrlen != sys::KFI_UTIL_CXI_ADDR_LEN as usize {
+                    return Err(EINVAL);
+                }
+                // SAFETY: 8 readable bytes (caller's contract).
+                let n = unsafe { addr::read_cxi(i.src_addr) }.ok_or(EINVAL)?;
+                addr::nic_sockaddr(net, n).map(Some)
+            }
+            // SAFETY: the caller's contract.
+            _ => unsafe { addr::read_info_addr(i.src_addr, i.src_addrlen) },
+        }
     }
 
     /// The fabric the domain was opened on (outlives it).

@@ -8,7 +8,7 @@
 
 use super::base::{self, einval, InfoList};
 use super::fabric::Fabric;
-use super::logic::plan::{self, Addr, Family, Iface, Plan};
+use super::logic::plan::{self, Addr, Family, Iface, NicWant, Plan};
 use super::sys::{self, kfi_info};
 use super::Provider;
 use core::ffi::{c_char, c_int, c_void};
@@ -23,22 +23,40 @@ pub(crate) fn info_addr(a: Addr) -> Result<(*mut c_void, usize)> {
     Ok((base::kmemdup(&buf[..len])?, len))
 }
 
-/// The `addr_format` of entries of a family.
-pub(crate) fn addr_format(f: Family) -> u32 {
-    match f {
+/// Writes the address format and the addresses of plan `p` into entry
+/// `e` (whose addresses are of `family`): socket addresses, or for an
+/// entry named by its NIC address (`logic::nic`) a `struct kcxi_addr`
+/// (`KFI_ADDR_CXI`).
+pub(crate) fn set_addrs(e: &mut kfi_info, family: Family, p: &Plan) -> Result {
+    if let Some(n) = p.nic {
+        e.addr_format = sys::KFI_ADDR_CXI;
+        let qw = super::addr::cxi_addr(n);
+        (e.src_addr, e.src_addrlen) = (base::kmemdup(&qw.to_ne_bytes())?, sys::KFI_UTIL_CXI_ADDR_LEN as usize);
+        return Ok(());
+    }
+    e.addr_format = match family {
         Family::V4 => sys::KFI_SOCKADDR_IN,
         Family::V6 => sys::KFI_SOCKADDR_IN6,
+    };
+    if let Some(src) = p.src {
+        (e.src_addr, e.src_addrlen) = info_addr(src)?;
     }
+    if let Some(dest) = p.dest {
+        (e.dest_addr, e.dest_addrlen) = info_addr(dest)?;
+    }
+    Ok(())
 }
 
-/// The family the hints' `addr_format` asks for: `Ok(None)` for either
-/// (`KFI_FORMAT_UNSPEC`, `KFI_SOCKADDR`), `Err` for a format the toolkit's
-/// providers do not offer.
-pub(crate) fn wanted_family(format: u32) -> core::result::Result<Option<Family>, ()> {
+/// The family the hints' `addr_format` asks for (`None` for either:
+/// `KFI_FORMAT_UNSPEC`, `KFI_SOCKADDR`) and whether NIC addresses are
+/// wanted; `Err` for a format the toolkit's providers do not offer.
+pub(crate) fn wanted_format(format: u32) -> core::result::Result<(Option<Family>, NicWant), ()> {
     match format {
-        sys::KFI_FORMAT_UNSPEC | sys::KFI_SOCKADDR => Ok(None),
-        sys::KFI_SOCKADDR_IN => Ok(Some(Family::V4)),
-        sys::KFI_SOCKADDR_IN6 => Ok(Some(Family::V6)),
+        sys::KFI_FORMAT_UNSPEC => Ok((None, NicWant::Allow)),
+        sys::KFI_SOCKADDR => Ok((None, NicWant::No)),
+        sys::KFI_SOCKADDR_IN => Ok((Some(Family::V4), NicWant::No)),
+        sys::KFI_SOCKADDR_IN6 => Ok((Some(Family::V6), NicWant::No)),
+        sys::KFI_ADDR_CXI => Ok((Some(Family::V4), NicWant::Only)),
         _ => Err(()),
     }
 }
@@ -158,7 +176,7 @@ pub(crate) unsafe fn getinfo<'t>(
     // V6ONLY sockets): the family is chosen here.
     // SAFETY: as above.
     let format = unsafe { hints.as_ref() }.map_or(sys::KFI_FORMAT_UNSPEC, |h| h.addr_format);
-    let Ok(family) = wanted_family(format) else {
+    let Ok((family, nic)) = wanted_format(format) else {
         return base::neg(bindings::ENODATA);
     };
     // On the heap: 64 plans of two addresses are too much for the stack.
@@ -175,7 +193,7 @@ pub(crate) unsafe fn getinfo<'t>(
     let source = flags & sys::KFI_SOURCE as u64 != 0;
     // SAFETY: the core passes NULL or valid strings.
     let (node, service) = unsafe { (base::c_bytes(node), base::c_bytes(service)) };
-    let n = match plan::plan(views, source, node, service, family, &mut plans) {
+    let n = match plan::plan_with(views, source, node, service, family, nic, &mut plans) {
         Ok(n) => n,
         Err(e) => return e.errno(),
     };
@@ -191,7 +209,9 @@ pub(crate) unsafe fn getinfo<'t>(
             continue;
         }
         for (v, &ty) in variants.iter().enumerate() {
-            if !offered(ty) || !keep(p, source, v) {
+            // NIC addresses name endpoints of an AV (RDM), not the
+            // socket addresses MSG endpoints connect to.
+            if !offered(ty) || !keep(p, source, v) || (p.nic.is_some() && ty == sys::KFI_EP_MSG) {
                 continue;
             }
             let r = list.push().and_then(|e| {
@@ -229,7 +249,7 @@ pub(crate) fn connreq_info(
     op_flags: (u64, u64),
 ) -> Result<*mut kfi_info> {
     let mut list = InfoList::new();
-    let p = Plan { iface: 0, src: Some(local), dest: Some(peer) };
+    let p = Plan { iface: 0, src: Some(local), dest: Some(peer), nic: None };
     let e = list.push()?;
     fill(e, None, &p, (sys::KFI_MAJOR_VERSION << 16) | sys::KFI_MINOR_VERSION)?;
     // The endpoint accepted from it applies its op flags as defaults: the

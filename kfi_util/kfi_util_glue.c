@@ -8,6 +8,8 @@
  * (named after the module) and its own WARN prefix.
  */
 #include <linux/random.h>
+#include <linux/dma-mapping.h>
+#include <linux/platform_device.h>
 #include <linux/bvec.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -31,6 +33,7 @@
 #include <net/net_namespace.h>
 
 #include <kfi_enosys.h>
+#include <kfi_cxi_ext.h>
 #include "util_sys.h"
 #include "util_iter.h"
 #include "../kfi_trigger/trigger_sys.h"
@@ -1002,6 +1005,154 @@ size_t kfi_util_addr_encode(const struct kfi_util_addr *a, void *out)
 	}
 }
 
+/**
+ * kfi_util_cxi_addr() - Pack a struct kcxi_addr.
+ * @nic: NIC address (its low 20 bits are kept).
+ * @pid: Endpoint index (its low 12 bits are kept).
+ *
+ * Return: The address's 64-bit word, flags 0.
+ */
+uint64_t kfi_util_cxi_addr(uint32_t nic, uint32_t pid)
+{
+	struct kcxi_addr a = { .qw = 0 };
+
+	a.nic = nic;
+	a.pid = pid;
+	return a.qw;
+}
+
+/**
+ * kfi_util_cxi_parts() - Unpack a struct kcxi_addr.
+ * @qw: The address's 64-bit word.
+ * @nic: Its NIC address.
+ * @pid: Its endpoint index.
+ * @flags: Its flags.
+ */
+void kfi_util_cxi_parts(uint64_t qw, uint32_t *nic, uint32_t *pid,
+			uint32_t *flags)
+{
+	struct kcxi_addr a = { .qw = qw };
+
+	*nic = a.nic;
+	*pid = a.pid;
+	*flags = a.flags;
+}
+
+/*
+ * The cxi provider's extension interfaces (include/kfi_cxi_ext.h), which
+ * consumers written for it open by name (Lustre's kfilnd opens the fabric's
+ * unconditionally and sizes its scalable endpoints by the answer, and maps
+ * its KFI_SGL buffers for the domain's device). Every other name is
+ * -KFI_ENOSYS.
+ */
+static int kfi_util_cxi_dynamic_rsrc(struct kfid *fid, bool enable)
+{
+	/*
+	 * Domains always take their sizes from the info they are opened
+	 * with (the dynamic mode); the static one has nothing to select.
+	 */
+	return fid && fid->fclass == KFI_CLASS_FABRIC ? 0 : -EINVAL;
+}
+
+static struct kfi_cxi_fabric_ops kfi_util_cxi_fabric_ops = {
+	.enable_dynamic_rsrc_alloc = kfi_util_cxi_dynamic_rsrc,
+};
+
+static int kfi_util_cxi_get_device(struct kfid *fid, struct device **device)
+{
+	if (!fid || fid->fclass != KFI_CLASS_DOMAIN || !device)
+		return -EINVAL;
+	*device = kfi_prov_domain_device(container_of(fid, struct kfid_domain,
+						      fid));
+	return *device ? 0 : -KFI_ENOSYS;
+}
+
+/*
+ * A device for the DMA API with no hardware behind it: a platform device of
+ * the provider's name with a 64-bit mask and no IOMMU, so that a mapping is
+ * the direct one. It is what a provider's domains name (get_device) when
+ * the provider moves bytes through the pages of consumers' buffers, never
+ * their DMA addresses (kfi_tcp; kfi_verbs on devices without a DMA device
+ * of their own, rxe and siw). Registered at module init, removed at exit
+ * (open domains hold the module).
+ */
+static struct platform_device *kfi_util_dma_pdev;
+
+/**
+ * kfi_util_dma_device_init() - Register the provider's device (module init).
+ * @name: Its name (the provider module's).
+ *
+ * Return: 0, or a negative errno.
+ */
+int kfi_util_dma_device_init(const char *name)
+{
+	struct platform_device *pdev;
+	int rc;
+
+	pdev = platform_device_register_simple(name, PLATFORM_DEVID_NONE,
+					       NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	rc = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (rc) {
+		platform_device_unregister(pdev);
+		return rc;
+	}
+	kfi_util_dma_pdev = pdev;
+	return 0;
+}
+
+/**
+ * kfi_util_dma_device_exit() - Remove the provider's device (module exit).
+ */
+void kfi_util_dma_device_exit(void)
+{
+	platform_device_unregister(kfi_util_dma_pdev);
+	kfi_util_dma_pdev = NULL;
+}
+
+/**
+ * kfi_util_dma_device() - The provider's device.
+ *
+ * Return: The device registered by kfi_util_dma_device_init().
+ */
+struct device *kfi_util_dma_device(void)
+{
+	return &kfi_util_dma_pdev->dev;
+}
+
+static struct kfi_cxi_domain_ops kfi_util_cxi_domain_ops = {
+	.get_device = kfi_util_cxi_get_device,
+};
+
+static int kfi_util_ops_open(struct kfid *fid, const char *name,
+			     uint64_t flags, void **ops, void *context,
+			     const char *want, void *table)
+{
+	if (!name || !ops)
+		return -EINVAL;
+	if (strcmp(name, want))
+		return -KFI_ENOSYS;
+	if (flags)
+		return -EINVAL;
+	*ops = table;
+	return 0;
+}
+
+static int kfi_util_fabric_ops_open(struct kfid *fid, const char *name,
+				    uint64_t flags, void **ops, void *context)
+{
+	return kfi_util_ops_open(fid, name, flags, ops, context,
+				 KFI_CXI_FAB_OPS_1, &kfi_util_cxi_fabric_ops);
+}
+
+static int kfi_util_domain_ops_open(struct kfid *fid, const char *name,
+				    uint64_t flags, void **ops, void *context)
+{
+	return kfi_util_ops_open(fid, name, flags, ops, context,
+				 KFI_CXI_DOM_OPS_1, &kfi_util_cxi_domain_ops);
+}
+
 /*
  * Fabrics (kfi_util/fabric.rs). Their domains and passive endpoints are the
  * provider's: kfi_prov_fabric_domain(), kfi_prov_fabric_passive_ep().
@@ -1011,7 +1162,7 @@ static struct kfi_ops kfi_util_fabric_fid_ops = {
 	.close = kfi_util_fabric_close,
 	.bind = kfi_no_bind,
 	.control = kfi_no_control,
-	.ops_open = kfi_no_ops_open,
+	.ops_open = kfi_util_fabric_ops_open,
 };
 
 static struct kfi_ops_fabric kfi_util_fabric_ops = {
@@ -1059,7 +1210,7 @@ static struct kfi_ops kfi_util_domain_fid_ops = {
 	.close = kfi_util_domain_close,
 	.bind = kfi_util_domain_bind,
 	.control = kfi_util_domain_control,
-	.ops_open = kfi_no_ops_open,
+	.ops_open = kfi_util_domain_ops_open,
 };
 
 static struct kfi_ops_domain kfi_util_domain_ops = {

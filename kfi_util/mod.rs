@@ -183,6 +183,7 @@ pub(crate) mod logic {
     pub mod av;
     pub mod rxm;
     pub mod connmap;
+    pub mod nic;
     // The core's numeric host and port parser, which `plan` uses.
     #[path = "../../rust/logic/host.rs"]
     pub mod host;

@@ -548,10 +548,14 @@ pub(crate) unsafe extern "C" fn kfi_util_sep_rx_ctx(
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_util_sep_getname(fid: *mut sys::kfid, addr: *mut c_void, len: *mut usize) -> c_int {
     // SAFETY: only installed on our scalable endpoints.
-    let s = unsafe { PSep::from_base(SepBase::from_fid(fid)) };
+    let b = unsafe { SepBase::from_fid(fid) };
+    // SAFETY: as above.
+    let s = unsafe { PSep::from_base(b) };
+    // SAFETY: the domain outlives its endpoints (it counts them).
+    let nic = unsafe { &*b.domain() }.nic();
     match s.name() {
         // SAFETY: buffers as given by the consumer (API contract).
-        Some(a) => unsafe { super::addr::write_addr(&a, addr, len) },
+        Some(a) => unsafe { super::addr::write_name(nic, &a, addr, len) },
         None => -(sys::KFI_EOPBADSTATE as c_int),
     }
 }

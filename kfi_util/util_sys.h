@@ -352,6 +352,16 @@ int kfi_util_addr_decode(const void *sa, size_t len, struct kfi_util_addr *out);
 size_t kfi_util_addr_encode(const struct kfi_util_addr *a, void *out);
 size_t kfi_util_addr_len(unsigned int family);
 
+/*
+ * NIC addresses (kfi_util/logic/nic.rs): the cxi provider's struct
+ * kcxi_addr (include/kfi_cxi_ext.h), packed and unpacked here so that the
+ * bit-field layout is the compiler's, as consumers see it.
+ */
+#define KFI_UTIL_CXI_ADDR_LEN 8
+uint64_t kfi_util_cxi_addr(uint32_t nic, uint32_t pid);
+void kfi_util_cxi_parts(uint64_t qw, uint32_t *nic, uint32_t *pid,
+			uint32_t *flags);
+
 /* Fabrics: the ops tables (kfi_util_glue.c) and what they call. */
 void kfi_util_fabric_init(struct kfid_fabric *fabric, void *context);
 bool kfi_util_is_fabric(const struct kfid_fabric *fabric);
@@ -433,6 +443,24 @@ int kfi_util_domain_bind(struct kfid *fid, struct kfid *bfid, uint64_t flags);
  */
 int kfi_prov_domain_endpoint(struct kfid_domain *domain, struct kfi_info *info,
 			     struct kfid_ep **ep, void *context);
+
+/**
+ * kfi_prov_domain_device() - The device a domain's consumers map memory
+ *	for (the cxi extension's get_device, include/kfi_cxi_ext.h); defined
+ *	by the provider.
+ * @domain: One of the provider's domains.
+ *
+ * Context: Any.
+ * Return: A device valid for the DMA API while the domain is open (its
+ *	provider keeps it until its module unloads, which open domains
+ *	prevent).
+ */
+struct device *kfi_prov_domain_device(struct kfid_domain *domain);
+
+/* A provider's direct-mapped device (kfi_util_glue.c). */
+int kfi_util_dma_device_init(const char *name);
+void kfi_util_dma_device_exit(void);
+struct device *kfi_util_dma_device(void);
 
 /*
  * Memory regions: the provider's object (embedding the toolkit's MrBase),

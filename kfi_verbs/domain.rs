@@ -9,7 +9,7 @@
 //! counts its open children (CQs, counters, endpoints): closing it with
 //! any open fails with -EBUSY.
 
-use crate::ffi::{kfi_info, sys, DevRef};
+use crate::ffi::{self, kfi_info, sys, DevRef, Ports};
 use crate::logic::atomic;
 use crate::util::logic::xfer::Kind;
 use crate::util::base::{self, einval};
@@ -96,11 +96,23 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     let Some(dev) = DevRef::get(name, unsafe { Fabric::net(f) }) else {
         return base::neg(bindings::ENODEV);
     };
+    // Endpoints named by NIC address: the net of the address of the
+    // device's network devices that the info names.
+    let (Ok(ports), Ok(ifaces)) = (Ports::read(), base::Ifaces::read()) else {
+        return base::neg(bindings::ENOMEM);
+    };
+    let ours = |index: u32| ports.get().iter().any(|p| ffi::dev_name(p) == name && i64::from(p.ifindex) == i64::from(index));
+    // SAFETY: the consumer's info, valid for the call (its addresses as
+    // its lengths say).
+    let nic = match unsafe { crate::util::addr::info_nic_net(info, ifaces.views().filter(|v| ours(v.index))) } {
+        Ok(n) => n,
+        Err(e) => return e.to_errno(),
+    };
     let mut n = ([0u8; NAME_MAX], name.len());
     n.0[..name.len()].copy_from_slice(name);
     let atomics = dev.atomics();
     let init = pin_init!(Domain {
-        base <- DomainBase::new(f),
+        base <- DomainBase::new(f, nic),
         dev,
         name: n,
         atomics,
@@ -108,6 +120,15 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     // SAFETY: `f` is live (as above); `dom` was checked; the glue fills a
     // domain header.
     unsafe { open_domain(f, init, sys::kfi_verbs_glue_domain_init, context, dom) }
+}
+
+/// The cxi extension's `get_device` (kfi_util_glue.c): the device the
+/// domain's consumers map memory for.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_prov_domain_device(domain: *mut sys::kfid_domain) -> *mut sys::device {
+    // SAFETY: only the toolkit's domain ops table calls this, with one of
+    // our live domains (the consumer holds it open for the call).
+    unsafe { Domain::from_fid(&mut (*domain).fid) }.dev().dma()
 }
 
 // SAFETY: `#[repr(C)]` with its `DomainBase` first (asserted above);

@@ -588,7 +588,7 @@ pub(crate) unsafe extern "C" fn kfi_verbs_ep_getname(fid: *mut sys::kfid, addr: 
     if let Some(r) = e.rdm.lock().as_ref() {
         let a = r.name();
         // SAFETY: buffers as given by the consumer (API contract).
-        return unsafe { addr::write_addr(&a, addr, len) };
+        return unsafe { crate::util::addr::write_name(e.base.nic(), &a, addr, len) };
     }
     let a = match (e.conn.addr(false), e.src) {
         (Ok(a), _) => a,

@@ -132,6 +132,14 @@ impl DevRef {
         unsafe { sys::kfi_verbs_dev_atomics(self.as_ptr()) }
     }
 
+    /// The device the domain's consumers map memory for (the cxi
+    /// extension's `get_device`), valid while this reference is. Any
+    /// context.
+    pub(crate) fn dma(&self) -> *mut sys::device {
+        // SAFETY: a device this value references.
+        unsafe { sys::kfi_verbs_dev_dma(self.as_ptr()) }
+    }
+
     /// The device, for kfi_verbs_cm.c (which takes its own reference).
     fn as_ptr(&self) -> *mut sys::kfi_verbs_dev {
         self.0.as_ptr()

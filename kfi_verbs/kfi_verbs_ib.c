@@ -44,7 +44,25 @@ static LIST_HEAD(kfi_verbs_devs);
 
 static void kfi_verbs_dev_free(struct kref *ref)
 {
-	kfree(container_of(ref, struct kfi_verbs_dev, ref));
+	struct kfi_verbs_dev *d = container_of(ref, struct kfi_verbs_dev, ref);
+
+	put_device(d->dma);
+	kfree(d);
+}
+
+/**
+ * kfi_verbs_dev_dma() - The device a domain's consumers map memory for (the
+ *	cxi extension's get_device): the RDMA device's DMA device, or for a
+ *	device that maps virtually (rxe, siw) or through an IOMMU (which may
+ *	merge a scatterlist's entries: the provider reads them by page) the
+ *	toolkit's direct-mapped one.
+ * @d: The device (referenced).
+ *
+ * Context: Any. Return: The device, valid while @d is referenced.
+ */
+struct device *kfi_verbs_dev_dma(struct kfi_verbs_dev *d)
+{
+	return d->dma ?: kfi_util_dma_device();
 }
 
 /**
@@ -375,6 +393,13 @@ static int kfi_verbs_add(struct ib_device *ib)
 		return ret;
 	}
 	d->ib = ib;
+	/*
+	 * Consumers map KFI_SGL buffers for this device and pass the mapped
+	 * entry count (kfilnd); the provider reads them by page, which is
+	 * right only if mapping merges no entries: no IOMMU.
+	 */
+	if (!ib_uses_virt_dma(ib) && !device_iommu_mapped(ib->dma_device))
+		d->dma = get_device(ib->dma_device);
 	strscpy(d->name, dev_name(&ib->dev), sizeof(d->name));
 	ib_set_client_data(ib, &kfi_verbs_client, d);
 	mutex_lock(&kfi_verbs_devs_lock);

@@ -117,17 +117,19 @@ struct KfiVerbs {
     // Dropped in this order: deregistration first (it waits until no
     // fabric is open, so no domain holds a device), then the ib_client
     // (its remove callback frees each device's protection domain), then
-    // the workqueue.
+    // the workqueue and the direct-mapped device.
     _provider: util::base::Registration,
     _client: ffi::IbClient,
     _wq: util::base::WorkQueue,
+    _dma: util::base::DmaDevice,
 }
 
 impl kernel::Module for KfiVerbs {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        let dma = util::base::DmaDevice::new(c"kfi_verbs")?;
         let wq = util::base::WorkQueue::new()?;
         let client = ffi::IbClient::register()?;
         let provider = util::base::Registration::new(prov::provider())?;
-        Ok(KfiVerbs { _provider: provider, _client: client, _wq: wq })
+        Ok(KfiVerbs { _provider: provider, _client: client, _wq: wq, _dma: dma })
     }
 }

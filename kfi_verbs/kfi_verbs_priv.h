@@ -44,6 +44,10 @@ struct kfi_verbs_regchan;
  * @pd: The protection domain of every kfabric domain on the device;
  *	NULL once removed.
  * @name: The device's name (updated on rename).
+ * @dma: The device's DMA device, referenced for the life of this
+ *	structure (what the cxi extension's get_device names); NULL for
+ *	devices that map virtually (rxe, siw) or through an IOMMU, whose
+ *	domains name the provider's own direct-mapped device.
  * @conns_lock: Protects @conns among the holders of @lock for read.
  * @conns: The connections with a queue pair on the device
  *	(struct kfi_verbs_conn.node).
@@ -65,6 +69,7 @@ struct kfi_verbs_dev {
 	struct ib_device *ib;
 	struct ib_pd *pd;
 	char name[IB_DEVICE_NAME_MAX];
+	struct device *dma;
 	struct mutex conns_lock;
 	struct list_head conns;
 	struct mutex mr_lock;

@@ -26,7 +26,7 @@ use crate::logic::info::{fabric_name, queue_size};
 use crate::logic::plan::{Family, Iface, Plan};
 use crate::logic::writer::BufWriter;
 use crate::util::base::{self, einval, Ifaces};
-use crate::util::getinfo::{addr_format, fill_common, getinfo, info_addr};
+use crate::util::getinfo::{fill_common, getinfo, set_addrs};
 use core::ffi::{c_char, c_int};
 use kernel::bindings;
 use kernel::prelude::*;
@@ -152,13 +152,7 @@ pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port,
     }
     e.caps = tx_caps | rx_caps | DOMAIN_CAPS;
     e.mode = 0;
-    e.addr_format = addr_format(family);
-    if let Some(src) = p.src {
-        (e.src_addr, e.src_addrlen) = info_addr(src)?;
-    }
-    if let Some(dest) = p.dest {
-        (e.dest_addr, e.dest_addrlen) = info_addr(dest)?;
-    }
+    set_addrs(e, family, p)?;
     // SAFETY: kfi_allocinfo allocated all five attributes.
     let (tx, rx, ep, dom, fab) = unsafe {
         (&mut *e.tx_attr, &mut *e.rx_attr, &mut *e.ep_attr, &mut *e.domain_attr, &mut *e.fabric_attr)

@@ -74,6 +74,7 @@ struct kfi_verbs_dev *kfi_verbs_dev_get(const char *name, size_t len,
 void kfi_verbs_dev_put(struct kfi_verbs_dev *dev);
 bool kfi_verbs_dev_iwarp(struct kfi_verbs_dev *dev);
 bool kfi_verbs_dev_atomics(struct kfi_verbs_dev *dev);
+struct device *kfi_verbs_dev_dma(struct kfi_verbs_dev *d);
 int kfi_verbs_route_ifindex(const struct kfi_util_addr *dst);
 
 /* Connections (kfi_verbs_cm.c): rdma_cm ids and their queue pairs. */

@@ -20,12 +20,14 @@ pub mod av;
 pub mod rxm;
 #[path = "../../kfi_util/logic/connmap.rs"]
 pub mod connmap;
+#[path = "../../kfi_util/logic/nic.rs"]
+pub mod nic;
 // The core's numeric host and port parser, which `plan` uses.
 #[path = "../../rust/logic/host.rs"]
 pub mod host;
 
 /// The module tree as a provider sees it: `crate::util::logic::{cq, eq,
-/// xfer, plan, mr, av, rxm, connmap, host}`.
+/// xfer, plan, mr, av, rxm, connmap, nic, host}`.
 pub mod logic {
-    pub use crate::{av, connmap, cq, eq, host, mr, plan, rxm, xfer};
+    pub use crate::{av, connmap, cq, eq, host, mr, nic, plan, rxm, xfer};
 }

@@ -23,6 +23,7 @@
 //! then matches nothing.
 
 use super::host;
+use super::nic::{self, Nic, NicNet};
 
 /// An address family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -112,6 +113,11 @@ pub struct Iface<'a> {
 }
 
 impl Iface<'_> {
+    /// The IPv4 address bytes (meaningful for [`Family::V4`] only).
+    pub fn ip4(&self) -> [u8; 4] {
+        [self.addr[0], self.addr[1], self.addr[2], self.addr[3]]
+    }
+
     /// The prefix, at most the family's bits.
     pub fn prefix_len(&self) -> u8 {
         self.prefix.min(self.family.bits())
@@ -162,6 +168,9 @@ pub struct Plan {
     pub src: Option<Addr>,
     /// `dest_addr` of the entry, if any.
     pub dest: Option<Addr>,
+    /// The entry names `src` by its NIC address (`KFI_ADDR_CXI`,
+    /// [`super::nic`]): `src` is the IPv4 address and port it stands for.
+    pub nic: Option<Nic>,
 }
 
 /// Why no plan could be made; [`PlanError::errno`] gives the return code.
@@ -212,10 +221,25 @@ pub fn node_addr(ifaces: &[Iface<'_>], node: &[u8]) -> Result<Addr, PlanError> {
     Ok(Addr::v6(a, 0, scope))
 }
 
+/// Whether entries may name their source by NIC address (the hints'
+/// `addr_format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum NicWant {
+    /// Socket addresses only (`KFI_SOCKADDR*`).
+    #[default]
+    No,
+    /// NIC addresses for an interface named as node, socket addresses
+    /// otherwise (`KFI_FORMAT_UNSPEC`).
+    Allow,
+    /// NIC addresses only (`KFI_ADDR_CXI`).
+    Only,
+}
+
 /// Plans the entries for a `kgetinfo` call into `out`; returns how many.
 /// `family`: only entries of that family (`None`: both). Entries beyond
 /// `out.len()` are dropped (callers size `out` to the interface count,
-/// which is always enough).
+/// which is always enough). Socket addresses only: [`plan_with`] with
+/// [`NicWant::No`].
 pub fn plan(
     ifaces: &[Iface<'_>],
     source: bool,
@@ -224,6 +248,34 @@ pub fn plan(
     family: Option<Family>,
     out: &mut [Plan],
 ) -> Result<usize, PlanError> {
+    plan_with(ifaces, source, node, service, family, NicWant::No, out)
+}
+
+/// [`plan`], and a source node naming an interface (`eth0`: kfilnd's
+/// `kfi_getinfo(0, "<interface>", "<net number>", KFI_SOURCE, ...)`): an
+/// entry per address of that interface; with `nic` [`NicWant::Allow`] or
+/// [`NicWant::Only`], per IPv4 address, named by its NIC address and the
+/// service as endpoint index ([`super::nic`]: a decimal below 4096, the
+/// port [`nic::PORT_BASE`] + it); otherwise the service is the port.
+/// With [`NicWant::Only`] other nodes match nothing.
+pub fn plan_with(
+    ifaces: &[Iface<'_>],
+    source: bool,
+    node: Option<&[u8]>,
+    service: Option<&[u8]>,
+    family: Option<Family>,
+    nic: NicWant,
+    out: &mut [Plan],
+) -> Result<usize, PlanError> {
+    let iface_node = node.filter(|n| source && node_addr(ifaces, n).is_err() && ifaces.iter().any(|i| i.name == *n));
+    if let Some(name) = iface_node {
+        return plan_iface(ifaces, name, service, family, nic, out);
+    }
+    if nic == NicWant::Only {
+        // A bad node stays a bad node; a good one names no interface.
+        node.map(|n| node_addr(ifaces, n)).transpose()?;
+        return Err(PlanError::NoMatch);
+    }
     let port = match service {
         None => 0,
         Some(s) => host::parse_port(s).ok_or(PlanError::BadService)?,
@@ -253,7 +305,7 @@ pub fn plan(
             let hit = want.map_or(true, |a| a.addr == i.addr && (a.scope == 0 || a.scope == i.index));
             if hit {
                 let src = (service.is_some() || want.is_some()).then(|| i.local(port));
-                push(Plan { iface: idx, src, dest: None });
+                push(Plan { iface: idx, src, dest: None, nic: None });
             }
         }
     } else if let Some(mut dest) = node {
@@ -266,10 +318,48 @@ pub fn plan(
                 let d = dest.unwrap_or_default();
                 let scoped_elsewhere = d.scope != 0 && d.scope != i.index;
                 if !scoped_elsewhere && i.holds(&d) == first {
-                    push(Plan { iface: idx, src: None, dest });
+                    push(Plan { iface: idx, src: None, dest, nic: None });
                 }
             }
         }
+    }
+    if n == 0 {
+        Err(PlanError::NoMatch)
+    } else {
+        Ok(n)
+    }
+}
+
+/// The entries of interface `name` ([`plan_with`]).
+fn plan_iface(
+    ifaces: &[Iface<'_>],
+    name: &[u8],
+    service: Option<&[u8]>,
+    family: Option<Family>,
+    want: NicWant,
+    out: &mut [Plan],
+) -> Result<usize, PlanError> {
+    let nic_mode = want != NicWant::No;
+    let pid = match (service, nic_mode) {
+        (None, _) => 0,
+        (Some(s), true) => nic::parse_pid(s).ok_or(PlanError::BadService)?,
+        (Some(s), false) => host::parse_port(s).ok_or(PlanError::BadService)?,
+    };
+    let family = if nic_mode { Some(Family::V4) } else { family };
+    let mut n = 0;
+    let of_family = |i: &&Iface<'_>| family.map_or(true, |f| f == i.family);
+    for (idx, i) in ifaces.iter().enumerate().filter(|(_, i)| i.up && i.name == name) {
+        if !of_family(&i) || n == out.len() {
+            continue;
+        }
+        out[n] = if nic_mode {
+            let (_, own) = NicNet::of(i.ip4(), i.prefix_len());
+            let id = Nic { nic: own, pid };
+            Plan { iface: idx, src: Some(i.local(id.port())), dest: None, nic: Some(id) }
+        } else {
+            Plan { iface: idx, src: service.map(|_| i.local(pid)), dest: None, nic: None }
+        };
+        n += 1;
     }
     if n == 0 {
         Err(PlanError::NoMatch)

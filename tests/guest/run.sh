@@ -228,11 +228,13 @@ check)
 	[ -e /sys/kernel/debug/kmemleak ] && iters=4
 	"$(dirname "$0")/../pingpong/verbs.sh" "$ko" $iters
 	# a consumer of the public headers making Lustre kfilnd's calls (over
-	# kfi_tcp on 127.0.0.1; its bulk case also over kfi_verbs on kv_rxe)
+	# kfi_tcp on lo; its bulk case also over kfi_verbs on kv_rxe, whose
+	# network device kva has 10.95.0.1/24: NIC address 1)
 	# (128 MiB over verbs on the debug kernel: rxe falls behind there)
 	mib=1024
 	[ -e /sys/kernel/debug/kmemleak ] && mib=128
-	kunit_module "$kfilnd_kunit" verbs_node=10.95.0.1 verbs_mib=$mib
+	kunit_module "$kfilnd_kunit" verbs_node=10.95.0.1 verbs_if=kva \
+		verbs_nic=1 verbs_mib=$mib
 	result unload_verbs rmmod kfi_verbs
 	result verbs_devices_removed "$(dirname "$0")/verbs.sh" teardown
 	# injected allocation failures along every allocating path

@@ -2,8 +2,11 @@
 /*
  * KUnit suite kfi_kfilnd: a consumer written only against the public
  * headers (include/), making the calls Lustre's kfilnd makes, with its
- * hints, flags and completion handling, as far as MSG endpoints go, over
- * whatever provider serves 127.0.0.1 (kfi_tcp in `make check`).
+ * hints, flags and completion handling, over kfi_tcp on lo (and
+ * kfi_kfilnd_verbs over kfi_verbs): discovery by interface name with the
+ * network number as service, NIC addresses (struct kcxi_addr) for its NID
+ * and its peers (kfi_av_insertsvc of "%#x" and "%u"), the cxi fabric and
+ * domain ops (get_device, KFI_SGL buffers mapped for it).
  *
  * Two kfilnd generations are followed (see Documentation/testing.md):
  * - current kfilnd (lustre-release master, lnet/klnds/kfilnd/): its
@@ -30,10 +33,12 @@
 #include <linux/bvec.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/dma-mapping.h>
 #include <linux/in.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wait.h>
@@ -49,9 +54,17 @@
 #include <kfi_rma.h>
 #include <kfi_tagged.h>
 
-/* kfilnd's node is the NI's address; its service the LNet network number. */
+/*
+ * kfilnd's node is the NI's interface (ni_interface); its service the LNet
+ * network number. The MSG cases name the interface's address instead
+ * (their endpoints connect by socket address).
+ */
 #define KFL_NODE	"127.0.0.1"
+#define KFL_IFNAME	"lo"
+#define KFL_NIC		1	/* 127.0.0.1/8: its low 20 bits */
 #define KFL_SERVICE	"0"
+/* The CPU partitions kfilnd sizes its contexts and CQs by. */
+#define KFL_NCPTS	2
 /* LNET_MAX_IOV and LNET_MAX_PAYLOAD (LNET_MTU). */
 #define KFL_MAX_IOV	256
 #define KFL_MAX_PAYLOAD	(1 << 20)
@@ -360,6 +373,9 @@ struct kfl {
 	struct kfl_pages *pages[6];
 	void *buf[8];
 	struct kfi_rma_iov *riov;
+	/* kfilnd's discovery: node = the interface, service = net number */
+	bool by_if;
+	char svc[8];
 };
 
 /* Client transmit/receive, server transmit/receive CQs. */
@@ -507,6 +523,8 @@ static void kfl_hints(struct kunit *test, struct kfl *f, enum kfl_gen gen)
  * too).
  */
 static const char *kfl_node = KFL_NODE;
+static const char *kfl_ifname = KFL_IFNAME;
+static int kfl_nic = KFL_NIC;
 static const char *kfl_prov;
 /*
  * What kfi_kfilnd_verbs adds to kfilnd's hints: KFI_MR_PROV_KEY (the
@@ -518,6 +536,12 @@ static int kfl_mr_mode;
 static char *verbs_node;
 module_param(verbs_node, charp, 0444);
 MODULE_PARM_DESC(verbs_node, "Address of the RDMA device kfi_kfilnd_verbs uses");
+static char *verbs_if;
+module_param(verbs_if, charp, 0444);
+MODULE_PARM_DESC(verbs_if, "Network device of that RDMA device");
+static int verbs_nic = -1;
+module_param(verbs_nic, int, 0444);
+MODULE_PARM_DESC(verbs_nic, "NIC address of verbs_if's address (-1: not checked)");
 /*
  * The MiB kfi_kfilnd_verbs moves: 1024, fewer on the debug kernel, where
  * rxe's packet processing falls behind its senders under KASAN and its
@@ -527,14 +551,39 @@ static unsigned int verbs_mib = 1024;
 module_param(verbs_mib, uint, 0444);
 MODULE_PARM_DESC(verbs_mib, "MiB kfi_kfilnd_verbs moves (1024)");
 
-static int kfl_getinfo(struct kfi_info *hints, struct kfi_info **info)
+static int kfl_getinfo(struct kfl *f, struct kfi_info *hints,
+		       struct kfi_info **info)
 {
 	if (kfl_prov && hints && !hints->fabric_attr->prov_name) {
 		hints->fabric_attr->prov_name = kstrdup(kfl_prov, GFP_KERNEL);
 		if (!hints->fabric_attr->prov_name)
 			return -ENOMEM;
 	}
+	if (f->by_if)
+		return kfi_getinfo(0, kfl_ifname, f->svc, KFI_SOURCE, hints,
+				   info);
 	return kfi_getinfo(0, kfl_node, KFL_SERVICE, KFI_SOURCE, hints, info);
+}
+
+/*
+ * kfilnd_dev_alloc's address: an 8-byte struct kcxi_addr whose nic becomes
+ * the NID, pid the network number (the service).
+ */
+static void kfl_check_cxi(struct kunit *test, struct kfl *f,
+			  const struct kfi_info *i)
+{
+	const struct kcxi_addr *a = i->src_addr;
+	unsigned int net;
+
+	KUNIT_EXPECT_EQ(test, i->addr_format, (u32)KFI_ADDR_CXI);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_EQ(test, i->src_addrlen, sizeof(struct kcxi_addr));
+	KUNIT_EXPECT_NULL(test, i->dest_addr);
+	if (kfl_nic >= 0)
+		KUNIT_EXPECT_EQ(test, (int)a->nic, kfl_nic);
+	KUNIT_ASSERT_EQ(test, kstrtouint(f->svc, 10, &net), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->pid, net);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->flags, 0U);
 }
 
 /*
@@ -543,15 +592,25 @@ static int kfl_getinfo(struct kfi_info *hints, struct kfi_info **info)
  * takes the first), then its RDM entry; the first meets every limit, with
  * the op flags, traffic classes and a copy of the auth key carried over.
  */
-static void kfl_check_info(struct kunit *test, const struct kfi_info *i,
-			   const struct kfi_info *h)
+static void kfl_check_info(struct kunit *test, struct kfl *f,
+			   const struct kfi_info *i, const struct kfi_info *h)
 {
 	const struct sockaddr_in *sin = i->src_addr;
 
-	KUNIT_ASSERT_NOT_NULL(test, i->next);
-	KUNIT_EXPECT_EQ(test, i->next->ep_attr->type, KFI_EP_RDM);
-	KUNIT_EXPECT_NULL(test, i->next->next);
-	KUNIT_EXPECT_EQ(test, i->ep_attr->type, KFI_EP_MSG);
+	if (f->by_if) {
+		/* NIC addresses name AV endpoints: the RDM entry only */
+		KUNIT_EXPECT_NULL(test, i->next);
+		KUNIT_EXPECT_EQ(test, i->ep_attr->type, KFI_EP_RDM);
+		KUNIT_EXPECT_GE(test, i->domain_attr->max_ep_tx_ctx,
+				(size_t)KFL_NCPTS);
+		KUNIT_EXPECT_GE(test, i->domain_attr->cq_cnt,
+				(size_t)KFL_NCPTS * 2);
+	} else {
+		KUNIT_ASSERT_NOT_NULL(test, i->next);
+		KUNIT_EXPECT_EQ(test, i->next->ep_attr->type, KFI_EP_RDM);
+		KUNIT_EXPECT_NULL(test, i->next->next);
+		KUNIT_EXPECT_EQ(test, i->ep_attr->type, KFI_EP_MSG);
+	}
 	KUNIT_EXPECT_EQ(test, i->caps & h->caps, h->caps);
 	KUNIT_EXPECT_EQ(test, i->rx_attr->op_flags, h->rx_attr->op_flags);
 	KUNIT_EXPECT_EQ(test, i->tx_attr->op_flags, h->tx_attr->op_flags);
@@ -569,11 +628,16 @@ static void kfl_check_info(struct kunit *test, const struct kfi_info *i,
 	KUNIT_EXPECT_EQ(test, i->domain_attr->tclass, h->domain_attr->tclass);
 	KUNIT_EXPECT_EQ(test, i->tx_attr->tclass, h->tx_attr->tclass);
 	/* the source address: the node and service given */
-	KUNIT_ASSERT_NOT_NULL(test, sin);
-	KUNIT_EXPECT_EQ(test, i->src_addrlen, sizeof(*sin));
-	KUNIT_EXPECT_EQ(test, sin->sin_family, (sa_family_t)AF_INET);
-	KUNIT_EXPECT_EQ(test, sin->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
-	KUNIT_EXPECT_EQ(test, sin->sin_port, htons(0));
+	if (f->by_if) {
+		kfl_check_cxi(test, f, i);
+	} else {
+		KUNIT_ASSERT_NOT_NULL(test, sin);
+		KUNIT_EXPECT_EQ(test, i->src_addrlen, sizeof(*sin));
+		KUNIT_EXPECT_EQ(test, sin->sin_family, (sa_family_t)AF_INET);
+		KUNIT_EXPECT_EQ(test, sin->sin_addr.s_addr,
+				htonl(INADDR_LOOPBACK));
+		KUNIT_EXPECT_EQ(test, sin->sin_port, htons(0));
+	}
 	if (!h->ep_attr->auth_key)
 		return;
 	/* a copy (kfi_freeinfo frees it), the same bytes */
@@ -587,14 +651,33 @@ static void kfl_check_info(struct kunit *test, const struct kfi_info *i,
 }
 
 /*
+ * kfilnd's kfi_open_ops(fabric, KFI_CXI_FAB_OPS_1): the cxi fabric ops,
+ * whose enable_dynamic_rsrc_alloc succeeds (domains take their sizes from
+ * the info); an unknown name is -KFI_ENOSYS.
+ */
+static void kfl_fab_ops(struct kunit *test, struct kfid_fabric *fab)
+{
+	struct kfi_cxi_fabric_ops *ops = NULL;
+	void *none = NULL;
+
+	KUNIT_ASSERT_EQ(test, kfi_open_ops(&fab->fid, KFI_CXI_FAB_OPS_1, 0,
+					   (void **)&ops, NULL), 0);
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	KUNIT_EXPECT_EQ(test, ops->enable_dynamic_rsrc_alloc(&fab->fid, true),
+			0);
+	KUNIT_EXPECT_EQ(test, kfi_open_ops(&fab->fid, "cxi_fab_ops_v9", 0,
+					   &none, NULL), -KFI_ENOSYS);
+	KUNIT_EXPECT_NULL(test, none);
+}
+
+/*
  * Current kfilnd's probe: getinfo on a kfi_dupinfo copy of the hints,
- * kfi_fabric on the answer, the cxi fabric ops asked for (an unknown name:
- * -KFI_ENOSYS, which kfilnd tolerates), then all of it dropped.
+ * kfi_fabric on the answer, the cxi fabric ops opened (then kfilnd sizes
+ * its hints for KFL_NCPTS partitions: dynamic resource allocation), then
+ * all of it dropped.
  */
 static void kfl_probe(struct kunit *test, struct kfl *f)
 {
-	void *ops = NULL;
-
 	f->hints_tmp = kfi_dupinfo(f->hints);
 	KUNIT_ASSERT_NOT_NULL(test, f->hints_tmp);
 	if (f->hints_tmp->ep_attr->auth_key == f->hints->ep_attr->auth_key) {
@@ -602,14 +685,18 @@ static void kfl_probe(struct kunit *test, struct kfl *f)
 		f->hints_tmp->ep_attr->auth_key = NULL;
 		KUNIT_FAIL(test, "kfi_dupinfo shared the auth_key");
 	}
-	KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints_tmp, &f->info_tmp), 0);
-	kfl_check_info(test, f->info_tmp, f->hints_tmp);
+	KUNIT_ASSERT_EQ(test, kfl_getinfo(f, f->hints_tmp, &f->info_tmp), 0);
+	kfl_check_info(test, f, f->info_tmp, f->hints_tmp);
 	KUNIT_ASSERT_EQ(test, kfi_fabric(f->info_tmp->fabric_attr,
 					 &f->probe_fab, NULL), 0);
-	KUNIT_EXPECT_EQ(test, kfi_open_ops(&f->probe_fab->fid,
-					   KFI_CXI_FAB_OPS_1, 0, &ops, NULL),
-			-KFI_ENOSYS);
-	KUNIT_EXPECT_NULL(test, ops);
+	kfl_fab_ops(test, f->probe_fab);
+	if (f->by_if) {
+		/* kfilnd_dom_get: the dynamic resource hints */
+		f->hints->domain_attr->cq_cnt = KFL_NCPTS * 2;
+		f->hints->domain_attr->tx_ctx_cnt = KFL_NCPTS;
+		f->hints->domain_attr->rx_ctx_cnt = KFL_NCPTS;
+		f->hints->rx_attr->size = KFL_CREDITS + 4;
+	}
 	KUNIT_EXPECT_EQ(test, kfi_close(&f->probe_fab->fid), 0);
 	f->probe_fab = NULL;
 	kfi_freeinfo(f->info_tmp);
@@ -629,7 +716,6 @@ static int kfl_dom_get(struct kunit *test, struct kfl *f, enum kfl_gen gen,
 		       struct kfi_info **info)
 {
 	struct kfi_info *e;
-	void *ops = NULL;
 	int calls = 0;
 
 	kfl_hints(test, f, gen);
@@ -640,7 +726,7 @@ static int kfl_dom_get(struct kunit *test, struct kfl *f, enum kfl_gen gen,
 	if (f->fab) {
 		/* fabric reuse: the first fabric answering 0 is taken */
 		f->hints->fabric_attr->fabric = f->fab;
-		KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints, &f->reuse), 0);
+		KUNIT_ASSERT_EQ(test, kfl_getinfo(f, f->hints, &f->reuse), 0);
 		calls++;
 		for (e = f->reuse; e; e = e->next)
 			KUNIT_EXPECT_PTR_EQ(test, e->fabric_attr->fabric,
@@ -649,7 +735,7 @@ static int kfl_dom_get(struct kunit *test, struct kfl *f, enum kfl_gen gen,
 		f->reuse = NULL;
 		/* domain reuse, on that fabric */
 		f->hints->domain_attr->domain = f->dom;
-		KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints, &f->reuse), 0);
+		KUNIT_ASSERT_EQ(test, kfl_getinfo(f, f->hints, &f->reuse), 0);
 		calls++;
 		for (e = f->reuse; e; e = e->next) {
 			KUNIT_EXPECT_PTR_EQ(test, e->fabric_attr->fabric,
@@ -661,9 +747,9 @@ static int kfl_dom_get(struct kunit *test, struct kfl *f, enum kfl_gen gen,
 		f->reuse = NULL;
 	}
 	/* final call, with the reused fabric and domain in the hints */
-	KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints, info), 0);
+	KUNIT_ASSERT_EQ(test, kfl_getinfo(f, f->hints, info), 0);
 	calls++;
-	kfl_check_info(test, *info, f->hints);
+	kfl_check_info(test, f, *info, f->hints);
 	KUNIT_EXPECT_PTR_EQ(test, (*info)->fabric_attr->fabric, f->fab);
 	KUNIT_EXPECT_PTR_EQ(test, (*info)->domain_attr->domain, f->dom);
 	kfl_free_hints(&f->hints);
@@ -671,13 +757,9 @@ static int kfl_dom_get(struct kunit *test, struct kfl *f, enum kfl_gen gen,
 		return calls;
 	KUNIT_ASSERT_EQ(test, kfi_fabric((*info)->fabric_attr, &f->fab, NULL),
 			0);
-	if (gen == KFL_CURRENT) {
+	if (gen == KFL_CURRENT)
 		/* dynamic resource allocation, before the domain */
-		KUNIT_EXPECT_EQ(test, kfi_open_ops(&f->fab->fid,
-						   KFI_CXI_FAB_OPS_1, 0, &ops,
-						   NULL), -KFI_ENOSYS);
-		KUNIT_EXPECT_NULL(test, ops);
-	}
+		kfl_fab_ops(test, f->fab);
 	KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, *info, &f->dom, f), 0);
 	return calls;
 }
@@ -686,13 +768,23 @@ static int kfl_dom_get(struct kunit *test, struct kfl *f, enum kfl_gen gen,
  * Current kfilnd's hints (minus the connectionless caps) and its getinfo
  * sequence, for a first NI (probe, final: 2 calls; a fabric and domain
  * opened) and a second one on the same interface (probe, fabric reuse,
- * domain reuse, final: 4 calls, answered with the open handles).
+ * domain reuse, final: 4 calls, answered with the open handles): by
+ * socket address, then as kfilnd names it, by interface (NIC addresses,
+ * network numbers 0 and 1).
  */
 static void kfilnd_getinfo_sequence_current(struct kunit *test)
 {
 	struct kfl *f = kfl_new(test);
 
 	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_CURRENT, &f->info), 2);
+	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_CURRENT, &f->info2), 4);
+	kfl_teardown(test, f);
+
+	f = kfl_new(test);
+	f->by_if = true;
+	strscpy(f->svc, "0", sizeof(f->svc));
+	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_CURRENT, &f->info), 2);
+	strscpy(f->svc, "1", sizeof(f->svc));
 	KUNIT_EXPECT_EQ(test, kfl_dom_get(test, f, KFL_CURRENT, &f->info2), 4);
 	kfl_teardown(test, f);
 }
@@ -1252,7 +1344,7 @@ static void kfilnd_msg_data_path(struct kunit *test)
  * checked (the target checks a PUT's, the initiator a GET's); every
  * entry's flags must be in kfilnd's list.
  */
-#define KSB_CPTS	2
+#define KSB_CPTS	KFL_NCPTS
 #define KSB_TNS		2		/* per CPT and NI, in flight */
 #define KSB_NI		2
 #define KSB_CPUS	8		/* drain works per CQ, at most */
@@ -1291,10 +1383,16 @@ struct ksb_cq {
 	struct ksb_work work[KSB_CPUS];
 };
 
-/* A page set of 1 MiB. */
+/*
+ * A page set of 1 MiB, as a bio_vec array (KFI_BVEC) and as a scatterlist
+ * mapped for the domain's device (kfilnd with KFI_SGL: dma_map_sgtable on
+ * the cxi domain ops' get_device, iov_count = the mapped entries).
+ */
 struct ksb_pages {
 	struct page *pg[KFL_MAX_IOV];
 	struct bio_vec bv[KFL_MAX_IOV];
+	struct sg_table sgt;
+	struct device *dev;	/* set while @sgt is mapped */
 };
 
 /* An initiator's transaction slot. */
@@ -1319,11 +1417,11 @@ struct ksb_tgt {
 
 struct ksb_ni {
 	struct ksb *k;
-	int idx;
+	int idx;		/* also its network number (service) */
 	struct kfid_ep *sep;
 	struct kfid_av *av;
 	kfi_addr_t peer;
-	struct sockaddr_in addr;
+	struct kcxi_addr addr;
 	struct kfid_ep *rx[KSB_CPTS], *tx[KSB_CPTS];
 	struct ksb_cq rxcq[KSB_CPTS], txcq[KSB_CPTS];
 	void *imm[KSB_CPTS][KSB_IMM_BUFS];
@@ -1333,6 +1431,7 @@ struct ksb_ni {
 
 struct ksb {
 	struct kfl *f;
+	struct device *dev;	/* the domain's, for the DMA API */
 	struct workqueue_struct *wq;
 	struct ksb_ni ni[KSB_NI];
 	int ncpu, cpu[KSB_CPUS];	/* the CPUs draining each CQ */
@@ -1377,9 +1476,10 @@ static bool ksb_check(struct ksb_pages *p, u32 seq)
 	return true;
 }
 
-static int ksb_pages_alloc(struct ksb_pages *p)
+static int ksb_pages_alloc(struct ksb_pages *p, struct device *dev)
 {
-	int i;
+	struct scatterlist *sg;
+	int i, rc;
 
 	for (i = 0; i < KFL_MAX_IOV; i++) {
 		p->pg[i] = alloc_page(GFP_KERNEL);
@@ -1387,6 +1487,15 @@ static int ksb_pages_alloc(struct ksb_pages *p)
 			return -ENOMEM;
 		bvec_set_page(&p->bv[i], p->pg[i], PAGE_SIZE, 0);
 	}
+	rc = sg_alloc_table(&p->sgt, KFL_MAX_IOV, GFP_KERNEL);
+	if (rc)
+		return rc;
+	for_each_sgtable_sg(&p->sgt, sg, i)
+		sg_set_page(sg, p->pg[i], PAGE_SIZE, 0);
+	rc = dma_map_sgtable(dev, &p->sgt, DMA_BIDIRECTIONAL, 0);
+	if (rc)
+		return rc;
+	p->dev = dev;
 	return 0;
 }
 
@@ -1394,9 +1503,29 @@ static void ksb_pages_free(struct ksb_pages *p)
 {
 	int i;
 
+	if (p->dev)
+		dma_unmap_sgtable(p->dev, &p->sgt, DMA_BIDIRECTIONAL, 0);
+	p->dev = NULL;
+	sg_free_table(&p->sgt);
 	for (i = 0; i < KFL_MAX_IOV; i++)
 		if (p->pg[i])
 			__free_page(p->pg[i]);
+}
+
+/* Half the transactions describe their pages as kfilnd with KFI_SGL does. */
+static void ksb_iov(const struct ksb_pages *p, u32 seq, enum kfi_iov_type *type,
+		    const struct bio_vec **bv, const struct scatterlist **sgl,
+		    size_t *count)
+{
+	if (seq & 2) {
+		*type = KFI_SGL;
+		*sgl = p->sgt.sgl;
+		*count = p->sgt.nents;
+	} else {
+		*type = KFI_BVEC;
+		*bv = p->bv;
+		*count = KFL_MAX_IOV;
+	}
 }
 
 /* A failure seen from a work item: kept (the first) and counted. */
@@ -1443,13 +1572,12 @@ static void ksb_start(struct ksb_tn *tn)
 	struct ksb *k = ni->k;
 	u32 seq = atomic_inc_return(&k->launched);
 	struct kfi_msg_tagged tm = {
-		.type = KFI_BVEC,
-		.msg_biov = tn->pages.bv,
-		.iov_count = KFL_MAX_IOV,
 		.addr = ni->peer,
 		.context = tn,
 	};
 
+	ksb_iov(&tn->pages, seq, &tm.type, &tm.msg_biov, &tm.msg_sgl,
+		&tm.iov_count);
 	if (seq > k->total || atomic_read(&k->failures)) {
 		atomic_inc(&k->idle);
 		wake_up(&k->done);
@@ -1507,8 +1635,6 @@ static void ksb_request(struct ksb_ni *ni, int cpt, const void *msg,
 	struct ksb_tgt *t;
 	struct kfi_rma_iov riov = { .addr = 0, .len = KSB_BULK };
 	struct kfi_msg_rma m = {
-		.type = KFI_BVEC,
-		.iov_count = KFL_MAX_IOV,
 		.rma_iov = &riov,
 		.rma_iov_count = 1,
 	};
@@ -1523,7 +1649,8 @@ static void ksb_request(struct ksb_ni *ni, int cpt, const void *msg,
 	t->cpt = cpt;
 	if (!r->put)
 		ksb_fill(&t->pages, r->seq);
-	m.msg_biov = t->pages.bv;
+	ksb_iov(&t->pages, r->seq, &m.type, &m.msg_biov, &m.msg_sgl,
+		&m.iov_count);
 	m.addr = kfi_rx_addr(ni->peer, r->rx, KSB_RX_BITS);
 	m.context = t;
 	riov.key = r->key;
@@ -1660,8 +1787,12 @@ static void ksb_cq_open(struct kunit *test, struct ksb *k, struct ksb_ni *ni,
 					  ksb_handler, c), 0);
 }
 
-/* NI @i: kfilnd_dev_alloc and kfilnd_ep_alloc for each partition. */
-static void ksb_ni_open(struct kunit *test, struct ksb *k, int i)
+/*
+ * NI @i (network number @i) from @info: kfilnd_dev_alloc and
+ * kfilnd_ep_alloc for each partition.
+ */
+static void ksb_ni_open(struct kunit *test, struct ksb *k, int i,
+			struct kfi_info *info)
 {
 	struct ksb_ni *ni = &k->ni[i];
 	struct kfi_av_attr av_attr = { .type = KFI_AV_UNSPEC,
@@ -1676,16 +1807,21 @@ static void ksb_ni_open(struct kunit *test, struct ksb *k, int i)
 
 	ni->k = k;
 	ni->idx = i;
-	k->f->info->ep_attr->tx_ctx_cnt = KSB_CPTS;
-	k->f->info->ep_attr->rx_ctx_cnt = KSB_CPTS;
+	info->ep_attr->tx_ctx_cnt = KSB_CPTS;
+	info->ep_attr->rx_ctx_cnt = KSB_CPTS;
 	KUNIT_ASSERT_EQ(test, kfi_av_open(k->f->dom, &av_attr, &ni->av, ni),
 			0);
-	KUNIT_ASSERT_EQ(test, kfi_scalable_ep(k->f->dom, k->f->info, &ni->sep,
-					      ni), 0);
+	KUNIT_ASSERT_EQ(test, kfi_scalable_ep(k->f->dom, info, &ni->sep, ni),
+			0);
 	KUNIT_ASSERT_EQ(test, kfi_scalable_ep_bind(ni->sep, &ni->av->fid, 0),
 			0);
 	KUNIT_ASSERT_EQ(test, kfi_enable(ni->sep), 0);
+	/* its name: the info's NIC address and network number */
 	KUNIT_ASSERT_EQ(test, kfi_getname(&ni->sep->fid, &ni->addr, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, sizeof(ni->addr));
+	KUNIT_EXPECT_EQ(test, ni->addr.qw,
+			((struct kcxi_addr *)info->src_addr)->qw);
+	KUNIT_EXPECT_EQ(test, (int)ni->addr.pid, i);
 	for (c = 0; c < KSB_CPTS; c++) {
 		ksb_cq_open(test, k, ni, &ni->rxcq[c], c);
 		ksb_cq_open(test, k, ni, &ni->txcq[c], c);
@@ -1717,25 +1853,34 @@ static void ksb_ni_open(struct kunit *test, struct ksb *k, int i)
 			ni->tn[c][j].cpt = c;
 			ni->tn[c][j].slot = j;
 			KUNIT_ASSERT_EQ(test,
-					ksb_pages_alloc(&ni->tn[c][j].pages),
-					0);
+					ksb_pages_alloc(&ni->tn[c][j].pages,
+							k->dev), 0);
 			KUNIT_ASSERT_EQ(test,
-					ksb_pages_alloc(&ni->tgt[c][j].pages),
-					0);
+					ksb_pages_alloc(&ni->tgt[c][j].pages,
+							k->dev), 0);
 		}
 	}
 }
 
-/* The peer's address, as kfilnd inserts it: node and service strings. */
+/*
+ * The peer's address, as kfilnd_peer.c inserts it: its NID's address (the
+ * NIC address) as "%#x" and its network number as "%u"; the AV gives it
+ * back as that struct kcxi_addr.
+ */
 static void ksb_insert(struct kunit *test, struct ksb_ni *ni,
 		       const struct ksb_ni *peer)
 {
-	char node[32], svc[8];
+	struct kcxi_addr back = { .qw = 0 };
+	size_t len = sizeof(back);
+	char node[16], svc[8];
 
-	snprintf(node, sizeof(node), "%pI4", &peer->addr.sin_addr);
-	snprintf(svc, sizeof(svc), "%u", ntohs(peer->addr.sin_port));
+	snprintf(node, sizeof(node), "%#x", (unsigned int)peer->addr.nic);
+	snprintf(svc, sizeof(svc), "%u", peer->idx);
 	KUNIT_ASSERT_EQ(test, kfi_av_insertsvc(ni->av, node, svc, &ni->peer, 0,
-					       NULL), 1);
+					       ni), 1);
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(ni->av, ni->peer, &back, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, sizeof(back));
+	KUNIT_EXPECT_EQ(test, back.qw, peer->addr.qw);
 }
 
 /* kfilnd's shutdown: contexts, then the drain works, CQs, sep, AV. */
@@ -1790,6 +1935,23 @@ static void ksb_cleanup(void *arg)
 	ksb_close(NULL, arg);
 }
 
+/*
+ * kfilnd_dev_alloc's device: kfi_open_ops(domain, KFI_CXI_DOM_OPS_1) and
+ * get_device, a device kfilnd maps its KFI_SGL buffers for.
+ */
+static struct device *ksb_device(struct kunit *test, struct kfid_domain *dom)
+{
+	struct kfi_cxi_domain_ops *ops = NULL;
+	struct device *dev = NULL;
+
+	KUNIT_ASSERT_EQ(test, kfi_open_ops(&dom->fid, KFI_CXI_DOM_OPS_1, 0,
+					   (void **)&ops, NULL), 0);
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	KUNIT_ASSERT_EQ(test, ops->get_device(&dom->fid, &dev), 0);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	return dev;
+}
+
 static void kfilnd_sep_bulk(struct kunit *test)
 {
 	struct kfl *f = kfl_new(test);
@@ -1809,26 +1971,41 @@ static void kfilnd_sep_bulk(struct kunit *test)
 	k->bytes = kfl_prov ? (u64)verbs_mib << 20 : KSB_BYTES;
 	k->total = k->bytes / KSB_BULK;
 	init_waitqueue_head(&k->done);
-	/* current kfilnd's hints, with its connectionless caps: the RDM
-	 * entry, first */
-	kfl_hints(test, f, KFL_CURRENT);
-	f->hints->caps |= KFL_CAPS_CONNECTIONLESS;
-	f->hints->domain_attr->mr_mode |= kfl_mr_mode;
-	KUNIT_ASSERT_EQ(test, kfl_getinfo(f->hints, &f->info), 0);
-	KUNIT_EXPECT_EQ(test, f->info->ep_attr->type, KFI_EP_RDM);
-	KUNIT_EXPECT_EQ(test, f->info->caps & f->hints->caps, f->hints->caps);
-	KUNIT_ASSERT_GE(test, f->info->domain_attr->max_ep_tx_ctx,
-			(size_t)KSB_CPTS);
-	kfl_free_hints(&f->hints);
-	KUNIT_ASSERT_EQ(test, kfi_fabric(f->info->fabric_attr, &f->fab, NULL),
-			0);
-	KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, f->info, &f->dom, f), 0);
+	/*
+	 * current kfilnd's hints, with its connectionless caps, for two NIs
+	 * on one interface (networks 0 and 1, as kfi and kfi1): the second
+	 * reuses the first's fabric and domain
+	 */
+	f->by_if = true;
+	for (i = 0; i < KSB_NI; i++) {
+		struct kfi_info **info = i ? &f->info2 : &f->info;
+
+		kfl_hints(test, f, KFL_CURRENT);
+		f->hints->caps |= KFL_CAPS_CONNECTIONLESS;
+		f->hints->domain_attr->mr_mode |= kfl_mr_mode;
+		f->hints->fabric_attr->fabric = f->fab;
+		f->hints->domain_attr->domain = f->dom;
+		snprintf(f->svc, sizeof(f->svc), "%d", i);
+		KUNIT_ASSERT_EQ(test, kfl_getinfo(f, f->hints, info), 0);
+		kfl_check_info(test, f, *info, f->hints);
+		KUNIT_EXPECT_EQ(test, (*info)->caps & f->hints->caps,
+				f->hints->caps);
+		kfl_free_hints(&f->hints);
+		if (i)
+			continue;
+		KUNIT_ASSERT_EQ(test, kfi_fabric((*info)->fabric_attr, &f->fab,
+						 NULL), 0);
+		kfl_fab_ops(test, f->fab);
+		KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, *info, &f->dom, f), 0);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, f->info2->domain_attr->domain, f->dom);
+	k->dev = ksb_device(test, f->dom);
 	k->wq = alloc_workqueue("ksb", WQ_MEM_RECLAIM, 0);
 	KUNIT_ASSERT_NOT_NULL(test, k->wq);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ksb_cleanup, k),
 			0);
 	for (i = 0; i < KSB_NI; i++)
-		ksb_ni_open(test, k, i);
+		ksb_ni_open(test, k, i, i ? f->info2 : f->info);
 	ksb_insert(test, &k->ni[0], &k->ni[1]);
 	ksb_insert(test, &k->ni[1], &k->ni[0]);
 
@@ -1854,9 +2031,155 @@ static void kfilnd_sep_bulk(struct kunit *test)
 	kfl_teardown(test, f);
 }
 
+/*
+ * NIC addresses, the toolkit's rules (Documentation/lnet.md), on lo
+ * (127.0.0.1/8: NIC address 1): discovery by interface name in each
+ * address format, the AV's NIC forms and their refusals, an endpoint's
+ * name, the domain's device.
+ */
+static void kfilnd_nic_addresses(struct kunit *test)
+{
+	struct kfl *f = kfl_new(test);
+	struct kfi_info *h, *i = NULL, *bad;
+	struct kcxi_addr a = { .qw = 0 }, want = { .qw = 0 };
+	struct kfi_cxi_domain_ops *dops = NULL;
+	struct device *dev = NULL;
+	const struct sockaddr_in *sin;
+	struct kfid_domain *dom2;
+	struct kfid_av *av;
+	struct kfid_ep *ep;
+	struct kfi_av_attr av_attr = { .type = KFI_AV_UNSPEC };
+	kfi_addr_t hdl, sym[4];
+	char buf[48], exp[48];
+	size_t len;
+	int k, n;
+
+	h = kfi_allocinfo();
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	f->hints = h;
+	h->fabric_attr->prov_name = kstrdup("tcp", GFP_KERNEL);
+	/* KFI_ADDR_CXI asked for: the RDM entry, named by NIC address */
+	h->addr_format = KFI_ADDR_CXI;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(0, "lo", "7", KFI_SOURCE, h, &i), 0);
+	KUNIT_EXPECT_NULL(test, i->next);
+	KUNIT_EXPECT_EQ(test, i->ep_attr->type, KFI_EP_RDM);
+	KUNIT_EXPECT_EQ(test, i->addr_format, (u32)KFI_ADDR_CXI);
+	KUNIT_ASSERT_EQ(test, i->src_addrlen, sizeof(a));
+	memcpy(&a, i->src_addr, sizeof(a));
+	KUNIT_EXPECT_EQ(test, (int)a.nic, 1);
+	KUNIT_EXPECT_EQ(test, (int)a.pid, 7);
+	f->info = i;
+	i = NULL;
+	/* ... not for a numeric node, and not a socket address */
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(0, "127.0.0.1", "7", KFI_SOURCE, h,
+					  &i), -ENODATA);
+	/* socket addresses asked for: the interface's, service = port */
+	h->addr_format = KFI_SOCKADDR_IN;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(0, "lo", "7471", KFI_SOURCE, h, &i),
+			0);
+	for (n = 0, bad = i; bad; bad = bad->next, n++) {
+		sin = bad->src_addr;
+		KUNIT_EXPECT_EQ(test, bad->addr_format, (u32)KFI_SOCKADDR_IN);
+		KUNIT_ASSERT_EQ(test, bad->src_addrlen, sizeof(*sin));
+		KUNIT_EXPECT_EQ(test, sin->sin_addr.s_addr,
+				htonl(INADDR_LOOPBACK));
+		KUNIT_EXPECT_EQ(test, ntohs(sin->sin_port), 7471);
+	}
+	KUNIT_EXPECT_EQ(test, n, 2);	/* MSG and RDM */
+	kfi_freeinfo(i);
+	i = NULL;
+	/* refusals: an index past 12 bits, a name no interface has, a name
+	 * as a peer */
+	h->addr_format = KFI_FORMAT_UNSPEC;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(0, "lo", "4096", KFI_SOURCE, h, &i),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(0, "lo", "0x1", KFI_SOURCE, h, &i),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(0, "nosuchif0", "0", KFI_SOURCE, h,
+					  &i), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(0, "lo", "0", 0, h, &i), -EINVAL);
+	KUNIT_EXPECT_NULL(test, i);
+	kfl_free_hints(&f->hints);
+
+	KUNIT_ASSERT_EQ(test, kfi_fabric(f->info->fabric_attr, &f->fab, NULL),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, f->info, &f->dom, f), 0);
+	/* a NIC address the interface does not have: no such device */
+	bad = kfi_dupinfo(f->info);
+	KUNIT_ASSERT_NOT_NULL(test, bad);
+	((struct kcxi_addr *)bad->src_addr)->nic = 5;
+	KUNIT_EXPECT_EQ(test, kfi_domain(f->fab, bad, &dom2, NULL), -ENODEV);
+	((struct kcxi_addr *)bad->src_addr)->nic = 1;
+	bad->src_addrlen = 4;
+	KUNIT_EXPECT_EQ(test, kfi_domain(f->fab, bad, &dom2, NULL), -EINVAL);
+	kfi_freeinfo(bad);
+
+	/* the domain's device, and nothing by another name */
+	KUNIT_ASSERT_EQ(test, kfi_open_ops(&f->dom->fid, KFI_CXI_DOM_OPS_1, 0,
+					   (void **)&dops, NULL), 0);
+	KUNIT_ASSERT_EQ(test, dops->get_device(&f->dom->fid, &dev), 0);
+	KUNIT_EXPECT_NOT_NULL(test, dev);
+	KUNIT_EXPECT_EQ(test, dops->get_device(&f->dom->fid, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_open_ops(&f->dom->fid, KFI_CXI_FAB_OPS_1, 0,
+					   (void **)&dops, NULL), -KFI_ENOSYS);
+
+	/* an endpoint's name: its NIC address and index */
+	KUNIT_ASSERT_EQ(test, kfi_av_open(f->dom, &av_attr, &av, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_endpoint(f->dom, f->info, &ep, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_ep_bind(ep, &av->fid, 0), 0);
+	KUNIT_ASSERT_EQ(test, kfi_enable(ep), 0);
+	len = sizeof(want);
+	KUNIT_ASSERT_EQ(test, kfi_getname(&ep->fid, &want, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, sizeof(want));
+	KUNIT_EXPECT_EQ(test, want.qw, a.qw);
+
+	/* the AV: kfilnd's strings, struct kcxi_addr, steps */
+	KUNIT_ASSERT_EQ(test, kfi_av_insertsvc(av, "0x5", "2", &hdl, 0, NULL),
+			1);
+	len = sizeof(a);
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, hdl, &a, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, sizeof(a));
+	KUNIT_EXPECT_EQ(test, (int)a.nic, 5);
+	KUNIT_EXPECT_EQ(test, (int)a.pid, 2);
+	want.qw = 0;
+	want.nic = 0x10;
+	want.pid = 3;
+	KUNIT_ASSERT_EQ(test, kfi_av_insert(av, &want, 1, &hdl, 0, NULL), 1);
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, hdl, &a, &len), 0);
+	KUNIT_EXPECT_EQ(test, a.qw, want.qw);
+	KUNIT_ASSERT_EQ(test, kfi_av_insertsym(av, "0x20", 2, "1", 2, sym, 0,
+					       NULL), 4);
+	for (k = 0; k < 4; k++) {
+		KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, sym[k], &a, &len), 0);
+		KUNIT_EXPECT_EQ(test, (int)a.nic, 0x20 + k / 2);
+		KUNIT_EXPECT_EQ(test, (int)a.pid, 1 + k % 2);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_av_insertsvc(av, "0x100000", "0", &hdl, 0,
+					       NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_av_insertsvc(av, "1", "4096", &hdl, 0, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfi_av_insertsvc(av, "127.0.0.1", "0", &hdl, 0,
+					       NULL), -EINVAL);
+	want.flags = 1;
+	KUNIT_EXPECT_EQ(test, kfi_av_insert(av, &want, 1, &hdl, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, hdl, (kfi_addr_t)KFI_ADDR_NOTAVAIL);
+	want.flags = 0;
+	len = sizeof(buf);
+	KUNIT_ASSERT_PTR_EQ(test, kfi_av_straddr(av, &want, buf, &len),
+			    (const char *)buf);
+	snprintf(exp, sizeof(exp), "fi_addr_cxi://0x%016llx",
+		 (unsigned long long)want.qw);
+	KUNIT_EXPECT_STREQ(test, buf, exp);
+
+	KUNIT_EXPECT_EQ(test, kfi_close(&ep->fid), 0);
+	KUNIT_EXPECT_EQ(test, kfi_close(&av->fid), 0);
+	kfl_teardown(test, f);
+}
+
 static struct kunit_case kfilnd_cases[] = {
 	KUNIT_CASE(kfilnd_getinfo_sequence_current),
 	KUNIT_CASE(kfilnd_getinfo_sequence_r),
+	KUNIT_CASE(kfilnd_nic_addresses),
 	KUNIT_CASE(kfilnd_r_memory_registration),
 	KUNIT_CASE(kfilnd_msg_data_path),
 	KUNIT_CASE_SLOW(kfilnd_sep_bulk),
@@ -1876,7 +2199,11 @@ static int kfilnd_verbs_init(struct kunit *test)
 {
 	if (!verbs_node)
 		kunit_skip(test, "no RDMA device named (verbs_node)");
+	if (!verbs_if)
+		kunit_skip(test, "no network device named (verbs_if)");
 	kfl_node = verbs_node;
+	kfl_ifname = verbs_if;
+	kfl_nic = verbs_nic;
 	kfl_prov = "verbs";
 	kfl_mr_mode = KFI_MR_PROV_KEY;
 	return 0;
@@ -1885,6 +2212,8 @@ static int kfilnd_verbs_init(struct kunit *test)
 static void kfilnd_verbs_exit(struct kunit *test)
 {
 	kfl_node = KFL_NODE;
+	kfl_ifname = KFL_IFNAME;
+	kfl_nic = KFL_NIC;
 	kfl_prov = NULL;
 	kfl_mr_mode = 0;
 }

@@ -243,3 +243,50 @@ proptest! {
 fn full(a: [u8; 16]) -> String {
     a.chunks(2).map(|g| format!("{:02x}{:02x}", g[0], g[1])).collect::<Vec<_>>().join(":")
 }
+
+fn run_nic(node: &str, service: Option<&str>, family: Option<Family>, nic: NicWant) -> Result<Vec<Plan>, PlanError> {
+    let mut out = [Plan::default(); 16];
+    let n = plan_with(&ifaces(), true, Some(node.as_bytes()), service.map(str::as_bytes), family, nic, &mut out)?;
+    Ok(out[..n].to_vec())
+}
+
+#[test]
+fn an_interface_name_as_source_gives_its_nic_address() {
+    use kfi_util_logic::logic::nic::{Nic, PORT_BASE};
+    for want in [NicWant::Allow, NicWant::Only] {
+        // kfilnd: kfi_getinfo(0, "eth0", "2", KFI_SOURCE, ...): eth0's
+        // IPv4 address only, host part 15 of its /24, endpoint index 2.
+        let p = run_nic("eth0", Some("2"), None, want).unwrap();
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].iface, 2);
+        assert_eq!(p[0].nic, Some(Nic { nic: 15, pid: 2 }));
+        assert_eq!(p[0].src, Some(Addr::v4([10, 0, 2, 15], PORT_BASE + 2)));
+        assert_eq!(p[0].dest, None);
+        // lo is a /8: the low 20 bits.
+        let p = run_nic("lo", None, None, want).unwrap();
+        assert_eq!(p[0].nic, Some(Nic { nic: 1, pid: 0 }));
+        assert_eq!(p[0].src, Some(Addr::v4([127, 0, 0, 1], PORT_BASE)));
+        // Endpoint indices are decimal and below 4096.
+        for bad in ["4096", "0x1", "x", ""] {
+            assert_eq!(run_nic("eth0", Some(bad), None, want), Err(PlanError::BadService));
+        }
+        // A down interface, an interface with IPv6 addresses only, a
+        // name no interface has.
+        assert_eq!(run_nic("eth1", Some("0"), None, want), Err(PlanError::NoMatch));
+        assert_eq!(run_nic("eth2", Some("0"), None, want), Err(PlanError::NoMatch));
+        assert_eq!(run_nic("eth9", Some("0"), None, want), Err(PlanError::BadNode));
+    }
+    // With socket addresses only, the interface's addresses with the
+    // service as port.
+    let p = run_nic("eth0", Some("7471"), None, NicWant::No).unwrap();
+    assert_eq!(idx(&p), vec![2, 3, 4]);
+    assert!(p.iter().all(|e| e.nic.is_none() && e.src.map(|a| a.port) == Some(7471)));
+    assert_eq!(idx(&run_nic("eth0", None, Some(Family::V6), NicWant::No).unwrap()), vec![3, 4]);
+    // Numeric nodes keep their meaning; NIC addresses only for names.
+    let p = run_nic("10.0.2.15", Some("7471"), None, NicWant::Allow).unwrap();
+    assert_eq!((p.len(), p[0].nic), (1, None));
+    assert_eq!(run_nic("10.0.2.15", Some("1"), None, NicWant::Only), Err(PlanError::NoMatch));
+    // A name is no peer: without KFI_SOURCE it is a bad node.
+    let mut out = [Plan::default(); 4];
+    assert_eq!(plan_with(&ifaces(), false, Some(b"eth0"), None, None, NicWant::Allow, &mut out), Err(PlanError::BadNode));
+}
