@@ -13,7 +13,8 @@
 # shows medians. KFI_BENCH_PLAN=SIZE:ITERS,... replaces the guest's sizes
 # and iterations (64:10000,4096:10000,65536:3000,1048576:500);
 # KFI_BENCH_VPLAN those of the verbs runs on rxe (64:2000,4096:2000,
-# 65536:500,1048576:50); KFI_BENCH_VERBS=0 skips them. Logs and the table: .bench-logs/ (KFI_LOGDIR overrides).
+# 65536:500,1048576:50); KFI_BENCH_VERBS=0 skips them, KFI_BENCH_PLAN=none
+# the kfi_tcp part. Logs and the table: .bench-logs/ (KFI_LOGDIR overrides).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -290,8 +291,9 @@ if [ "$variant" = --report ]; then
 	exit
 fi
 
-case ${KFI_BENCH_PLAN:-}${KFI_BENCH_VPLAN:-} in
-*[!0-9:,]*) echo "bench: KFI_BENCH_PLAN, KFI_BENCH_VPLAN: expected SIZE:ITERS,..." >&2; exit 2 ;;
+tplan=${KFI_BENCH_PLAN:-}
+case ${tplan#none}${KFI_BENCH_VPLAN:-} in
+*[!0-9:,]*) echo "bench: KFI_BENCH_PLAN, KFI_BENCH_VPLAN: expected SIZE:ITERS,... (KFI_BENCH_PLAN=none: verbs only)" >&2; exit 2 ;;
 esac
 "$here/setup.sh" || exit 1
 kdir=$("$here/kernel.sh" "$variant") || exit 1

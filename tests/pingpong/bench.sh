@@ -235,7 +235,10 @@ have_fipp=1
 command -v fi_pingpong >/dev/null || { have_fipp=0; fail fipp spin all 0 "no fi_pingpong in the guest"; }
 
 start=$(cut -d' ' -f1 /proc/uptime)
-for run in $(seq 1 "$repeats"); do
+# PLAN "none": the verbs part only
+tcp_runs=$repeats
+[ "$plan" = none ] && tcp_runs=0
+for run in $(seq 1 "$tcp_runs"); do
 	for entry in $plan; do
 		size=${entry%%:*}
 		iters=${entry##*:}
