@@ -12,6 +12,10 @@
 #   make iprof        instructions per message of kfi_tcp's path (IPv4, IPv6)
 #                     and of kfi_verbs' and a raw queue pair's on rxe
 #   make timeline     timestamps along a ping-pong's round trip (KFI_TRACE=1)
+#   make lnet-check LUSTRE=<lustre-release checkout>
+#                     unmodified Lustre LNet (kfilnd) over both providers
+#                     between two guests, and LNet's own drivers (not part
+#                     of check: Lustre is not downloaded)
 #   make clean
 #
 # KERNEL=debug selects the debug test kernel (KASAN, lockdep, kmemleak...)
@@ -35,7 +39,7 @@ KBUILD_TOOLS = $(if $(shell grep -s '^CONFIG_CC_IS_CLANG=y' $(KDIR)/include/conf
 	$(if $(RUSTC),RUSTC=$(RUSTC)) $(if $(BINDGEN),BINDGEN=$(BINDGEN))
 endif
 
-.PHONY: all modules check soak demo bench iprof timeline clean clean-objs host-test
+.PHONY: all modules check soak demo bench iprof timeline lnet-check clean clean-objs host-test
 
 all: modules
 
@@ -58,6 +62,9 @@ soak:
 
 demo:
 	@$(SCRIPTS)/demo.sh $(KVARIANT)
+
+lnet-check:
+	@$(SCRIPTS)/lnet-check.sh $(or $(LUSTRE),$(error LUSTRE=<lustre-release checkout> is required)) $(KVARIANT) $(LND)
 
 bench:
 	@$(SCRIPTS)/bench.sh $(KVARIANT)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Locate, and build if missing, the cached test kernel.
-#   scripts/kernel.sh [base|debug]          build if needed, print the build dir
-#   scripts/kernel.sh --path [base|debug]   print the build dir only
+#   scripts/kernel.sh [VARIANT]          build if needed, print the build dir
+#   scripts/kernel.sh --path [VARIANT]   print the build dir only
+# VARIANT: base (default), debug, or for make lnet-check lnet (base with
+# what Lustre needs) and lnet-debug.
 # The cache key covers the kernel source version, the toolchain versions and the
 # config fragments, so any change to one of them gives a new build.
 set -euo pipefail
@@ -17,7 +19,9 @@ frags=("$top/tests/kconfig/base.config")
 case $variant in
 base) ;;
 debug) frags+=("$top/tests/kconfig/debug.config") ;;
-*) echo "kernel.sh: unknown variant '$variant' (base|debug)" >&2; exit 2 ;;
+lnet) frags+=("$top/tests/kconfig/lnet.config") ;;
+lnet-debug) frags+=("$top/tests/kconfig/debug.config" "$top/tests/kconfig/lnet.config") ;;
+*) echo "kernel.sh: unknown variant '$variant' (base|debug|lnet|lnet-debug)" >&2; exit 2 ;;
 esac
 
 key=$( {

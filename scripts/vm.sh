@@ -21,13 +21,14 @@ fi
 # unless KFABRIC_KVM=1 says otherwise.
 kvm=--disable-kvm
 [ "${KFABRIC_KVM:-0}" = 1 ] && kvm=
-# KFI_QEMU_OPTS: more QEMU options (scripts/iprof.sh loads a TCG plugin).
+# KFI_QEMU_OPTS: more QEMU options (scripts/iprof.sh loads a TCG plugin,
+# scripts/lnet-check.sh adds a NIC); KFI_VM_CPUS: vCPUs (2).
 qopts=()
 [ -n "${KFI_QEMU_OPTS:-}" ] && qopts=(--qemu-opts="$KFI_QEMU_OPTS")
 # No stdin/TTY in CI: setsid and /dev/null keep vng off the terminal. vng
 # runs in its own process group, killed as a whole if we are.
 # shellcheck disable=SC2086
-setsid "$VNG" $kvm --cpus 2 --memory 2G --run "$kdir/arch/x86/boot/bzImage" \
+setsid "$VNG" $kvm --cpus "${KFI_VM_CPUS:-2}" --memory 2G --run "$kdir/arch/x86/boot/bzImage" \
 	"${rw[@]}" "${qopts[@]}" --user root --exec "$*" </dev/null 2>&1 &
 pid=$!
 trap 'kill -TERM -- -$pid 2>/dev/null; sleep 2; kill -KILL -- -$pid 2>/dev/null' TERM INT

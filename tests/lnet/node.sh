@@ -1,0 +1,135 @@
+#!/bin/bash
+# One LNet node of make lnet-check (scripts/lnet-check.sh), run as root in
+# a test guest whose extra virtio NIC (MAC 52:54:00:4c:4e:0N) is joined to
+# the other guest's by a QEMU socket network.
+#   node.sh ROLE LND KFABRIC LUSTRE SHARED SECONDS
+# ROLE: 1 (runs ping and lnet_selftest, the console) or 2 (serves).
+# LND: kfi-tcp (kfilnd over kfi_tcp), kfi-verbs (kfilnd over kfi_verbs on
+# an rxe device on the NIC), socklnd, o2ib (ko2iblnd on rxe).
+# KFABRIC: our modules; LUSTRE: the built Lustre tree; SHARED: a directory
+# both guests write (the nodes meet there); SECONDS: how long each
+# lnet_selftest batch runs.
+# Lines for the host: LNET-RESULT <name> ok|fail <detail>,
+# LNET-FIGURE <name> <value...>; the kernel log between
+# KFI-DMESG-BEGIN/END.
+set -u
+role=$1 lnd=$2 kfab=$3 lus=$4 shared=$5 secs=$6
+peer=$((3 - role))
+tag="$lnd.$$"
+export PATH=$lus/lnet/utils:$PATH
+
+result() { echo "LNET-RESULT $1 $2 ${3:-}"; }
+# Waits up to $2 seconds for file $1 in the shared directory.
+await() {
+	local n=0
+	while [ ! -e "$shared/$1" ]; do
+		sleep 1
+		n=$((n + 1))
+		[ $n -ge "$2" ] && return 1
+	done
+	return 0
+}
+finish() {
+	echo "KFI-DMESG-BEGIN"
+	dmesg
+	echo "KFI-DMESG-END"
+	exit 0
+}
+
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+ip link set lo up
+ifc=
+for d in /sys/class/net/*; do
+	[ "$(cat "$d/address")" = "52:54:00:4c:4e:0$role" ] && ifc=${d##*/}
+done
+[ -n "$ifc" ] || { result "$lnd.$role.nic" fail "no NIC 52:54:00:4c:4e:0$role"; finish; }
+ip addr add "10.97.0.$role/24" dev "$ifc" && ip link set "$ifc" up
+result "$lnd.$role.nic" ok "$ifc 10.97.0.$role/24"
+
+# The network: kfi's NID is the NIC address (the host part: 1, 2).
+case $lnd in
+kfi-tcp)
+	insmod "$kfab/kfabric.ko" && insmod "$kfab/kfi_tcp.ko" || { result "$lnd.$role.load" fail kfabric; finish; }
+	net="kfi($ifc)" lndmod=kkfilnd nid="$peer@kfi" ;;
+kfi-verbs)
+	rdma link add "ln_rxe$role" type rxe netdev "$ifc" || { result "$lnd.$role.load" fail rxe; finish; }
+	insmod "$kfab/kfabric.ko" && insmod "$kfab/kfi_verbs.ko" || { result "$lnd.$role.load" fail kfabric; finish; }
+	net="kfi($ifc)" lndmod=kkfilnd nid="$peer@kfi" ;;
+socklnd)
+	net="tcp($ifc)" lndmod=ksocklnd nid="10.97.0.$peer@tcp" ;;
+o2ib)
+	rdma link add "ln_rxe$role" type rxe netdev "$ifc" || { result "$lnd.$role.load" fail rxe; finish; }
+	net="o2ib($ifc)" lndmod=ko2iblnd nid="10.97.0.$peer@o2ib" ;;
+*) result "$lnd.$role.load" fail "unknown LND $lnd"; finish ;;
+esac
+
+mods="$lus/libcfs/libcfs/libcfs.ko $lus/lnet/lnet/lnet.ko"
+kmod=$(find "$lus/lnet/klnds" -name "$lndmod.ko" | head -1)
+ok=1
+insmod "$lus/libcfs/libcfs/libcfs.ko" || ok=0
+[ $ok = 1 ] && { insmod "$lus/lnet/lnet/lnet.ko" "networks=$net" || ok=0; }
+[ $ok = 1 ] && { insmod "$kmod" || ok=0; }
+[ $ok = 1 ] && { lnetctl lnet configure --all || ok=0; }
+if [ $ok = 0 ]; then
+	result "$lnd.$role.lnet_up" fail "$mods $kmod"
+	finish
+fi
+mine=$(lnetctl net show 2>/dev/null | awk '/nid:/ && !/@lo/ { print $NF; exit }')
+result "$lnd.$role.lnet_up" ok "$mine"
+insmod "$lus/lnet/selftest/lnet_selftest.ko" || result "$lnd.$role.selftest_load" fail ""
+touch "$shared/up.$role"
+
+if ! await "up.$peer" 120; then
+	result "$lnd.$role.peer_up" fail "no peer after 120 s"
+	finish
+fi
+
+if [ "$role" = 1 ]; then
+	# lnetctl ping the other node
+	if out=$(lnetctl ping "$nid" 2>&1) && echo "$out" | grep -q "$nid"; then
+		result "$lnd.ping" ok "$nid"
+	else
+		result "$lnd.ping" fail "$(echo "$out" | tr '\n' ' ' | cut -c1-200)"
+	fi
+	# lnet_selftest: 1 MiB bulk writes, then reads, full checks
+	export LST_SESSION=$$
+	lst new_session --timeout 100 "kfi$$" >/dev/null
+	lst add_group c "$mine" >/dev/null
+	lst add_group s "$nid" >/dev/null
+	for op in write read; do
+		lst add_batch "b$op" >/dev/null
+		lst add_test --batch "b$op" --from c --to s brw "$op" check=full size=1M >/dev/null
+		lst run "b$op" >/dev/null
+		stat=$(timeout $((secs + 30)) lst stat --delay "$secs" --count 1 c s 2>&1)
+		lst stop "b$op" >/dev/null
+		echo "$stat" | sed "s/^/lst-$op: /"
+		errs=$(lst show_error c s 2>&1)
+		echo "$errs" | sed "s/^/lst-$op-errors: /"
+		# the server's bulk rate (MiB/s) as lst stat prints it
+		bw=$(echo "$stat" | awk '/\[W\]|\[R\]/ && /MiB/ { print; exit }' | tr -s ' ')
+		echo "LNET-FIGURE $lnd.$op $bw"
+		if echo "$errs" | grep -qiE "error|fail|[1-9][0-9]* RPCs? (error|failed)"; then
+			result "$lnd.brw_$op" fail "$(echo "$errs" | tr '\n' ' ' | cut -c1-200)"
+		else
+			result "$lnd.brw_$op" ok "$bw"
+		fi
+	done
+	lst end_session >/dev/null
+	touch "$shared/done"
+else
+	await done $((6 * secs + 300)) || result "$lnd.$role.done" fail "console never finished"
+fi
+
+lnetctl lnet unconfigure >/dev/null 2>&1
+rmmod lnet_selftest 2>/dev/null
+rmmod "$lndmod" lnet libcfs 2>/dev/null || result "$lnd.$role.unload" fail "lnet modules"
+case $lnd in
+kfi-tcp) rmmod kfi_tcp kfabric || result "$lnd.$role.unload" fail kfabric ;;
+kfi-verbs) rmmod kfi_verbs kfabric || result "$lnd.$role.unload" fail kfabric ;;
+esac
+if dmesg | grep -qE "LBUG|BUG:|WARNING:|KASAN|Call Trace:"; then
+	result "$lnd.$role.log" fail "an error report in the kernel log"
+else
+	result "$lnd.$role.log" ok ""
+fi
+finish
