@@ -398,11 +398,11 @@ impl VConn {
     fn new(conn: impl FnOnce() -> Conn, req: bool) -> Result<Arc<VConn>> {
         let mut tx = KVec::with_capacity(NTX, GFP_KERNEL)?;
         for _ in 0..NTX {
-            tx.push(KVec::from_elem(0u8, BUF, GFP_KERNEL)?, GFP_KERNEL)?;
+            tx.push(base::zeroed_bytes(BUF, GFP_KERNEL)?, GFP_KERNEL)?;
         }
         let mut bufs = KVec::with_capacity(NRX, GFP_KERNEL)?;
         for _ in 0..NRX {
-            bufs.push(KVec::from_elem(0u8, BUF, GFP_KERNEL)?, GFP_KERNEL)?;
+            bufs.push(base::zeroed_bytes(BUF, GFP_KERNEL)?, GFP_KERNEL)?;
         }
         let wrs = Wrs::new(core::ptr::null(), NSQ, NRX)?;
         let pieces = base::kvec_filled(crate::util::xfer::EMPTY_SEG, rules::IOV_MAX)?;
@@ -1453,7 +1453,7 @@ fn dest_of(d: &EpData, to: LaneRef<Prov>, unexp: &mut UnexpList, len: u64, tag: 
     if !unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) || unexp.reserve(GFP_KERNEL | __GFP_NOWARN).is_err() {
         return None;
     }
-    KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).ok().map(Dest::Unexp)
+    base::zeroed_bytes(len as usize, GFP_KERNEL | __GFP_NOWARN).ok().map(Dest::Unexp)
 }
 
 /// Puts `src` at `at` of message destination `dest` (what fits a short

@@ -92,7 +92,7 @@ impl Ep {
         let mut bufs = KVec::with_capacity(NBOUNCE, GFP_KERNEL)?;
         let mut at = [core::ptr::null(); NBOUNCE];
         for p in at.iter_mut() {
-            let b = KVec::from_elem(0u8, BOUNCE_LEN, GFP_KERNEL)?;
+            let b: KVec<u8> = base::zeroed_bytes(BOUNCE_LEN, GFP_KERNEL)?;
             *p = b.as_ptr();
             bufs.push(b, GFP_KERNEL)?;
         }
@@ -263,7 +263,7 @@ impl Ep {
                 if unexp.reserve(GFP_KERNEL | __GFP_NOWARN).is_err() {
                     return Some(Err(()));
                 }
-                match KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN) {
+                match base::zeroed_bytes(len as usize, GFP_KERNEL | __GFP_NOWARN) {
                     Ok(b) => Dest::Unexp(b),
                     Err(_) => return Some(Err(())),
                 }

@@ -100,18 +100,26 @@ if [ "$role" = 1 ]; then
 		lst add_batch "b$op" >/dev/null
 		lst add_test --batch "b$op" --from c --to s brw "$op" check=full size=1M >/dev/null
 		lst run "b$op" >/dev/null
-		stat=$(timeout $((secs + 30)) lst stat --delay "$secs" --count 1 c s 2>&1)
+		sleep "$secs"
+		# a 5 s sample of the server's LNet rates at the end of the run
+		stat=$(timeout 60 lst stat --delay 5 --count 2 s 2>&1)
 		lst stop "b$op" >/dev/null
 		echo "$stat" | sed "s/^/lst-$op: /"
 		errs=$(lst show_error c s 2>&1)
 		echo "$errs" | sed "s/^/lst-$op-errors: /"
-		# the server's bulk rate (MiB/s) as lst stat prints it
-		bw=$(echo "$stat" | awk '/\[W\]|\[R\]/ && /MiB/ { print; exit }' | tr -s ' ')
-		echo "LNET-FIGURE $lnd.$op $bw"
-		if echo "$errs" | grep -qiE "error|fail|[1-9][0-9]* RPCs? (error|failed)"; then
-			result "$lnd.brw_$op" fail "$(echo "$errs" | tr '\n' ' ' | cut -c1-200)"
+		# bulk MiB/s the server received (write) or sent (read), and
+		# its RPC rate
+		side=R
+		[ "$op" = read ] && side=W
+		bw=$(echo "$stat" | awk -v s="[$side]" '/Bandwidth/ { b = 1; next } /^\[LNet/ { b = 0 } b && $1 == s { v = $3 } END { print v }')
+		rpc=$(echo "$stat" | awk -v s="[$side]" '/Rates/ { r = 1; next } /^\[LNet/ { r = 0 } r && $1 == s { v = $3 } END { print v }')
+		echo "LNET-FIGURE $lnd.$op MiB/s=${bw:-?} RPC/s=${rpc:-?}"
+		bad=$(echo "$errs" | awk '/^Total [0-9]+ error nodes/ { n += $2 } /failure|errors,/ { n++ } END { print n + 0 }')
+		totals=$(echo "$errs" | grep -c '^Total [0-9]* error nodes')
+		if [ "$bad" = 0 ] && [ "$totals" = 2 ] && [ -n "$bw" ]; then
+			result "$lnd.brw_$op" ok "${bw} MiB/s"
 		else
-			result "$lnd.brw_$op" ok "$bw"
+			result "$lnd.brw_$op" fail "$(echo "$errs $stat" | tr '\n' ' ' | cut -c1-300)"
 		fi
 	done
 	lst end_session >/dev/null
