@@ -131,9 +131,11 @@ impl Reuse<'_> {
 /// destination its device does not reach, RDM on iWARP; `source`: the
 /// node was a source address).
 /// Before planning: ep types none of `variants` is, an `av_type` with
-/// MSG-only variants and address formats other than sockaddrs get
-/// -ENODATA. Errors: -EINVAL (NULL
-/// `info`, a bad node or service), -ENODATA (no entry), -ENOMEM.
+/// MSG-only variants and address formats other than sockaddrs and
+/// `KFI_ADDR_CXI` get -ENODATA. A source node naming an interface gives
+/// its entries named by NIC address (`logic::nic`, RDM variants only)
+/// unless the hints ask for sockaddrs. Errors: -EINVAL (NULL `info`, a
+/// bad node or service), -ENODATA (no entry), -ENOMEM.
 ///
 /// # Safety
 /// As `kgetinfo`: `node` and `service` are NULL or valid strings; `hints`
