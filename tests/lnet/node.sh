@@ -63,10 +63,10 @@ o2ib)
 *) result "$lnd.$role.load" fail "unknown LND $lnd"; finish ;;
 esac
 
-mods="$lus/libcfs/libcfs/libcfs.ko $lus/lnet/lnet/lnet.ko"
+mods="$lus/lnet/libcfs/libcfs.ko $lus/lnet/lnet/lnet.ko"
 kmod=$(find "$lus/lnet/klnds" -name "$lndmod.ko" | head -1)
 ok=1
-insmod "$lus/libcfs/libcfs/libcfs.ko" || ok=0
+insmod "$lus/lnet/libcfs/libcfs.ko" || ok=0
 [ $ok = 1 ] && { insmod "$lus/lnet/lnet/lnet.ko" "networks=$net" || ok=0; }
 [ $ok = 1 ] && { insmod "$kmod" || ok=0; }
 [ $ok = 1 ] && { lnetctl lnet configure --all || ok=0; }
