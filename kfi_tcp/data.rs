@@ -749,7 +749,7 @@ fn unexp_buffer(d: &mut DataIo, len: u64, mode: Mode) -> core::result::Result<KV
     ffi::fail_alloc().map_err(oom)?;
     d.unexp.reserve(GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
     ffi::fail_alloc().map_err(oom)?;
-    crate::util::base::zeroed_bytes(len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))
+    KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))
 }
 
 /// A buffer description of `b` (a rendezvous's own buffer).
@@ -1719,7 +1719,7 @@ impl Conn {
                     let oom = |_| Halt::from(Broken { err: bindings::ENOMEM });
                     ffi::fail_alloc().map_err(oom)?;
                     d.pending.reserve(1, GFP_KERNEL).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
-                    let buf: KVVec<u8> = crate::util::base::zeroed_bytes(len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
+                    let buf = KVVec::from_elem(0u8, len as usize, GFP_KERNEL | __GFP_NOWARN).map_err(|_| Halt::from(Broken { err: bindings::ENOMEM }))?;
                     d.rx = Rx::Body { dest: Dest::Pend(buf), got: 0 };
                     moved = true;
                 }
