@@ -269,27 +269,30 @@ fi_pp_killed() {
 # namespace, with netem on its loopback (a stress's endpoints all live in
 # the namespace of the process that starts it). Corruption is caught
 # there too: netem computes the checksum of a packet it corrupts, and
-# TCP's receive checks it. No reconnects, and netem goes 6 s before the
-# end, before the closing quiesce: a FIN that netem drops on loopback is
-# sometimes never retransmitted by the orphaned socket (no timer left on
-# it: Documentation/testing.md), so a close could wait for the peer's end
-# forever; closes and peer death are the other checks' subject. The 14 s
-# count from the stress module's load (its run starts then), not from
-# here: on the debug kernel loading it took long enough for netem to
-# outlast the run.
+# TCP's receive checks it. No reconnects, and netem is gone before the
+# closing quiesce: a FIN that netem drops on loopback is sometimes never
+# retransmitted by the orphaned socket (no timer left on it:
+# Documentation/testing.md), so a close could wait for the peer's end
+# forever; closes and peer death are the other checks' subject. The run
+# is asked for 300 s and ended through kfi_stress's stop file once netem
+# is deleted (14 s after the module's load, when the run starts):
+# deleting the qdisc took 7 s on the debug kernel, so a fixed run length
+# let netem outlast it.
 netem_stress() {
-	local rc n=0
+	local rc n=0 pid dbg=/sys/kernel/debug/kfi_stress
 	in_peer tc qdisc replace dev lo root netem \
 		loss 1% delay 1ms reorder 10% duplicate 1% corrupt 1% || return 1
-	(while [ ! -e /sys/kernel/debug/kfi_stress ] && [ $n -lt 600 ]; do
+	in_peer "$(dirname "$0")/../stress/guest.sh" "$ko" 300 reconnect_ms=0 &
+	pid=$!
+	while [ ! -e $dbg/stop ] && [ $n -lt 600 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done
 	sleep 14
-	in_peer tc qdisc del dev lo root) &
-	in_peer "$(dirname "$0")/../stress/guest.sh" "$ko" 20 reconnect_ms=0
+	in_peer tc qdisc del dev lo root
+	[ -e $dbg/stop ] && echo 1 >$dbg/stop
+	wait $pid
 	rc=$?
-	wait
 	in_peer tc qdisc del dev lo root 2>/dev/null
 	return $rc
 }

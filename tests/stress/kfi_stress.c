@@ -39,7 +39,12 @@
  * IPv6 text, an IPv6 one with a %zone: interface name or index), and the
  * address connected to is the passive endpoint's kfi_getname(), of
  * whatever family. /sys/kernel/debug/kfi_stress/last holds the summary
- * line "kfi_stress: ... errors=N" (Documentation/testing.md).
+ * line "kfi_stress: ... errors=N" (Documentation/testing.md). Writing
+ * anything to /sys/kernel/debug/kfi_stress/stop ends the running run (or
+ * the next one) early, as if its time were up: its threads quiesce, check
+ * and close as at the end of any run. A test that changes the network
+ * under a run (netem) undoes the change and then stops the run, so the
+ * closes run on a clean link whatever the machine's speed.
  */
 #include <linux/bvec.h>
 #include <linux/completion.h>
@@ -65,6 +70,9 @@
 #include <kfi_rma.h>
 #include <kfi_tagged.h>
 #include <kfi_trigger.h>
+
+/* set by the stop file, cleared when a run ends */
+static bool st_stop_req;
 
 static unsigned int seconds = 45;
 module_param(seconds, uint, 0644);
@@ -1946,7 +1954,8 @@ static int st_thread_fn(void *arg)
 		st_err(t, "setting up: %d", rc);
 	next_reconnect = jiffies + msecs_to_jiffies(run->reconnect_ms) +
 			 st_below(t, msecs_to_jiffies(run->reconnect_ms));
-	while (!t->abort && time_before(jiffies, run->deadline)) {
+	while (!t->abort && time_before(jiffies, run->deadline) &&
+	       !READ_ONCE(st_stop_req)) {
 		struct st_pair *p = &t->pairs[st_below(t, t->npairs)];
 		int d = st_below(t, 2);
 		u32 c = st_below(t, 100);
@@ -2193,6 +2202,7 @@ static ssize_t st_run_write(struct file *file, const char __user *ubuf,
 	if (!rc) {
 		mutex_lock(&st_lock);
 		rc = st_run(run);
+		WRITE_ONCE(st_stop_req, false);
 		mutex_unlock(&st_lock);
 	}
 	kfree(run);
@@ -2205,6 +2215,18 @@ static ssize_t st_last_read(struct file *file, char __user *ubuf, size_t len,
 	return simple_read_from_buffer(ubuf, len, ppos, st_last,
 				       strlen(st_last));
 }
+
+static ssize_t st_stop_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	WRITE_ONCE(st_stop_req, true);
+	return len;
+}
+
+static const struct file_operations st_stop_fops = {
+	.owner = THIS_MODULE,
+	.write = st_stop_write,
+};
 
 static const struct file_operations st_run_fops = {
 	.owner = THIS_MODULE,
@@ -2221,6 +2243,7 @@ static int __init st_init(void)
 	st_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("run", 0200, st_dir, NULL, &st_run_fops);
 	debugfs_create_file("last", 0400, st_dir, NULL, &st_last_fops);
+	debugfs_create_file("stop", 0200, st_dir, NULL, &st_stop_fops);
 	return 0;
 }
 
