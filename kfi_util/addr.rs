@@ -6,10 +6,10 @@
 //! between the two; the logic's [`Addr`] converts to and from
 //! [`SockAddr`] here.
 
-use super::logic::nic::{Nic, NicNet};
+use super::logic::nic::{self, Nic, NicNet, NicTable, NicTableError};
 use super::logic::plan::{Addr, Family, Iface};
 use super::sys;
-use core::ffi::{c_int, c_void};
+use core::ffi::{c_char, c_int, c_void};
 use kernel::bindings;
 use kernel::error::to_result;
 use kernel::prelude::*;
@@ -148,18 +148,55 @@ pub(crate) unsafe fn read_cxi(addr: *const c_void) -> Option<Nic> {
     cxi_parts(unsafe { addr.cast::<u64>().read_unaligned() })
 }
 
-/// The socket address NIC address `n` names in `net`; `EINVAL` if it is
-/// outside it.
+const _: () = assert!(sys::KFI_UTIL_NIC_MAP_MAX as usize == nic::NIC_TABLE_MAX);
+
+/// Runs `f` on the administrator's NIC address table (the provider's
+/// `nic_map` parameter), held for the call: `f` must not sleep (bottom
+/// halves are off).
+pub(crate) fn with_nic_table<R>(f: impl FnOnce(NicTable<'_>) -> R) -> R {
+    let mut len = 0usize;
+    // SAFETY: takes the table's lock; the text it returns stays valid and
+    // unchanged until the unlock below.
+    let text = unsafe { sys::kfi_util_nic_map_lock_text(&mut len) };
+    // SAFETY: `text` holds `len` bytes, held by the lock.
+    let bytes = unsafe { core::slice::from_raw_parts(text.cast::<u8>(), len) };
+    let r = f(NicTable::of_checked(bytes));
+    // SAFETY: the lock taken above.
+    unsafe { sys::kfi_util_nic_map_unlock_text() };
+    r
+}
+
+/// The parameter's check of a new table text (`kfi_util_glue.c`): 0,
+/// -EINVAL for a malformed one, -ENOSPC for one too long.
+///
+/// # Safety
+/// `text` is readable for `len` bytes.
+#[no_mangle]
+pub(crate) unsafe extern "C" fn kfi_util_nic_map_check(text: *const c_char, len: usize) -> c_int {
+    if text.is_null() {
+        return -(bindings::EINVAL as c_int);
+    }
+    // SAFETY: the caller's contract.
+    let bytes = unsafe { core::slice::from_raw_parts(text.cast::<u8>(), len) };
+    match NicTable::parse(bytes) {
+        Ok(_) => 0,
+        Err(NicTableError::TooLong) => -(bindings::ENOSPC as c_int),
+        Err(_) => -(bindings::EINVAL as c_int),
+    }
+}
+
+/// The socket address NIC address `n` names: the table's address, else
+/// the one in `net`; `EINVAL` if it is outside it.
 pub(crate) fn nic_sockaddr(net: &NicNet, n: Nic) -> Result<SockAddr> {
-    let (ip, port) = net.addr(n).ok_or(EINVAL)?;
+    let (ip, port) = with_nic_table(|t| t.addr(net, n)).ok_or(EINVAL)?;
     Ok(sockaddr(Addr::v4(ip, port)))
 }
 
-/// The NIC address of `a` in `net`, if it has one.
+/// The NIC address of `a` (the table's, else by `net`), if it has one.
 pub(crate) fn sockaddr_nic(net: &NicNet, a: &SockAddr) -> Option<Nic> {
     let l = logic_addr(a);
     (l.family == Family::V4).then_some(())?;
-    net.name(l.ip4(), l.port)
+    with_nic_table(|t| t.name(net, l.ip4(), l.port))
 }
 
 /// A consumer's name for `a` (`getname`, `av_lookup`) in `buf`: its
@@ -190,7 +227,8 @@ pub(crate) unsafe fn write_name(net: Option<&NicNet>, a: &SockAddr, addr: *mut c
 /// The NIC net of a domain opened from `info`: `None` unless the info's
 /// addresses are NIC addresses (`KFI_ADDR_CXI`, `logic::nic`); then the
 /// net of the first IPv4 address among `views` (the domain's interface
-/// addresses) whose NIC address is that of the info's `src_addr`.
+/// addresses) whose NIC address (the table's first) is that of the info's
+/// `src_addr`.
 /// `EINVAL` for a missing or malformed `src_addr`, `ENODEV` if no address
 /// matches.
 ///
@@ -210,10 +248,12 @@ pub(crate) unsafe fn info_nic_net<'a>(info: *const sys::kfi_info, views: impl It
     }
     // SAFETY: `src_addr` holds `src_addrlen` (8) bytes or is NULL.
     let own = unsafe { read_cxi(i.src_addr) }.ok_or(EINVAL)?;
-    views
-        .filter(|v| v.family == Family::V4 && v.up)
-        .map(|v| NicNet::of(v.ip4(), v.prefix_len()))
-        .find(|(_, nic)| *nic == own.nic)
-        .map(|(net, _)| Some(net))
-        .ok_or(ENODEV)
+    with_nic_table(|t| {
+        views
+            .filter(|v| v.family == Family::V4 && v.up)
+            .map(|v| t.own(v.ip4(), v.prefix_len()))
+            .find(|(_, nic)| *nic == own.nic)
+            .map(|(net, _)| Some(net))
+            .ok_or(ENODEV)
+    })
 }

@@ -195,7 +195,8 @@ pub(crate) unsafe fn getinfo<'t>(
     let source = flags & sys::KFI_SOURCE as u64 != 0;
     // SAFETY: the core passes NULL or valid strings.
     let (node, service) = unsafe { (base::c_bytes(node), base::c_bytes(service)) };
-    let n = match plan::plan_with(views, source, node, service, family, nic, &mut plans) {
+    let planned = super::addr::with_nic_table(|t| plan::plan_with(views, source, node, service, family, nic, t, &mut plans));
+    let n = match planned {
         Ok(n) => n,
         Err(e) => return e.errno(),
     };

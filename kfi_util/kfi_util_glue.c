@@ -1121,6 +1121,76 @@ struct device *kfi_util_dma_device(void)
 	return &kfi_util_dma_pdev->dev;
 }
 
+/*
+ * The administrator's NIC address table (Documentation/lnet.md,
+ * kfi_util/logic/nic.rs): the provider's nic_map parameter, text checked
+ * by kfi_util_nic_map_check() (Rust) before it replaces the table.
+ * kfi_util_nic_map_lock protects kfi_util_nic_map_text; readers hold it
+ * across their lookups (short, no sleeping).
+ */
+static char kfi_util_nic_map_text[KFI_UTIL_NIC_MAP_MAX];
+static DEFINE_SPINLOCK(kfi_util_nic_map_lock);
+
+static int kfi_util_nic_map_set(const char *val, const struct kernel_param *kp)
+{
+	size_t len = strnlen(val, KFI_UTIL_NIC_MAP_MAX);
+	int rc;
+
+	if (len == KFI_UTIL_NIC_MAP_MAX)
+		return -ENOSPC;
+	rc = kfi_util_nic_map_check(val, len);
+	if (rc)
+		return rc;
+	spin_lock_bh(&kfi_util_nic_map_lock);
+	memcpy(kfi_util_nic_map_text, val, len);
+	kfi_util_nic_map_text[len] = '\0';
+	spin_unlock_bh(&kfi_util_nic_map_lock);
+	return 0;
+}
+
+static int kfi_util_nic_map_get(char *buf, const struct kernel_param *kp)
+{
+	int n;
+
+	spin_lock_bh(&kfi_util_nic_map_lock);
+	n = scnprintf(buf, PAGE_SIZE, "%s\n", kfi_util_nic_map_text);
+	spin_unlock_bh(&kfi_util_nic_map_lock);
+	return n;
+}
+
+static const struct kernel_param_ops kfi_util_nic_map_ops = {
+	.set = kfi_util_nic_map_set,
+	.get = kfi_util_nic_map_get,
+};
+module_param_cb(nic_map, &kfi_util_nic_map_ops, NULL, 0644);
+MODULE_PARM_DESC(nic_map,
+		 "NIC addresses of IPv4 addresses: NIC=A.B.C.D[,NIC=A.B.C.D...], listed ones first (Documentation/lnet.md)");
+
+/**
+ * kfi_util_nic_map_lock_text() - Hold the NIC address table.
+ * @len: Set to the length of its text.
+ *
+ * Context: Not in hard interrupt context; until
+ *	kfi_util_nic_map_unlock_text(), bottom halves off, no sleeping.
+ * Return: The table's text, checked by kfi_util_nic_map_check().
+ */
+const char *kfi_util_nic_map_lock_text(size_t *len)
+	__acquires(&kfi_util_nic_map_lock)
+{
+	spin_lock_bh(&kfi_util_nic_map_lock);
+	*len = strnlen(kfi_util_nic_map_text, KFI_UTIL_NIC_MAP_MAX);
+	return kfi_util_nic_map_text;
+}
+
+/**
+ * kfi_util_nic_map_unlock_text() - Let the NIC address table go.
+ */
+void kfi_util_nic_map_unlock_text(void)
+	__releases(&kfi_util_nic_map_lock)
+{
+	spin_unlock_bh(&kfi_util_nic_map_lock);
+}
+
 static struct kfi_cxi_domain_ops kfi_util_cxi_domain_ops = {
 	.get_device = kfi_util_cxi_get_device,
 };

@@ -457,6 +457,18 @@ int kfi_prov_domain_endpoint(struct kfid_domain *domain, struct kfi_info *info,
  */
 struct device *kfi_prov_domain_device(struct kfid_domain *domain);
 
+/*
+ * The NIC address table (the provider's nic_map parameter,
+ * kfi_util_glue.c): the text is read between lock and unlock, which
+ * disable bottom halves and must not sleep in between;
+ * kfi_util_nic_map_check() (kfi_util/addr.rs) says whether a text is a
+ * table (0 or -EINVAL, -ENOSPC for one too long).
+ */
+#define KFI_UTIL_NIC_MAP_MAX 4096
+const char *kfi_util_nic_map_lock_text(size_t *len);
+void kfi_util_nic_map_unlock_text(void);
+int kfi_util_nic_map_check(const char *text, size_t len);
+
 /* A provider's direct-mapped device (kfi_util_glue.c). */
 int kfi_util_dma_device_init(const char *name);
 void kfi_util_dma_device_exit(void);

@@ -19,6 +19,13 @@
 //!   number below 2^12 (kfilnd: the LNet network number); it names the
 //!   port [`PORT_BASE`] `+ pid` (kfi_tcp's TCP port, kfi_verbs' rdma_cm
 //!   port in the TCP port space).
+//! - The administrator's [`NicTable`] (each provider's `nic_map`
+//!   parameter) comes first, both ways: a NIC address it lists is its
+//!   IPv4 address, wherever that is (another subnet, a routed network),
+//!   and an address it lists, a local one included, has its NIC address.
+//!   The rules above are for everything else.
+
+use super::host;
 
 /// The first port of the endpoint indices.
 pub const PORT_BASE: u16 = 20000;
@@ -101,6 +108,108 @@ impl NicNet {
     }
 }
 
+/// Longest [`NicTable`] text, in bytes (with its terminating NUL in C).
+pub const NIC_TABLE_MAX: usize = 4096;
+
+/// Why a [`NicTable`] text was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NicTableError {
+    /// Longer than [`NIC_TABLE_MAX`] - 1 bytes.
+    TooLong,
+    /// An entry is not `NIC=A.B.C.D` (a NIC address as [`parse_nic`]
+    /// takes it, an IPv4 address in dotted decimal).
+    BadEntry,
+    /// A NIC address or an IPv4 address listed twice.
+    Duplicate,
+}
+
+/// The administrator's NIC addresses for IPv4 addresses the rules do not
+/// give them (`Documentation/lnet.md`): the text `NIC=A.B.C.D` entries
+/// separated by commas or white space (`0x41=10.2.0.7,0x42=10.3.0.9`),
+/// each NIC address and each IPv4 address at most once; empty: no
+/// table. A view of text [`NicTable::parse`] accepted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NicTable<'a>(&'a [u8]);
+
+impl<'a> NicTable<'a> {
+    /// No entries.
+    pub const EMPTY: NicTable<'static> = NicTable(b"");
+
+    /// Checks a table's text.
+    pub fn parse(text: &'a [u8]) -> Result<Self, NicTableError> {
+        if text.len() >= NIC_TABLE_MAX {
+            return Err(NicTableError::TooLong);
+        }
+        let t = NicTable(text);
+        for (k, e) in t.raw().enumerate() {
+            let (nic, ip) = e.ok_or(NicTableError::BadEntry)?;
+            if t.entries().take(k).any(|(n, a)| n == nic || a == ip) {
+                return Err(NicTableError::Duplicate);
+            }
+        }
+        Ok(t)
+    }
+
+    /// A view of text [`NicTable::parse`] accepted before (the
+    /// parameter's, checked when it was set): not checked again; a
+    /// malformed entry would be skipped.
+    pub fn of_checked(text: &'a [u8]) -> Self {
+        NicTable(text)
+    }
+
+    /// The text's entries, `None` for a malformed one.
+    fn raw(&self) -> impl Iterator<Item = Option<(u32, [u8; 4])>> + 'a {
+        self.0
+            .split(|c| *c == b',' || c.is_ascii_whitespace())
+            .filter(|e| !e.is_empty())
+            .map(|e| {
+                let eq = e.iter().position(|c| *c == b'=')?;
+                Some((parse_nic(&e[..eq])?, host::parse_ipv4(&e[eq + 1..])?))
+            })
+    }
+
+    /// The entries: NIC address, IPv4 address (network order).
+    pub fn entries(&self) -> impl Iterator<Item = (u32, [u8; 4])> + 'a {
+        self.raw().flatten()
+    }
+
+    /// The IPv4 address listed for `nic`.
+    pub fn ip(&self, nic: u32) -> Option<[u8; 4]> {
+        self.entries().find(|e| e.0 == nic).map(|e| e.1)
+    }
+
+    /// The NIC address listed for `ip`.
+    pub fn nic(&self, ip: [u8; 4]) -> Option<u32> {
+        self.entries().find(|e| e.1 == ip).map(|e| e.0)
+    }
+
+    /// The NIC address of a local interface address `ip` with prefix
+    /// length `prefix`: the table's, else the rule's ([`NicNet::of`]);
+    /// with the interface's net either way.
+    pub fn own(&self, ip: [u8; 4], prefix: u8) -> (NicNet, u32) {
+        let (net, nic) = NicNet::of(ip, prefix);
+        (net, self.nic(ip).unwrap_or(nic))
+    }
+
+    /// The IPv4 address and port of peer `n` seen from `net`: the
+    /// table's address for its NIC address, else [`NicNet::addr`].
+    pub fn addr(&self, net: &NicNet, n: Nic) -> Option<([u8; 4], u16)> {
+        match self.ip(n.nic) {
+            Some(ip) => (n.pid >> PID_BITS == 0).then_some((ip, n.port())),
+            None => net.addr(n),
+        }
+    }
+
+    /// The NIC address and endpoint index of `ip` and `port` seen from
+    /// `net`: the table's NIC address for `ip`, else [`NicNet::name`].
+    pub fn name(&self, net: &NicNet, ip: [u8; 4], port: u16) -> Option<Nic> {
+        match self.nic(ip) {
+            Some(nic) => Some(Nic { nic, pid: pid_of_port(port)? }),
+            None => net.name(ip, port),
+        }
+    }
+}
+
 /// The endpoint index of `port`, if it is one of theirs.
 pub fn pid_of_port(port: u16) -> Option<u16> {
     port.checked_sub(PORT_BASE).filter(|p| p >> PID_BITS == 0)
@@ -177,6 +286,46 @@ mod tests {
         assert_eq!(net.name(ip, PORT_BASE + 4096), None);
         assert_eq!(net.name([192, 169, 0, 1], PORT_BASE), None);
         assert_eq!(net.addr(Nic { nic: 1, pid: 4096 }), None);
+    }
+
+    #[test]
+    fn table_text() {
+        let t = NicTable::parse(b"0x41=10.2.0.7, 66=10.3.0.9\n").unwrap();
+        let mut e = t.entries();
+        assert_eq!(e.next(), Some((0x41, [10, 2, 0, 7])));
+        assert_eq!(e.next(), Some((66, [10, 3, 0, 9])));
+        assert_eq!(e.next(), None);
+        assert_eq!(NicTable::parse(b"").unwrap().entries().count(), 0);
+        assert_eq!(NicTable::parse(b" \n").unwrap(), NicTable(b" \n"));
+        for bad in [&b"1"[..], b"1=", b"=1.2.3.4", b"0x100000=1.2.3.4", b"1=1.2.3", b"1=1.2.3.4.5", b"1=a.b.c.d", b"1=1.2.3.4;2=1.2.3.5"] {
+            assert_eq!(NicTable::parse(bad), Err(NicTableError::BadEntry), "{:?}", core::str::from_utf8(bad));
+        }
+        assert_eq!(NicTable::parse(b"1=1.2.3.4,0x1=1.2.3.5"), Err(NicTableError::Duplicate));
+        assert_eq!(NicTable::parse(b"1=1.2.3.4 2=1.2.3.4"), Err(NicTableError::Duplicate));
+        let long = [b' '; NIC_TABLE_MAX];
+        assert_eq!(NicTable::parse(&long), Err(NicTableError::TooLong));
+        assert!(NicTable::parse(&long[1..]).is_ok());
+    }
+
+    #[test]
+    fn table_first_then_rules() {
+        let t = NicTable::parse(b"0x41=10.2.0.7,9=192.168.1.5").unwrap();
+        let (net, own) = t.own([192, 168, 1, 5], 24);
+        assert_eq!((net.net, own), ([192, 168, 1, 0], 9));
+        assert_eq!(t.own([192, 168, 1, 6], 24).1, 6);
+        // a listed peer anywhere, the rest in the net
+        assert_eq!(t.addr(&net, Nic { nic: 0x41, pid: 2 }), Some(([10, 2, 0, 7], PORT_BASE + 2)));
+        assert_eq!(t.addr(&net, Nic { nic: 0x41, pid: 4096 }), None);
+        assert_eq!(t.addr(&net, Nic { nic: 7, pid: 0 }), Some(([192, 168, 1, 7], PORT_BASE)));
+        assert_eq!(t.name(&net, [10, 2, 0, 7], PORT_BASE + 2), Some(Nic { nic: 0x41, pid: 2 }));
+        assert_eq!(t.name(&net, [10, 2, 0, 7], 80), None);
+        assert_eq!(t.name(&net, [10, 2, 0, 8], PORT_BASE), None);
+        assert_eq!(t.name(&net, [192, 168, 1, 5], PORT_BASE), Some(Nic { nic: 9, pid: 0 }));
+        assert_eq!(t.name(&net, [192, 168, 1, 7], PORT_BASE + 1), Some(Nic { nic: 7, pid: 1 }));
+        // no table: the rules
+        let e = NicTable::EMPTY;
+        assert_eq!(e.own([192, 168, 1, 5], 24).1, 5);
+        assert_eq!(e.addr(&net, Nic { nic: 0x41, pid: 0 }), Some(([192, 168, 1, 0x41], PORT_BASE)));
     }
 
     #[test]

@@ -23,7 +23,7 @@
 //! then matches nothing.
 
 use super::host;
-use super::nic::{self, Nic, NicNet};
+use super::nic::{self, Nic, NicTable};
 
 /// An address family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -248,7 +248,7 @@ pub fn plan(
     family: Option<Family>,
     out: &mut [Plan],
 ) -> Result<usize, PlanError> {
-    plan_with(ifaces, source, node, service, family, NicWant::No, out)
+    plan_with(ifaces, source, node, service, family, NicWant::No, NicTable::EMPTY, out)
 }
 
 /// [`plan`], and a source node naming an interface (`eth0`: kfilnd's
@@ -256,8 +256,10 @@ pub fn plan(
 /// entry per address of that interface; with `nic` [`NicWant::Allow`] or
 /// [`NicWant::Only`], per IPv4 address, named by its NIC address and the
 /// service as endpoint index ([`super::nic`]: a decimal below 4096, the
-/// port [`nic::PORT_BASE`] + it); otherwise the service is the port.
-/// With [`NicWant::Only`] other nodes match nothing.
+/// port [`nic::PORT_BASE`] + it; `table` first: [`NicTable::own`]);
+/// otherwise the service is the port. With [`NicWant::Only`] other nodes
+/// match nothing.
+#[allow(clippy::too_many_arguments)]
 pub fn plan_with(
     ifaces: &[Iface<'_>],
     source: bool,
@@ -265,11 +267,12 @@ pub fn plan_with(
     service: Option<&[u8]>,
     family: Option<Family>,
     nic: NicWant,
+    table: NicTable<'_>,
     out: &mut [Plan],
 ) -> Result<usize, PlanError> {
     let iface_node = node.filter(|n| source && node_addr(ifaces, n).is_err() && ifaces.iter().any(|i| i.name == *n));
     if let Some(name) = iface_node {
-        return plan_iface(ifaces, name, service, family, nic, out);
+        return plan_iface(ifaces, name, service, family, nic, table, out);
     }
     if nic == NicWant::Only {
         // A bad node stays a bad node; a good one names no interface.
@@ -337,6 +340,7 @@ fn plan_iface(
     service: Option<&[u8]>,
     family: Option<Family>,
     want: NicWant,
+    table: NicTable<'_>,
     out: &mut [Plan],
 ) -> Result<usize, PlanError> {
     let nic_mode = want != NicWant::No;
@@ -353,7 +357,7 @@ fn plan_iface(
             continue;
         }
         out[n] = if nic_mode {
-            let (_, own) = NicNet::of(i.ip4(), i.prefix_len());
+            let (_, own) = table.own(i.ip4(), i.prefix_len());
             let id = Nic { nic: own, pid };
             Plan { iface: idx, src: Some(i.local(id.port())), dest: None, nic: Some(id) }
         } else {

@@ -34,6 +34,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/fs.h>
 #include <linux/in.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
@@ -526,6 +527,8 @@ static const char *kfl_node = KFL_NODE;
 static const char *kfl_ifname = KFL_IFNAME;
 static int kfl_nic = KFL_NIC;
 static const char *kfl_prov;
+/* MiB kfilnd_sep_bulk moves over kfi_tcp (0: KSB_BYTES) */
+static unsigned int kfl_bulk_mib;
 /*
  * The capabilities an answer to kfilnd's hints lacks: over kfi_verbs the
  * RMA-target ones (its memory regions take the device's keys,
@@ -1970,7 +1973,8 @@ static void kfilnd_sep_bulk(struct kunit *test)
 			break;
 		k->cpu[k->ncpu++] = i;
 	}
-	k->bytes = kfl_prov ? (u64)verbs_mib << 20 : KSB_BYTES;
+	k->bytes = kfl_prov ? (u64)verbs_mib << 20 :
+		   kfl_bulk_mib ? (u64)kfl_bulk_mib << 20 : KSB_BYTES;
 	k->total = k->bytes / KSB_BULK;
 	init_waitqueue_head(&k->done);
 	/*
@@ -2231,7 +2235,140 @@ static struct kunit_suite kfilnd_verbs_suite = {
 	.test_cases = kfilnd_verbs_cases,
 };
 
-kunit_test_suites(&kfilnd_suite, &kfilnd_verbs_suite);
+/*
+ * The administrator's NIC address table (kfi_tcp's nic_map parameter,
+ * Documentation/lnet.md): listed addresses first, both ways. With
+ * 127.0.0.1 listed as NIC 0x41, lo's entries are NIC 0x41 (the rule says
+ * 1), and a peer inserted as 0x41 is 127.0.0.1 (the rule says
+ * 127.0.0.65, where nobody listens): kfilnd_sep_bulk moves its data
+ * through both.
+ */
+#define KFL_NIC_MAP	"/sys/module/kfi_tcp/parameters/nic_map"
+#define KFL_TABLE	"0x41=127.0.0.1"
+#define KFL_TABLE_NIC	0x41
+
+static int kfl_param_write(const char *path, const char *val)
+{
+	struct file *f = filp_open(path, O_WRONLY, 0);
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, val, strlen(val), &pos);
+	filp_close(f, NULL);
+	return n < 0 ? n : 0;
+}
+
+static ssize_t kfl_param_read(const char *path, char *buf, size_t len)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, len - 1, &pos);
+	filp_close(f, NULL);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+static int kfilnd_table_init(struct kunit *test)
+{
+	int rc = kfl_param_write(KFL_NIC_MAP, KFL_TABLE);
+
+	KUNIT_ASSERT_EQ_MSG(test, rc, 0, "setting %s", KFL_NIC_MAP);
+	kfl_nic = KFL_TABLE_NIC;
+	kfl_bulk_mib = 64;
+	return 0;
+}
+
+static void kfilnd_table_exit(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kfl_param_write(KFL_NIC_MAP, ""), 0);
+	kfl_nic = KFL_NIC;
+	kfl_bulk_mib = 0;
+}
+
+/*
+ * The table's refusals (the table stays), lo's NIC address from it, a
+ * domain of lo's rule address refused, an unlisted peer by the rule.
+ */
+static void kfilnd_nic_table(struct kunit *test)
+{
+	struct kfl *f = kfl_new(test);
+	struct kfi_info *h, *i = NULL;
+	struct kcxi_addr a = { .qw = 0 };
+	struct kfid_domain *dom2;
+	struct kfid_av *av;
+	struct kfi_av_attr av_attr = { .type = KFI_AV_UNSPEC };
+	kfi_addr_t hdl;
+	char buf[64];
+	size_t len;
+
+	KUNIT_EXPECT_EQ(test, kfl_param_write(KFL_NIC_MAP,
+					      "1=1.2.3.4,0x1=1.2.3.5"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kfl_param_write(KFL_NIC_MAP, "0x100000=1.2.3.4"),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kfl_param_write(KFL_NIC_MAP, "1=1.2.3"), -EINVAL);
+	KUNIT_ASSERT_GT(test, kfl_param_read(KFL_NIC_MAP, buf, sizeof(buf)),
+			0L);
+	KUNIT_EXPECT_STREQ(test, buf, KFL_TABLE "\n");
+
+	h = kfi_allocinfo();
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	f->hints = h;
+	h->fabric_attr->prov_name = kstrdup("tcp", GFP_KERNEL);
+	h->addr_format = KFI_ADDR_CXI;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(0, "lo", "9", KFI_SOURCE, h, &i), 0);
+	f->info = i;
+	KUNIT_ASSERT_EQ(test, i->src_addrlen, sizeof(a));
+	memcpy(&a, i->src_addr, sizeof(a));
+	KUNIT_EXPECT_EQ(test, (int)a.nic, KFL_TABLE_NIC);
+	KUNIT_EXPECT_EQ(test, (int)a.pid, 9);
+	kfl_free_hints(&f->hints);
+
+	KUNIT_ASSERT_EQ(test, kfi_fabric(i->fabric_attr, &f->fab, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_domain(f->fab, i, &f->dom, f), 0);
+	/* lo's address is NIC 0x41 now, not the rule's 1 */
+	i = kfi_dupinfo(f->info);
+	KUNIT_ASSERT_NOT_NULL(test, i);
+	((struct kcxi_addr *)i->src_addr)->nic = KFL_NIC;
+	KUNIT_EXPECT_EQ(test, kfi_domain(f->fab, i, &dom2, NULL), -ENODEV);
+	kfi_freeinfo(i);
+
+	/* a listed peer and an unlisted one (the rule: 127.0.0.66) */
+	KUNIT_ASSERT_EQ(test, kfi_av_open(f->dom, &av_attr, &av, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_av_insertsvc(av, "0x41", "3", &hdl, 0, NULL),
+			1);
+	len = sizeof(a);
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, hdl, &a, &len), 0);
+	KUNIT_EXPECT_EQ(test, (int)a.nic, KFL_TABLE_NIC);
+	KUNIT_EXPECT_EQ(test, (int)a.pid, 3);
+	KUNIT_ASSERT_EQ(test, kfi_av_insertsvc(av, "0x42", "0", &hdl, 0, NULL),
+			1);
+	KUNIT_ASSERT_EQ(test, kfi_av_lookup(av, hdl, &a, &len), 0);
+	KUNIT_EXPECT_EQ(test, (int)a.nic, 0x42);
+	kfl_fid_close(test, &av->fid);
+	kfl_teardown(test, f);
+}
+
+static struct kunit_case kfilnd_table_cases[] = {
+	KUNIT_CASE(kfilnd_nic_table),
+	KUNIT_CASE_SLOW(kfilnd_sep_bulk),
+	{}
+};
+
+static struct kunit_suite kfilnd_table_suite = {
+	.name = "kfi_kfilnd_table",
+	.init = kfilnd_table_init,
+	.exit = kfilnd_table_exit,
+	.test_cases = kfilnd_table_cases,
+};
+
+kunit_test_suites(&kfilnd_suite, &kfilnd_verbs_suite, &kfilnd_table_suite);
 
 MODULE_DESCRIPTION("KUnit suite: Lustre kfilnd's calls over the public kfabric API");
 MODULE_LICENSE("GPL");

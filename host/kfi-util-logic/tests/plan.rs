@@ -2,6 +2,7 @@
 //! Tests of kfi_util/logic/plan.rs: which interfaces and addresses a
 //! kfi_getinfo answer of the tcp provider covers.
 
+use kfi_util_logic::logic::nic::NicTable;
 use kfi_util_logic::logic::plan::*;
 use proptest::prelude::*;
 use std::net::Ipv6Addr;
@@ -246,7 +247,7 @@ fn full(a: [u8; 16]) -> String {
 
 fn run_nic(node: &str, service: Option<&str>, family: Option<Family>, nic: NicWant) -> Result<Vec<Plan>, PlanError> {
     let mut out = [Plan::default(); 16];
-    let n = plan_with(&ifaces(), true, Some(node.as_bytes()), service.map(str::as_bytes), family, nic, &mut out)?;
+    let n = plan_with(&ifaces(), true, Some(node.as_bytes()), service.map(str::as_bytes), family, nic, NicTable::EMPTY, &mut out)?;
     Ok(out[..n].to_vec())
 }
 
@@ -288,5 +289,19 @@ fn an_interface_name_as_source_gives_its_nic_address() {
     assert_eq!(run_nic("10.0.2.15", Some("1"), None, NicWant::Only), Err(PlanError::NoMatch));
     // A name is no peer: without KFI_SOURCE it is a bad node.
     let mut out = [Plan::default(); 4];
-    assert_eq!(plan_with(&ifaces(), false, Some(b"eth0"), None, None, NicWant::Allow, &mut out), Err(PlanError::BadNode));
+    assert_eq!(plan_with(&ifaces(), false, Some(b"eth0"), None, None, NicWant::Allow, NicTable::EMPTY, &mut out), Err(PlanError::BadNode));
+}
+
+#[test]
+fn the_nic_table_names_local_addresses_first() {
+    use kfi_util_logic::logic::nic::{Nic, PORT_BASE};
+    let t = NicTable::parse(b"0x41=10.0.2.15,7=10.9.0.1").unwrap();
+    let mut out = [Plan::default(); 4];
+    let n = plan_with(&ifaces(), true, Some(b"eth0"), Some(b"3"), None, NicWant::Only, t, &mut out).unwrap();
+    assert_eq!(n, 1);
+    assert_eq!(out[0].nic, Some(Nic { nic: 0x41, pid: 3 }));
+    assert_eq!(out[0].src, Some(Addr::v4([10, 0, 2, 15], PORT_BASE + 3)));
+    // an address the table does not list: the rule
+    let n = plan_with(&ifaces(), true, Some(b"lo"), None, None, NicWant::Only, t, &mut out).unwrap();
+    assert_eq!((n, out[0].nic), (1, Some(Nic { nic: 1, pid: 0 })));
 }
