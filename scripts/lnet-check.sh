@@ -119,7 +119,7 @@ for lnd in "${lnds[@]}"; do
 	for role in 1 2; do
 		if [ $role = 1 ]; then net="listen=127.0.0.1:$port"; else net="connect=127.0.0.1:$port"; fi
 		KFI_VM_CPUS=1 KFI_QEMU_OPTS="-netdev socket,id=ln0,$net -device virtio-net-pci,netdev=ln0,mac=52:54:00:4c:4e:0$role" \
-			timeout $((8 * secs + 900)) "$here/vm.sh" "$kdir" --rwdir "$shared" \
+			timeout $((8 * secs + 900)) "$here/vm.sh" "$kdir" --rwdir "$shared" --rodir "$out" \
 			"$top/tests/lnet/node.sh $role $lnd $kfab $lus $shared $secs" >"$logdir/$lnd-$role.log" 2>&1 &
 		[ $role = 1 ] && sleep 8
 	done

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Boot the test kernel in QEMU (virtme-ng, software emulation) and run one
 # command in the guest as root; the guest's output comes back on stdout.
-#   scripts/vm.sh KDIR [--rwdir DIR] "command"
+#   scripts/vm.sh KDIR [--rwdir DIR | --rodir DIR]... "command"
 # With --rwdir, DIR is writable in the guest (the host's root is shared
-# read-only otherwise). Killing this script (e.g. by timeout) kills the VM.
+# read-only otherwise); --rodir shares DIR read-only where the guest
+# would not see it (the guest mounts a tmpfs on /var/cache: the cache's
+# builds need it). Killing this script (e.g. by timeout) kills the VM.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=env.sh
@@ -13,10 +15,10 @@ kdir=$1
 export PATH=$KFABRIC_CACHE/venv/bin:$PATH
 shift
 rw=()
-if [ "${1:-}" = --rwdir ]; then
-	rw=(--rwdir "$2")
+while [ "${1:-}" = --rwdir ] || [ "${1:-}" = --rodir ]; do
+	rw+=("$1" "$2")
 	shift 2
-fi
+done
 # KVM guests do not boot on these machines (nested virtualisation); use TCG
 # unless KFABRIC_KVM=1 says otherwise.
 kvm=--disable-kvm
