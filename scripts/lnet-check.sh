@@ -126,16 +126,19 @@ for lnd in "${lnds[@]}"; do
 	wait
 	port=$((port + 1))
 	for role in 1 2; do
+		# the node's own record (node.sh): the console loses lines
 		log=$logdir/$lnd-$role.log
-		if ! grep -q KFI-DMESG-END "$log"; then
+		cp "$shared/node.$role" "$logdir/$lnd-$role.results" 2>/dev/null
+		cp "$shared/dmesg.$role" "$logdir/$lnd-$role.dmesg" 2>/dev/null
+		if [ ! -e "$shared/dmesg.$role" ]; then
 			echo "  $lnd.$role.guest fail (no complete run; see $log)"
 			fail=$((fail + 1))
 		fi
 		while read -r _ name res detail; do
 			echo "  $name $res $detail"
 			if [ "$res" = ok ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-		done < <(grep '^LNET-RESULT ' "$log")
-		grep '^LNET-FIGURE ' "$log" | sed 's/^LNET-FIGURE /  figure: /'
+		done < <(grep -a '^LNET-RESULT ' "$shared/node.$role" 2>/dev/null)
+		grep -a '^LNET-FIGURE ' "$shared/node.$role" 2>/dev/null | sed 's/^LNET-FIGURE /  figure: /'
 	done
 	rm -rf "$shared"
 done

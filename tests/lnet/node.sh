@@ -9,16 +9,18 @@
 # KFABRIC: our modules; LUSTRE: the built Lustre tree; SHARED: a directory
 # both guests write (the nodes meet there); SECONDS: how long each
 # lnet_selftest batch runs.
-# Lines for the host: LNET-RESULT <name> ok|fail <detail>,
+# Lines for the host, on the console and in SHARED/node.ROLE (the console
+# lost lines in the first runs): LNET-RESULT <name> ok|fail <detail>,
 # LNET-FIGURE <name> <value...>; the kernel log between
-# KFI-DMESG-BEGIN/END.
+# KFI-DMESG-BEGIN/END, and in SHARED/dmesg.ROLE.
 set -u
 role=$1 lnd=$2 kfab=$3 lus=$4 shared=$5 secs=$6
 peer=$((3 - role))
 tag="$lnd.$$"
 export PATH=$lus/lnet/utils:$PATH
 
-result() { echo "LNET-RESULT $1 $2 ${3:-}"; }
+out() { echo "$*"; echo "$*" >>"$shared/node.$role"; }
+result() { out "LNET-RESULT $1 $2 ${3:-}"; }
 # Waits up to $2 seconds for file $1 in the shared directory.
 await() {
 	local n=0
@@ -30,6 +32,7 @@ await() {
 	return 0
 }
 finish() {
+	dmesg >"$shared/dmesg.$role"
 	echo "KFI-DMESG-BEGIN"
 	dmesg
 	echo "KFI-DMESG-END"
@@ -104,16 +107,16 @@ if [ "$role" = 1 ]; then
 		# a 5 s sample of the server's LNet rates at the end of the run
 		stat=$(timeout 60 lst stat --delay 5 --count 2 s 2>&1)
 		lst stop "b$op" >/dev/null
-		echo "$stat" | sed "s/^/lst-$op: /"
+		echo "$stat" | sed "s/^/lst-$op: /" | tee -a "$shared/node.$role"
 		errs=$(lst show_error c s 2>&1)
-		echo "$errs" | sed "s/^/lst-$op-errors: /"
+		echo "$errs" | sed "s/^/lst-$op-errors: /" | tee -a "$shared/node.$role"
 		# bulk MiB/s the server received (write) or sent (read), and
 		# its RPC rate
 		side=R
 		[ "$op" = read ] && side=W
 		bw=$(echo "$stat" | awk -v s="[$side]" '/Bandwidth/ { b = 1; next } /^\[LNet/ { b = 0 } b && $1 == s { v = $3 } END { print v }')
 		rpc=$(echo "$stat" | awk -v s="[$side]" '/Rates/ { r = 1; next } /^\[LNet/ { r = 0 } r && $1 == s { v = $3 } END { print v }')
-		echo "LNET-FIGURE $lnd.$op MiB/s=${bw:-?} RPC/s=${rpc:-?}"
+		out "LNET-FIGURE $lnd.$op MiB/s=${bw:-?} RPC/s=${rpc:-?}"
 		bad=$(echo "$errs" | awk '/^Total [0-9]+ error nodes/ { n += $2 } /failure|errors,/ { n++ } END { print n + 0 }')
 		totals=$(echo "$errs" | grep -c '^Total [0-9]* error nodes')
 		if [ "$bad" = 0 ] && [ "$totals" = 2 ] && [ -n "$bw" ]; then
