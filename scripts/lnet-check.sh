@@ -12,6 +12,7 @@
 # tests/lnet/node.sh in each: LNet up, lnetctl ping, lnet_selftest brw
 # write and read of 1 MiB with check=full for KFI_LNET_SECONDS (30) each.
 # Ends with "N passed, N failed"; logs in .lnet-logs/ (KFI_LOGDIR).
+# KFI_LNET_DEBUG=1: LNet's network debug messages in the kernel logs.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -120,7 +121,7 @@ for lnd in "${lnds[@]}"; do
 		if [ $role = 1 ]; then net="listen=127.0.0.1:$port"; else net="connect=127.0.0.1:$port"; fi
 		KFI_VM_CPUS=1 KFI_QEMU_OPTS="-netdev socket,id=ln0,$net -device virtio-net-pci,netdev=ln0,mac=52:54:00:4c:4e:0$role" \
 			timeout $((8 * secs + 900)) "$here/vm.sh" "$kdir" --rwdir "$shared" --rodir "$out" \
-			"$top/tests/lnet/node.sh $role $lnd $kfab $lus $shared $secs" >"$logdir/$lnd-$role.log" 2>&1 &
+			"KFI_LNET_DEBUG=${KFI_LNET_DEBUG:-0} $top/tests/lnet/node.sh $role $lnd $kfab $lus $shared $secs" >"$logdir/$lnd-$role.log" 2>&1 &
 		[ $role = 1 ] && sleep 8
 	done
 	wait
@@ -129,7 +130,8 @@ for lnd in "${lnds[@]}"; do
 		# the node's own record (node.sh): the console loses lines
 		log=$logdir/$lnd-$role.log
 		cp "$shared/node.$role" "$logdir/$lnd-$role.results" 2>/dev/null
-		cp "$shared/dmesg.$role" "$logdir/$lnd-$role.dmesg" 2>/dev/null
+		cp "$shared/dmesg.$role" "$logdir/$lnd-$role.dmesg" 2>/dev/null ||
+			cp "$shared/dmesg.$role.live" "$logdir/$lnd-$role.dmesg" 2>/dev/null
 		if [ ! -e "$shared/dmesg.$role" ]; then
 			echo "  $lnd.$role.guest fail (no complete run; see $log)"
 			fail=$((fail + 1))

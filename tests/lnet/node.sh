@@ -77,6 +77,16 @@ if [ $ok = 0 ]; then
 	result "$lnd.$role.lnet_up" fail "$mods $kmod"
 	finish
 fi
+# the kernel log, streamed to the shared directory (a node stuck in its
+# teardown still leaves it); KFI_LNET_DEBUG=1: LNet's network debug messages there too
+dmesg -w >"$shared/dmesg.$role.live" 2>&1 &
+if [ "${KFI_LNET_DEBUG:-0}" = 1 ]; then
+	# D_NET (0x200) into libcfs's debug and console masks
+	for m in libcfs_debug libcfs_printk; do
+		f=/sys/module/libcfs/parameters/$m
+		echo $(($(cat $f) | 0x200)) >$f
+	done
+fi
 mine=$(lnetctl net show 2>/dev/null | awk '/nid:/ && !/@lo/ { print $NF; exit }')
 result "$lnd.$role.lnet_up" ok "$mine"
 insmod "$lus/lnet/selftest/lnet_selftest.ko" || result "$lnd.$role.selftest_load" fail ""
@@ -131,7 +141,8 @@ else
 	await done $((6 * secs + 300)) || result "$lnd.$role.done" fail "console never finished"
 fi
 
-lnetctl lnet unconfigure >/dev/null 2>&1
+timeout 120 lnetctl lnet unconfigure >/dev/null 2>&1 ||
+	result "$lnd.$role.unconfigure" fail "lnetctl lnet unconfigure: $?"
 rmmod lnet_selftest 2>/dev/null
 rmmod "$lndmod" lnet libcfs 2>/dev/null || result "$lnd.$role.unload" fail "lnet modules"
 case $lnd in
