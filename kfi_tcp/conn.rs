@@ -120,7 +120,7 @@ impl Owner {
     }
 
     /// The connectionless endpoint's lane it reports to.
-    fn rdm(&self) -> Option<LaneRef<Prov>> {
+    pub(super) fn rdm(&self) -> Option<LaneRef<Prov>> {
         match *self {
             Owner::Rdm(r) => Some(r),
             _ => None,

@@ -54,6 +54,8 @@ use crate::logic::rxm;
 use crate::util::xfer::{Buf, Seg, EMPTY_SEG};
 use crate::util::tagmatch::{Unexp, UnexpList, UNEXP_LIMIT, UNEXP_MAX};
 use crate::util::xfer::{RxWork, TxOp};
+use crate::util::rdm::LaneRef;
+use crate::Prov;
 use crate::util::queues::{NoRoom, Room};
 use crate::xfer::{Chunk, EpData, TxItem, TxTaken};
 use core::ffi::c_int;
@@ -530,6 +532,10 @@ pub(super) struct DataIo {
     /// (`rules::ADDR_ANY`: none).
     lane: u32,
     from: u64,
+    /// An RDM lane's connection: where `from` is looked for again while
+    /// it is `ADDR_ANY` (`LaneRef::resolve`: a peer inserted after it
+    /// connected).
+    peer: Option<LaneRef<Prov>>,
     order: ByteOrder,
     /// The data phase started here.
     started: bool,
@@ -653,6 +659,7 @@ impl DataIo {
             ep: core::ptr::null(),
             lane: 0,
             from: rules::ADDR_ANY,
+            peer: None,
             order: ByteOrder::NATIVE,
             started: false,
             rdm: false,
@@ -863,6 +870,7 @@ impl Conn {
             d.ep = data;
             d.lane = lane;
             d.from = from;
+            d.peer = owner.rdm();
             d.rdm = matches!(owner, Owner::Rdm(_));
             d.one_way = owner.one_way();
             d.unexp.set_stream(lane);
@@ -872,6 +880,13 @@ impl Conn {
             // connections had events: `TcpProgress::Lanes`.)
             self.set_event_cqs(unsafe { &*data }.quiet_cqs());
             self.start_calls();
+        }
+        if d.from == rules::ADDR_ANY {
+            if let Some(r) = d.peer.as_mut() {
+                if r.resolve() {
+                    d.from = r.from;
+                }
+            }
         }
         // SAFETY: an endpoint stops its connection before its data goes.
         let ep = unsafe { &*data };

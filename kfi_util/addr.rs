@@ -173,9 +173,6 @@ pub(crate) fn with_nic_table<R>(f: impl FnOnce(NicTable<'_>) -> R) -> R {
 /// `text` is readable for `len` bytes.
 #[no_mangle]
 pub(crate) unsafe extern "C" fn kfi_util_nic_map_check(text: *const c_char, len: usize) -> c_int {
-    if text.is_null() {
-        return -(bindings::EINVAL as c_int);
-    }
     // SAFETY: the caller's contract.
     let bytes = unsafe { core::slice::from_raw_parts(text.cast::<u8>(), len) };
     match NicTable::parse(bytes) {

@@ -36,7 +36,7 @@ use super::logic::av::{self as rules, AvError, Entry, Table};
 use super::logic::nic::{self, Nic, NicNet};
 use super::sys;
 use core::ffi::{c_char, c_int, c_void};
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::Mutex;
@@ -66,6 +66,10 @@ pub(crate) struct Av {
     /// Endpoints bound to it (`kfi_ep_bind`): it cannot close while any
     /// is.
     bound: AtomicUsize,
+    /// Addresses inserted so far (wrapping): a connection from a peer
+    /// that was not in the table looks for it again only after this
+    /// changed ([`Av::inserted`]).
+    inserts: AtomicU32,
 }
 
 fn err(e: AvError) -> c_int {
@@ -105,6 +109,13 @@ impl Av {
     fn nic(&self) -> Option<&NicNet> {
         // SAFETY: the domain outlives its children (it counts this AV).
         unsafe { &*self.domain }.nic()
+    }
+
+    /// How many addresses were inserted so far (wrapping; any context):
+    /// read before a [`Av::find`] that missed, a later value says it may
+    /// find the address now.
+    pub(crate) fn inserted(&self) -> u32 {
+        self.inserts.load(Ordering::Acquire)
     }
 
     /// Its `rx_ctx_bits`.
@@ -153,7 +164,13 @@ impl Av {
                 let mut t = self.table.lock();
                 match t.insert(&a) {
                     Err(AvError::Full) => t.needs_room(),
-                    r => return r.map_err(err),
+                    Ok(h) => {
+                        // After the entry is in: whoever sees the new
+                        // count finds it.
+                        self.inserts.fetch_add(1, Ordering::Release);
+                        return Ok(h);
+                    }
+                    Err(e) => return Err(err(e)),
                 }
             };
             let Some(n) = want else {
@@ -278,6 +295,7 @@ pub(crate) unsafe extern "C" fn kfi_util_domain_av_open(
         table <- new_spinlock_bh!(table, "kfi_util_av"),
         grow <- new_mutex!((), "kfi_util_av_grow"),
         bound: AtomicUsize::new(0),
+        inserts: AtomicU32::new(0),
     });
     let b = match KBox::pin_init(init, GFP_KERNEL) {
         Ok(b) => b,

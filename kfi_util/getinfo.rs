@@ -9,6 +9,7 @@
 use super::base::{self, einval, InfoList};
 use super::fabric::Fabric;
 use super::logic::plan::{self, Addr, Family, Iface, NicWant, Plan};
+use super::logic::nic::NicTable;
 use super::sys::{self, kfi_info};
 use super::Provider;
 use core::ffi::{c_char, c_int, c_void};
@@ -195,7 +196,12 @@ pub(crate) unsafe fn getinfo<'t>(
     let source = flags & sys::KFI_SOURCE as u64 != 0;
     // SAFETY: the core passes NULL or valid strings.
     let (node, service) = unsafe { (base::c_bytes(node), base::c_bytes(service)) };
-    let planned = super::addr::with_nic_table(|t| plan::plan_with(views, source, node, service, family, nic, t, &mut plans));
+    // The table is read (under its lock) only where NIC addresses name
+    // entries.
+    let planned = match nic {
+        NicWant::No => plan::plan_with(views, source, node, service, family, nic, NicTable::EMPTY, &mut plans),
+        _ => super::addr::with_nic_table(|t| plan::plan_with(views, source, node, service, family, nic, t, &mut plans)),
+    };
     let n = match planned {
         Ok(n) => n,
         Err(e) => return e.errno(),

@@ -1138,6 +1138,9 @@ static int kfi_util_nic_map_set(const char *val, const struct kernel_param *kp)
 
 	if (len == KFI_UTIL_NIC_MAP_MAX)
 		return -ENOSPC;
+	/* sysfs writes end in the newline echo adds: not part of the table */
+	if (len && val[len - 1] == '\n')
+		len--;
 	rc = kfi_util_nic_map_check(val, len);
 	if (rc)
 		return rc;

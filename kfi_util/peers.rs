@@ -101,6 +101,11 @@ pub(crate) struct Peer<R: ProvRdm> {
     /// sent on it but what its connection's protocol needs; released
     /// when the connection ends.
     pub(crate) inbound: bool,
+    /// An inbound lane of a peer that was not in the AV when it connected,
+    /// on a connection that carries both directions: the first transmit to
+    /// that peer once inserted takes the lane over ([`Peers::lane_for`]),
+    /// as a 1.17 peer sends on the connection it made (and refuses ours).
+    pub(crate) adoptable: bool,
 }
 
 impl<R: ProvRdm> Peer<R> {
@@ -116,6 +121,7 @@ impl<R: ProvRdm> Peer<R> {
             peer_id: 0,
             rx: 0,
             inbound: false,
+            adoptable: false,
         }
     }
 }
@@ -170,6 +176,9 @@ pub(crate) struct Peers<R: ProvRdm> {
     /// A transmit context of a scalable endpoint: its connections carry
     /// its transmits only (the peer sends no messages on them).
     one_way: bool,
+    /// Lanes with [`Peer::adoptable`] set (none: a new peer's first
+    /// transmit looks for none).
+    adoptable: u32,
 }
 
 // SAFETY: `map` and `av` are only dereferenced under the queue lock while
@@ -187,6 +196,7 @@ impl<R: ProvRdm> Peers<R> {
             by_handle: KVec::new(),
             av_bits: 0,
             one_way: false,
+            adoptable: 0,
         }
     }
 
@@ -220,6 +230,7 @@ impl<R: ProvRdm> Peers<R> {
     /// Endpoint close: every lane, taken (dropped by the caller outside
     /// the lock, once no consumer's call holds a connection).
     pub(crate) fn take_all(&mut self) -> (Lane<R>, KVec<Lane<R>>) {
+        self.adoptable = 0;
         (core::mem::replace(&mut self.first, Lane::new()), core::mem::take(&mut self.more))
     }
 
@@ -268,7 +279,22 @@ impl<R: ProvRdm> Peers<R> {
         } else {
             None
         };
+        // A peer that connected before it was inserted: its connection
+        // carries ours too.
+        let adopt = |x: &Lane<R>| x.peer.adoptable && rx == 0 && same_addr(&x.peer.addr, addr);
+        let found = match found {
+            None if self.adoptable != 0 => (0..self.count()).find(|&l| self.lane(l).is_some_and(adopt)),
+            f => f,
+        };
         let lane = match found {
+            Some(l) if self.lane(l).is_some_and(adopt) => {
+                self.adoptable -= 1;
+                let p = &mut self.lane_mut(l)?.peer;
+                p.adoptable = false;
+                p.inbound = false;
+                p.handle = idx;
+                l
+            }
             Some(l) => l,
             None => {
                 let l = self.new_lane()?;
@@ -435,8 +461,10 @@ impl<X: HasPeers> EpQueues<X> {
                 // go on the lane of the handle, connected to this one).
                 let l = p.new_lane().ok_or(())?;
                 let h = if handle == ADDR_ANY { handle } else { rules_av::handle_index(handle, p.av_bits) };
+                let adoptable = handle == ADDR_ANY && !inbound;
                 let x = p.lane_mut(l).ok_or(())?;
-                x.peer = Peer { used: true, inbound: true, handle: h, addr: *listen, ..Peer::new() };
+                x.peer = Peer { used: true, inbound: true, adoptable, handle: h, addr: *listen, ..Peer::new() };
+                p.adoptable += u32::from(adoptable);
                 l
             } else {
                 p.lane_for(handle, listen).ok_or(())?
@@ -537,9 +565,11 @@ impl<X: HasPeers> EpQueues<X> {
                 }
             }
             let mut freed = Doomed::NONE;
+            let mut unadoptable = false;
             if l.peer.inbound && l.conn.is_none() && l.peer.out.is_none() {
                 // Its connection is gone: the lane is free again.
                 freed = Doomed::take(l, true);
+                unadoptable = l.peer.adoptable;
                 l.peer = Peer::new();
                 l.x.reset_conn();
             }
@@ -547,6 +577,9 @@ impl<X: HasPeers> EpQueues<X> {
                 if let Some(x) = &l.conn {
                     X::R::flow(x);
                 }
+            }
+            if unadoptable {
+                g.ext.peers_mut().adoptable -= 1;
             }
             (bury, doomed, freed)
         };

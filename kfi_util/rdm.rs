@@ -184,7 +184,14 @@ pub(crate) struct LaneRef<R: ProvRdm> {
     map: *const Map<R>,
     data: *const EpQueues<R::X>,
     pub(crate) lane: u32,
+    /// The handle the peer's messages report and directed receives
+    /// match (`ADDR_ANY`: a peer not in the AV, until [`LaneRef::resolve`]
+    /// finds it there).
     pub(crate) from: u64,
+    /// The peer's listener (what the AV holds for it), and the AV's
+    /// insert count when `from` was last looked for.
+    listen: SockAddr,
+    seen: u32,
     /// A transmit context's connection, on which the peer sends no
     /// messages.
     pub(crate) one_way: bool,
@@ -201,6 +208,30 @@ impl<R: ProvRdm> LaneRef<R> {
     /// The queues it reports to.
     pub(crate) fn data_ptr(&self) -> *const EpQueues<R::X> {
         self.data
+    }
+
+    /// A connection from a peer that was not in the AV when it connected
+    /// (`from` is `ADDR_ANY`): once the consumer inserted the peer's
+    /// address, its messages report that handle and match receives
+    /// directed to it, as with libfabric's rxm (kfilnd inserts a peer when
+    /// its first message came, then posts receives directed to it). One
+    /// atomic read while nothing was inserted since the last look; the
+    /// caller keeps the updated copy: true when it changed (it looked).
+    /// Any context but hard interrupts (the AV's lock).
+    pub(crate) fn resolve(&mut self) -> bool {
+        if self.from != ADDR_ANY {
+            return false;
+        }
+        // SAFETY: as in `parts` (the map outlives its connections'
+        // reports), not tied to the borrow of `self`.
+        let av = unsafe { &*self.map }.av();
+        let n = av.inserted();
+        if n == self.seen {
+            return false;
+        }
+        self.seen = n;
+        self.from = av.find(&self.listen).unwrap_or(ADDR_ANY);
+        true
     }
 
     fn parts(&self) -> (&Map<R>, &EpQueues<R::X>) {
@@ -581,6 +612,7 @@ impl<R: ProvRdm> Map<R> {
         // from; our side: the address it reached, our listener's port.
         let listen = SockAddr { port: req.port, ..peer };
         let own_port = self.name().port;
+        let seen = self.av().inserted();
         let handle = self.av().find(&listen).unwrap_or(ADDR_ANY);
         let len = if u32::from(peer.family) == bindings::AF_INET6 { 16 } else { 4 };
         let peer_wins = rxm::requester_wins((&peer.addr[..len], req.port), (&local.addr[..len], own_port));
@@ -634,7 +666,7 @@ impl<R: ProvRdm> Map<R> {
         let Some((lane, accept)) = r.accept else {
             return self.refuse(c, Reason::Already);
         };
-        let to = LaneRef { map: self, data: d, lane, from: handle, one_way: false };
+        let to = LaneRef { map: self, data: d, lane, from: handle, listen, seen, one_way: false };
         if c.accept(&accept, to).is_err() {
             // The lane lets go of it (and hands back `c` itself, buried
             // once, below).
@@ -703,7 +735,7 @@ impl<R: ProvRdm> Map<R> {
             let c = Connect::new(self.name().port, self.rx_size, self.id(ctx, lane));
             let ext = w.one_way.then_some(CtxExt { rx_index: w.rx, flags: rxm::CTX_EXT_ONE_WAY });
             let (req, n) = CtxExt::request(&c, ext);
-            let to = LaneRef { map: self, data: d, lane, from: handle, one_way };
+            let to = LaneRef { map: self, data: d, lane, from: handle, listen: dst, seen: 0, one_way };
             if self.count_conn().is_err() {
                 d.rdm_connect_failed(lane, bindings::ENOMEM);
                 continue;

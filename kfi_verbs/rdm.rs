@@ -466,11 +466,22 @@ impl VConn {
 
     /// The queues it reports to, and its lane.
     fn lane_ref(&self) -> Option<LaneRef<Prov>> {
-        let s = self.s.lock();
-        if s.stopped {
-            return None;
+        let mut to = {
+            let s = self.s.lock();
+            if s.stopped {
+                return None;
+            }
+            s.to?
+        };
+        // A peer not in the AV when it connected: found once inserted
+        // (the AV's lock, outside ours); the copy kept for the next look.
+        if to.resolve() {
+            let mut s = self.s.lock();
+            if let Some(t) = s.to.as_mut().filter(|t| t.lane == to.lane) {
+                *t = to;
+            }
         }
-        s.to
+        Some(to)
     }
 
     /// Queues the work item (any context but hard interrupts).

@@ -880,6 +880,13 @@ pub(crate) fn warn(what: &kernel::str::CStr) {
     unsafe { sys::kfi_glue_warn(what.as_char_ptr().cast()) };
 }
 
+/// Whether `kfi_getinfo` logs why it leaves entries out (the
+/// `getinfo_trace` parameter).
+pub(crate) fn getinfo_trace() -> bool {
+    // SAFETY: reads a module parameter; no precondition.
+    unsafe { sys::kfi_glue_getinfo_trace() }
+}
+
 /// Removes the debugfs directory (module exit).
 pub(crate) fn debugfs_exit() {
     // SAFETY: called once from module exit, after debugfs_init.

@@ -60,13 +60,24 @@ fn ask(p: &Provider, a: &GetinfoArgs<'_>, out: &mut KVec<InfoBox>) -> core::resu
         pr_debug!("{:?} skipped: built for an older API version\n", p.name());
         return Err(neg(bindings::ENODATA));
     };
-    let list: InfoList = p.getinfo(version, a)?;
-    for mut e in list {
+    let trace = crate::ffi::getinfo_trace();
+    let list: InfoList = match p.getinfo(version, a) {
+        Ok(l) => l,
+        Err(e) => {
+            if trace {
+                pr_info!("kfi_getinfo: provider {:?}: {}\n", p.name(), e);
+            }
+            return Err(e);
+        }
+    };
+    for (i, mut e) in list.into_iter().enumerate() {
         // Stamped first: the hints may name the provider.
         e.stamp_provider(p.name(), version).map_err(|_| neg(bindings::ENOMEM))?;
         if let Some(h) = &a.hints_view {
             if let Err(m) = hints::check(&e.view(), h) {
-                pr_debug!("{:?} entry dropped: {:?}\n", p.name(), m);
+                if trace {
+                    pr_info!("kfi_getinfo: provider {:?} entry {} left out: {:?}\n", p.name(), i, m);
+                }
                 continue;
             }
         }

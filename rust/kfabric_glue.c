@@ -133,6 +133,26 @@ void kfi_glue_debugfs_exit(void)
 	debugfs_remove_recursive(kfi_debugfs_dir);
 }
 
+/*
+ * getinfo_trace: an administrator's switch (Documentation/lnet.md,
+ * "When LNet does not start"): each kfi_getinfo() logs why an entry of a
+ * provider was left out, or the provider's own error, at KERN_INFO.
+ */
+static bool getinfo_trace;
+module_param(getinfo_trace, bool, 0644);
+MODULE_PARM_DESC(getinfo_trace,
+		 "Log why kfi_getinfo leaves each provider entry out (default off)");
+
+/**
+ * kfi_glue_getinfo_trace() - Whether kfi_getinfo() explains what it drops.
+ *
+ * Return: The getinfo_trace parameter (any context).
+ */
+bool kfi_glue_getinfo_trace(void)
+{
+	return READ_ONCE(getinfo_trace);
+}
+
 /**
  * kfi_glue_warn() - Report a broken internal invariant.
  * @what: What broke (a NUL-terminated string).

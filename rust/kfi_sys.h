@@ -26,5 +26,6 @@ void kfi_glue_provider_wait_unused(struct kfi_provider *prov);
 int kfi_glue_debugfs_init(void);
 void kfi_glue_debugfs_exit(void);
 void kfi_glue_warn(const char *what);
+bool kfi_glue_getinfo_trace(void);
 
 #endif

@@ -1427,6 +1427,14 @@ struct ksb_ni {
 	struct kfid_av *av;
 	kfi_addr_t peer;
 	struct kcxi_addr addr;
+	/*
+	 * ksb->late: whether the peer is in the AV yet (NI 1 inserts NI 0 on
+	 * its first request, under @insert, then starts its transactions),
+	 * and how many transactions this NI started.
+	 */
+	bool known;
+	struct mutex insert;
+	atomic_t runs;
 	struct kfid_ep *rx[KSB_CPTS], *tx[KSB_CPTS];
 	struct ksb_cq rxcq[KSB_CPTS], txcq[KSB_CPTS];
 	void *imm[KSB_CPTS][KSB_IMM_BUFS];
@@ -1444,6 +1452,7 @@ struct ksb {
 	atomic64_t moved;
 	atomic_t entries;
 	bool closing;
+	bool late;		/* NI 1 learns NI 0 from its first request */
 	wait_queue_head_t done;
 	char why[160];
 	u32 total;		/* transactions to run */
@@ -1597,6 +1606,7 @@ static void ksb_start(struct ksb_tn *tn)
 			tn->slot) & (KSB_STATUS - 1),
 		.seq = seq,
 	};
+	atomic_inc(&ni->runs);
 	if (tn->req.put)
 		ksb_fill(&tn->pages, seq);
 	atomic_set(&tn->parts, 3);
@@ -1631,6 +1641,37 @@ static void ksb_part(struct ksb_tn *tn)
 	ksb_start(tn);
 }
 
+static int ksb_av_insert(struct ksb_ni *ni, const struct ksb_ni *peer);
+static void ksb_start_all(struct ksb_ni *ni);
+
+/*
+ * kfilnd's peer lookup on a message from a NID it does not know yet
+ * (kfilnd_peer_get): the peer goes into the AV now, after its connections
+ * were made; our own transactions to it start then. False: it failed.
+ */
+static bool ksb_learn(struct ksb_ni *ni)
+{
+	struct ksb *k = ni->k;
+	int rc = 0;
+	bool start = false;
+
+	if (smp_load_acquire(&ni->known))
+		return true;
+	mutex_lock(&ni->insert);
+	if (!ni->known) {
+		rc = ksb_av_insert(ni, &k->ni[1 - ni->idx]);
+		if (rc)
+			ksb_fail(k, "late kfi_av_insertsvc: %d", rc);
+		else
+			start = true;
+		smp_store_release(&ni->known, !rc);
+	}
+	mutex_unlock(&ni->insert);
+	if (start)
+		ksb_start_all(ni);
+	return !rc;
+}
+
 /* A request from the peer on our receive context @cpt. */
 static void ksb_request(struct ksb_ni *ni, int cpt, const void *msg,
 			size_t len)
@@ -1649,6 +1690,8 @@ static void ksb_request(struct ksb_ni *ni, int cpt, const void *msg,
 		ksb_fail(k, "bad request (%zu bytes)", len);
 		return;
 	}
+	if (!ksb_learn(ni))
+		return;
 	t = &ni->tgt[r->rx][r->slot];
 	t->req = *r;
 	t->cpt = cpt;
@@ -1872,20 +1915,39 @@ static void ksb_ni_open(struct kunit *test, struct ksb *k, int i,
  * NIC address) as "%#x" and its network number as "%u"; the AV gives it
  * back as that struct kcxi_addr.
  */
-static void ksb_insert(struct kunit *test, struct ksb_ni *ni,
-		       const struct ksb_ni *peer)
+static int ksb_av_insert(struct ksb_ni *ni, const struct ksb_ni *peer)
 {
 	struct kcxi_addr back = { .qw = 0 };
 	size_t len = sizeof(back);
 	char node[16], svc[8];
+	int rc;
 
 	snprintf(node, sizeof(node), "%#x", (unsigned int)peer->addr.nic);
 	snprintf(svc, sizeof(svc), "%u", peer->idx);
-	KUNIT_ASSERT_EQ(test, kfi_av_insertsvc(ni->av, node, svc, &ni->peer, 0,
-					       ni), 1);
-	KUNIT_ASSERT_EQ(test, kfi_av_lookup(ni->av, ni->peer, &back, &len), 0);
-	KUNIT_EXPECT_EQ(test, len, sizeof(back));
-	KUNIT_EXPECT_EQ(test, back.qw, peer->addr.qw);
+	rc = kfi_av_insertsvc(ni->av, node, svc, &ni->peer, 0, ni);
+	if (rc != 1)
+		return rc < 0 ? rc : -EIO;
+	rc = kfi_av_lookup(ni->av, ni->peer, &back, &len);
+	if (rc)
+		return rc;
+	return len == sizeof(back) && back.qw == peer->addr.qw ? 0 : -EIO;
+}
+
+static void ksb_insert(struct kunit *test, struct ksb_ni *ni,
+		       const struct ksb_ni *peer)
+{
+	KUNIT_ASSERT_EQ(test, ksb_av_insert(ni, peer), 0);
+	ni->known = true;
+}
+
+/* Every transaction slot of @ni starts. */
+static void ksb_start_all(struct ksb_ni *ni)
+{
+	int c, j;
+
+	for (c = 0; c < KSB_CPTS; c++)
+		for (j = 0; j < KSB_TNS; j++)
+			ksb_start(&ni->tn[c][j]);
 }
 
 /* kfilnd's shutdown: contexts, then the drain works, CQs, sep, AV. */
@@ -1957,14 +2019,14 @@ static struct device *ksb_device(struct kunit *test, struct kfid_domain *dom)
 	return dev;
 }
 
-static void kfilnd_sep_bulk(struct kunit *test)
+static void ksb_run(struct kunit *test, bool late)
 {
 	struct kfl *f = kfl_new(test);
 	struct ksb *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
 	unsigned long t0;
 	u64 ms;
 	long left;
-	int i, c, j;
+	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, k);
 	k->f = f;
@@ -1975,8 +2037,13 @@ static void kfilnd_sep_bulk(struct kunit *test)
 	}
 	k->bytes = kfl_prov ? (u64)verbs_mib << 20 :
 		   kfl_bulk_mib ? (u64)kfl_bulk_mib << 20 : KSB_BYTES;
+	if (late)
+		k->bytes = min_t(u64, k->bytes, 64ULL << 20);
+	k->late = late;
 	k->total = k->bytes / KSB_BULK;
 	init_waitqueue_head(&k->done);
+	for (i = 0; i < KSB_NI; i++)
+		mutex_init(&k->ni[i].insert);
 	/*
 	 * current kfilnd's hints, with its connectionless caps, for two NIs
 	 * on one interface (networks 0 and 1, as kfi and kfi1): the second
@@ -2012,13 +2079,12 @@ static void kfilnd_sep_bulk(struct kunit *test)
 	for (i = 0; i < KSB_NI; i++)
 		ksb_ni_open(test, k, i, i ? f->info2 : f->info);
 	ksb_insert(test, &k->ni[0], &k->ni[1]);
-	ksb_insert(test, &k->ni[1], &k->ni[0]);
+	if (!late)
+		ksb_insert(test, &k->ni[1], &k->ni[0]);
 
 	t0 = jiffies;
-	for (i = 0; i < KSB_NI; i++)
-		for (c = 0; c < KSB_CPTS; c++)
-			for (j = 0; j < KSB_TNS; j++)
-				ksb_start(&k->ni[i].tn[c][j]);
+	for (i = 0; i < (late ? 1 : KSB_NI); i++)
+		ksb_start_all(&k->ni[i]);
 	left = wait_event_timeout(k->done,
 				  atomic_read(&k->idle) ==
 					  KSB_NI * KSB_CPTS * KSB_TNS ||
@@ -2028,12 +2094,31 @@ static void kfilnd_sep_bulk(struct kunit *test)
 			    (s64)atomic64_read(&k->moved) >> 20, k->total);
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&k->failures), 0, "%s", k->why);
 	KUNIT_EXPECT_EQ(test, (u64)atomic64_read(&k->moved), k->bytes);
+	/* the late NI's own transactions ran (after it learnt its peer) */
+	for (i = 0; i < KSB_NI; i++)
+		KUNIT_EXPECT_GT(test, atomic_read(&k->ni[i].runs), 0);
 	kunit_info(test, "%llu MiB in %llu ms (%llu MB/s), %d entries, %d drain CPUs",
 		   (u64)atomic64_read(&k->moved) >> 20, ms,
 		   ms ? (u64)atomic64_read(&k->moved) / 1000 / ms : 0,
 		   atomic_read(&k->entries), k->ncpu);
 	ksb_close(test, k);
 	kfl_teardown(test, f);
+}
+
+static void kfilnd_sep_bulk(struct kunit *test)
+{
+	ksb_run(test, false);
+}
+
+/*
+ * As kfilnd_sep_bulk, with NI 1 inserting NI 0 only when NI 0's first
+ * request came (kfilnd_peer_get on a NID it does not know), after NI 0's
+ * connections to it were made: its receives directed to NI 0 must take
+ * NI 0's bulk data and status from those connections (64 MiB).
+ */
+static void kfilnd_sep_late_insert(struct kunit *test)
+{
+	ksb_run(test, true);
 }
 
 /*
@@ -2188,6 +2273,7 @@ static struct kunit_case kfilnd_cases[] = {
 	KUNIT_CASE(kfilnd_r_memory_registration),
 	KUNIT_CASE(kfilnd_msg_data_path),
 	KUNIT_CASE_SLOW(kfilnd_sep_bulk),
+	KUNIT_CASE_SLOW(kfilnd_sep_late_insert),
 	{}
 };
 
@@ -2225,6 +2311,7 @@ static void kfilnd_verbs_exit(struct kunit *test)
 
 static struct kunit_case kfilnd_verbs_cases[] = {
 	KUNIT_CASE_SLOW(kfilnd_sep_bulk),
+	KUNIT_CASE_SLOW(kfilnd_sep_late_insert),
 	{}
 };
 

@@ -3029,6 +3029,81 @@ static void rdm_directed_and_unknown_sources(struct kunit *test)
 	rdm_teardown(test, f);
 }
 
+/*
+ * A peer inserted only after it connected (as kfilnd inserts a peer when
+ * its first message came): its later messages on the same connection
+ * report its new handle and match receives directed to it, and our
+ * transmits to it go on the connection it made (the peer refuses a second
+ * one while it holds that one, as a 1.17 peer does).
+ */
+static void rdm_inserted_after_connect(struct kunit *test)
+{
+	struct rdm_fixture *f = rdm_fix(test);
+	struct rdm_node *a, *c;
+	struct kfi_cq_tagged_entry e;
+	char first[16] = "", dir[16] = "", tdir[16] = "", back[16] = "";
+	char out[16];
+	kfi_addr_t src;
+	int k;
+
+	rdm_need(test, KFI_DIRECTED_RECV);
+	rdm_dom_setup(test, &f->d, KFI_DIRECTED_RECV, cur_prov->node);
+	f->n = 2;
+	rdm_open(test, f, 0, KFI_DIRECTED_RECV, NULL);
+	rdm_open(test, f, 1, 0, NULL);
+	a = &f->node[0];
+	c = &f->node[1];
+	rdm_insert(test, f, 1, BIT(0));
+	KUNIT_ASSERT_EQ(test, kfi_recv(a->ep, first, sizeof(first), NULL,
+				       KFI_ADDR_UNSPEC, first), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(c->ep, "first", 6, NULL, c->peer[0],
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait_ok(test, a->rx, &e, &src), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)first);
+	KUNIT_EXPECT_EQ(test, src, (kfi_addr_t)KFI_ADDR_NOTAVAIL);
+	KUNIT_EXPECT_STREQ(test, first, "first");
+	KUNIT_ASSERT_EQ(test, rdm_wait_ok(test, c->tx, &e, &src), 1);
+
+	/* a learns c: receives directed to it take c's next messages */
+	rdm_insert(test, f, 0, BIT(1));
+	KUNIT_ASSERT_EQ(test, kfi_recv(a->ep, dir, sizeof(dir), NULL,
+				       a->peer[1], dir), 0);
+	KUNIT_ASSERT_EQ(test, kfi_trecv(a->ep, tdir, sizeof(tdir), NULL,
+					a->peer[1], 9, 0, tdir), 0);
+	KUNIT_ASSERT_EQ(test, kfi_send(c->ep, "second", 7, NULL, c->peer[0],
+				       NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_tsend(c->ep, "third", 6, NULL, c->peer[0],
+					9, NULL), 0);
+	KUNIT_ASSERT_EQ(test, rdm_wait_ok(test, a->rx, &e, &src), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)dir);
+	KUNIT_EXPECT_EQ(test, src, a->peer[1]);
+	KUNIT_EXPECT_STREQ(test, dir, "second");
+	KUNIT_ASSERT_EQ(test, rdm_wait_ok(test, a->rx, &e, &src), 1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)tdir);
+	KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_TAGGED | KFI_RECV));
+	KUNIT_EXPECT_EQ(test, src, a->peer[1]);
+	KUNIT_EXPECT_STREQ(test, tdir, "third");
+	for (k = 0; k < 2; k++)
+		KUNIT_ASSERT_EQ(test, rdm_wait_ok(test, c->tx, &e, &src), 1);
+
+	/* a answers, twice: on c's connection, from a's handle at c */
+	for (k = 0; k < 2; k++) {
+		memset(back, 0, sizeof(back));
+		snprintf(out, sizeof(out), "reply %d", k);
+		KUNIT_ASSERT_EQ(test, kfi_recv(c->ep, back, sizeof(back), NULL,
+					       KFI_ADDR_UNSPEC, back), 0);
+		KUNIT_ASSERT_EQ(test, kfi_send(a->ep, out, sizeof(out), NULL,
+					       a->peer[1], out), 0);
+		KUNIT_ASSERT_EQ(test, rdm_wait_ok(test, a->tx, &e, &src), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)out);
+		KUNIT_ASSERT_EQ(test, rdm_wait_ok(test, c->rx, &e, &src), 1);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)back);
+		KUNIT_EXPECT_EQ(test, src, c->peer[0]);
+		KUNIT_EXPECT_STREQ(test, back, out);
+	}
+	rdm_teardown(test, f);
+}
+
 /* Bad uses: binding, enabling, destinations, sizes, the AV held. */
 static void rdm_bad_input(struct kunit *test)
 {
@@ -5101,6 +5176,7 @@ static void sep_tagged_rma_bulk(struct kunit *test)
 static struct kunit_case rdm_cases[] = {
 	KUNIT_CASE(rdm_pair_send_recv),
 	KUNIT_CASE(rdm_directed_and_unknown_sources),
+	KUNIT_CASE(rdm_inserted_after_connect),
 	KUNIT_CASE(rdm_bad_input),
 	KUNIT_CASE(rdm_many_peers),
 	KUNIT_CASE(rdm_peer_gone_then_back),

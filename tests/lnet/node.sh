@@ -53,10 +53,14 @@ result "$lnd.$role.nic" ok "$ifc 10.97.0.$role/24"
 case $lnd in
 kfi-tcp)
 	insmod "$kfab/kfabric.ko" && insmod "$kfab/kfi_tcp.ko" || { result "$lnd.$role.load" fail kfabric; finish; }
+	echo 1 >/sys/module/kfabric/parameters/getinfo_trace
 	net="kfi($ifc)" lndmod=kkfilnd nid="$peer@kfi" ;;
 kfi-verbs)
 	rdma link add "ln_rxe$role" type rxe netdev "$ifc" || { result "$lnd.$role.load" fail rxe; finish; }
 	insmod "$kfab/kfabric.ko" && insmod "$kfab/kfi_verbs.ko" || { result "$lnd.$role.load" fail kfabric; finish; }
+	# why kfi_getinfo leaves entries out, in the kernel log
+	echo 1 >/sys/module/kfabric/parameters/getinfo_trace
+	rdma link show | sed 's/^/rdma: /'
 	net="kfi($ifc)" lndmod=kkfilnd nid="$peer@kfi" ;;
 socklnd)
 	net="tcp($ifc)" lndmod=ksocklnd nid="10.97.0.$peer@tcp" ;;
