@@ -150,8 +150,6 @@ pub(crate) fn fill(e: &mut kfi_info, iface: Option<&plan::Iface<'_>>, p: &Plan, 
     dom.mr_key_size = 8;
     dom.cq_data_size = 8;
     dom.ep_cnt = 8192;
-    dom.tx_ctx_cnt = 8192;
-    dom.rx_ctx_cnt = 8192;
     dom.max_ep_tx_ctx = 1;
     dom.max_ep_rx_ctx = 1;
     dom.mr_iov_limit = MR_IOV_LIMIT;

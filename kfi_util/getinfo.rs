@@ -278,9 +278,17 @@ pub(crate) fn connreq_info(
 /// size their tables by).
 const TOOLKIT_OBJS: usize = 256;
 
+/// Transmit and receive contexts a domain advertises (`tx_ctx_cnt`,
+/// `rx_ctx_cnt`): every endpoint has one of each and a scalable
+/// endpoint's contexts are the toolkit's objects too, bounded by memory
+/// only. kfilnd asks for one per CPU partition (its dynamic resource
+/// hints): a domain without the figure (0) refused it.
+const TOOLKIT_CTX: usize = 8192;
+
 /// Fills what an entry says of the toolkit's part and of the provider:
 /// thread safety, automatic progress of control and data, enabled
-/// resource management, no address vector, the CQ and counter counts;
+/// resource management, no address vector, the CQ, counter and context
+/// counts;
 /// the fabric's provider name and version and the API version asked for.
 pub(crate) fn fill_common(
     dom: &mut sys::kfi_domain_attr,
@@ -296,6 +304,8 @@ pub(crate) fn fill_common(
     dom.av_type = sys::KFI_AV_UNSPEC;
     dom.cq_cnt = TOOLKIT_OBJS;
     dom.cntr_cnt = TOOLKIT_OBJS;
+    dom.tx_ctx_cnt = TOOLKIT_CTX;
+    dom.rx_ctx_cnt = TOOLKIT_CTX;
     fab.prov_name = base::kstrdup(prov_name)?;
     fab.prov_version = prov_version;
     fab.api_version = api_version;

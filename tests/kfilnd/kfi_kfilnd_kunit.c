@@ -1359,6 +1359,7 @@ static void kfilnd_msg_data_path(struct kunit *test)
 #define KSB_BYTES	(1ULL << 30)
 #define KSB_RX_BITS	8
 #define KSB_STATUS	(1ULL << 47)	/* tag bit of the status receive */
+#define KSB_RX_SIZE	(512 + 8)	/* LNet's credits + kfilnd's buffers */
 #define KSB_MAGIC	0x6b73625fU
 #define KSB_WAIT	(600 * HZ)
 
@@ -2055,6 +2056,15 @@ static void ksb_run(struct kunit *test, bool late)
 
 		kfl_hints(test, f, KFL_CURRENT);
 		f->hints->caps |= KFL_CAPS_CONNECTIONLESS;
+		/*
+		 * kfilnd_dom_get's dynamic resource hints (the cxi fabric ops
+		 * open): per partition two CQs and a context pair; receives
+		 * for LNet's credits (512) and kfilnd's immediate buffers (8)
+		 */
+		f->hints->domain_attr->cq_cnt = KSB_CPTS * 2;
+		f->hints->domain_attr->tx_ctx_cnt = KSB_CPTS;
+		f->hints->domain_attr->rx_ctx_cnt = KSB_CPTS;
+		f->hints->rx_attr->size = KSB_RX_SIZE;
 		f->hints->fabric_attr->fabric = f->fab;
 		f->hints->domain_attr->domain = f->dom;
 		snprintf(f->svc, sizeof(f->svc), "%d", i);
