@@ -255,6 +255,9 @@ check)
 	[ -e /sys/kernel/debug/kmemleak ] && mib=128
 	kunit_module "$kfilnd_kunit" verbs_node=10.95.0.1 verbs_if=kva \
 		verbs_nic=1 verbs_mib=$mib
+	# kfilnd_getinfo_trace's refusal, explained in the log
+	result getinfo_trace_logged grep -q \
+		'kfi_getinfo: provider "tcp" entry [0-9]* left out: DomainTxCtxCnt' <(dmesg)
 	result unload_verbs rmmod kfi_verbs
 	result verbs_devices_removed "$(dirname "$0")/verbs.sh" teardown
 	# injected allocation failures along every allocating path

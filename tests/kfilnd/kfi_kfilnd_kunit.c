@@ -2389,6 +2389,43 @@ static void kfilnd_table_exit(struct kunit *test)
 	kfl_bulk_mib = 0;
 }
 
+#define KFL_TRACE	"/sys/module/kfabric/parameters/getinfo_trace"
+
+/*
+ * The administrator's getinfo trace (Documentation/lnet.md, "When LNet
+ * does not start"): kfabric's getinfo_trace switched on and read back;
+ * kfilnd's hints asking for one transmit context more than a domain has
+ * are refused as without it (-ENODATA), the most it has are answered.
+ * The guest script checks the log line the refusal wrote (check
+ * getinfo_trace_logged).
+ */
+static void kfilnd_getinfo_trace(struct kunit *test)
+{
+	struct kfl *f = kfl_new(test);
+	struct kfi_info *i = NULL;
+	char buf[8] = "";
+
+	KUNIT_ASSERT_EQ(test, kfl_param_write(KFL_TRACE, "1"), 0);
+	KUNIT_EXPECT_GT(test, kfl_param_read(KFL_TRACE, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_EQ(test, buf[0], 'Y');
+	kfl_hints(test, f, KFL_CURRENT);
+	f->hints->caps |= KFL_CAPS_CONNECTIONLESS;
+	f->hints->fabric_attr->prov_name = kstrdup("tcp", GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->hints->fabric_attr->prov_name);
+	f->hints->domain_attr->tx_ctx_cnt = 8193;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(0, "lo", "0", KFI_SOURCE, f->hints,
+					  &i), -ENODATA);
+	KUNIT_EXPECT_NULL(test, i);
+	f->hints->domain_attr->tx_ctx_cnt = 8192;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(0, "lo", "0", KFI_SOURCE, f->hints,
+					  &i), 0);
+	kfi_freeinfo(i);
+	KUNIT_EXPECT_EQ(test, kfl_param_write(KFL_TRACE, "0"), 0);
+	KUNIT_EXPECT_GT(test, kfl_param_read(KFL_TRACE, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_EQ(test, buf[0], 'N');
+	kfl_teardown(test, f);
+}
+
 /*
  * The table's refusals (the table stays), lo's NIC address from it, a
  * domain of lo's rule address refused, an unlisted peer by the rule.
@@ -2454,6 +2491,7 @@ static void kfilnd_nic_table(struct kunit *test)
 
 static struct kunit_case kfilnd_table_cases[] = {
 	KUNIT_CASE(kfilnd_nic_table),
+	KUNIT_CASE(kfilnd_getinfo_trace),
 	KUNIT_CASE_SLOW(kfilnd_sep_bulk),
 	{}
 };
