@@ -155,7 +155,37 @@ case $lnd in
 kfi-tcp) rmmod kfi_tcp kfabric || result "$lnd.$role.unload" fail kfabric ;;
 kfi-verbs) rmmod kfi_verbs kfabric || result "$lnd.$role.unload" fail kfabric ;;
 esac
-if dmesg | grep -qE "LBUG|BUG:|WARNING:|KASAN|Call Trace:"; then
+# kfilnd's own lockdep report (debug kernel), set aside and counted: on
+# a message from a peer it has not greeted yet, kfilnd_tn_event_handler,
+# holding that transaction's tn_lock, sends a hello
+# (kfilnd_send_hello_request) whose new transaction's tn_lock, the same
+# lock class without a nesting annotation, it takes too. The new
+# transaction is not published yet: no deadlock, and nothing to fix
+# outside Lustre's source (Documentation/lnet.md). Any other report fails
+# the node. (Lockdep checks nothing more on that node after its first
+# report; KASAN and the rest go on.)
+dmesg | awk '
+/WARNING: possible recursive locking detected/ { inblk = 1; blk = "" }
+inblk {
+	blk = blk $0 "\n"
+	if ($0 ~ /<\/TASK>/) {
+		inblk = 0
+		if (blk ~ /\(&tn->tn_lock\)/ && blk ~ /kfilnd_send_hello_request/ &&
+		    blk ~ /kfilnd_tn_event_handler/)
+			known++
+		else
+			printf "%s", blk
+	}
+	next
+}
+{ print }
+END {
+	if (inblk)
+		printf "%s", blk
+	print known + 0 >"/tmp/kfilnd-lockdep"
+}' >/tmp/dmesg-ours
+out "LNET-FIGURE $lnd.$role.kfilnd_lockdep_reports $(cat /tmp/kfilnd-lockdep)"
+if grep -qE "LBUG|BUG:|WARNING:|KASAN|Call Trace:" /tmp/dmesg-ours; then
 	result "$lnd.$role.log" fail "an error report in the kernel log"
 else
 	result "$lnd.$role.log" ok ""
