@@ -75,12 +75,20 @@ run_variant() {
 	mkdir -p "$kodir"
 	find rust kfi_tcp kfi_verbs tests -name '*.ko' -exec cp {} "$kodir/" \;
 
-	echo "== guest ($v kernel, QEMU)"
 	# The guest appends its results to $guest_log as it goes (a writable
 	# shared directory), so a run cut short by the timeout still shows how
 	# far it got.
 	guest_log=$logdir/guest-$v.log
 	: >"$guest_log"
+	# how others build and install it (make install, man, DKMS): checked
+	# on the host, results into the guest's log like its own; the modules
+	# DKMS built go to the guest in $kodir/dkms
+	if [ "$v" = base ]; then
+		echo "== install, man pages, DKMS (host)"
+		"$here/install-check.sh" "$kdir" "$kodir" 2>&1 | tee "$logdir/install-check.log" |
+			grep -a -E '^KFI-RESULT |^    ' >>"$guest_log"
+	fi
+	echo "== guest ($v kernel, QEMU)"
 	# Bounds: base ~7 min; debug ~33 min (KASAN slows everything about
 	# five times, the boot alone takes ~3.5 min).
 	local limit=1800
