@@ -131,7 +131,7 @@ run_variant() {
 	done < <(grep -a '^KFI-KTAP-BEGIN ' "$guest_log" | awk '{ print $2 }')
 
 	# every expected result exactly once, nothing unlisted
-	local kind marker got n
+	local kind marker got n exp
 	for kind in check suite; do
 		if [ $kind = check ]; then
 			got=$(grep -a '^KFI-RESULT ' "$guest_log" | awk '{ print $3 }')
@@ -143,9 +143,12 @@ run_variant() {
 			n=$(grep -cx -- "$name" <<<"$got")
 			[ "$n" -eq 1 ] || vprob+=("$kind $name reported $n times (expected once)")
 		done < <(expected $kind "$v")
+		# (the list is captured first: with pipefail, `expected | grep -q`
+		# fails when grep exits before awk has written everything)
+		exp=$(expected $kind "$v")
 		while read -r name; do
 			[ -n "$name" ] || continue
-			expected $kind "$v" | grep -qx -- "$name" ||
+			grep -qx -- "$name" <<<"$exp" ||
 				vprob+=("$kind $name is not listed in tests/guest/expected")
 		done < <(sort -u <<<"$got")
 	done
