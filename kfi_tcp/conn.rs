@@ -48,7 +48,7 @@ use crate::sock::{self, SkState, Sock};
 use crate::util::addr::SockAddr;
 use crate::wire::{ByteOrder, CmHeader, CmType};
 use crate::wire::cm::{CM_HDR_SIZE, MAX_CM_DATA};
-use core::ffi::{c_int, c_void};
+use core::ffi::{c_int, c_void, CStr};
 use kernel::prelude::*;
 use crate::util::sync::{TryGuard, TryLock};
 use crate::util::cq::Cq;
@@ -86,6 +86,21 @@ pub(crate) enum Phase {
     Closed,
 }
 
+impl Phase {
+    /// Its name in trace events (kfi_conn).
+    fn name(self) -> &'static CStr {
+        match self {
+            Phase::Connecting => c"connecting",
+            Phase::AwaitResp => c"await_resp",
+            Phase::AwaitReq => c"await_req",
+            Phase::Reported => c"reported",
+            Phase::Accepting => c"accepting",
+            Phase::Established => c"established",
+            Phase::Closed => c"closed",
+        }
+    }
+}
+
 /// Whom a connection reports to.
 #[derive(Clone, Copy)]
 pub(crate) enum Owner {
@@ -116,6 +131,18 @@ impl Owner {
             Owner::Ep { data, .. } => Some((data, 0, crate::logic::xfer::ADDR_ANY)),
             Owner::Rdm(r) => Some((r.data_ptr(), r.lane, r.from)),
             _ => None,
+        }
+    }
+
+    /// What trace events name the owner by: the endpoint's fid, the
+    /// passive endpoint, the connectionless endpoint's queues.
+    fn trace_id(&self) -> *const c_void {
+        match *self {
+            Owner::None => core::ptr::null(),
+            Owner::Pep(p) => p.cast(),
+            Owner::Ep { fid, .. } => fid.cast_const().cast(),
+            Owner::RdmReq(r) => r.cast(),
+            Owner::Rdm(r) => r.data_ptr().cast(),
         }
     }
 
@@ -338,6 +365,7 @@ impl Conn {
         // SAFETY: the holder (our caller, then the endpoint or pep) keeps a
         // reference until `stop` detached the callbacks.
         unsafe { c.sock.install(conn_wake, (&*c as *const Conn).cast_mut().cast()) };
+        c.sock.trace_conn((&*c as *const Conn).cast(), owner.trace_id(), c"new", phase.name());
         Ok(c)
     }
 
@@ -427,6 +455,7 @@ impl Conn {
             s.phase = Phase::Accepting;
             s.owner = owner;
             s.ctl = Some(ctl);
+            self.moved(&s.owner, Phase::Reported, Phase::Accepting);
         }
         self.kick();
         Ok(())
@@ -443,6 +472,7 @@ impl Conn {
                 return Err(EINVAL);
             }
             s.phase = Phase::Closed;
+            self.moved(&s.owner, Phase::Reported, Phase::Closed);
             s.owner = Owner::None;
         }
         let seg = [sock::kseg(&ctl.buf[..ctl.len])];
@@ -472,6 +502,7 @@ impl Conn {
             }
             s.phase = Phase::Closed;
             self.data_on.store(false, Ordering::SeqCst);
+            self.moved(&s.owner, Phase::Established, Phase::Closed);
             s.owner
         };
         self.sock.shutdown();
@@ -649,7 +680,14 @@ impl Conn {
         if from == Phase::Established {
             self.data_on.store(false, Ordering::SeqCst);
         }
+        self.moved(&s.owner, from, to);
         true
+    }
+
+    /// Trace event kfi_conn: the phase went from `from` to `to` (called
+    /// where it changes, under `shared`).
+    fn moved(&self, owner: &Owner, from: Phase, to: Phase) {
+        self.sock.trace_conn((self as *const Self).cast(), owner.trace_id(), from.name(), to.name());
     }
 
     /// Lets consumers' calls make progress, if the data phase is still on
@@ -776,8 +814,10 @@ impl Conn {
             if s.phase == Phase::Closed {
                 return;
             }
+            let from = s.phase;
             s.phase = Phase::Closed;
             self.data_on.store(false, Ordering::SeqCst);
+            self.moved(&s.owner, from, Phase::Closed);
         }
         self.sock.shutdown();
         if let Owner::Ep { eq, fid, cm, .. } = owner {
@@ -799,8 +839,12 @@ impl Conn {
 
     fn close_quietly(&self) {
         let mut s = self.shared.lock();
+        let from = s.phase;
         s.phase = Phase::Closed;
         self.data_on.store(false, Ordering::SeqCst);
+        if from != Phase::Closed {
+            self.moved(&s.owner, from, Phase::Closed);
+        }
         drop(s);
         self.sock.shutdown();
     }

@@ -45,6 +45,8 @@
 use super::{Conn, Owner, Phase, Step};
 use kernel::sync::Arc;
 use crate::util::base;
+use crate::util::trace;
+use core::ffi::CStr;
 use crate::ffi::{self, sys};
 use crate::logic::xfer::{self as rules, Kind};
 use crate::sock::{self, SkState};
@@ -739,6 +741,23 @@ fn proto() -> Broken {
     Broken { err: bindings::EPROTO }
 }
 
+/// What trace events say ended a connection with `err`.
+fn cause(err: u32) -> &'static CStr {
+    match err {
+        bindings::ECONNRESET => c"connection reset by peer",
+        bindings::EPROTO => c"malformed or unexpected frame from peer",
+        bindings::ETIMEDOUT => c"peer timed out (TCP user timeout or keepalive)",
+        bindings::EREMOTEIO => c"remote access refused (key, bounds or access)",
+        bindings::EFAULT => c"remote access outside its registered region",
+        bindings::EACCES => c"remote access the region does not permit",
+        x if x == sys::KFI_ENOKEY as u32 => c"unknown remote key",
+        bindings::EPIPE => c"broken pipe",
+        bindings::ENOMEM => c"out of memory",
+        bindings::EMSGSIZE => c"frame larger than allowed",
+        _ => c"socket error",
+    }
+}
+
 fn errno_of(e: Error) -> u32 {
     (-e.to_errno()) as u32
 }
@@ -1123,7 +1142,10 @@ impl Conn {
                 }
                 Ok(true)
             }
-            Err(e) if e == EAGAIN => Ok(false),
+            Err(e) if e == EAGAIN => {
+                trace::stall((self as *const Self).cast(), c"socket send buffer full", len as u64);
+                Ok(false)
+            }
             Err(e) if e == EBUSY => Err(Halt::Defer),
             Err(e) => Err(Broken { err: errno_of(e) }.into()),
         }
@@ -2014,6 +2036,9 @@ impl Conn {
     /// with the flush: `tcp_msg_multi_recv_broken_once`).
     fn broken(&self, d: &mut DataIo, ep: &EpData, owner: Owner, b: Broken) {
         let err = if b.err == 0 { bindings::ECONNRESET } else { b.err };
+        if b.err != 0 {
+            trace::error((self as *const Self).cast(), b.err, cause(b.err));
+        }
         if self.set_phase(Phase::Established, Phase::Closed) {
             if b.err != 0 {
                 // KFI_SHUTDOWN carries no cause: the log and the stat do.

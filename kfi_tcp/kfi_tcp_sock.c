@@ -493,6 +493,41 @@ int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_util_addr *out, bool peer)
 }
 
 
+/**
+ * kfi_tcp_tp_conn() - Trace a connection's change of state (event
+ *	kfi_conn) with its socket's peer address.
+ * @s: The connection's socket.
+ * @conn: The connection.
+ * @ep: Its endpoint, or NULL.
+ * @from: The state left.
+ * @to: The state entered.
+ *
+ * The address is read from the socket without its lock, as the kernel's
+ * own TCP trace events do: any context, never sleeps.
+ */
+void kfi_tcp_tp_conn(struct kfi_tcp_sk *s, const void *conn, const void *ep,
+		     const char *from, const char *to)
+{
+	struct sock *sk = s->sock ? s->sock->sk : NULL;
+	struct sockaddr_in6 sa = {};
+	struct sockaddr_in *in = (struct sockaddr_in *)&sa;
+
+	if (sk && sk->sk_family == AF_INET) {
+		in->sin_family = AF_INET;
+		in->sin_port = sk->sk_dport;
+		in->sin_addr.s_addr = sk->sk_daddr;
+#if IS_ENABLED(CONFIG_IPV6)
+	} else if (sk && sk->sk_family == AF_INET6) {
+		sa.sin6_family = AF_INET6;
+		sa.sin6_port = sk->sk_dport;
+		sa.sin6_addr = sk->sk_v6_daddr;
+		sa.sin6_scope_id = sk->sk_bound_dev_if;
+#endif
+	}
+	kfi_util_tp_conn(conn, ep, sa.sin6_family ? (struct sockaddr *)&sa : NULL,
+			 from, to);
+}
+
 /* Payload bytes sent by splicing pages (MSG_SPLICE_PAGES) since load. */
 static atomic64_t kfi_tcp_spliced = ATOMIC64_INIT(0);
 

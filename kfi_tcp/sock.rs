@@ -9,7 +9,7 @@
 
 use crate::ffi::sys;
 use crate::util::addr::SockAddr;
-use core::ffi::{c_int, c_void};
+use core::ffi::{c_int, c_void, CStr};
 use core::ptr::NonNull;
 use kernel::prelude::*;
 
@@ -142,6 +142,17 @@ impl Sock {
         // SAFETY: our live socket; `a` is writable.
         check(unsafe { sys::kfi_tcp_sk_name(self.raw(), &mut a, peer) })?;
         Ok(a)
+    }
+
+    /// Trace event kfi_conn for the connection `conn` (of endpoint `ep`)
+    /// going from `from` to `to`, with this socket's peer address. Any
+    /// context; a load and a branch when nobody traces.
+    pub(crate) fn trace_conn(&self, conn: *const c_void, ep: *const c_void, from: &CStr, to: &CStr) {
+        if crate::util::trace::on(crate::util::trace::Event::Conn) {
+            // SAFETY: our live socket; the strings are NUL-terminated and
+            // copied by the event.
+            unsafe { sys::kfi_tcp_tp_conn(self.raw(), conn, ep, from.as_ptr(), to.as_ptr()) };
+        }
     }
 
     /// Sends up to `len` bytes of `segs` after the first `skip`, without

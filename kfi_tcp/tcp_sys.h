@@ -50,6 +50,8 @@ void kfi_tcp_sk_release(struct kfi_tcp_sk *s);
 void kfi_tcp_sk_shutdown(struct kfi_tcp_sk *s);
 int kfi_tcp_sk_state(struct kfi_tcp_sk *s, int *err);
 bool kfi_tcp_sk_rx_ended(struct kfi_tcp_sk *s);
+void kfi_tcp_tp_conn(struct kfi_tcp_sk *s, const void *conn, const void *ep,
+		     const char *from, const char *to);
 int kfi_tcp_sk_name(struct kfi_tcp_sk *s, struct kfi_util_addr *out,
 		    bool peer);
 ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,

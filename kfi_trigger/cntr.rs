@@ -57,6 +57,7 @@ use crate::util::base::{self, einval};
 use crate::util::fid::DomainBase;
 use crate::util::sync::{new_spinlock_bh, SpinLockBh};
 use crate::util::sys;
+use crate::util::trace;
 use core::ffi::{c_int, c_void};
 use core::ptr;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -258,7 +259,9 @@ impl Cntr {
     /// already has. Any context; no allocation. `EAGAIN` (the operation is
     /// handed back) when the storage is full: the work item grows it, the
     /// caller retries.
-    pub(crate) fn trigger(&self, w: Waits, threshold: u64, p: KBox<Pending>) -> core::result::Result<(), KBox<Pending>> {
+    pub(crate) fn trigger(&self, w: Waits, threshold: u64, mut p: KBox<Pending>) -> core::result::Result<(), KBox<Pending>> {
+        p.set_threshold(threshold);
+        let (ctx, op, deferred) = (p.ctx(), p.trace_op(), p.is_deferred());
         let token = KBox::into_raw(p) as usize as u64;
         let mut g = self.state.lock();
         if !g.has_room(w) {
@@ -281,6 +284,7 @@ impl Cntr {
         };
         let grow = g.wants_growth();
         drop(g);
+        trace::trig_queue(self.trace_id(), ctx, threshold, v, op, deferred);
         if fire || grow {
             self.kick(0);
         }
@@ -361,7 +365,13 @@ impl Cntr {
             };
             // SAFETY: popped from the FIFO: ours.
             let p = unsafe { KBox::from_raw(t as usize as *mut Pending) };
-            if let Err(p) = trig::fire(p) {
+            let (ctx, threshold, deferred) = (p.ctx(), p.threshold(), p.is_deferred());
+            let fired = trig::fire(p);
+            if fired.is_ok() {
+                let value = if deferred { self.success() + self.error() } else { self.success() };
+                trace::trig_fire(self.trace_id(), ctx, threshold, value);
+            }
+            if let Err(p) = fired {
                 // The endpoint's queue is full: first in line again,
                 // retried shortly.
                 let t = KBox::into_raw(p) as usize as u64;
@@ -373,6 +383,11 @@ impl Cntr {
             }
         }
         self.kick(0);
+    }
+
+    /// What trace events name this counter by (its address).
+    fn trace_id(&self) -> *const c_void {
+        (self as *const Self).cast()
     }
 
     /// One completion (the completion path: any context but hard

@@ -74,6 +74,8 @@ pub(crate) struct Pending {
     done: Option<*const Cntr>,
     /// Deferred work (withdrawn without a completion entry).
     deferred: bool,
+    /// The threshold it waits for (set when queued; for trace events).
+    threshold: u64,
 }
 
 // SAFETY: the pointers name objects that stay open while the pending
@@ -85,6 +87,30 @@ impl Pending {
     /// The consumer's handle (cancel looks operations up by it).
     pub(crate) fn ctx(&self) -> usize {
         self.ctx
+    }
+
+    /// Deferred work rather than a triggered transfer.
+    pub(crate) fn is_deferred(&self) -> bool {
+        self.deferred
+    }
+
+    /// The threshold it was queued for.
+    pub(crate) fn threshold(&self) -> u64 {
+        self.threshold
+    }
+
+    /// Records the threshold it is queued for.
+    pub(crate) fn set_threshold(&mut self, t: u64) {
+        self.threshold = t;
+    }
+
+    /// What trace events call its operation: the transfer's
+    /// `KFI_UTIL_X_*` kind, -1 for a counter operation.
+    pub(crate) fn trace_op(&self) -> i32 {
+        match &self.action {
+            Action::Xfer { x, .. } => x.kind,
+            Action::Cntr { .. } => -1,
+        }
     }
 
     /// Whether it is a transfer of the endpoint `ep`.
@@ -231,7 +257,7 @@ pub(crate) fn post_triggered(ep: &(dyn FireTarget + 'static), x: &sys::kfi_util_
         return e;
     }
     ep.trig_inc();
-    let p = KBox::write(b, Pending { action: Action::Xfer { ep, x, inline, _segs: segs, _rma: rma, _desc: desc }, ctx: tctx as usize, done: None, deferred: false });
+    let p = KBox::write(b, Pending { action: Action::Xfer { ep, x, inline, _segs: segs, _rma: rma, _desc: desc }, ctx: tctx as usize, done: None, deferred: false, threshold: 0 });
     queue(c, threshold as u64, p) as isize
 }
 
@@ -348,7 +374,7 @@ unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Resu
                 let t = cntr::from_consumer(m.cntr).ok_or(einval())?;
                 t.use_();
                 let action = Action::Cntr { target: t, set: w.op_type == sys::KFI_OP_CNTR_SET, value: m.value };
-                return Ok(Pending { action, ctx, done: None, deferred: true });
+                return Ok(Pending { action, ctx, done: None, deferred: true, threshold: 0 });
             }
             // Atomics: what the endpoint's provider does (the queues refuse
             // the rest when the work is queued, `check_deferred`).
@@ -394,7 +420,7 @@ unsafe fn deferred(w: &sys::kfi_deferred_work, ctx: usize) -> core::result::Resu
             (*c).use_();
         }
         e.trig_inc();
-        Ok(Pending { action: Action::Xfer { ep: e, x, inline, _segs: segs, _rma: rma, _desc: desc }, ctx, done, deferred: true })
+        Ok(Pending { action: Action::Xfer { ep: e, x, inline, _segs: segs, _rma: rma, _desc: desc }, ctx, done, deferred: true, threshold: 0 })
     }
 }
 

@@ -62,7 +62,7 @@ use super::base::{self, einval};
 use super::fid::DomainBase;
 use super::logic::cq::{self as rules, Completion, Entry, ErrCompletion, Format, Notify, Ring, Slot, WaitCond};
 use super::sync::{new_spinlock_bh, SpinLockBh};
-use super::{sys, Provider, Trace};
+use super::{sys, trace, Provider, Trace};
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -436,12 +436,19 @@ impl Cq {
     /// blocking readers and calls the handler if armed. Call with no
     /// provider lock held (the handler runs here).
     pub(crate) fn complete(&self, e: &Completion) {
+        trace::complete(self.trace_id(), e.op_context, e.flags, e.len, 0);
         self.push_reserved(Entry::Done(*e));
     }
 
     /// As [`Cq::complete`], for a failed operation.
     pub(crate) fn complete_err(&self, e: &ErrCompletion) {
+        trace::complete(self.trace_id(), e.op_context, e.flags, e.len, e.err);
         self.push_reserved(Entry::Failed(*e));
+    }
+
+    /// What trace events name this CQ by (its address).
+    fn trace_id(&self) -> *const c_void {
+        (self as *const Self).cast()
     }
 
     fn push_reserved(&self, e: Entry) {

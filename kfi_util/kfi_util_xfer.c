@@ -29,7 +29,7 @@ static ssize_t kfi_util_xfer_list(struct kfid_ep *ep, struct kfi_util_xfer *x,
 {
 	int ret = kfi_util_xfer_segs(x, type, list, count);
 
-	return ret ? ret : kfi_util_ep_xfer(ep, x);
+	return ret ? ret : kfi_util_post(ep, x);
 }
 
 /* A call with a list of @count buffers and their descriptors @desc. */
@@ -54,7 +54,7 @@ static ssize_t kfi_util_xfer_buf(struct kfid_ep *ep, struct kfi_util_xfer *x,
 	/* A zero-length transfer may come without a buffer. */
 	if (!len) {
 		x->nseg = 0;
-		return kfi_util_ep_xfer(ep, x);
+		return kfi_util_post(ep, x);
 	}
 	return kfi_util_xfer_list(ep, x, KFI_KVEC, &iov, 1);
 }
@@ -165,7 +165,7 @@ static ssize_t kfi_util_xfer_msg(struct kfid_ep *ep, struct kfi_util_xfer *x,
 {
 	int ret = kfi_util_xfer_build_msg(x, msg, flags);
 
-	return ret ? ret : kfi_util_ep_xfer(ep, x);
+	return ret ? ret : kfi_util_post(ep, x);
 }
 
 #define KFI_UTIL_X(k, ...) (struct kfi_util_xfer){ .kind = (k), __VA_ARGS__ }
@@ -337,7 +337,7 @@ static ssize_t kfi_util_trecvmsg(struct kfid_ep *ep,
 	struct kfi_util_xfer x = KFI_UTIL_X(KFI_UTIL_X_TRECV);
 	int ret = kfi_util_xfer_build_tagged(&x, msg, flags);
 
-	return ret ? ret : kfi_util_ep_xfer(ep, &x);
+	return ret ? ret : kfi_util_post(ep, &x);
 }
 
 static ssize_t kfi_util_tsend(struct kfid_ep *ep, const void *buf, size_t len,
@@ -389,7 +389,7 @@ static ssize_t kfi_util_tsendmsg(struct kfid_ep *ep,
 	int ret = kfi_util_xfer_build_tagged(&x, msg, flags);
 
 	x.ignore = 0;
-	return ret ? ret : kfi_util_ep_xfer(ep, &x);
+	return ret ? ret : kfi_util_post(ep, &x);
 }
 
 static ssize_t kfi_util_tinject(struct kfid_ep *ep, const void *buf,
@@ -432,7 +432,7 @@ static ssize_t kfi_util_rma_msg(struct kfid_ep *ep, struct kfi_util_xfer *x,
 {
 	int ret = kfi_util_xfer_build_rma(x, msg, flags);
 
-	return ret ? ret : kfi_util_ep_xfer(ep, x);
+	return ret ? ret : kfi_util_post(ep, x);
 }
 
 /* One remote region covering the whole local buffer. */
@@ -814,7 +814,7 @@ static ssize_t kfi_util_atomic_list(struct kfid_ep *ep,
 	x->rma_count = 1;
 	x->descv = desc;
 	x->addr = addr;
-	return kfi_util_ep_xfer(ep, x);
+	return kfi_util_post(ep, x);
 }
 
 #define KFI_UTIL_AX(k, a, key_, dt, op_, ...)				\
@@ -854,7 +854,7 @@ static ssize_t kfi_util_atomicmsg(struct kfid_ep *ep,
 	struct kfi_util_xfer x = KFI_UTIL_X(KFI_UTIL_X_ATOMIC);
 	int ret = kfi_util_xfer_build_atomic(&x, msg, NULL, 0, NULL, 0, flags);
 
-	return ret ? ret : kfi_util_ep_xfer(ep, &x);
+	return ret ? ret : kfi_util_post(ep, &x);
 }
 
 static ssize_t kfi_util_inject_atomic(struct kfid_ep *ep, const void *buf,
@@ -912,7 +912,7 @@ static ssize_t kfi_util_fetch_atomicmsg(struct kfid_ep *ep,
 	int ret = kfi_util_xfer_build_atomic(&x, msg, NULL, 0, resultv,
 					     result_count, flags);
 
-	return ret ? ret : kfi_util_ep_xfer(ep, &x);
+	return ret ? ret : kfi_util_post(ep, &x);
 }
 
 static ssize_t kfi_util_compare_atomic(struct kfid_ep *ep, const void *buf,
@@ -973,7 +973,7 @@ static ssize_t kfi_util_compare_atomicmsg(struct kfid_ep *ep,
 	int ret = kfi_util_xfer_build_atomic(&x, msg, comparev, compare_count,
 					     resultv, result_count, flags);
 
-	return ret ? ret : kfi_util_ep_xfer(ep, &x);
+	return ret ? ret : kfi_util_post(ep, &x);
 }
 
 static int kfi_util_atomic_writevalid(struct kfid_ep *ep,

@@ -169,6 +169,7 @@ pub(crate) mod rdm;
 pub(crate) mod sep;
 pub(crate) mod sync;
 pub(crate) mod tagmatch;
+pub(crate) mod trace;
 pub(crate) mod xfer;
 
 // Kernel-independent rules, shared with the host crate kfi-util-logic;

@@ -19,6 +19,7 @@
 #include <kfi_endpoint.h>
 #include <kfi_tagged.h>
 #include <kfi_atomic.h>
+#include "kfi_trace_bits.h"
 
 /**
  * struct kfi_util_seg - One segment of a buffer or a registered memory region.
@@ -137,6 +138,25 @@ struct kfi_util_xfer {
 	void *result;
 	const void *compare;
 };
+
+/*
+ * Trace events (kfi_util/kfi_trace.h, kfi_util_trace.c): call only when
+ * the event's bit (KFI_TP_*) is set in kfabric.ko's kfi_trace_on. Any
+ * context; strings are NUL-terminated and copied.
+ */
+void kfi_util_tp_complete(const void *cq, const void *context, uint64_t flags,
+			  uint64_t len, int err);
+struct sockaddr;
+void kfi_util_tp_conn(const void *conn, const void *ep,
+		      const struct sockaddr *peer, const char *from,
+		      const char *to);
+void kfi_util_tp_error(const void *obj, int err, const char *cause);
+void kfi_util_tp_trig_queue(const void *cntr, const void *context,
+			    uint64_t threshold, uint64_t value, int op,
+			    bool deferred);
+void kfi_util_tp_trig_fire(const void *cntr, const void *context,
+			   uint64_t threshold, uint64_t value);
+void kfi_util_tp_stall(const void *obj, const char *why, uint64_t queued);
 
 int kfi_util_xfer_build_msg(struct kfi_util_xfer *x, const struct kfi_msg *msg,
 			    uint64_t flags);

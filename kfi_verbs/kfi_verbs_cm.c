@@ -41,6 +41,7 @@
 
 #include "verbs_sys.h"
 #include "kfi_verbs_priv.h"
+#include "../kfi_util/kfi_trace.h"
 
 /* Address and route resolution time-outs, milliseconds (as libfabric). */
 #define KFI_VERBS_RESOLVE_MS 2000
@@ -837,6 +838,13 @@ static int kfi_verbs_cm_handler(struct rdma_cm_id *id,
 	const void *data;
 	u8 len;
 
+	if (trace_kfi_conn_enabled())
+		trace_kfi_conn(KBUILD_MODNAME, c, READ_ONCE(c->ctx),
+			       (struct sockaddr *)&id->route.addr.dst_addr,
+			       "rdma_cm", rdma_event_msg(ev->event));
+	if (ev->status && trace_kfi_error_enabled())
+		trace_kfi_error(KBUILD_MODNAME, c, -ev->status,
+				rdma_event_msg(ev->event));
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return kfi_verbs_cm_connreq(c, id, ev);
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)

@@ -31,6 +31,7 @@
 
 #include "verbs_sys.h"
 #include "kfi_verbs_priv.h"
+#include "../kfi_util/kfi_trace.h"
 
 /**
  * struct kfi_verbs_wr - The context of one slot's work request.
@@ -950,8 +951,11 @@ static void kfi_verbs_check_wc(struct kfi_verbs_wr *wr, const struct ib_wc *wc)
 	struct kfi_verbs_conn *c = READ_ONCE(wr->set->conn);
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR &&
-	    c)
+	    c) {
+		trace_kfi_error(KBUILD_MODNAME, c, EIO,
+				ib_wc_status_msg(wc->status));
 		kfi_verbs_conn_broken(c);
+	}
 }
 
 /* A slot's work request completed: unmapped, then reported to Rust. */

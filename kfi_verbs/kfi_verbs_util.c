@@ -4,5 +4,6 @@
  * kfi_trigger/).
  */
 #include "../kfi_util/kfi_util_glue.c"
+#include "../kfi_util/kfi_util_trace.c"
 #include "../kfi_util/kfi_util_xfer.c"
 #include "../kfi_trigger/kfi_trigger_glue.c"

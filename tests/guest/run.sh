@@ -171,7 +171,44 @@ dkms_modules_work() {
 	return $rc
 }
 
-consumer_rejects_missing_core() {
+# kfabric's trace events through tracefs (kernels with event tracing: the
+# debug one), as trace-cmd uses them: enabled, a kfi_pingpong session of
+# three 4 KiB round trips over lo, disabled; the trace shows both ends
+# of the connection established with the peer's address, the posts with
+# their results and the completions, in kfi_trace.h's format (4 KiB
+# messages: smaller ones are injects, which complete nowhere).
+tracefs_events() {
+	local t=/sys/kernel/tracing run=/sys/kernel/debug/kfi_pingpong/run out rc=0 args
+	args="prov=tcp verify=1 sizes=4096 iters=3"
+	mountpoint -q $t || mount -t tracefs nodev $t || return 1
+	[ -d $t/events/kfabric ] || { echo "no events/kfabric in tracefs"; return 1; }
+	ls $t/events/kfabric
+	: >$t/trace
+	echo 1 >$t/events/kfabric/enable
+	insmod "$ko/kfi_pingpong.ko" || return 1
+	(echo "role=server addr=127.0.0.1 $args" >$run) &
+	sleep 0.5
+	echo "role=client addr=127.0.0.1 $args" >$run || rc=1
+	wait $! || rc=1
+	echo 0 >$t/events/kfabric/enable
+	rmmod kfi_pingpong
+	out=$(grep -v '^#' $t/trace)
+	echo "$out" | head -40
+	[ $rc -eq 0 ] || { echo "pingpong failed"; return 1; }
+	[ "$(grep -c 'kfi_conn: kfi_tcp conn=.* peer=127\.0\.0\.1:[0-9]* [a-z_]* -> established' <<<"$out")" -eq 2 ] ||
+		{ echo "not two connections established"; return 1; }
+	[ "$(grep -c 'kfi_post: kfi_tcp ep=.* send ctx=.* len=4096 .* ret=0$' <<<"$out")" -ge 6 ] ||
+		{ echo "fewer than 6 sends of 4096 bytes posted"; return 1; }
+	[ "$(grep -c 'kfi_complete: kfi_tcp cq=.* err=0$' <<<"$out")" -ge 12 ] ||
+		{ echo "fewer than 12 completions"; return 1; }
+	[ "$(grep -c 'kfi_complete: kfi_tcp cq=.* len=4096 err=0$' <<<"$out")" -ge 6 ] ||
+		{ echo "fewer than 6 receives of 4096 bytes completed"; return 1; }
+	! grep -E 'kfi_error:' <<<"$out" || { echo "an error was traced"; return 1; }
+	! grep -E 'kfi_post: .* ret=-[0-9]+$' <<<"$out" | grep -v 'ret=-11$' ||
+		{ echo "a post failed"; return 1; }
+}
+
+consumer_rejects_missing_core() {consumer_rejects_missing_core() {
 	# without kfabric.ko the consumer's symbols cannot resolve
 	! insmod "$consumer" 2>/dev/null
 }
@@ -253,6 +290,8 @@ check)
 	kunit_module "$kunit"
 	result tcp_provider_loads insmod "$tcp"
 	kunit_module "$tcp_kunit"
+	[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -d /sys/kernel/tracing/events ] && result tracefs_events tracefs_events
 	# kfi_verbs on the software RDMA devices (tests/guest/verbs.sh),
 	# loaded while they exist: its own suites (hot removal and addition
 	# of kv_rxe included), then, with the suites every provider runs,

@@ -35,6 +35,7 @@
 #include <kfi_trigger.h>
 #include <kfi_atomic.h>
 #include "kfi_kunit_fix.h"
+#include "kfi_kunit_trace.h"
 
 /* Skips the case unless the provider under test has all of @caps. */
 static void prov_needs(struct kunit *test, uint64_t caps)
@@ -842,6 +843,107 @@ static void trig_threshold_order_on_jump(struct kunit *test)
 	trig_drain_tx(test, &f, 5);
 	/* completions carry the triggered context */
 	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.x.cn[0]), 5ULL);
+	trig_teardown(test, &f);
+}
+
+/*
+ * kfabric's trace events over a known exchange (kfi_kunit_trace.h attaches
+ * a probe to each, as trace-cmd or bpftrace would): a connection set up,
+ * three receives posted, three triggered sends (thresholds 2, 1, 2) fired
+ * by one add of 2, every completion. Each event is checked: the posts
+ * (kind, context, length, flags, result), the queued and fired triggered
+ * operations (counter, context, threshold, order), one completion per
+ * operation, and both ends of the connection established. Without a probe
+ * the events' bits are off again.
+ */
+static void trig_trace_events(struct kunit *test)
+{
+	static const u64 th[] = { 2, 1, 2 };
+	static const int want[] = { 1, 0, 2 }, fired[] = { 1, 0, 2 };
+	const struct kfi_tr_rec *r;
+	struct trig_fixture f;
+	const void *cntr;
+	int i, k, established = 0;
+
+	kfi_tr_start(test);
+	trig_setup(test, &f, 3);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, trig_send(&f, i, th[i]), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 2), 0);
+	trig_expect(test, &f, want, 3);
+	trig_drain_tx(test, &f, 3);
+	kfi_tr_stop(test);
+
+	for (i = 0; i < 3; i++) {
+		/* the receive: posted once, completed once */
+		KUNIT_EXPECT_EQ(test, kfi_tr_count(TR_POST, &f.got[i]), 1);
+		r = kfi_tr_find(TR_POST, &f.got[i]);
+		if (r) {
+			KUNIT_EXPECT_EQ(test, r->op, 1);	/* recv */
+			KUNIT_EXPECT_EQ(test, r->len, 4ULL);
+			KUNIT_EXPECT_EQ(test, r->ret, 0L);
+			KUNIT_EXPECT_EQ(test, strncmp(r->prov, "kfi_", 4), 0);
+		}
+		KUNIT_EXPECT_EQ(test, kfi_tr_count(TR_COMPLETE, &f.got[i]), 1);
+		r = kfi_tr_find(TR_COMPLETE, &f.got[i]);
+		if (r) {
+			KUNIT_EXPECT_EQ(test, r->err, 0);
+			KUNIT_EXPECT_EQ(test, r->len, 4ULL);
+			KUNIT_EXPECT_TRUE(test, r->flags & KFI_RECV);
+		}
+		/* the triggered send: posted (KFI_TRIGGER), queued, fired,
+		 * completed, each once */
+		KUNIT_EXPECT_EQ(test, kfi_tr_count(TR_POST, &f.tctx[i]), 1);
+		r = kfi_tr_find(TR_POST, &f.tctx[i]);
+		if (r) {
+			KUNIT_EXPECT_EQ(test, r->op, 0);	/* send */
+			KUNIT_EXPECT_EQ(test, r->len, 4ULL);
+			KUNIT_EXPECT_TRUE(test, r->flags & KFI_TRIGGER);
+			KUNIT_EXPECT_EQ(test, r->ret, 0L);
+		}
+		KUNIT_EXPECT_EQ(test, kfi_tr_count(TR_TRIG_QUEUE, &f.tctx[i]), 1);
+		r = kfi_tr_find(TR_TRIG_QUEUE, &f.tctx[i]);
+		if (r) {
+			KUNIT_EXPECT_EQ(test, r->threshold, th[i]);
+			KUNIT_EXPECT_EQ(test, r->value, 0ULL);
+			KUNIT_EXPECT_EQ(test, r->op, 0);
+			KUNIT_EXPECT_EQ(test, r->ret, 0L);	/* not deferred */
+			KUNIT_EXPECT_NOT_NULL(test, r->obj);
+		}
+		KUNIT_EXPECT_EQ(test, kfi_tr_count(TR_TRIG_FIRE, &f.tctx[i]), 1);
+		KUNIT_EXPECT_EQ(test, kfi_tr_count(TR_COMPLETE, &f.tctx[i]), 1);
+		r = kfi_tr_find(TR_COMPLETE, &f.tctx[i]);
+		if (r) {
+			KUNIT_EXPECT_EQ(test, r->err, 0);
+			KUNIT_EXPECT_TRUE(test, r->flags & KFI_SEND);
+		}
+	}
+	/* fired in threshold order (the two 2s in post order), at value 2,
+	 * on the counter they were queued on */
+	r = kfi_tr_find(TR_TRIG_QUEUE, &f.tctx[0]);
+	cntr = r ? r->obj : NULL;
+	for (i = 0, k = 0; i < kfi_tr.n && k < 3; i++) {
+		r = &kfi_tr.r[i];
+		if (r->ev != TR_TRIG_FIRE)
+			continue;
+		KUNIT_EXPECT_PTR_EQ(test, r->ctx, (const void *)&f.tctx[fired[k]]);
+		KUNIT_EXPECT_EQ(test, r->threshold, th[fired[k]]);
+		KUNIT_EXPECT_EQ(test, r->value, 2ULL);
+		KUNIT_EXPECT_PTR_EQ(test, r->obj, cntr);
+		k++;
+	}
+	KUNIT_EXPECT_EQ(test, k, 3);
+	/* both ends came up, with the peer's address */
+	for (i = 0; i < kfi_tr.n; i++) {
+		r = &kfi_tr.r[i];
+		if (r->ev == TR_CONN && !strcmp(r->str, "established")) {
+			established++;
+			KUNIT_EXPECT_TRUE(test, r->op == AF_INET || r->op == AF_INET6);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, established, 2);
+	/* nothing failed, nothing stalled */
+	KUNIT_EXPECT_EQ(test, kfi_tr_count(TR_ERROR, NULL), 0);
 	trig_teardown(test, &f);
 }
 
@@ -1779,6 +1881,7 @@ static void trig_alias_direction(struct kunit *test)
 
 static struct kunit_case trigger_cases[] = {
 	KUNIT_CASE(trig_threshold_order_on_jump),
+	KUNIT_CASE(trig_trace_events),
 	KUNIT_CASE(trig_success_count_only),
 	KUNIT_CASE(trig_inject_copied_at_post),
 	KUNIT_CASE(trig_inject_keeps_no_desc),

@@ -39,6 +39,7 @@
 #include <kfi_atomic.h>
 #include <kfi_trigger.h>
 #include "kfi_kunit_fix.h"
+#include "kfi_kunit_trace.h"
 
 static struct kfi_info *tcp_hints(struct kunit *test)
 {
@@ -3410,6 +3411,75 @@ static void tcp_rma_bad_access(struct kunit *test)
 
 
 
+/*
+ * Trace events kfi_error and kfi_stall (kfi_kunit_trace.h attaches the
+ * probes): a write with an unknown key ends the connection at its target,
+ * which traces one error, KFI_ENOKEY with its cause; a 16 MiB message to
+ * a peer that posts no receive fills the socket (untagged messages wait
+ * there), which traces a stall with bytes queued, and flows whole once the
+ * receive comes.
+ */
+static void tcp_trace_error_and_stall(struct kunit *test)
+{
+	const struct kfi_tr_rec *r;
+	struct kfi_cq_tagged_entry e;
+	struct cm_event ev;
+	struct xf_fixture f;
+	struct kfid_mr *w;
+	size_t n = 16 << 20;
+	u8 *mem, *src, *dst;
+	ssize_t len;
+
+	mem = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	kfi_tr_start(test);
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.c.d.dom, mem, 64, KFI_REMOTE_WRITE,
+					 0, 21, 0, &w, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kfi_write(f.c.cep, "zzzzzzzz", 8, NULL, 0, 0, 99,
+					NULL), 0);
+	KUNIT_ASSERT_EQ(test, cm_wait(test, f.c.peq, &ev, &len), KFI_SHUTDOWN);
+	KUNIT_EXPECT_EQ(test, cm_wait(test, f.c.ceq, &ev, &len), KFI_SHUTDOWN);
+	KUNIT_EXPECT_EQ(test, kfi_close(&w->fid), 0);
+	xf_teardown(test, &f);
+	KUNIT_EXPECT_EQ(test, kfi_tr_count(TR_ERROR, NULL), 1);
+	r = kfi_tr_find(TR_ERROR, NULL);
+	if (r) {
+		KUNIT_EXPECT_EQ(test, r->err, KFI_ENOKEY);
+		KUNIT_EXPECT_STREQ(test, r->str, "unknown remote key");
+		KUNIT_EXPECT_STREQ(test, r->prov, "kfi_tcp");
+		KUNIT_EXPECT_NOT_NULL(test, r->obj);
+	}
+	KUNIT_EXPECT_EQ(test, kfi_tr_count(TR_STALL, NULL), 0);
+
+	xf_setup(test, &f);
+	src = vmalloc(n);
+	dst = vzalloc(n);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	fill(src, n, 3);
+	KUNIT_ASSERT_EQ(test, kfi_send(f.c.cep, src, n, NULL, 0, NULL), 0);
+	msleep(300);
+	KUNIT_EXPECT_GE(test, kfi_tr_count(TR_STALL, NULL), 1);
+	r = kfi_tr_find(TR_STALL, NULL);
+	if (r) {
+		KUNIT_EXPECT_STREQ(test, r->str, "socket send buffer full");
+		KUNIT_EXPECT_GT(test, r->len, 0ULL);
+		KUNIT_EXPECT_LE(test, r->len, (u64)n + 64);
+	}
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst, n, NULL, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), 1);
+	KUNIT_EXPECT_EQ(test, e.len, n);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, n), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+	vfree(src);
+	vfree(dst);
+	xf_teardown(test, &f);
+	kfi_tr_stop(test);
+	/* the first exchange's error was the only one */
+	KUNIT_EXPECT_EQ(test, kfi_tr_count(TR_ERROR, NULL), 1);
+}
+
 /* Messages of tcp_msg_inject_stream (more to profile it, scripts/iprof.sh). */
 static int stream_msgs = 2000;
 module_param(stream_msgs, int, 0444);
@@ -3952,6 +4022,7 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_cq_affinity_runs_on_cpu),
 	KUNIT_CASE(tcp_getinfo_op_flags_work),
 	KUNIT_CASE(tcp_rma_bad_access),
+	KUNIT_CASE(tcp_trace_error_and_stall),
 	KUNIT_CASE(tcp_rma_256_page_region),
 	KUNIT_CASE(tcp_msg_256_segments),
 	KUNIT_CASE(tcp_rma_256_regions),
