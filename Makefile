@@ -25,7 +25,8 @@
 #   make install      the modules into /lib/modules/<release>/extra (and
 #                     depmod), the headers and Module.symvers into
 #                     /usr/src/kfabric (a consumer's --with-kfi directory),
-#                     the man pages into /usr/share/man; DESTDIR= stages
+#                     the man pages into /usr/share/man, kfi_info into
+#                     /usr/bin; DESTDIR= stages
 #   make uninstall    removes what make install installed (its list is
 #                     /usr/src/kfabric/installed-files)
 #   make dkms-src     the source as DKMS wants it in /usr/src/kfabric-<version>
@@ -68,6 +69,7 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf
 # and the source DKMS builds from.
 KFI_SRC_DIR ?= /usr/src/kfabric
 MANDIR ?= /usr/share/man
+BINDIR ?= /usr/bin
 DKMS_SRC_DIR ?= /usr/src/kfabric-$(VERSION)
 # The modules make install installs (never the test modules).
 KFI_MODULES = rust/kfabric.ko kfi_tcp/kfi_tcp.ko $(wildcard kfi_verbs/kfi_verbs.ko)
@@ -99,7 +101,7 @@ man:
 install: man
 	@$(MAKE) --no-print-directory modules KFI_TESTS= KFI_TRACE=
 	@kdir=$$($(KDIR_CMD)) && tools=$$($(TOOLS_CMD)) && $(LLVM_PATH) && \
-	$(SCRIPTS)/install.sh install "$$kdir" "$(DESTDIR)" "$(KFI_SRC_DIR)" "$(MANDIR)" \
+	$(SCRIPTS)/install.sh install "$$kdir" "$(DESTDIR)" "$(KFI_SRC_DIR)" "$(MANDIR)" "$(BINDIR)" \
 		"$(MAKE) -C $$kdir M=$(CURDIR) $$tools INSTALL_MOD_DIR=extra modules_install" \
 		$(KFI_MODULES)
 

@@ -215,6 +215,7 @@ static bool kfi_verbs_port_fill(struct kfi_verbs_dev *d, u32 port,
 	out->max_fr_pages = a->max_fast_reg_page_list_len;
 	out->max_mr_size = a->max_mr_size;
 	out->max_mr = max(a->max_mr, 0);
+	out->max_qp = max(a->max_qp, 0);
 	return true;
 }
 

@@ -188,6 +188,8 @@ pub(crate) fn fill(e: &mut kfi_info, family: Family, port: &sys::kfi_verbs_port,
     dom.mr_key_size = 8;
     dom.mr_iov_limit = (port.max_fr_pages as usize).min(MR_IOV_LIMIT);
     dom.mr_cnt = port.max_mr as usize;
+    // An endpoint holds at least one queue pair.
+    dom.ep_cnt = port.max_qp as usize;
     // Immediate data: 4 bytes on InfiniBand transports, none on iWARP.
     dom.cq_data_size = if port.iwarp { 0 } else { 4 };
     dom.caps = DOMAIN_CAPS;

@@ -48,6 +48,8 @@ struct kfi_verbs_dev;
  * @max_fr_pages: Most pages of one fast registration.
  * @max_mr_size: Largest memory region.
  * @max_mr: Most memory regions of the device.
+ * @max_qp: Most queue pairs of the device (each endpoint's connection
+ *	holds one).
  */
 struct kfi_verbs_port {
 	char dev_name[KFI_VERBS_NAME_MAX];
@@ -64,6 +66,7 @@ struct kfi_verbs_port {
 	unsigned int max_fr_pages;
 	uint64_t max_mr_size;
 	unsigned int max_mr;
+	unsigned int max_qp;
 };
 
 int kfi_verbs_client_register(void);

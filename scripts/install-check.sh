@@ -103,10 +103,12 @@ kbuild_bindgen_mismatch() {
 man_pages_cover_api() {
 	local names n=0 missing=0 name page warn
 	make -C "$top" --no-print-directory man KDIR="$kdir" || return 1
-	# the exported calls, and the static inline functions of the headers
-	# (comments stripped first)
+	# the exported calls of the API (declared in include/; kfi_trace_on,
+	# a variable for the providers, is not one), and the static inline
+	# functions of the headers (comments stripped first)
 	names=$( {
-		grep -ohE 'EXPORT_SYMBOL(_GPL)?\(kfi_[a-z0-9_]+\)' rust/*.c | sed 's/.*(\(.*\))/\1/'
+		grep -ohE 'EXPORT_SYMBOL(_GPL)?\(kfi_[a-z0-9_]+\)' rust/*.c | sed 's/.*(\(.*\))/\1/' |
+			while read -r n; do grep -qE "\b$n\(" include/*.h && echo "$n"; done
 		perl -0777 -pe 's{/\*.*?\*/}{}gs' include/*.h |
 			perl -0777 -ne 'while (/static\s+inline\s+[^;{(]*?\b(\w+)\s*\(/gs) { print "$1\n" }'
 	} | sort -u)
@@ -149,6 +151,8 @@ make_install_staged() {
 	done
 	[ "$(ls "$stage/usr/share/man/man3" | wc -l)" -eq "$(ls man/man3 | wc -l)" ] ||
 		{ echo "not every man page installed"; return 1; }
+	[ -x "$stage/usr/bin/kfi_info" ] || { echo "kfi_info not installed"; return 1; }
+	"$stage/usr/bin/kfi_info" --help | grep -q -- '-p PROVIDER' || { echo "kfi_info --help"; return 1; }
 	echo "installed: $(wc -l <"$stage/usr/src/kfabric/installed-files") files"
 }
 

@@ -3,14 +3,15 @@
 #
 # make install / make uninstall / make dkms-src (see the Makefile).
 #
-#   install.sh install KDIR DESTDIR SRCDIR MANDIR "MODULES_INSTALL CMD" KO...
+#   install.sh install KDIR DESTDIR SRCDIR MANDIR BINDIR "MODULES_INSTALL CMD" KO...
 #   install.sh uninstall "" DESTDIR SRCDIR MANDIR
 #   install.sh dkms-src "" DESTDIR DKMS_SRC_DIR
 #
 # install: kbuild's modules_install of the built modules into
 # DESTDIR/lib/modules/<KDIR's release>/extra (kbuild runs depmod), the
 # headers into DESTDIR/SRCDIR/include, Module.symvers into DESTDIR/SRCDIR,
-# the man pages (man/, from make man) into DESTDIR/MANDIR/man3. Every
+# the man pages (man/, from make man) into DESTDIR/MANDIR/man3, the
+# tools (tools/: kfi_info) into DESTDIR/BINDIR. Every
 # file installed is appended to DESTDIR/SRCDIR/installed-files (paths
 # without DESTDIR), which uninstall reads: it removes exactly those
 # files, the directories they leave empty, and runs depmod again for each
@@ -34,8 +35,9 @@ record() { # record PATH...: PATHs (without DESTDIR) are installed files
 case $mode in
 install)
 	mandir=$5
-	modinst=$6
-	shift 6
+	bindir=$6
+	modinst=$7
+	shift 7
 	rel=$(cat "$kdir/include/config/kernel.release")
 	mkdir -p "$destdir$srcdir/include" "$destdir$mandir/man3"
 	: >>"$manifest"
@@ -63,10 +65,16 @@ install)
 		install -m 0644 "$m" "$destdir$mandir/man3/"
 		record "$mandir/man3/$(basename "$m")"
 	done
+	mkdir -p "$destdir$bindir"
+	for t in tools/*; do
+		install -m 0755 "$t" "$destdir$bindir/"
+		record "$bindir/$(basename "$t")"
+	done
 	record "$srcdir/installed-files"
 	echo "install: modules in $destdir/lib/modules/$rel/extra," \
 		"headers and Module.symvers in $destdir$srcdir," \
-		"$(ls man/man3 | wc -l) man pages in $destdir$mandir/man3"
+		"$(ls man/man3 | wc -l) man pages in $destdir$mandir/man3," \
+		"tools in $destdir$bindir"
 	;;
 uninstall)
 	if [ ! -r "$manifest" ]; then

@@ -208,7 +208,41 @@ tracefs_events() {
 		{ echo "a post failed"; return 1; }
 }
 
-consumer_rejects_missing_core() {consumer_rejects_missing_core() {
+# tools/kfi_info (fi_info's options) against the listing it reads, with
+# tcp and verbs loaded: -l names both, the short form has one block per
+# entry, -p/-t/-c select exactly the entries an independent count of
+# kfabric/info finds, -v prints them verbatim, no match is fi_info's
+# -61 and exit 1.
+kfi_info_tool() {
+	local k info=/sys/kernel/debug/kfabric/info out n want
+	k="python3 $(dirname "$0")/../../tools/kfi_info"
+	out=$($k -l) || return 1
+	echo "$out"
+	grep -qx 'tcp:' <<<"$out" && grep -qx 'verbs:' <<<"$out" || { echo "-l: not both"; return 1; }
+	n=$($k | grep -c '^provider: ')
+	want=$(grep -c '^# entry ' $info)
+	echo "entries: $n of $want"
+	[ "$n" -eq "$want" ] && [ "$n" -gt 2 ] || return 1
+	# tcp's RDM entries, counted in the listing itself
+	want=$(awk '/^# entry /{ if (p && r) c++; p = r = 0 } /prov_name: tcp$/{ p = 1 } /type: KFI_EP_RDM$/{ r = 1 } END { if (p && r) c++; print c + 0 }' $info)
+	out=$($k -p tcp -t rdm) || return 1
+	n=$(grep -c '^provider: tcp$' <<<"$out")
+	echo "tcp RDM: $n of $want"
+	[ "$n" -eq "$want" ] && [ "$n" -ge 1 ] || return 1
+	[ "$(grep -c '^    type: KFI_EP_RDM$' <<<"$out")" -eq "$n" ] || return 1
+	# -v: the entries verbatim
+	diff <($k -v | grep -v '^---$') <(grep -v '^# entry ' $info) || { echo "-v differs"; return 1; }
+	# -c: every entry printed has the caps
+	out=$($k -v -c KFI_TAGGED,KFI_RMA) || return 1
+	n=$(grep -c '^kfi_info:$' <<<"$out")
+	[ "$n" -ge 1 ] && [ "$(grep -cE '^    caps: .* KFI_TAGGED[ ,]' <<<"$out")" -eq "$n" ] &&
+		[ "$(grep -cE '^    caps: .* KFI_RMA[ ,]' <<<"$out")" -eq "$n" ] ||
+		{ echo "-c: $n entries, not all with both caps"; return 1; }
+	out=$($k -p nosuch)
+	[ $? -eq 1 ] && [ "$out" = "kfi_getinfo: -61 (No data available)" ] || { echo "no match: $out"; return 1; }
+}
+
+consumer_rejects_missing_core() {
 	# without kfabric.ko the consumer's symbols cannot resolve
 	! insmod "$consumer" 2>/dev/null
 }
@@ -322,6 +356,7 @@ check)
 	# kfilnd_getinfo_trace's refusal, explained in the log
 	result getinfo_trace_logged grep -q \
 		'kfi_getinfo: provider "tcp" entry [0-9]* left out: DomainTxCtxCnt' <(dmesg)
+	result kfi_info_tool kfi_info_tool
 	result unload_verbs rmmod kfi_verbs
 	result verbs_devices_removed "$(dirname "$0")/verbs.sh" teardown
 	# injected allocation failures along every allocating path

@@ -190,9 +190,24 @@ static void verbs_getinfo_lists_devices(struct kunit *test)
 	/* a device is listed only with its own addresses */
 	KUNIT_EXPECT_NULL(test, find_entry(list, rxe_dev, siw_node));
 	KUNIT_EXPECT_NULL(test, find_entry(list, siw_dev, rxe_node));
-	for (e = list; e; e = e->next)
+	for (e = list; e; e = e->next) {
 		KUNIT_EXPECT_STREQ(test, e->fabric_attr->prov_name, "verbs");
+		/* the device's queue pairs bound the endpoints */
+		KUNIT_EXPECT_GT(test, e->domain_attr->ep_cnt, (size_t)0);
+	}
 	kfi_freeinfo(list);
+	list = NULL;
+	/* a consumer asking for endpoints finds the device, one asking for
+	 * more than it has queue pairs does not */
+	h->domain_attr->ep_cnt = 16;
+	KUNIT_ASSERT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list), 0);
+	KUNIT_EXPECT_NOT_NULL(test, find_entry(list, rxe_dev, rxe_node));
+	kfi_freeinfo(list);
+	list = NULL;
+	h->domain_attr->ep_cnt = SIZE_MAX;
+	KUNIT_EXPECT_EQ(test, kfi_getinfo(V17, NULL, SERVICE, 0, h, &list),
+			-ENODATA);
+	KUNIT_EXPECT_NULL(test, list);
 	kfi_freeinfo(h);
 }
 
