@@ -10,7 +10,8 @@
 #   make soak         the stress with data checks for SOAK_SECONDS (600)
 #   make demo         boot the test kernel, load kfabric, print the listing
 #   make bench        latency/bandwidth of kfi_tcp vs raw kernel TCP and
-#                     userspace fi_pingpong, in QEMU (not part of check)
+#                     userspace fi_pingpong, in QEMU (not part of check):
+#                     tables and plots (PNG) in .bench-logs/
 #   make iprof        instructions per message of kfi_tcp's path (IPv4, IPv6)
 #                     and of kfi_verbs' and a raw queue pair's on rxe
 #   make timeline     timestamps along a ping-pong's round trip (KFI_TRACE=1)

@@ -8,7 +8,9 @@
 # The targets are reported, not enforced: the exit status is non-zero only
 # when the build, the guest or one of the runs failed.
 #   scripts/bench.sh [base|debug]
-#   scripts/bench.sh --report GUEST_LOG   the table of an earlier run's log
+#   scripts/bench.sh --report GUEST_LOG   the table (and plots) of an earlier run's log
+# Then the plots (scripts/bench-plot.sh): latency and bandwidth against
+# size, one line per contender, a pair of PNGs per link, next to the table.
 # KFI_BENCH_REPEATS (default 5) runs of each configuration; the table
 # shows medians. KFI_BENCH_PLAN=SIZE:ITERS,... replaces the guest's sizes
 # and iterations (64:10000,4096:10000,65536:3000,1048576:500);
@@ -288,7 +290,9 @@ report() {
 
 if [ "$variant" = --report ]; then
 	report "${2:?guest log}"
-	exit
+	rc=$?
+	"$here/bench-plot.sh" "$2" "$(dirname "$2")" || rc=1
+	exit $rc
 fi
 
 tplan=${KFI_BENCH_PLAN:-}
@@ -342,6 +346,8 @@ vm_rc=$?
 rc=0
 report "$guest_log" | tee "$logdir/table.md"
 [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+# the plots next to the table (scripts/bench-plot.sh)
+"$here/bench-plot.sh" "$guest_log" "$logdir" || { echo "problem: no plots"; rc=1; }
 if [ $vm_rc -ne 0 ]; then
 	tail -5 "$logdir/vm-$variant.log"
 	echo "problem: guest run exited $vm_rc"

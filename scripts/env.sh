@@ -17,4 +17,4 @@ KMAKE_FLAGS="LLVM=1 RUSTC=$RUSTC BINDGEN=$BINDGEN"
 APT_PACKAGES="linux-source-6.12 rustc-web rust-web-src clang-$LLVM_VERSION lld-$LLVM_VERSION
  llvm-$LLVM_VERSION libclang-$LLVM_VERSION-dev bc flex bison libelf-dev libssl-dev cpio kmod
  dwarves xz-utils qemu-system-x86 rdma-core ibverbs-utils libfabric-bin iproute2 python3-venv
- busybox dkms groff-base"
+ busybox dkms groff-base gnuplot-nox"

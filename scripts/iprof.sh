@@ -9,7 +9,10 @@
 #   scripts/iprof.sh stream [N [NODE]]  KUnit tcp_msg_inject_stream: one
 #                                       thread, N 64-byte messages (20000)
 #                                       between endpoints on NODE
-#                                       (127.0.0.1; ::1 for IPv6)
+#                                       (127.0.0.1; ::1 for IPv6), then
+#                                       tcp_raw_inject_stream, the same over
+#                                       plain kernel TCP sockets: both
+#                                       reports and their ratio
 #   scripts/iprof.sh pingpong KEY=V...  kfi_pingpong client and server, one
 #                                       size, e.g. transport=kfi wait=spin
 #                                       sizes=64 iters=20000 (per transfer);
@@ -81,3 +84,17 @@ focus=()
 python3 "$here/iprof/report.py" --syms "$logdir/kallsyms" --from "$logdir/snap.0" \
 	--to "$logdir/snap.1" --per "$per" --top "${KFI_IPROF_TOP:-40}" "${focus[@]}" \
 	--ko "$logdir/modules/kfi_tcp.ko" --ko "$logdir/modules/kfi_verbs.ko" | tee "$logdir/report.txt"
+# stream: the same exchange over plain kernel TCP sockets followed
+# (KUnit tcp_raw_inject_stream, marks 2 and 3), side by side in one run
+if [ "$what" = stream ] && [ -s "$logdir/snap.3" ]; then
+	python3 "$here/iprof/report.py" --syms "$logdir/kallsyms" --from "$logdir/snap.2" \
+		--to "$logdir/snap.3" --per "$per" --top "${KFI_IPROF_TOP:-40}" \
+		>"$logdir/report-raw.txt"
+	kfi=$(sed -n 's/^per unit of work.*instructions \([0-9]*\);.*/\1/p' "$logdir/report.txt")
+	raw=$(sed -n 's/^per unit of work.*instructions \([0-9]*\);.*/\1/p' "$logdir/report-raw.txt")
+	own=$(awk '$1 == "kfi_tcp" { print $3 }' "$logdir/report.txt")
+	echo
+	echo "== side by side, per 64-byte message (whole guest kernel; raw: $logdir/report-raw.txt)"
+	echo "kfi_tcp: $kfi instructions (kfi_tcp.ko's own: ${own:-?}); raw kernel TCP: $raw"
+	awk -v a="$kfi" -v b="$raw" 'BEGIN { if (b > 0) printf "ratio kfi_tcp / raw: %.2f\n", a / b }'
+fi

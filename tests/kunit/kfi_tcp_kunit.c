@@ -26,6 +26,9 @@
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <net/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/inet.h>
+#include <net/net_namespace.h>
 
 #include <kfabric.h>
 #include "iprof_mark.h"
@@ -3528,6 +3531,78 @@ static void tcp_msg_inject_stream(struct kunit *test)
 }
 
 /*
+ * The same exchange as tcp_msg_inject_stream over plain kernel TCP sockets
+ * (the baseline make iprof compares with: scripts/iprof.sh): a connected
+ * pair on loopback (TCP_NODELAY, as kfi_tcp's), one thread sending 64-byte
+ * messages without blocking and polling the other socket for each before
+ * the next, every byte compared. Same node (stream_node), same count.
+ */
+static void tcp_raw_inject_stream(struct kunit *test)
+{
+	struct socket *l = NULL, *c = NULL, *s = NULL;
+	struct sockaddr_storage ss = {};
+	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+	int i, n = stream_msgs > 0 ? stream_msgs : 1, len, family = AF_INET;
+	u8 msg[64], buf[64];
+
+	if (stream_node && strchr(stream_node, ':')) {
+		family = AF_INET6;
+		in6->sin6_family = AF_INET6;
+		KUNIT_ASSERT_EQ(test, in6_pton(stream_node, -1,
+					       in6->sin6_addr.s6_addr, -1, NULL), 1);
+		len = sizeof(*in6);
+	} else {
+		in->sin_family = AF_INET;
+		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (stream_node)
+			KUNIT_ASSERT_EQ(test, in4_pton(stream_node, -1,
+						       (u8 *)&in->sin_addr.s_addr,
+						       -1, NULL), 1);
+		len = sizeof(*in);
+	}
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, family, SOCK_STREAM,
+					       IPPROTO_TCP, &l), 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(l, (struct sockaddr *)&ss, len), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(l, 1), 0);
+	KUNIT_ASSERT_GE(test, kernel_getsockname(l, (struct sockaddr *)&ss), 0);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, family, SOCK_STREAM,
+					       IPPROTO_TCP, &c), 0);
+	KUNIT_ASSERT_EQ(test, kernel_connect(c, (struct sockaddr *)&ss, len, 0), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(l, &s, 0), 0);
+	tcp_sock_set_nodelay(c->sk);
+	tcp_sock_set_nodelay(s->sk);
+	KFI_IPROF_MARK();
+	for (i = 0; i < n; i++) {
+		unsigned long deadline = jiffies + 5 * HZ;
+		struct kvec sv = { msg, sizeof(msg) };
+		struct msghdr sm = { .msg_flags = MSG_DONTWAIT };
+		int got = 0, rd;
+
+		memset(msg, i & 0xff, sizeof(msg));
+		memcpy(msg, &i, sizeof(i));
+		memset(buf, 0, sizeof(buf));
+		KUNIT_ASSERT_EQ(test, kernel_sendmsg(c, &sm, &sv, 1, sizeof(msg)),
+				(int)sizeof(msg));
+		do {
+			struct kvec rv = { buf + got, sizeof(buf) - got };
+			struct msghdr rm = {};
+
+			rd = kernel_recvmsg(s, &rm, &rv, 1, rv.iov_len, MSG_DONTWAIT);
+			if (rd > 0)
+				got += rd;
+		} while ((rd > 0 || rd == -EAGAIN) && got < (int)sizeof(buf) &&
+			 time_before(jiffies, deadline));
+		KUNIT_ASSERT_EQ_MSG(test, got, (int)sizeof(msg), "message %d", i);
+		KUNIT_ASSERT_EQ_MSG(test, memcmp(buf, msg, sizeof(msg)), 0, "message %d", i);
+	}
+	KFI_IPROF_MARK();
+	sock_release(s);
+	sock_release(c);
+	sock_release(l);
+}
+
+/*
  * Flags the headers document are accepted: KFI_FENCE on transmits (sends,
  * writes, reads), KFI_TRANSMIT_COMPLETE on kfi_recvmsg.
  */
@@ -3997,6 +4072,7 @@ static void tcp_msg_multi_recv_broken_once(struct kunit *test)
 static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_send_recv),
 	KUNIT_CASE(tcp_msg_inject_stream),
+	KUNIT_CASE(tcp_raw_inject_stream),
 	KUNIT_CASE(tcp_msg_buffer_types),
 	KUNIT_CASE(tcp_msg_large_and_ordered),
 	KUNIT_CASE(tcp_msg_post_errors),
