@@ -3,8 +3,10 @@
  * The provider toolkit's trace calls (events defined in kfabric.ko:
  * kfi_trace.h). Each provider compiles its own copy (KBUILD_MODNAME names
  * the provider in every event). The Rust side calls these only when the
- * event's bit in kfi_trace_on is set; the transfer entry's kfi_post
- * (kfi_util_xfer.c) is a static-key tracepoint of its own.
+ * event's bit in kfi_trace_on is set. kfi_post is fired here too, by
+ * kfi_util_post(), the static-key-guarded wrapper of the transfer entry
+ * that kfi_util_xfer.c calls: each provider's wrapper file includes this
+ * file before kfi_util_xfer.c (one translation unit).
  */
 #include <linux/bvec.h>
 #include <linux/scatterlist.h>
