@@ -212,9 +212,11 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
         iface,
         mrs <- new_mutex!(MrTable::new(), "kfi_tcp_mrs"),
     });
+    // Its statistics are named after its interface ("any" for none).
+    let sname: &[u8] = name.unwrap_or(b"any");
     // SAFETY: `f` is live (the consumer holds it open while calling us);
     // `dom` was checked; the glue fills a domain header.
-    unsafe { open_domain(f, init, sys::kfi_tcp_glue_domain_init, context, dom) }
+    unsafe { open_domain(f, init, sname, sys::kfi_tcp_glue_domain_init, context, dom) }
 }
 
 // SAFETY: `#[repr(C)]` with its `DomainBase` first (asserted above);

@@ -60,7 +60,7 @@ use crate::util::sys;
 use crate::util::trace;
 use core::ffi::{c_int, c_void};
 use core::ptr;
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use kernel::bindings;
 use kernel::new_condvar;
 use kernel::prelude::*;
@@ -206,6 +206,36 @@ impl Cntr {
     unsafe fn from_header<'a>(c: *mut sys::kfid_cntr) -> &'a Cntr {
         // SAFETY: by the caller's contract.
         unsafe { &*kernel::container_of!(c, Cntr, cntr) }
+    }
+
+    /// Writes the counter's statistics (one line's fields, see README
+    /// "Statistics"): its values, the endpoint events bound to it, the
+    /// triggered transfers and deferred work waiting on it (with the
+    /// lowest threshold of each), and the operations due but not issued
+    /// yet. Any context (takes the counter's lock).
+    pub(crate) fn stats(&self, w: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        let (ok, err, trig, trig_next, deferred, deferred_next, due) = {
+            let g = self.state.lock();
+            let e = &g.engines;
+            (
+                g.c.success(),
+                g.c.error(),
+                e[Waits::Success.index()].len(),
+                e[Waits::Success.index()].peek_min_threshold(),
+                e[Waits::Completions.index()].len(),
+                e[Waits::Completions.index()].peek_min_threshold(),
+                g.ready.len(),
+            )
+        };
+        write!(w, "value={ok} errors={err} bound={} triggered={trig}", self.bound.load(Ordering::Relaxed))?;
+        if let Some(t) = trig_next {
+            write!(w, " next_threshold={t}")?;
+        }
+        write!(w, " deferred={deferred}")?;
+        if let Some(t) = deferred_next {
+            write!(w, " deferred_next={t}")?;
+        }
+        write!(w, " due={due}")
     }
 
     /// Counts one endpoint event bound to the counter.
@@ -656,25 +686,28 @@ pub(crate) unsafe extern "C" fn kfi_util_cntr_wait(c: *mut sys::kfid_cntr, thres
 /// ([`DomainBase`]).
 #[pin_data]
 pub(crate) struct CntrList {
-    /// Counter addresses.
+    /// Counter addresses, each with the number the statistics name it by.
     #[pin]
-    list: SpinLockBh<KVec<usize>>,
+    list: SpinLockBh<KVec<(u32, usize)>>,
+    /// The number of the next counter listed.
+    next: AtomicU32,
 }
 
 impl CntrList {
     /// An empty list.
     pub(crate) fn new() -> impl PinInit<Self> {
-        pin_init!(CntrList { list <- new_spinlock_bh!(KVec::new(), "kfi_util_dom_cntrs") })
+        pin_init!(CntrList { list <- new_spinlock_bh!(KVec::new(), "kfi_util_dom_cntrs"), next: AtomicU32::new(0) })
     }
 
     /// Lists a new counter (process context).
     fn add(&self, c: *const Cntr) -> Result {
         // Room is made outside the lock; the push under it cannot fail.
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
         loop {
             let need = {
                 let mut g = self.list.lock();
                 if g.len() < g.capacity() {
-                    return g.push(c as usize, GFP_ATOMIC).map_err(|_| ENOMEM);
+                    return g.push((id, c as usize), GFP_ATOMIC).map_err(|_| ENOMEM);
                 }
                 g.len() + 1
             };
@@ -693,7 +726,7 @@ impl CntrList {
     /// Unlists a counter being closed.
     fn remove(&self, c: *const Cntr) {
         let mut g = self.list.lock();
-        if let Some(i) = g.iter().position(|&x| x == c as usize) {
+        if let Some(i) = g.iter().position(|&(_, x)| x == c as usize) {
             let _ = base::kvec_remove(&mut g, i);
         }
     }
@@ -708,7 +741,7 @@ impl CntrList {
         let mut snap = KVec::<usize>::with_capacity(n, GFP_KERNEL)?;
         {
             let g = self.list.lock();
-            for &c in g.iter().take(n) {
+            for &(_, c) in g.iter().take(n) {
                 let _ = snap.push(c, GFP_ATOMIC);
             }
         }
@@ -726,6 +759,17 @@ impl CntrList {
         let g = self.list.lock();
         // SAFETY: listed counters are open: a counter unlists itself
         // (under this lock) before it is freed.
-        g.iter().any(|&c| f(unsafe { &*(c as *const Cntr) }))
+        g.iter().any(|&(_, c)| f(unsafe { &*(c as *const Cntr) }))
+    }
+
+    /// Calls `f` with each open counter and its number, in the order
+    /// they were opened. As [`CntrList::any`]: any context, under the
+    /// list's lock.
+    pub(crate) fn each(&self, mut f: impl FnMut(u32, &Cntr)) {
+        let g = self.list.lock();
+        for &(id, c) in g.iter() {
+            // SAFETY: as in `any`.
+            f(id, unsafe { &*(c as *const Cntr) });
+        }
     }
 }

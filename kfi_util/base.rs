@@ -53,6 +53,9 @@ impl Registration {
             drop(unsafe { KBox::from_raw(prov.as_ptr()) });
             return Err(Error::from_errno(ret));
         }
+        // SAFETY: registered, live until drop; its name is a valid C
+        // string (ours). The statistics' directory is removed in drop.
+        unsafe { sys::kfi_util_stats_init((*prov.as_ptr()).name) };
         Ok(Registration { prov })
     }
 }
@@ -66,6 +69,8 @@ impl Drop for Registration {
             warn_once!("provider deregistration failed");
             return; // leak rather than free what the core may still use
         }
+        // SAFETY: no domain is open (deregistration waited for them).
+        unsafe { sys::kfi_util_stats_exit() };
         // SAFETY: allocated by `new`, unused by the core now.
         drop(unsafe { KBox::from_raw(self.prov.as_ptr()) });
     }

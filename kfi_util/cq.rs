@@ -129,6 +129,13 @@ struct State {
     /// that sees it move while it made progress goes round again instead
     /// of sleeping.
     events: u64,
+    /// Statistics: the most entries queued at once; reservations refused
+    /// for want of room (posts that failed with -EAGAIN, peers' data left
+    /// waiting); entries lost (a completion with no reservation on a full
+    /// ring: a provider bug, also warned about).
+    peak: usize,
+    refused: u64,
+    lost: u64,
 }
 
 /// The provider's endpoint type, what a CQ makes progress on.
@@ -301,6 +308,27 @@ impl Cq {
         self.cpu
     }
 
+    /// Writes the CQ's statistics (one line's fields, see README
+    /// "Statistics"): its size, the entries queued (errors among them),
+    /// the slots reserved by operations in flight, the most entries queued
+    /// at once, reservations refused and entries lost for want of room,
+    /// the endpoints bound. Any context (takes the ring's lock).
+    pub(crate) fn stats(&self, w: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        let (size, queued, errors, reserved, peak, refused, lost) = {
+            let g = self.state.lock();
+            (g.ring.capacity(), g.ring.len(), g.ring.errors(), g.ring.reserved(), g.peak, g.refused, g.lost)
+        };
+        write!(
+            w,
+            "size={size} queued={queued} errors={errors} reserved={reserved} peak={peak} overruns={refused} lost={lost} bound={}",
+            self.bound.load(Ordering::Relaxed)
+        )?;
+        if let Some(cpu) = self.cpu {
+            write!(w, " cpu={cpu}")?;
+        }
+        write!(w, " handler={}", if self.has_handler() { "yes" } else { "no" })
+    }
+
     /// True if the consumer gave a completion handler.
     pub(crate) fn has_handler(&self) -> bool {
         self.cq.comp_handler.is_some()
@@ -419,7 +447,12 @@ impl Cq {
     /// context but hard interrupts.
     #[inline]
     pub(crate) fn try_reserve(&self, n: usize) -> bool {
-        self.state.lock().ring.try_reserve(n)
+        let mut g = self.state.lock();
+        let ok = g.ring.try_reserve(n);
+        if !ok {
+            g.refused += 1;
+        }
+        ok
     }
 
     /// Returns `n` promised slots: operations that will write no entry
@@ -459,6 +492,10 @@ impl Cq {
             // A provider bug: still queue the entry if there is room.
             Err(_) => (g.ring.try_push(e).ok(), true),
         };
+        if pushed.is_none() {
+            g.lost += 1;
+        }
+        g.peak = g.peak.max(g.ring.len());
         self.sync_idle(&g);
         let wake = g.sleepers > 0;
         drop(g);
@@ -708,7 +745,7 @@ pub(crate) unsafe extern "C" fn kfi_util_domain_cq_open(
     // SAFETY: `domain` is one of the provider's domains (only its domain
     // ops table calls us), which embed the base first.
     let d = unsafe { DomainBase::from_header(domain) };
-    let state = State { ring: Ring::new(base::Storage(slots)), signaled: false, sleepers: 0, events: 0 };
+    let state = State { ring: Ring::new(base::Storage(slots)), signaled: false, sleepers: 0, events: 0, peak: 0, refused: 0, lost: 0 };
     let init = pin_init!(Cq {
         // SAFETY: all-zero is a valid header; filled in below.
         cq: unsafe { core::mem::zeroed() },
@@ -749,6 +786,7 @@ pub(crate) unsafe extern "C" fn kfi_util_domain_cq_open(
         }
     }
     d.children.opened();
+    d.cqs.add(p as usize);
     // SAFETY: `p` is our fresh object; the glue fills the header.
     unsafe {
         sys::kfi_util_cq_init(&mut (*p).cq, context, handler);
@@ -778,6 +816,9 @@ pub(crate) unsafe extern "C" fn kfi_util_cq_close(fid: *mut sys::kfid) -> c_int 
         // endpoint is bound, so nothing completes here).
         hop.cancel_sync();
     }
+    // SAFETY: the domain outlives its counted CQs; unlisted before it
+    // is freed (a statistics reader holds the list while it looks).
+    unsafe { (*d).cqs.remove(p as usize) };
     // SAFETY: allocated with KBox by `kfi_util_domain_cq_open`; no endpoint
     // refers to it; the consumer gave up its pointer by closing.
     drop(unsafe { KBox::from_raw(p) });

@@ -369,9 +369,25 @@ impl EpBase {
         &self.ep.fid as *const sys::kfid as *mut sys::kfid
     }
 
+    /// The header the consumer holds.
+    pub(crate) fn header(&self) -> *mut sys::kfid_ep {
+        &self.ep as *const sys::kfid_ep as *mut sys::kfid_ep
+    }
+
     /// A reliable connectionless endpoint (`KFI_EP_RDM`).
     pub(crate) fn is_rdm(&self) -> bool {
         self.attrs.rdm
+    }
+
+    /// What the statistics call the endpoint: `msg`, `rdm`, or a
+    /// scalable endpoint's context, `tx_ctx`/`rx_ctx` with its index.
+    pub(crate) fn stats_type(&self, w: &mut dyn core::fmt::Write) -> core::fmt::Result {
+        match self.attrs.role {
+            Role::Whole if self.attrs.rdm => w.write_str("type=rdm"),
+            Role::Whole => w.write_str("type=msg"),
+            Role::Tx(i) => write!(w, "type=tx_ctx index={i}"),
+            Role::Rx(i) => write!(w, "type=rx_ctx index={i}"),
+        }
     }
 
     /// A whole endpoint, or which context of a scalable endpoint.
@@ -476,6 +492,7 @@ pub(crate) unsafe fn publish_ep<E: ProvEp>(
     // contract); the glue fills the header before the consumer sees it.
     unsafe {
         (*(*base).domain).children.opened();
+        (*(*base).domain).eps.add(p as usize);
         glue(addr_of_mut!((*base).ep), context);
         *out = addr_of_mut!((*base).ep);
     }
@@ -692,6 +709,10 @@ pub(crate) unsafe extern "C" fn kfi_util_ep_close(fid: *mut sys::kfid) -> c_int 
     if EpXfer::trig_pending(e.data()) != 0 || b.aliases.load(Ordering::Acquire) != 0 {
         return base::neg(bindings::EBUSY);
     }
+    // Unlisted before it stops (a statistics reader holds the list while
+    // it asks the endpoint for its addresses).
+    // SAFETY: the domain outlives its counted endpoints (INVARIANT).
+    unsafe { &*b.domain }.eps.remove(e as *const PEp as usize);
     let (eq, av, tx_cq, rx_cq, cntrs) = {
         let mut g = b.binds.lock();
         (g.eq.take(), g.av.take(), g.tx_cq.take(), g.rx_cq.take(), core::mem::take(&mut g.cntrs))

@@ -245,7 +245,8 @@ pub(crate) unsafe trait ProvDomain: Sized {
     }
 }
 
-/// Opens a provider's domain on fabric `f`: allocates `init` in place
+/// Opens a provider's domain on fabric `f`, named `name` (its
+/// statistics' directory, `kfabric/<provider>/<name>`): allocates `init` in place
 /// (never moved again), counts it on the fabric, lets the provider's
 /// `glue` fill its header (ops tables, class, context) and stores the
 /// header in `*dom`. 0 or -ENOMEM.
@@ -256,6 +257,7 @@ pub(crate) unsafe trait ProvDomain: Sized {
 pub(crate) unsafe fn open_domain<D: ProvDomain>(
     f: *mut Fabric,
     init: impl PinInit<D>,
+    name: &[u8],
     glue: unsafe extern "C" fn(*mut sys::kfid_domain, *mut c_void),
     context: *mut c_void,
     dom: *mut *mut sys::kfid_domain,
@@ -273,6 +275,10 @@ pub(crate) unsafe fn open_domain<D: ProvDomain>(
     unsafe {
         Fabric::children(f).opened();
         glue(ptr::addr_of_mut!((*db).dom), context);
+        // Its statistics' directory, removed by `close_domain` before
+        // the object is freed (removal waits for the files' readers).
+        let dir = sys::kfi_util_stats_domain(name.as_ptr().cast(), name.len(), db.cast());
+        (*db).stats_dir.store(dir, core::sync::atomic::Ordering::Release);
         *dom = ptr::addr_of_mut!((*db).dom);
     }
     0
@@ -298,6 +304,9 @@ pub(crate) unsafe fn close_domain<D: ProvDomain>(fid: *mut sys::kfid) -> c_int {
     unsafe { (*d).closing() };
     // SAFETY: as above.
     unsafe { (*d.cast::<DomainBase>()).unbind_mr_eq() };
+    // SAFETY: as above; the directory was made by `open_domain` (or is
+    // NULL); no reader is left in its files once this returns.
+    unsafe { sys::kfi_util_stats_remove((*d.cast::<DomainBase>()).stats_dir.swap(ptr::null_mut(), core::sync::atomic::Ordering::AcqRel)) };
     // SAFETY: allocated by `open_domain` with KBox; no child refers to it;
     // the consumer gave up its pointer by closing.
     let d = unsafe { KBox::from_raw(d) };

@@ -13,8 +13,11 @@ use super::eq::Eq;
 use super::fabric::Fabric;
 use super::sys;
 use crate::trigger::cntr::CntrList;
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::ffi::c_void;
+use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use kernel::new_mutex;
 use kernel::prelude::*;
+use kernel::sync::Mutex;
 
 /// Open children of an object. The object's close refuses (`-EBUSY`)
 /// while [`ChildCount::busy`]; a child therefore may keep a pointer to
@@ -40,6 +43,65 @@ impl ChildCount {
     /// Whether any child is open.
     pub(crate) fn busy(&self) -> bool {
         self.0.load(Ordering::Acquire) != 0
+    }
+}
+
+/// Objects of one kind open on a domain, by address, each with the number
+/// the statistics name it by (`ep3`, `cq0`: [`super::stats`]). Listing and
+/// unlisting are process context (opens and closes); the list is read by
+/// statistics readers, who may sleep while holding it (a socket's address
+/// is read under `lock_sock`).
+#[pin_data]
+pub(crate) struct ObjList {
+    #[pin]
+    list: Mutex<KVec<(u32, usize)>>,
+    /// The number of the next object listed.
+    next: AtomicU32,
+    /// Objects that could not be listed (no memory): they work, the
+    /// statistics say how many they leave out.
+    unlisted: AtomicUsize,
+}
+
+impl ObjList {
+    /// An empty list.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(ObjList {
+            list <- new_mutex!(KVec::new(), "kfi_util_objs"),
+            next: AtomicU32::new(0),
+            unlisted: AtomicUsize::new(0),
+        })
+    }
+
+    /// Lists the object at `addr` (process context). Without memory it
+    /// stays unlisted (counted as such): statistics never make an open
+    /// fail.
+    pub(crate) fn add(&self, addr: usize) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        if self.list.lock().push((id, addr), GFP_KERNEL).is_err() {
+            self.unlisted.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Unlists the object at `addr` (before it is freed; process context).
+    pub(crate) fn remove(&self, addr: usize) {
+        let mut g = self.list.lock();
+        if let Some(i) = g.iter().position(|&(_, a)| a == addr) {
+            let _ = super::base::kvec_remove(&mut g, i);
+        } else {
+            drop(g);
+            let _ = self.unlisted.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+        }
+    }
+
+    /// Calls `f` with each listed object's number and address, in the
+    /// order they were listed, holding the list (objects stay open while
+    /// `f` runs); then returns how many are unlisted.
+    pub(crate) fn each(&self, mut f: impl FnMut(u32, usize)) -> usize {
+        let g = self.list.lock();
+        for &(id, a) in g.iter() {
+            f(id, a);
+        }
+        self.unlisted.load(Ordering::Relaxed)
     }
 }
 
@@ -91,6 +153,19 @@ pub(crate) struct DomainBase {
     /// report `KFI_MR_COMPLETE` there. Set once; the binding it counts
     /// keeps the EQ open until the domain closes.
     pub(crate) mr_eq: AtomicPtr<Eq>,
+    /// Open endpoints (the provider's endpoint objects, contexts of
+    /// scalable endpoints included), for the statistics.
+    #[pin]
+    pub(crate) eps: ObjList,
+    /// Open completion queues (`Cq`), for the statistics.
+    #[pin]
+    pub(crate) cqs: ObjList,
+    /// Registered memory regions and their bytes, for the statistics.
+    pub(crate) mr_count: AtomicUsize,
+    pub(crate) mr_bytes: AtomicU64,
+    /// The domain's statistics directory (`kfi_util_stats_domain`; NULL:
+    /// none), set at open, removed at close before the domain is freed.
+    pub(crate) stats_dir: AtomicPtr<c_void>,
     /// The fabric the domain was opened on (counts the domain, so it
     /// outlives it).
     fabric: *mut Fabric,
@@ -113,6 +188,11 @@ impl DomainBase {
             children: ChildCount::new(),
             cntrs <- CntrList::new(),
             mr_eq: AtomicPtr::new(core::ptr::null_mut()),
+            eps <- ObjList::new(),
+            cqs <- ObjList::new(),
+            mr_count: AtomicUsize::new(0),
+            mr_bytes: AtomicU64::new(0),
+            stats_dir: AtomicPtr::new(core::ptr::null_mut()),
             fabric,
             nic,
         })

@@ -8,6 +8,9 @@
  * (named after the module) and its own WARN prefix.
  */
 #include <linux/random.h>
+#include <linux/debugfs.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/dma-mapping.h>
 #include <linux/platform_device.h>
 #include <linux/bvec.h>
@@ -34,6 +37,7 @@
 
 #include <kfi_enosys.h>
 #include <kfi_cxi_ext.h>
+#include <kfi_cm.h>
 #include "util_sys.h"
 #include "util_iter.h"
 #include "../kfi_trigger/trigger_sys.h"
@@ -1804,4 +1808,168 @@ bool kfi_util_is_connreq(const struct kfid *fid)
 {
 	return fid->fclass == KFI_CLASS_CONNREQ &&
 	       fid->ops == &kfi_util_connreq_fid_ops;
+}
+
+/*
+ * Per-object statistics (README "Statistics"):
+ * kfabric/<provider>/ under kfabric.ko's debugfs directory, one directory
+ * per open domain named after it ("lo", a second one on the same name
+ * "lo.1", ...), four files in it whose text kfi_util_stats_show() (Rust,
+ * kfi_util/stats.rs) writes. kfi_util_stats_lock serialises the choice of
+ * a free name with the creation and removal of domain directories.
+ * debugfs failures are not fatal (by debugfs design): no directory, no
+ * statistics.
+ */
+static struct dentry *kfi_util_stats_dir;
+static DEFINE_MUTEX(kfi_util_stats_lock);
+
+/**
+ * kfi_util_stats_init() - Create the provider's statistics directory.
+ * @prov: The provider's name (kfabric/<prov>).
+ *
+ * Called once the provider is registered (kfabric.ko, which made
+ * "kfabric", is loaded: we depend on it).
+ */
+void kfi_util_stats_init(const char *prov)
+{
+	struct dentry *root = debugfs_lookup("kfabric", NULL);
+
+	if (IS_ERR_OR_NULL(root))
+		return;
+	kfi_util_stats_dir = debugfs_create_dir(prov, root);
+	dput(root);
+}
+
+/**
+ * kfi_util_stats_exit() - Remove the provider's statistics directory.
+ *
+ * Called after deregistration: no domain is open any more.
+ */
+void kfi_util_stats_exit(void)
+{
+	debugfs_remove_recursive(kfi_util_stats_dir);
+	kfi_util_stats_dir = NULL;
+}
+
+#define KFI_UTIL_STATS_SHOW(fname, which)				\
+static int kfi_util_stats_##fname##_show(struct seq_file *m, void *v)	\
+{									\
+	return kfi_util_stats_show(m, m->private, which);		\
+}									\
+DEFINE_SHOW_ATTRIBUTE(kfi_util_stats_##fname)
+
+KFI_UTIL_STATS_SHOW(eps, KFI_UTIL_STATS_EPS);
+KFI_UTIL_STATS_SHOW(cqs, KFI_UTIL_STATS_CQS);
+KFI_UTIL_STATS_SHOW(cntrs, KFI_UTIL_STATS_CNTRS);
+KFI_UTIL_STATS_SHOW(mr, KFI_UTIL_STATS_MR);
+
+/**
+ * kfi_util_stats_domain() - Create an open domain's statistics directory.
+ * @name: The domain's name (not NUL-terminated).
+ * @len: Its length.
+ * @dom: The domain (its DomainBase), live until kfi_util_stats_remove().
+ *
+ * Process context. The directory is @name, or @name.N for the lowest N
+ * not taken when a domain of that name is open already.
+ *
+ * Return: The directory for kfi_util_stats_remove(), or NULL (no debugfs,
+ * no memory): the domain works without statistics.
+ */
+void *kfi_util_stats_domain(const char *name, size_t len, void *dom)
+{
+	struct dentry *d = NULL, *old;
+	char buf[NAME_MAX];
+	int i;
+
+	if (IS_ERR_OR_NULL(kfi_util_stats_dir))
+		return NULL;
+	mutex_lock(&kfi_util_stats_lock);
+	for (i = 0; i < 1024; i++) {
+		if (i)
+			snprintf(buf, sizeof(buf), "%.*s.%d", (int)len, name, i);
+		else
+			snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
+		old = debugfs_lookup(buf, kfi_util_stats_dir);
+		if (!old)
+			break;
+		dput(old);
+	}
+	if (i < 1024)
+		d = debugfs_create_dir(buf, kfi_util_stats_dir);
+	mutex_unlock(&kfi_util_stats_lock);
+	if (IS_ERR_OR_NULL(d))
+		return NULL;
+	debugfs_create_file("endpoints", 0400, d, dom, &kfi_util_stats_eps_fops);
+	debugfs_create_file("cqs", 0400, d, dom, &kfi_util_stats_cqs_fops);
+	debugfs_create_file("cntrs", 0400, d, dom, &kfi_util_stats_cntrs_fops);
+	debugfs_create_file("mr", 0400, d, dom, &kfi_util_stats_mr_fops);
+	return d;
+}
+
+/**
+ * kfi_util_stats_remove() - Remove a domain's statistics directory.
+ * @dir: What kfi_util_stats_domain() returned (NULL: nothing).
+ *
+ * Process context; returns once no reader is in its files.
+ */
+void kfi_util_stats_remove(void *dir)
+{
+	if (!dir)
+		return;
+	mutex_lock(&kfi_util_stats_lock);
+	debugfs_remove_recursive(dir);
+	mutex_unlock(&kfi_util_stats_lock);
+}
+
+/**
+ * kfi_util_seq_write() - Append text to a statistics file being read.
+ * @m: The file (a struct seq_file).
+ * @s: The text.
+ * @len: Its length.
+ *
+ * Any context (never sleeps).
+ */
+void kfi_util_seq_write(void *m, const char *s, size_t len)
+{
+	seq_write(m, s, len);
+}
+
+/* A socket address of a family the statistics print, as long as its family's. */
+static bool kfi_util_stats_sockaddr(const struct sockaddr_storage *ss, size_t len)
+{
+	return (ss->ss_family == AF_INET && len == sizeof(struct sockaddr_in)) ||
+	       (ss->ss_family == AF_INET6 && len == sizeof(struct sockaddr_in6));
+}
+
+/**
+ * kfi_util_ep_addrs() - An endpoint's addresses, as its statistics print them.
+ * @ep: One of the provider's endpoints (open for the call).
+ * @buf: Where " local=ADDR peer=ADDR" is written (either part left out when
+ *	the endpoint's getname/getpeer has no socket address to give).
+ * @len: Room in @buf.
+ *
+ * Process context: asks the endpoint's own getname and getpeer, which may
+ * sleep (a socket's lock).
+ *
+ * Return: The bytes written (at most @len - 1; NUL-terminated).
+ */
+size_t kfi_util_ep_addrs(struct kfid_ep *ep, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	size_t alen, n = 0;
+
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	if (!ep->cm || ep->cm->size < offsetofend(struct kfi_ops_cm, getpeer))
+		return 0;
+	alen = sizeof(ss);
+	if (ep->cm->getname && !ep->cm->getname(&ep->fid, &ss, &alen) &&
+	    kfi_util_stats_sockaddr(&ss, alen))
+		n += scnprintf(buf + n, len - n, " local=%pISpc", &ss);
+	alen = sizeof(ss);
+	if (ep->cm->getpeer && !ep->cm->getpeer(ep, &ss, &alen) &&
+	    kfi_util_stats_sockaddr(&ss, alen))
+		n += scnprintf(buf + n, len - n, " peer=%pISpc", &ss);
+	return n;
 }

@@ -167,6 +167,7 @@ pub(crate) mod peers;
 pub(crate) mod queues;
 pub(crate) mod rdm;
 pub(crate) mod sep;
+pub(crate) mod stats;
 pub(crate) mod sync;
 pub(crate) mod tagmatch;
 pub(crate) mod trace;

@@ -129,6 +129,8 @@ pub(crate) struct MrBase {
     /// The header the consumer holds; first.
     mr: sys::kfid_mr,
     domain: *const DomainBase,
+    /// Bytes registered (counted in the domain's statistics).
+    len: u64,
 }
 
 impl MrBase {
@@ -260,6 +262,7 @@ pub(crate) unsafe extern "C" fn kfi_util_mr_regattr(
         // SAFETY: all-zero is a valid header; filled in below.
         mr: unsafe { core::mem::zeroed() },
         domain: db,
+        len,
     };
     let (m, key) = match PMr::register(d, b, reg) {
         Ok(r) => r,
@@ -269,6 +272,8 @@ pub(crate) unsafe extern "C" fn kfi_util_mr_regattr(
     // SAFETY: `PMr` starts with the base it was given (trait contract).
     let mb = m.cast::<MrBase>();
     db.children.opened();
+    db.mr_count.fetch_add(1, Ordering::Relaxed);
+    db.mr_bytes.fetch_add(len, Ordering::Relaxed);
     // SAFETY: `m` is live and now ours to publish; the glue fills the
     // header (fclass, context, ops).
     let mr_fid = unsafe {
@@ -329,7 +334,12 @@ pub(crate) unsafe extern "C" fn kfi_util_mr_close(fid: *mut sys::kfid) -> c_int 
     // SAFETY: only installed on our regions.
     let m = unsafe { region_of(fid) };
     m.closing();
-    let d = m.base().domain;
+    let (d, len) = (m.base().domain, m.base().len);
+    // SAFETY: the domain outlives its counted regions (INVARIANT).
+    unsafe {
+        (*d).mr_count.fetch_sub(1, Ordering::Relaxed);
+        (*d).mr_bytes.fetch_sub(len, Ordering::Relaxed);
+    }
     // SAFETY: allocated by the provider with KBox and published by
     // `kfi_util_mr_regattr` (trait contract); unreachable to the
     // transport now; the consumer gave up its pointer by closing.

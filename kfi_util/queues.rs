@@ -310,8 +310,54 @@ pub(crate) struct Queues<X> {
     /// close for the operations that never complete).
     pub(crate) tx_res: usize,
     pub(crate) rx_res: usize,
+    /// What the endpoint moved (statistics).
+    pub(crate) moved: Moved,
     /// The provider's part.
     pub(crate) ext: X,
+}
+
+/// What an endpoint's operations moved, for its statistics: operations
+/// completed and their bytes, each way (transmits: sends, writes, reads
+/// and atomics it initiated; receives: messages received), and
+/// operations that completed in error (cancelled and flushed ones
+/// included). Counted under `q` when an operation is reported.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Moved {
+    pub(crate) tx_ops: u64,
+    pub(crate) tx_bytes: u64,
+    pub(crate) rx_ops: u64,
+    pub(crate) rx_bytes: u64,
+    pub(crate) tx_errors: u64,
+    pub(crate) rx_errors: u64,
+}
+
+/// An endpoint's queues as its statistics show them
+/// ([`EpQueues::stats`]).
+pub(crate) struct EpStats {
+    /// `kfi_enable` succeeded.
+    pub(crate) enabled: bool,
+    /// The transport failed or was shut down.
+    pub(crate) down: bool,
+    pub(crate) moved: Moved,
+    /// Transmits posted and not completed yet.
+    pub(crate) tx_busy: usize,
+    /// Receives posted and not completed yet.
+    pub(crate) rx_posted: usize,
+    /// Triggered operations waiting to be issued here.
+    pub(crate) triggered: usize,
+}
+
+impl Moved {
+    const ZERO: Moved = Moved { tx_ops: 0, tx_bytes: 0, rx_ops: 0, rx_bytes: 0, tx_errors: 0, rx_errors: 0 };
+
+    #[inline(always)]
+    fn error(&mut self, tx: bool) {
+        if tx {
+            self.tx_errors += 1;
+        } else {
+            self.rx_errors += 1;
+        }
+    }
 }
 
 // SAFETY: the CQ and counter pointers stay valid while the endpoint is
@@ -352,6 +398,7 @@ impl<X: QueueExt> Queues<X> {
         self.rx[i].extra = None;
         self.free_rx(i);
         self.unres(false);
+        self.moved.error(false);
         Report::failed(self.cfg.rx_cq, errc(op.kind, op.flags, op.context, bindings::ECANCELED, true), self.cfg.cntrs.for_op(op.kind, op.ep_cntr)).with_extra(op.extra)
     }
 
@@ -378,6 +425,8 @@ impl<X: QueueExt> Queues<X> {
         self.tx[i].extra = None;
         self.free_tx(i);
         self.unres(true);
+        self.moved.tx_ops += 1;
+        self.moved.tx_bytes += op.len;
         let (cq, cntr) = (self.cfg.tx_cq, self.cfg.cntrs.for_op(op.kind, op.ep_cntr));
         if !op.entry {
             return Report::quiet(cq, cntr).with_extra(op.extra);
@@ -509,6 +558,7 @@ impl<X: QueueExt> EpQueues<X> {
                 rx_tag: List::new(),
                 tx_res: 0,
                 rx_res: 0,
+                moved: Moved::ZERO,
                 ext: X::new(),
             }, "kfi_util_ep_q"),
             trig: AtomicUsize::new(0),
@@ -569,6 +619,19 @@ impl<X: QueueExt> EpQueues<X> {
     /// Triggered operations not issued yet.
     pub(crate) fn trig_pending(&self) -> usize {
         self.trig.load(Ordering::Acquire)
+    }
+
+    /// The queues' statistics (`q` held only to copy them).
+    pub(crate) fn stats(&self) -> EpStats {
+        let g = self.q.lock();
+        EpStats {
+            enabled: g.enabled,
+            down: g.down,
+            moved: g.moved,
+            tx_busy: g.tx.len() - g.tx_free.len(),
+            rx_posted: g.rx.len() - g.rx_free.len(),
+            triggered: self.trig.load(Ordering::Relaxed),
+        }
     }
 
     /// `KFI_OPT_MIN_MULTI_RECV`.
@@ -935,6 +998,7 @@ impl<X: QueueExt> EpQueues<X> {
             q.tx[i].extra = None;
             q.free_tx(i);
             q.unres(true);
+            q.moved.error(true);
             Report::failed(q.cfg.tx_cq, errc(op.kind, op.flags, op.context, err, true), q.cfg.cntrs.for_op(op.kind, op.ep_cntr)).with_extra(op.extra)
         };
         rep.deliver();
@@ -1150,6 +1214,8 @@ impl<X: QueueExt> EpQueues<X> {
                 q.free_rx(w.idx);
                 q.unres(false);
             }
+            q.moved.rx_ops += 1;
+            q.moved.rx_bytes += len;
             let (cq, cntr) = (q.cfg.rx_cq, q.cfg.cntrs.for_op(w.op.kind, w.op.ep_cntr));
             let extra = if w.last { w.op.extra } else { None };
             let mut flags = flags;
@@ -1213,6 +1279,7 @@ impl<X: QueueExt> EpQueues<X> {
                 None
             };
             q.unres(false);
+            q.moved.error(false);
             if !w.last {
                 released = q.piece_done(w.idx);
             }
@@ -1292,6 +1359,7 @@ impl<X: QueueExt> EpQueues<X> {
                 (o.kind, o.flags, o.context, o.extra, o.ep_cntr)
             };
             q.unres(tx);
+            q.moved.error(tx);
             let rep = Report::failed(q.cq(tx), errc(op.0, op.1, op.2, err, true), q.cfg.cntrs.for_op(op.0, op.4)).with_extra(op.3);
             drop(g);
             rep.deliver();

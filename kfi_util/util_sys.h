@@ -569,4 +569,25 @@ int kfi_util_pep_reject(struct kfid_pep *pep, struct kfid *handle,
 			const void *param, size_t paramlen);
 int kfi_util_connreq_close(struct kfid *fid);
 
+/*
+ * Per-object statistics in debugfs (kfi_util_glue.c, kfi_util/stats.rs):
+ * kfabric/<provider>/<domain>/{endpoints,cqs,cntrs,mr}. The provider's
+ * directory lives from registration to deregistration; a domain's from
+ * its open to its close (removed before the domain is freed: removal
+ * waits for readers). kfi_util_stats_show() (Rust) writes one file's
+ * text (file KFI_UTIL_STATS_*) into the struct seq_file @m with
+ * kfi_util_seq_write().
+ */
+#define KFI_UTIL_STATS_EPS	0
+#define KFI_UTIL_STATS_CQS	1
+#define KFI_UTIL_STATS_CNTRS	2
+#define KFI_UTIL_STATS_MR	3
+void kfi_util_stats_init(const char *prov);
+void kfi_util_stats_exit(void);
+void *kfi_util_stats_domain(const char *name, size_t len, void *dom);
+void kfi_util_stats_remove(void *dir);
+void kfi_util_seq_write(void *m, const char *s, size_t len);
+int kfi_util_stats_show(void *m, void *dom, unsigned int file);
+size_t kfi_util_ep_addrs(struct kfid_ep *ep, char *buf, size_t len);
+
 #endif

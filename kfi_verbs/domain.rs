@@ -119,7 +119,7 @@ pub(crate) unsafe extern "C" fn kfi_prov_fabric_domain(
     });
     // SAFETY: `f` is live (as above); `dom` was checked; the glue fills a
     // domain header.
-    unsafe { open_domain(f, init, sys::kfi_verbs_glue_domain_init, context, dom) }
+    unsafe { open_domain(f, init, name, sys::kfi_verbs_glue_domain_init, context, dom) }
 }
 
 /// The cxi extension's `get_device` (kfi_util_glue.c): the device the

@@ -353,6 +353,11 @@ impl<S: AsRef<[Slot]> + AsMut<[Slot]>> Ring<S> {
         self.count == 0
     }
 
+    /// Number of queued error entries.
+    pub fn errors(&self) -> usize {
+        self.errors
+    }
+
     /// Slots promised to operations in flight.
     pub fn reserved(&self) -> usize {
         self.reserved

@@ -242,6 +242,18 @@ kfi_info_tool() {
 	[ $? -eq 1 ] && [ "$out" = "kfi_getinfo: -61 (No data available)" ] || { echo "no match: $out"; return 1; }
 }
 
+# kfi_info -s while a real peer is connected to a kernel consumer
+# (kfi_pingpong's sink): tests/guest/stats_check.py
+kfi_info_stats() {
+	local rc
+	insmod "$ko/kfi_pingpong.ko" || return
+	python3 "$(dirname "$0")/stats_check.py" \
+		"$(dirname "$0")/../../tools/kfi_info"
+	rc=$?
+	rmmod kfi_pingpong
+	return $rc
+}
+
 consumer_rejects_missing_core() {
 	# without kfabric.ko the consumer's symbols cannot resolve
 	! insmod "$consumer" 2>/dev/null
@@ -357,6 +369,7 @@ check)
 	result getinfo_trace_logged grep -q \
 		'kfi_getinfo: provider "tcp" entry [0-9]* left out: DomainTxCtxCnt' <(dmesg)
 	result kfi_info_tool kfi_info_tool
+	result kfi_info_stats kfi_info_stats
 	result unload_verbs rmmod kfi_verbs
 	result verbs_devices_removed "$(dirname "$0")/verbs.sh" teardown
 	# injected allocation failures along every allocating path

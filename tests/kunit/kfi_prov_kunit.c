@@ -21,6 +21,9 @@
 #include <linux/scatterlist.h>
 #include <linux/string.h>
 #include <linux/net.h>
+#include <linux/fs.h>
+#include <linux/umh.h>
+#include <linux/socket.h>
 #include <linux/in.h>
 #include <net/net_namespace.h>
 
@@ -1879,7 +1882,219 @@ static void trig_alias_direction(struct kunit *test)
 	trig_teardown(test, &f);
 }
 
+/* ---------------------------------------------------------- statistics */
+
+/* printf into a buffer freed with the case (256 bytes at most). */
+static __printf(2, 3) char *stats_fmt(struct kunit *test, const char *fmt, ...)
+{
+	char *p = kunit_kzalloc(test, 256, GFP_KERNEL);
+	va_list ap;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	va_start(ap, fmt);
+	vsnprintf(p, 256, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/*
+ * The text of statistics file @file of domain @dom (debugfs
+ * kfabric/<provider>/<dom>/<file>), NUL-terminated, freed with the case;
+ * NULL with *@err set (-ENOENT) when it cannot be read.
+ */
+static char *stats_read(struct kunit *test, const char *dom,
+			const char *file, int *err)
+{
+	static const char out[] = "/tmp/kfi_kunit_stats";
+	char *envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
+	char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+	struct file *fp;
+	loff_t pos = 0;
+	char *buf;
+	ssize_t n;
+	int rc;
+
+	/*
+	 * Read as an operator does (cat): debugfs files are not readable
+	 * with kernel_read() (their proxy has no read_iter).
+	 */
+	argv[2] = stats_fmt(test,
+		"cat /sys/kernel/debug/kfabric/%s/%s/%s > %s 2>/dev/null",
+		cur_prov->name, dom, file, out);
+	rc = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+	if (rc) {
+		*err = rc > 0 ? -ENOENT : rc;
+		return NULL;
+	}
+	fp = filp_open(out, O_RDONLY, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(fp), "%s: %ld", out, PTR_ERR(fp));
+	buf = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	n = kernel_read(fp, buf, 4095, &pos);
+	filp_close(fp, NULL);
+	KUNIT_ASSERT_GE(test, n, (ssize_t)0);
+	buf[n] = 0;
+	return buf;
+}
+
+/* As stats_read(), which must succeed. */
+static char *stats_text(struct kunit *test, const char *dom,
+			const char *file)
+{
+	int err = 0;
+	char *t = stats_read(test, dom, file, &err);
+
+	KUNIT_ASSERT_NOT_NULL_MSG(test, t, "%s: %d", file, err);
+	return t;
+}
+
+/* The line of @text that starts with "@id " (no newline), or "". */
+static const char *stats_line(struct kunit *test, const char *text,
+			      const char *id)
+{
+	size_t l = strlen(id);
+	const char *p = text, *nl;
+	char *line;
+
+	while (*p) {
+		nl = strchrnul(p, '\n');
+		if (nl - p > l && !strncmp(p, id, l) && p[l] == ' ') {
+			line = kunit_kzalloc(test, nl - p + 1, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, line);
+			memcpy(line, p, nl - p);
+			return line;
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	return "";
+}
+
+/* An endpoint's address as the statistics print it. */
+static const char *stats_name(struct kunit *test, struct kfid_ep *ep)
+{
+	struct sockaddr_storage ss;
+	size_t len = sizeof(ss);
+
+	KUNIT_ASSERT_EQ(test, kfi_getname(&ep->fid, &ss, &len), 0);
+	return stats_fmt(test, "%pISpc", &ss);
+}
+
+/*
+ * kfabric/<provider>/<domain>/: a known exchange (three 4-byte sends,
+ * a cancelled receive, a triggered send waiting, a 4 KiB region) shows
+ * in every file with exact figures, each endpoint with its addresses;
+ * the figures move when the triggered send fires and the region closes;
+ * the directory goes with the domain.
+ */
+static void stats_debugfs(struct kunit *test)
+{
+	static const int first[] = { 0, 1, 2 }, last[] = { 3 };
+	struct trig_fixture f;
+	struct kfi_cq_err_entry err;
+	struct kfid_mr *mr;
+	const char *cn, *sn, *dn, *t;
+	u32 *extra;
+	u8 *mem;
+	int i, rc, cancelled = 0, e = 0;
+	unsigned int peak = 0;
+
+	mem = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	extra = kunit_kzalloc(test, 4, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	KUNIT_ASSERT_NOT_NULL(test, extra);
+	trig_setup(test, &f, 4);
+	KUNIT_ASSERT_EQ(test, kfi_mr_reg(f.x.c.d.dom, mem, 4096,
+					 KFI_REMOTE_READ, 0, 0x5a, 0, &mr,
+					 NULL), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kfi_send(f.x.c.cep, &f.ids[i], 4, NULL,
+					       0, NULL), 0);
+	trig_expect(test, &f, first, 3);
+	trig_drain_tx(test, &f, 3);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.x.c.sep, extra, 4, NULL, 0, extra),
+			0);
+	/* verbs in direct mode cannot take a receive back from the device */
+	rc = kfi_cancel(&f.x.c.sep->fid, extra);
+	if (rc != -EBUSY) {
+		KUNIT_ASSERT_EQ(test, rc, 0);
+		xf_wait_err(test, f.x.srx, &err);
+		KUNIT_EXPECT_EQ(test, err.err, ECANCELED);
+		cancelled = 1;
+	}
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 3, 5), 0);
+	dn = kunit_kstrdup_const(test, f.x.c.d.list->domain_attr->name,
+				 GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dn);
+	cn = stats_name(test, f.x.c.cep);
+	sn = stats_name(test, f.x.c.sep);
+
+	t = stats_text(test, dn, "endpoints");
+	KUNIT_EXPECT_STREQ(test, stats_line(test, t, "ep0"),
+		stats_fmt(test,
+			"ep0 type=msg state=connected local=%s peer=%s tx_ops=3 tx_bytes=12 rx_ops=0 rx_bytes=0 tx_errors=0 rx_errors=0 tx_busy=0 rx_posted=0 triggered=1",
+			cn, sn));
+	KUNIT_EXPECT_STREQ(test, stats_line(test, t, "ep1"),
+		stats_fmt(test,
+			"ep1 type=msg state=connected local=%s peer=%s tx_ops=0 tx_bytes=0 rx_ops=3 rx_bytes=12 tx_errors=0 rx_errors=%d tx_busy=0 rx_posted=%d triggered=0",
+			sn, cn, cancelled, 2 - cancelled));
+	/* two endpoints, nothing else */
+	KUNIT_EXPECT_EQ(test, strlen(t),
+			strlen(stats_line(test, t, "ep0")) +
+			strlen(stats_line(test, t, "ep1")) + 2);
+
+	/* CQs in the order opened: ctx, crx, stx, srx */
+	t = stats_line(test, stats_text(test, dn, "cqs"), "cq3");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t, stats_fmt(test,
+		" queued=0 errors=0 reserved=%d peak=", 2 - cancelled)));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t, " overruns=0 lost=0 bound=1 handler=no"));
+	KUNIT_ASSERT_NOT_NULL(test, strstr(t, " peak="));
+	KUNIT_EXPECT_EQ(test, sscanf(strstr(t, " peak="), " peak=%u", &peak),
+			1);
+	KUNIT_EXPECT_GE(test, peak, 1U);
+	KUNIT_EXPECT_LE(test, peak, 4U);
+
+	/* cn[0..3] then the triggering counter */
+	t = stats_text(test, dn, "cntrs");
+	KUNIT_EXPECT_STREQ(test, stats_line(test, t, "cntr0"),
+		"cntr0 value=3 errors=0 bound=1 triggered=0 deferred=0 due=0");
+	KUNIT_EXPECT_STREQ(test, stats_line(test, t, "cntr2"), stats_fmt(test,
+		"cntr2 value=3 errors=%d bound=1 triggered=0 deferred=0 due=0",
+		cancelled));
+	KUNIT_EXPECT_STREQ(test, stats_line(test, t, "cntr4"),
+		"cntr4 value=0 errors=0 bound=0 triggered=1 next_threshold=5 deferred=0 due=0");
+	KUNIT_EXPECT_STREQ(test, stats_text(test, dn, "mr"),
+			   "regions=1 bytes=4096\n");
+
+	/* the triggered send fires */
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 5), 0);
+	trig_expect(test, &f, last, 1);
+	trig_drain_tx(test, &f, 1);
+	t = stats_text(test, dn, "endpoints");
+	KUNIT_EXPECT_STREQ(test, stats_line(test, t, "ep0"),
+		stats_fmt(test,
+			"ep0 type=msg state=connected local=%s peer=%s tx_ops=4 tx_bytes=16 rx_ops=0 rx_bytes=0 tx_errors=0 rx_errors=0 tx_busy=0 rx_posted=0 triggered=0",
+			cn, sn));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(stats_line(test, t, "ep1"),
+		stats_fmt(test,
+			  " rx_ops=4 rx_bytes=16 tx_errors=0 rx_errors=%d tx_busy=0 rx_posted=%d ",
+			  cancelled, 1 - cancelled)));
+	t = stats_text(test, dn, "cntrs");
+	KUNIT_EXPECT_STREQ(test, stats_line(test, t, "cntr4"),
+		"cntr4 value=5 errors=0 bound=0 triggered=0 deferred=0 due=0");
+	KUNIT_EXPECT_STREQ(test, stats_line(test, t, "cntr0"),
+		"cntr0 value=4 errors=0 bound=1 triggered=0 deferred=0 due=0");
+	KUNIT_EXPECT_EQ(test, kfi_close(&mr->fid), 0);
+	KUNIT_EXPECT_STREQ(test, stats_text(test, dn, "mr"),
+			   "regions=0 bytes=0\n");
+
+	/* the directory goes with the domain */
+	trig_teardown(test, &f);
+	KUNIT_EXPECT_NULL(test, stats_read(test, dn, "mr", &e));
+	KUNIT_EXPECT_EQ(test, e, -ENOENT);
+}
+
 static struct kunit_case trigger_cases[] = {
+	KUNIT_CASE(stats_debugfs),
 	KUNIT_CASE(trig_threshold_order_on_jump),
 	KUNIT_CASE(trig_trace_events),
 	KUNIT_CASE(trig_success_count_only),
