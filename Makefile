@@ -72,8 +72,10 @@ KFI_SRC_DIR ?= /usr/src/kfabric
 MANDIR ?= /usr/share/man
 BINDIR ?= /usr/bin
 DKMS_SRC_DIR ?= /usr/src/kfabric-$(VERSION)
-# The modules make install installs (never the test modules).
-KFI_MODULES = rust/kfabric.ko kfi_tcp/kfi_tcp.ko $(wildcard kfi_verbs/kfi_verbs.ko)
+# The modules make install installs (never the test modules; kfi_pingpong.ko
+# is tools/kfi_pingpong's kernel end).
+KFI_MODULES = rust/kfabric.ko kfi_tcp/kfi_tcp.ko tests/pingpong/kfi_pingpong.ko \
+	$(wildcard kfi_verbs/kfi_verbs.ko)
 
 .PHONY: all modules check soak demo bench iprof timeline lnet-check clean clean-objs host-test \
 	man install uninstall dkms-src

@@ -136,7 +136,7 @@ stage=$work/stage
 make_install_staged() {
 	local ko f
 	make -C "$top" --no-print-directory install DESTDIR="$stage" KDIR="$kdir" || return 1
-	for ko in kfabric kfi_tcp kfi_verbs; do
+	for ko in kfabric kfi_tcp kfi_pingpong kfi_verbs; do
 		f=$(find "$stage/lib/modules/$rel/extra" -name "$ko.ko")
 		[ -n "$f" ] || { echo "$ko.ko not installed"; return 1; }
 	done
@@ -209,7 +209,7 @@ dkms_build_install() {
 	[ $rc -eq 0 ] || { tail -30 "$tree/kfabric/$version/build/make.log" 2>/dev/null; return 1; }
 	dkms status -m kfabric "${dk[@]}" | tee "$work/dkms-status"
 	grep -q "kfabric/$version, $rel, [^:]*: installed" "$work/dkms-status" || return 1
-	for ko in kfabric kfi_tcp kfi_verbs; do
+	for ko in kfabric kfi_tcp kfi_pingpong kfi_verbs; do
 		[ -f "$mods/$rel/updates/dkms/$ko.ko" ] || { echo "$ko.ko not installed by dkms"; return 1; }
 		cp "$mods/$rel/updates/dkms/$ko.ko" "$out/dkms/"
 	done

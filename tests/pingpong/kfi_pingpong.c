@@ -29,6 +29,21 @@
  * every payload sent in the timed loop is filled with a rotating
  * alphanumeric pattern and every payload received is checked against it.
  *
+ * mode=stream is fabtests' fi_msg_bw loop over the same session (control
+ * connection, sync, count exchange, fin): per size the client sends
+ * `iters` messages with `window` of them outstanding (injected below
+ * the inject size; each window's completions awaited before the next),
+ * the server keeps up to a window of receives posted; once it has them
+ * all it sends a 4-byte message, which ends the client's timing.
+ * transport=raw sends each message with one sendmsg (and receives it
+ * whole) instead.
+ *
+ * Every size ends with one line of "last" (after the "kfi_pingpong: "):
+ *   ROLE TRANSPORT MODE bytes=N iters=N usec_per_xfer=U MBps=M xfers=N
+ *        ns=N [window=N]
+ * (xfers: 2 per iteration, 1 with mode=stream; ns: the timed loop's
+ * nanoseconds; tools/kfi_pingpong prints fi_pingpong's columns from them).
+ *
  * role=sink is no pingpong: it is the kernel end of the hostile-peer tests
  * (tests/hostile/hostile.py). It listens on addr:port (no control
  * connection), registers one 4096-byte region at offset 0 with key `key`
@@ -75,7 +90,9 @@
  *
  * Interface (debugfs):
  *   /sys/kernel/debug/kfi_pingpong/run   write "key=value ..." to run one
- *                                         session in the writer's context
+ *                                         session in the writer's context;
+ *                                         a read of the same open file
+ *                                         then returns its result lines
  *   /sys/kernel/debug/kfi_pingpong/last  result lines of the last session
  *
  * Keys (defaults are fi_pingpong's where it has one):
@@ -105,6 +122,9 @@
  *                       fi_pingpong, or block in kfi_cq_sread()/recvmsg
  *                       (spin)
  *   timeout_ms=N        bound of every blocking wait (30000)
+ *   mode=pingpong|stream  fi_pingpong's exchange, or fi_msg_bw's
+ *                       one-way stream (pingpong)
+ *   window=N            mode=stream: sends outstanding, 1 to 1024 (64)
  * Keys of role=sink (addr defaults to 127.0.0.1; the any address means
  * its family's loopback address):
  *   port=N              TCP port of the passive endpoint (required)
@@ -180,6 +200,11 @@ int kfi_tcp_stat_last_break(void);
 
 /* Limits of this module. */
 #define PP_MAX_SIZES		64
+/* mode=stream: sends outstanding (fi_msg_bw's -W), at most */
+#define PP_DEFAULT_WINDOW	64
+#define PP_MAX_WINDOW		1024
+/* mode=stream verify=1: the slots of the window, at most (bytes) */
+#define PP_STREAM_VERIFY_MAX	(256ULL << 20)
 #define PP_MAX_LINE		1024
 #define PP_OUT_CAP		8192
 #define PP_DEFAULT_TIMEOUT_MS	30000
@@ -245,6 +270,8 @@ struct pp_opts {
 	u32 timeout_ms;
 	const char *prov;		/* provider of the kfi transport */
 	bool rdm;			/* ep=rdm: connectionless endpoints */
+	bool stream;			/* mode=stream: fi_msg_bw's loop */
+	u32 window;			/* mode=stream: sends outstanding */
 	/* role=sink */
 	u16 port;
 	u64 key;
@@ -300,6 +327,14 @@ struct pp_session {
 	size_t tx_len;			/* tx buffer, prefix included */
 	size_t rx_len;			/* posted receive, prefix included */
 	size_t max_size;		/* largest payload of the run */
+	/*
+	 * Buffer slots of tx_len (rx_len) bytes each: 1, or with mode=stream
+	 * and verify=1 over kfabric one per message of the window (a send's
+	 * buffer is the consumer's until it completes); tx_off and rx_off
+	 * say which slot the next post uses.
+	 */
+	u32 slots;
+	size_t tx_off, rx_off;
 	/* Pattern counters (one per direction, never reset in a session). */
 	u32 fill_iter;
 	u32 check_iter;
@@ -378,15 +413,19 @@ static __printf(2, 3) void pp_out(struct pp_session *s, const char *fmt, ...)
 
 /*
  * One size done: fi_pingpong's usec/xfer (elapsed time over 2 transfers
- * per iteration) and MB/sec (bytes of both directions per microsecond),
- * here with two decimals in integer arithmetic.
+ * per iteration; mode=stream: over 1, fi_msg_bw's) and MB/sec (bytes
+ * moved per microsecond), here with two decimals in integer arithmetic;
+ * then the transfers and the elapsed nanoseconds, from which
+ * tools/kfi_pingpong prints fi_pingpong's columns (and, with mode=stream,
+ * the window).
  */
 static void pp_report(struct pp_session *s, u32 size, u64 ns)
 {
-	u64 xfers = (u64)s->o.iters * 2;
+	u64 xfers = (u64)s->o.iters * (s->o.stream ? 1 : 2);
 	u64 bytes = xfers * size;
 	u64 usec100, mbps100;
-	char line[160];
+	char line[224];
+	int n;
 
 	if (!s->o.iters)
 		return;		/* fi_pingpong prints nothing either */
@@ -394,25 +433,33 @@ static void pp_report(struct pp_session *s, u32 size, u64 ns)
 		ns = 1;
 	usec100 = div64_u64(ns, xfers * 10);
 	mbps100 = mul_u64_u64_div_u64(bytes, 100000, ns);
-	scnprintf(line, sizeof(line),
-		  "%s %s %s bytes=%u iters=%u usec_per_xfer=%llu.%02llu MBps=%llu.%02llu",
-		  pp_role(s), pp_tname(s), pp_mode(s), size, s->o.iters,
-		  usec100 / 100, usec100 % 100, mbps100 / 100, mbps100 % 100);
+	n = scnprintf(line, sizeof(line),
+		      "%s %s %s bytes=%u iters=%u usec_per_xfer=%llu.%02llu MBps=%llu.%02llu xfers=%llu ns=%llu",
+		      pp_role(s), pp_tname(s), pp_mode(s), size, s->o.iters,
+		      usec100 / 100, usec100 % 100, mbps100 / 100,
+		      mbps100 % 100, xfers, ns);
+	if (s->o.stream)
+		scnprintf(line + n, sizeof(line) - n, " window=%u",
+			  s->o.window);
 	pr_info("%s\n", line);
 	pp_out(s, KBUILD_MODNAME ": %s\n", line);
 }
 
-/* Makes this session's lines the content of debugfs "last". */
+/*
+ * Makes a copy of this session's lines the content of debugfs "last"
+ * (the session keeps its own for a read of "run" on the same file).
+ */
 static void pp_publish(struct pp_session *s)
 {
-	char *old;
+	char *old, *copy = NULL;
 
+	if (s->out)
+		copy = kmemdup(s->out, s->out_len + 1, GFP_KERNEL);
 	mutex_lock(&pp_last_lock);
 	old = pp_last;
-	pp_last = s->out;
-	pp_last_len = s->out_len;
+	pp_last = copy;
+	pp_last_len = copy ? s->out_len : 0;
 	mutex_unlock(&pp_last_lock);
-	s->out = NULL;
 	kfree(old);
 }
 
@@ -463,21 +510,23 @@ static int pp_alloc_bufs(struct pp_session *s, size_t tx_prefix,
 
 	s->tx_len = payload + tx_prefix;
 	s->rx_len = payload + rx_prefix;
+	s->slots = s->o.stream && s->o.verify && s->o.transport == PP_KFI ?
+		   s->o.window : 1;
 	if ((s->o.transport == PP_KFI && !strcmp(s->o.prov, "verbs")) ||
 	    s->o.transport == PP_IBV) {
 		/*
 		 * Physically contiguous: kfi_verbs takes a vmalloc'ed buffer
 		 * as one piece per page, at most 4 without registration.
 		 */
-		s->tx_buf = kzalloc(s->tx_len, GFP_KERNEL);
-		s->rx_buf = kzalloc(s->rx_len, GFP_KERNEL);
+		s->tx_buf = kzalloc(s->slots * s->tx_len, GFP_KERNEL);
+		s->rx_buf = kzalloc(s->slots * s->rx_len, GFP_KERNEL);
 	} else {
-		s->tx_buf = kvzalloc(s->tx_len, GFP_KERNEL);
-		s->rx_buf = kvzalloc(s->rx_len, GFP_KERNEL);
+		s->tx_buf = kvzalloc(s->slots * s->tx_len, GFP_KERNEL);
+		s->rx_buf = kvzalloc(s->slots * s->rx_len, GFP_KERNEL);
 	}
 	if (!s->tx_buf || !s->rx_buf) {
-		pr_err("%s: no memory for %zu-byte message buffers\n",
-		       pp_role(s), payload);
+		pr_err("%s: no memory for %u %zu-byte message buffers\n",
+		       pp_role(s), s->slots, payload);
 		return -ENOMEM;
 	}
 	return 0;
@@ -1695,26 +1744,27 @@ static ssize_t pp_kfi_post_once(struct pp_session *s, enum pp_op op,
 				size_t len)
 {
 	struct pp_kfi *k = &s->k;
-	struct kvec iov = { .iov_base = s->tx_buf, .iov_len = len };
+	u8 *tx = s->tx_buf + s->tx_off, *rx = s->rx_buf + s->rx_off;
+	struct kvec iov = { .iov_base = tx, .iov_len = len };
 
 	switch (op) {
 	case PP_OP_SEND:
 		if (s->o.tagged)
-			return kfi_tsend(k->ep, s->tx_buf, len, k->tx_desc,
+			return kfi_tsend(k->ep, tx, len, k->tx_desc,
 					 k->peer, PP_TAG, &k->tx_ctx);
-		return kfi_send(k->ep, s->tx_buf, len, k->tx_desc, k->peer,
+		return kfi_send(k->ep, tx, len, k->tx_desc, k->peer,
 				&k->tx_ctx);
 	case PP_OP_INJECT:
 		if (s->o.tagged)
-			return kfi_tinject(k->ep, s->tx_buf, len, k->peer,
+			return kfi_tinject(k->ep, tx, len, k->peer,
 					   PP_TAG);
-		return kfi_inject(k->ep, s->tx_buf, len, k->peer);
+		return kfi_inject(k->ep, tx, len, k->peer);
 	case PP_OP_RECV:
 		if (s->o.tagged)
-			return kfi_trecv(k->ep, s->rx_buf, len, k->rx_desc,
+			return kfi_trecv(k->ep, rx, len, k->rx_desc,
 					 KFI_ADDR_UNSPEC, PP_TAG, 0,
 					 &k->rx_ctx);
-		return kfi_recv(k->ep, s->rx_buf, len, k->rx_desc,
+		return kfi_recv(k->ep, rx, len, k->rx_desc,
 				KFI_ADDR_UNSPEC, &k->rx_ctx);
 	case PP_OP_FIN:
 		if (s->o.tagged) {
@@ -1833,6 +1883,87 @@ static int pp_kfi_rx(struct pp_session *s, u32 size)
 	ret = pp_kfi_post_rx(s);
 	if (!ret)
 		s->cnt_ack++;
+	return ret;
+}
+
+/*
+ * mode=stream, the sender (fi_msg_bw's loop): @iters messages of @size
+ * bytes, injected below the inject size, each window's completions
+ * awaited before the next window (the data of a send in flight is the
+ * provider's: with verify=1 each message of a window has a slot).
+ */
+static int pp_kfi_stream_tx(struct pp_session *s, u32 size)
+{
+	struct pp_kfi *k = &s->k;
+	u32 i, j = 0;
+	int ret = 0;
+
+	for (i = 0; i < s->o.iters; i++) {
+		s->tx_off = (i % s->slots) * s->tx_len;
+		if (s->o.verify)
+			pp_fill(s, s->tx_buf + s->tx_off + k->tx_prefix, size);
+		if (size < k->inject_size) {
+			ret = pp_kfi_post(s, PP_OP_INJECT, size + k->tx_prefix);
+			if (!ret)
+				k->tx_cq_cntr++;	/* no completion */
+		} else {
+			ret = pp_kfi_post(s, PP_OP_SEND, size + k->tx_prefix);
+		}
+		if (ret)
+			break;
+		if (++j == s->o.window) {
+			j = 0;
+			ret = pp_kfi_cq_wait(s, k->txcq, &k->tx_cq_cntr,
+					     k->tx_seq, "send completion");
+			if (ret)
+				break;
+		}
+	}
+	s->tx_off = 0;
+	if (ret)
+		return ret;
+	return pp_kfi_cq_wait(s, k->txcq, &k->tx_cq_cntr, k->tx_seq,
+			      "send completion");
+}
+
+/*
+ * mode=stream, the receiver: receives for @iters messages, at most a
+ * window posted at once (the first is the receive always pre-posted),
+ * each window awaited whole and its messages checked in order; then the
+ * receive for what comes next is posted again.
+ */
+static int pp_kfi_stream_rx(struct pp_session *s, u32 size)
+{
+	struct pp_kfi *k = &s->k;
+	u32 posted = 1, done = 0;
+	int ret = 0;
+
+	while (done < s->o.iters) {
+		while (posted < s->o.iters && posted - done < s->o.window) {
+			s->rx_off = (posted % s->slots) * s->rx_len;
+			ret = pp_kfi_post_rx(s);
+			if (ret)
+				goto out;
+			posted++;
+		}
+		ret = pp_kfi_cq_wait(s, k->rxcq, &k->rx_cq_cntr, k->rx_seq,
+				     "receive completion");
+		if (ret)
+			goto out;
+		for (; done < posted && done < s->o.iters; done++) {
+			if (!s->o.verify)
+				continue;
+			ret = pp_check(s, s->rx_buf + (done % s->slots) *
+				       s->rx_len + k->rx_prefix, size);
+			if (ret)
+				goto out;
+		}
+	}
+	s->cnt_ack += s->o.iters;
+	s->rx_off = 0;
+	ret = pp_kfi_post_rx(s);
+out:
+	s->rx_off = 0;
 	return ret;
 }
 
@@ -1987,13 +2118,15 @@ static int pp_kfi_alloc_active(struct pp_session *s, struct kfi_info *fi)
 	if (ret)
 		return ret;
 	if (fi->domain_attr->mr_mode & KFI_MR_LOCAL) {
-		ret = kfi_mr_reg(k->domain, s->tx_buf, s->tx_len, KFI_SEND, 0,
+		ret = kfi_mr_reg(k->domain, s->tx_buf, s->slots * s->tx_len,
+				 KFI_SEND, 0,
 				 PP_MR_KEY, 0, &k->tx_mr, NULL);
 		if (ret) {
 			k->tx_mr = NULL;
 			return pp_kfi_err(s, "kfi_mr_reg", ret);
 		}
-		ret = kfi_mr_reg(k->domain, s->rx_buf, s->rx_len, KFI_RECV, 0,
+		ret = kfi_mr_reg(k->domain, s->rx_buf, s->slots * s->rx_len,
+				 KFI_RECV, 0,
 				 PP_MR_KEY + 1, 0, &k->rx_mr, NULL);
 		if (ret) {
 			k->rx_mr = NULL;
@@ -3153,13 +3286,68 @@ static int pp_pingpong(struct pp_session *s, u32 size)
 	return 0;
 }
 
+/* The message that ends a window-stream (mode=stream), receiver to sender. */
+#define PP_STREAM_ACK	4
+
+/*
+ * mode=stream, one size (fi_msg_bw's bandwidth loop): sync; the client
+ * sends @iters messages with a window of them outstanding, the server
+ * receives them; the server then sends a PP_STREAM_ACK-byte message, and
+ * the time is taken when it was sent (received); count exchange, report.
+ */
+static int pp_stream(struct pp_session *s, u32 size)
+{
+	ktime_t start;
+	u64 ns;
+	int ret;
+	u32 i;
+
+	ret = pp_ctrl_sync(s);
+	if (ret)
+		return ret;
+	s->cnt_ack = 0;
+	s->active = true;
+	if (!s->o.server)
+		KFI_IPROF_MARK();
+	start = ktime_get();
+	if (s->o.transport == PP_KFI) {
+		ret = s->o.server ? pp_kfi_stream_rx(s, size) :
+				    pp_kfi_stream_tx(s, size);
+	} else {
+		/* raw: one sendmsg (recvmsg until whole) per message */
+		for (i = 0; i < s->o.iters && !ret; i++)
+			ret = s->o.server ? pp_rx(s, size) : pp_tx(s, size);
+	}
+	s->active = false;
+	if (!ret)
+		ret = s->o.server ? pp_tx(s, PP_STREAM_ACK) :
+				    pp_rx(s, PP_STREAM_ACK);
+	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	if (!s->o.server)
+		KFI_IPROF_MARK();
+	if (ret) {
+		pr_err("%s: %s %s: stream of size %u failed: %d\n",
+		       pp_role(s), pp_tname(s), pp_mode(s), size, ret);
+		return ret;
+	}
+	/* the ack is no message of the stream (fi_msg_bw counts none) */
+	if (!s->o.server)
+		s->cnt_ack = s->o.iters;
+	ret = pp_ctrl_count(s);
+	if (ret)
+		return ret;
+	pp_report(s, size, ns);
+	return 0;
+}
+
 static int pp_run_suite(struct pp_session *s)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < s->o.nsizes; i++) {
-		ret = pp_pingpong(s, s->o.sizes[i]);
+		ret = s->o.stream ? pp_stream(s, s->o.sizes[i]) :
+				    pp_pingpong(s, s->o.sizes[i]);
 		if (ret)
 			return ret;
 	}
@@ -3487,6 +3675,19 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 		return pp_parse_u32(word, val, 0, INT_MAX, &o->iters);
 	if (!strcmp(word, "tagged"))
 		return pp_parse_bool(word, val, &o->tagged);
+	if (!strcmp(word, "mode")) {
+		if (!strcmp(val, "pingpong")) {
+			o->stream = false;
+		} else if (!strcmp(val, "stream")) {
+			o->stream = true;
+		} else {
+			pr_err("mode=pingpong or mode=stream, not \"%s\"\n", val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!strcmp(word, "window"))
+		return pp_parse_u32(word, val, 1, PP_MAX_WINDOW, &o->window);
 	if (!strcmp(word, "verify"))
 		return pp_parse_bool(word, val, &o->verify);
 	if (!strcmp(word, "timeout_ms"))
@@ -3556,6 +3757,7 @@ static int pp_parse(struct pp_opts *o, char *line)
 	o->oob_port = PP_OOB_PORT;
 	o->prov = "tcp";
 	o->iters = PP_DEFAULT_ITERS;
+	o->window = PP_DEFAULT_WINDOW;
 	o->timeout_ms = PP_DEFAULT_TIMEOUT_MS;
 	o->nsizes = ARRAY_SIZE(pp_default_sizes);
 	memcpy(o->sizes, pp_default_sizes, sizeof(pp_default_sizes));
@@ -3610,6 +3812,25 @@ static int pp_parse(struct pp_opts *o, char *line)
 			}
 		}
 	}
+	if (o->stream && o->transport == PP_IBV) {
+		pr_err("transport=ibv has no mode=stream\n");
+		return -EINVAL;
+	}
+	if (o->stream && o->verify && o->transport == PP_KFI) {
+		/* a slot per message of the window (pp_alloc_bufs) */
+		u64 most = 0, cap;
+
+		for (i = 0; i < o->nsizes; i++)
+			most = max_t(u64, most, o->sizes[i]);
+		most = (most + PP_MAX_CTRL_MSG) * o->window;
+		cap = strcmp(o->prov, "verbs") ? PP_STREAM_VERIFY_MAX :
+		      KMALLOC_MAX_SIZE;
+		if (most > cap) {
+			pr_err("mode=stream verify=1: window x largest size (%llu bytes) over %llu\n",
+			       most, cap);
+			return -EINVAL;
+		}
+	}
 	if (o->transport == PP_IBV && o->wait != PP_WAIT_SPIN) {
 		pr_err("transport=ibv polls its completion queue (wait=spin)\n");
 		return -EINVAL;
@@ -3624,9 +3845,55 @@ static int pp_parse(struct pp_opts *o, char *line)
  * runs one session; the write returns when it is over, with the byte
  * count on success or a negative errno.
  */
+/*
+ * An open "run" file: the lines of the last session run through it, which
+ * a read of the same file returns (so that sessions run at once, e.g. both
+ * ends in one machine, each get their own; "last" is whichever ended
+ * last).
+ */
+struct pp_run_file {
+	struct mutex lock;	/* protects out, len */
+	char *out;
+	size_t len;
+};
+
+static int pp_run_open(struct inode *inode, struct file *file)
+{
+	struct pp_run_file *rf = kzalloc(sizeof(*rf), GFP_KERNEL);
+
+	if (!rf)
+		return -ENOMEM;
+	mutex_init(&rf->lock);
+	file->private_data = rf;
+	return nonseekable_open(inode, file);
+}
+
+static int pp_run_release(struct inode *inode, struct file *file)
+{
+	struct pp_run_file *rf = file->private_data;
+
+	kfree(rf->out);
+	kfree(rf);
+	return 0;
+}
+
+static ssize_t pp_run_read(struct file *file, char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	struct pp_run_file *rf = file->private_data;
+	ssize_t ret;
+
+	mutex_lock(&rf->lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, rf->out ?: "",
+				      rf->len);
+	mutex_unlock(&rf->lock);
+	return ret;
+}
+
 static ssize_t pp_run_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
+	struct pp_run_file *rf = file->private_data;
 	struct pp_session *s;
 	char *line;
 	int ret;
@@ -3644,6 +3911,10 @@ static ssize_t pp_run_write(struct file *file, const char __user *ubuf,
 	ret = pp_parse(&s->o, line);
 	if (!ret)
 		ret = pp_run_session(s);
+	mutex_lock(&rf->lock);
+	swap(rf->out, s->out);
+	rf->len = rf->out ? s->out_len : 0;
+	mutex_unlock(&rf->lock);
 	kfree(s->out);
 	kfree(s);
 	kfree(line);
@@ -3664,7 +3935,9 @@ static ssize_t pp_last_read(struct file *file, char __user *ubuf,
 
 static const struct file_operations pp_run_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = pp_run_open,
+	.release = pp_run_release,
+	.read = pp_run_read,
 	.write = pp_run_write,
 	.llseek = noop_llseek,
 };
@@ -3681,7 +3954,7 @@ static int __init pp_init(void)
 	pp_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR(pp_dir))
 		return PTR_ERR(pp_dir);
-	debugfs_create_file("run", 0200, pp_dir, NULL, &pp_run_fops);
+	debugfs_create_file("run", 0600, pp_dir, NULL, &pp_run_fops);
 	debugfs_create_file("last", 0400, pp_dir, NULL, &pp_last_fops);
 	pp_tr_debugfs(pp_dir);
 	return 0;
