@@ -230,6 +230,102 @@ if command -v fi_pingpong >/dev/null; then
 	ip link del kfi6
 fi
 
+# --- tools/kfi_pingpong: fi_pingpong's options and table at both ends,
+# its streaming mode (fi_msg_bw's loop, -W) with data checks, against the
+# real fi_pingpong (whose row for the same run is the table's oracle)
+tool=$(cd "$(dirname "$0")/../.." && pwd)/tools/kfi_pingpong
+# tpair NAME SERVER_ARGS -- CLIENT_ARGS: both ends through the tool; each
+# output file (/tmp/NAME.s, /tmp/NAME.c) ends with its exit status "rc=N"
+tpair() {
+	local name=$1 sa=() p
+	shift
+	while [ "$1" != "--" ]; do sa+=("$1"); shift; done
+	shift
+	(python3 "$tool" "${sa[@]}"; echo "rc=$?") >"/tmp/$name.s" 2>&1 &
+	p=$!
+	sleep 0.5
+	(python3 "$tool" "$@"; echo "rc=$?") >"/tmp/$name.c" 2>&1
+	wait $p
+	echo "    $name (server, then client):"
+	sed 's/^/      /' "/tmp/$name.s" "/tmp/$name.c"
+}
+# tables "FILE..." ROW...: in each FILE the tool ran (rc=0) and printed
+# fi_pingpong's header and exactly these rows ("BYTES SENT =ACK TOTAL", its
+# first four columns), in order, each row's figures consistent (MB/sec x
+# usec/xfer is the message size, Mxfers/sec x usec/xfer is 1, within
+# rounding)
+tables() {
+	local f files=$1
+	shift
+	for f in $files; do
+		python3 - "$f" "$@" <<'EOF' || return 1
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+want = sys.argv[2:]
+head = ("bytes   #sent   #ack     total       time     MB/sec    usec/xfer"
+        "   Mxfers/sec")
+rows = [l for l in lines if re.match(r"^\S+ +\S+ +=\S+ +\S+ +[0-9.]+s ", l)]
+ok = lines[-1:] == ["rc=0"] and head in lines and len(rows) == len(want)
+for r, w in zip(rows, want):
+    b, sent, ack, total = w.split()
+    ok &= r[:33] == "%-8s%-8s%-9s%-8s" % (b, sent, ack, total)
+    mbs, usec, mx = (float(x) for x in r[33:].split()[1:])
+    mult = {"k": 10, "m": 20}.get(b[-1])
+    size = int(b[:-1]) << mult if mult else int(b)
+    if usec >= 1 and size >= 1024:
+        ok &= abs(mbs * usec - size) <= 0.02 * size
+    if usec >= 1 and mx >= 0.05:
+        ok &= abs(mx * usec - 1) <= 0.1
+    if not ok:
+        break
+if not ok:
+    print("table %s: not the rows %r" % (sys.argv[1], want))
+sys.exit(0 if ok else 1)
+EOF
+	done
+}
+tpair tool_pingpong -I 20 -c -- -I 20 -c 127.0.0.1
+result tool_pingpong tables "/tmp/tool_pingpong.s /tmp/tool_pingpong.c" \
+	'64 20 =20 2.5k' '256 20 =20 10k' '1k 20 =20 40k' \
+	'4k 20 =20 160k' '64k 20 =20 2.5m' '1m 20 =20 40m'
+tpair tool_stream_verify -W 16 -c -I 200 -S 4k -- -W 16 -c -I 200 -S 4k 127.0.0.1
+result tool_stream_verify tables "/tmp/tool_stream_verify.s /tmp/tool_stream_verify.c" \
+	'4k 200 =200 800k'
+tpair tool_stream_rdm_tagged -e rdm -m tagged -W 8 -c -I 100 -S 64 -- \
+	-e rdm -m tagged -W 8 -c -I 100 -S 64 127.0.0.1
+result tool_stream_rdm_tagged tables "/tmp/tool_stream_rdm_tagged.s /tmp/tool_stream_rdm_tagged.c" \
+	'64 100 =100 6.2k'
+tpair tool_stream_raw --raw -W 64 -c -I 1000 -S 64 -- --raw -W 64 -c -I 1000 -S 64 127.0.0.1
+result tool_stream_raw tables "/tmp/tool_stream_raw.s /tmp/tool_stream_raw.c" \
+	'64 1000 =1000 62k'
+(python3 "$tool" -I 10 -P 47111 --timeout-ms 2000 127.0.0.1; echo "rc=$?") >/tmp/tool_refused 2>&1
+result tool_reports_errors bash -c "grep -qx 'rc=1' /tmp/tool_refused && grep -q 'Connection refused' /tmp/tool_refused"
+# fpp_same_row TOOL_OUT FPP_OUT SIZE: fi_pingpong printed the same header
+# and the same first four columns for SIZE
+fpp_same_row() {
+	[ "$(grep "^$3 " "$2" | cut -c1-33)" = "$(grep "^$3 " "$1" | cut -c1-33)" ] &&
+		grep -qxF "$(sed -n 1p "$2")" "$1"
+}
+if command -v fi_pingpong >/dev/null; then
+	# the tool's server, the real fi_pingpong's client
+	(python3 "$tool" -I 50 -c -S 1024; echo "rc=$?") >/tmp/tool_fpp.s 2>&1 &
+	# (fi_pingpong does not retry its connection: wait for the listener)
+	for _ in $(seq 100); do
+		grep -qi ":$(printf %04X 47592) 00000000:0000 0A" /proc/net/tcp && break
+		sleep 0.1
+	done
+	timeout 120 fi_pingpong -p tcp -e msg -I 50 -c -S 1024 127.0.0.1 >/tmp/tool_fpp.f 2>&1
+	frc=$?
+	wait
+	echo "    tool_vs_fi_pingpong (tool, then fi_pingpong, rc=$frc):"
+	sed 's/^/      /' /tmp/tool_fpp.s /tmp/tool_fpp.f
+	tool_fpp_ok() {
+		[ "$frc" = 0 ] && tables /tmp/tool_fpp.s '1k 50 =50 100k' &&
+			fpp_same_row /tmp/tool_fpp.s /tmp/tool_fpp.f 1k
+	}
+	result tool_vs_fi_pingpong tool_fpp_ok
+fi
+
 if [ "$mode" = check ]; then
 	result unload_pingpong rmmod kfi_pingpong
 	dmesg | grep -E 'kfi_pingpong' | grep -vE 'registered|bytes=' | tail -20
