@@ -439,10 +439,18 @@ u32 kfi_util_random_u32(void)
  */
 void kfi_util_dwork_queue(struct kfi_util_dwork *d, unsigned long delay)
 {
+	/*
+	 * Now, with no delayed run pending: queue_delayed_work(), which does
+	 * nothing when the item is queued already and otherwise queues it
+	 * at once (mod_delayed_work() would take it off the queue with
+	 * interrupts off first: a counter's add pays for this call).
+	 */
 	if (delay)
 		queue_delayed_work(kfi_util_wq(), &d->dw, delay);
-	else
+	else if (timer_pending(&d->dw.timer))
 		mod_delayed_work(kfi_util_wq(), &d->dw, 0);
+	else
+		queue_delayed_work(kfi_util_wq(), &d->dw, 0);
 }
 
 /**

@@ -133,6 +133,13 @@ pair kfi_tagged_verify tagged=1 verify=1 iters=$iters -- tagged=1 verify=1 iters
 pair kfi_msg_sleep wait=sleep verify=1 sizes=64,4096 iters=$iters -- wait=sleep verify=1 sizes=64,4096 iters=$iters
 pair kfi_all_sizes verify=1 sizes=all iters=3 -- verify=1 sizes=all iters=3
 pair kfi_latency sizes=1,64,127,128,4096 iters=$((iters * 5)) -- sizes=1,64,127,128,4096 iters=$((iters * 5))
+# every send of the client a triggered one, made due by one counter add
+# (the server's sends plain): data checked both ways; its lines give the
+# mean add
+pair kfi_trigger_verify verify=1 sizes=64,4096,65536 iters=$iters -- trigger=1 verify=1 sizes=64,4096,65536 iters=$iters
+result kfi_trigger_add_reported test "$(dmesg | grep -c 'kfi_pingpong: client kfi msg bytes=.* trigger=1 add_ns=[0-9]*$')" -eq 3
+pp /tmp/e7 "role=client transport=raw trigger=1"
+result trigger_needs_kfi failed_with /tmp/e7 "invalid argument"
 
 # --- against the real fi_pingpong (userspace libfabric 1.17, tcp provider)
 fpp() { # fpp NAME ROLE MODULE_ARGS -- FI_PINGPONG_ARGS

@@ -125,6 +125,11 @@
  *   mode=pingpong|stream  fi_pingpong's exchange, or fi_msg_bw's
  *                       one-way stream (pingpong)
  *   window=N            mode=stream: sends outstanding, 1 to 1024 (64)
+ *   trigger=0|1         every send of the timed loop is a triggered one
+ *                       (KFI_TRIGGER, at a counter's next value) made due
+ *                       by one kfi_cntr_add(): the add's cost and the
+ *                       trigger path's latency next to a plain send's; the
+ *                       line adds trigger=1 add_ns=<mean add>
  * Keys of role=sink (addr defaults to 127.0.0.1; the any address means
  * its family's loopback address):
  *   port=N              TCP port of the passive endpoint (required)
@@ -184,6 +189,7 @@
 /* kfi_tcp's diagnostic (kfi_tcp_sock.c), looked up with symbol_get(). */
 int kfi_tcp_stat_last_break(void);
 #include <kfi_tagged.h>
+#include <kfi_trigger.h>
 #include "iprof_mark.h"
 #include "../../kfi_tcp/kfi_tcp_trace.h"
 
@@ -271,6 +277,7 @@ struct pp_opts {
 	const char *prov;		/* provider of the kfi transport */
 	bool rdm;			/* ep=rdm: connectionless endpoints */
 	bool stream;			/* mode=stream: fi_msg_bw's loop */
+	bool trigger;			/* trigger=1: sends fired by an add */
 	u32 window;			/* mode=stream: sends outstanding */
 	/* role=sink */
 	u16 port;
@@ -306,6 +313,10 @@ struct pp_kfi {
 	struct kfi_context2 tx_ctx;
 	struct kfi_context2 rx_ctx;
 	struct kfi_context2 fin_ctx;
+	/* trigger=1: the counter the sends wait on, an add per send */
+	struct kfid_cntr *trig_cntr;
+	struct kfi_triggered_context trig_ctx;
+	u64 trig_seq, add_ns, adds;
 	u64 tx_seq, rx_seq, tx_cq_cntr, rx_cq_cntr;
 	size_t inject_size;
 	size_t max_msg_size;
@@ -439,8 +450,14 @@ static void pp_report(struct pp_session *s, u32 size, u64 ns)
 		      usec100 / 100, usec100 % 100, mbps100 / 100,
 		      mbps100 % 100, xfers, ns);
 	if (s->o.stream)
-		scnprintf(line + n, sizeof(line) - n, " window=%u",
-			  s->o.window);
+		n += scnprintf(line + n, sizeof(line) - n, " window=%u",
+			       s->o.window);
+	if (s->o.trigger && s->k.adds) {
+		scnprintf(line + n, sizeof(line) - n, " trigger=1 add_ns=%llu",
+			  div64_u64(s->k.add_ns, s->k.adds));
+		s->k.add_ns = 0;
+		s->k.adds = 0;
+	}
 	pr_info("%s\n", line);
 	pp_out(s, KBUILD_MODNAME ": %s\n", line);
 }
@@ -1638,6 +1655,7 @@ enum pp_op {
 	PP_OP_INJECT,
 	PP_OP_RECV,
 	PP_OP_FIN,
+	PP_OP_TRIG,
 };
 
 static const char * const pp_op_name[][2] = {
@@ -1645,6 +1663,8 @@ static const char * const pp_op_name[][2] = {
 	[PP_OP_INJECT] = { "kfi_inject", "kfi_tinject" },
 	[PP_OP_RECV] = { "kfi_recv", "kfi_trecv" },
 	[PP_OP_FIN] = { "kfi_sendmsg", "kfi_tsendmsg" },
+	[PP_OP_TRIG] = { "kfi_sendmsg(KFI_TRIGGER)",
+			 "kfi_tsendmsg(KFI_TRIGGER)" },
 };
 
 static void pp_kfi_close(struct pp_session *s, struct kfid *fid,
@@ -1767,6 +1787,12 @@ static ssize_t pp_kfi_post_once(struct pp_session *s, enum pp_op op,
 		return kfi_recv(k->ep, rx, len, k->rx_desc,
 				KFI_ADDR_UNSPEC, &k->rx_ctx);
 	case PP_OP_FIN:
+	case PP_OP_TRIG: {
+		/* fin: transmit-complete; a triggered send: fired by an add */
+		bool fin = op == PP_OP_FIN;
+		void *ctx = fin ? (void *)&k->fin_ctx : (void *)&k->trig_ctx;
+		u64 flags = fin ? KFI_TRANSMIT_COMPLETE : KFI_TRIGGER;
+
 		if (s->o.tagged) {
 			struct kfi_msg_tagged tmsg = {
 				.type = KFI_KVEC,
@@ -1776,11 +1802,10 @@ static ssize_t pp_kfi_post_once(struct pp_session *s, enum pp_op op,
 				.addr = k->peer,
 				.tag = PP_TAG,
 				.ignore = 0,
-				.context = &k->fin_ctx,
+				.context = ctx,
 			};
 
-			return kfi_tsendmsg(k->ep, &tmsg,
-					    KFI_TRANSMIT_COMPLETE);
+			return kfi_tsendmsg(k->ep, &tmsg, flags);
 		} else {
 			struct kfi_msg msg = {
 				.type = KFI_KVEC,
@@ -1788,11 +1813,12 @@ static ssize_t pp_kfi_post_once(struct pp_session *s, enum pp_op op,
 				.desc = &k->tx_desc,
 				.iov_count = 1,
 				.addr = k->peer,
-				.context = &k->fin_ctx,
+				.context = ctx,
 			};
 
-			return kfi_sendmsg(k->ep, &msg, KFI_TRANSMIT_COMPLETE);
+			return kfi_sendmsg(k->ep, &msg, flags);
 		}
+	}
 	}
 	return -EINVAL;
 }
@@ -1841,6 +1867,34 @@ static int pp_kfi_post_rx(struct pp_session *s)
 	return pp_kfi_post(s, PP_OP_RECV, s->rx_len);
 }
 
+/*
+ * trigger=1: the send is posted with KFI_TRIGGER at the counter's next
+ * value, then one kfi_cntr_add() (timed) makes it due; its completion is
+ * awaited as a plain send's is.
+ */
+static int pp_kfi_trig_tx(struct pp_session *s, u32 size)
+{
+	struct pp_kfi *k = &s->k;
+	u64 t0;
+	int ret;
+
+	k->trig_ctx.event_type = KFI_TRIGGER_THRESHOLD;
+	k->trig_ctx.trigger.threshold.cntr = k->trig_cntr;
+	k->trig_ctx.trigger.threshold.threshold = k->trig_seq + 1;
+	ret = pp_kfi_post(s, PP_OP_TRIG, size + k->tx_prefix);
+	if (ret)
+		return ret;
+	t0 = ktime_get_ns();
+	ret = kfi_cntr_add(k->trig_cntr, 1);
+	k->add_ns += ktime_get_ns() - t0;
+	k->adds++;
+	if (ret)
+		return pp_kfi_err(s, "kfi_cntr_add", ret);
+	k->trig_seq++;
+	return pp_kfi_cq_wait(s, k->txcq, &k->tx_cq_cntr, k->tx_seq,
+			      "triggered send completion");
+}
+
 /* Sends one message and waits for its completion, or injects it. */
 static int pp_kfi_tx(struct pp_session *s, u32 size)
 {
@@ -1849,6 +1903,8 @@ static int pp_kfi_tx(struct pp_session *s, u32 size)
 
 	if (s->o.verify && s->active)
 		pp_fill(s, s->tx_buf + k->tx_prefix, size);
+	if (s->o.trigger && s->active)
+		return pp_kfi_trig_tx(s, size);
 	if (size < k->inject_size) {
 		ret = pp_kfi_post(s, PP_OP_INJECT, size + k->tx_prefix);
 		if (!ret)
@@ -1979,6 +2035,8 @@ static int pp_kfi_hints(struct pp_session *s)
 		return -ENOMEM;
 	h->ep_attr->type = s->o.rdm ? KFI_EP_RDM : KFI_EP_MSG;
 	h->caps = s->o.tagged ? KFI_TAGGED : KFI_MSG;
+	if (s->o.trigger)
+		h->caps |= KFI_TRIGGER;
 	h->mode = KFI_CONTEXT | KFI_CONTEXT2 | KFI_MSG_PREFIX;
 	h->domain_attr->mr_mode = KFI_MR_LOCAL | KFI_MR_VIRT_ADDR |
 				  KFI_MR_PROV_KEY;
@@ -2146,6 +2204,13 @@ static int pp_kfi_alloc_active(struct pp_session *s, struct kfi_info *fi)
 	if (ret) {
 		k->rxcq = NULL;
 		return pp_kfi_err(s, "kfi_cq_open(rx)", ret);
+	}
+	if (s->o.trigger) {
+		ret = kfi_cntr_open(k->domain, NULL, &k->trig_cntr, NULL);
+		if (ret) {
+			k->trig_cntr = NULL;
+			return pp_kfi_err(s, "kfi_cntr_open", ret);
+		}
 	}
 	ret = kfi_endpoint(k->domain, fi, &k->ep, NULL);
 	if (ret) {
@@ -2468,6 +2533,8 @@ static void pp_kfi_teardown(struct pp_session *s)
 		pp_kfi_close(s, &k->ep->fid, "endpoint");
 	if (k->av)
 		pp_kfi_close(s, &k->av->fid, "address vector");
+	if (k->trig_cntr)
+		pp_kfi_close(s, &k->trig_cntr->fid, "trigger counter");
 	if (k->rxcq)
 		pp_kfi_close(s, &k->rxcq->fid, "rx cq");
 	if (k->txcq)
@@ -3686,6 +3753,8 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 		}
 		return 0;
 	}
+	if (!strcmp(word, "trigger"))
+		return pp_parse_bool(word, val, &o->trigger);
 	if (!strcmp(word, "window"))
 		return pp_parse_u32(word, val, 1, PP_MAX_WINDOW, &o->window);
 	if (!strcmp(word, "verify"))
@@ -3811,6 +3880,10 @@ static int pp_parse(struct pp_opts *o, char *line)
 				return -EINVAL;
 			}
 		}
+	}
+	if (o->trigger && (o->transport != PP_KFI || o->stream)) {
+		pr_err("trigger=1 is for transport=kfi, mode=pingpong\n");
+		return -EINVAL;
 	}
 	if (o->stream && o->transport == PP_IBV) {
 		pr_err("transport=ibv has no mode=stream\n");
