@@ -141,6 +141,8 @@ report() {
 	}
 	$1 == "BENCH-FAIL" { fails[++nfails] = $0 }
 	$1 == "BENCH-CNTR" { cn[++ncntr] = sprintf("| %s | %s | %s | %s |", $2, $3, $4, $5) }
+	$1 == "BENCH-ADD" { A[$2 " " $3] = A[$2 " " $3] " " $5 }
+	$1 == "BENCH-HANDOFF" { handoff = $2 }
 	END {
 		printf "kfabric benchmark, %s (kfabric %s)\n", date, rev
 		printf "machine: %s CPUs, %s (host Linux %s); guest: QEMU %s, %s vCPUs, Linux %s (%s test kernel)\n",
@@ -258,6 +260,33 @@ report() {
 				range(L["kfi6 spin " s]), range(L["raw6 spin " s])
 		}
 		print ""
+		if (L["kfis spin 64"] != "" || L["raws spin 64"] != "") {
+			a = median(L["kfis spin 64"]); b = median(L["raws spin 64"])
+			print "streaming, 64 B, 64 sends outstanding (kfi_pingpong mode=stream, fabtests fi_msg_bw loop; one"
+			print "transfer per message; raw: one sendmsg per message), usec per message and messages/s:"
+			print ""
+			print "| kfi usec/msg | raw usec/msg | kfi msg/s | raw msg/s | rate kfi/raw (>= 1.00) | kfi spread | raw spread |"
+			print "|---:|---:|---:|---:|---|---:|---:|"
+			printf "| %s | %s | %s | %s | %s | %s | %s |\n", num(a), num(b),
+				(a > 0 ? sprintf("%.0f", 1e6 / a) : "FAIL"), (b > 0 ? sprintf("%.0f", 1e6 / b) : "FAIL"),
+				((a > 0 && b > 0) ? sprintf("%.2f %s", b / a, (b / a >= 1.00 ? "met" : "**not met**")) : "FAIL"),
+				range(L["kfis spin 64"]), range(L["raws spin 64"])
+			print ""
+		}
+		if (L["kfig spin 64"] != "") {
+			print "triggered sends (kfi_pingpong trigger=1: each send of the client posted with KFI_TRIGGER and made"
+			print "due by one kfi_cntr_add) next to plain sends, kfi_tcp, half round trip (usec/xfer); add: its mean (ns):"
+			print ""
+			print "| size | plain | triggered | triggered - plain | add (ns) |"
+			print "|---:|---:|---:|---:|---:|"
+			for (i = 1; i <= 2; i++) {
+				s = i == 1 ? 64 : 4096
+				a = median(L["kfi spin " s]); b = median(L["kfig spin " s])
+				printf "| %s | %s | %s | %s | %s |\n", human(s), num(a), num(b),
+					((a > 0 && b > 0) ? sprintf("%.2f", b - a) : "-"), median(A["kfig " s])
+			}
+			print ""
+		}
 		if (ncntr) {
 			print "counter add with triggered operations pending (kfi_cntr_bench; add: mean of 100000 adds, none due;"
 			print "fire add: the one add that makes all pending due; fire all: until they have all run):"
@@ -267,6 +296,8 @@ report() {
 			for (i = 1; i <= ncntr; i++)
 				print cn[i]
 			print ""
+			if (handoff != "")
+				printf "the floor of an add that hands work to another context: queue_work() of an empty item on an idle\nWQ_HIGHPRI workqueue, median: %s ns\n\n", handoff
 		}
 		printf "targets met: %d of %d; guest run: %s s\n", met, targets, seconds == "" ? "?" : seconds
 		for (i = 1; i <= nfails; i++)

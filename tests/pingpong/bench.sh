@@ -105,11 +105,16 @@ new_klog() {
 
 # kpair IMPL WAIT SIZE ITERS RUN: one kfi_pingpong pair (server in the
 # background, client here); prints the client's result. IMPL kfi6/raw6:
-# transport kfi/raw over ::1.
+# transport kfi/raw over ::1; kfis/raws: mode=stream window=64 (fi_msg_bw's
+# loop: usec per message one way); kfig: the client's sends triggered
+# (trigger=1), with a BENCH-ADD line of the mean add.
 kpair() {
 	local impl=$1 wait=$2 size=$3 iters=$4 run=$5 args line addr=127.0.0.1 t=${1%6} x=
 	[ "${impl%6}" != "$impl" ] && addr=::1
 	[ "$impl" = kfir ] && t=kfi x=" ep=rdm"
+	[ "$impl" = kfis ] && t=kfi x=" mode=stream window=64"
+	[ "$impl" = raws ] && t=raw x=" mode=stream window=64"
+	[ "$impl" = kfig ] && t=kfi x=" trigger=1"
 	args="transport=$t addr=$addr wait=$wait sizes=$size iters=$iters$x"
 	new_klog >/dev/null
 	pp $work/s "role=server $args" &
@@ -128,6 +133,8 @@ kpair() {
 	fi
 	# "... usec_per_xfer=X MBps=Y"
 	sed -E "s/.*usec_per_xfer=([0-9.]+) MBps=([0-9.]+).*/BENCH $impl $wait $size $iters $run \1 \2/" <<<"$line"
+	[ "$impl" != kfig ] ||
+		sed -nE "s/.* add_ns=([0-9]+)\$/BENCH-ADD $impl $size $run \1/p" <<<"$line"
 }
 
 # vpair IMPL SIZE ITERS RUN: one pair on the rxe device's address
@@ -252,6 +259,12 @@ for run in $(seq 1 "$tcp_runs"); do
 		kpair kfi sleep "$size" "$iters" "$run"
 		kpair raw sleep "$size" "$iters" "$run"
 	done
+	# streaming, 64 B with 64 sends outstanding (fi_msg_bw's loop), and
+	# triggered sends next to the plain ones of the plan
+	kpair kfis spin 64 20000 "$run"
+	kpair raws spin 64 20000 "$run"
+	kpair kfig spin 64 10000 "$run"
+	kpair kfig spin 4096 10000 "$run"
 	# N senders to one endpoint: 64 B (message rate), 64 KiB (bandwidth)
 	for ep in rdm msg; do
 		for peers in 1 4 16; do
@@ -307,6 +320,7 @@ fi
 # (tests/bench/kfi_cntr_bench.ko runs at load and prints one line each).
 if insmod "$ko/kfi_cntr_bench.ko"; then
 	dmesg | sed -n 's/.*kfi_cntr_bench: pending=\([0-9]*\) add_ns=\([0-9]*\) fire_add_ns=\([0-9]*\) fire_all_us=\([0-9]*\).*/BENCH-CNTR \1 \2 \3 \4/p'
+	dmesg | sed -n 's/.*kfi_cntr_bench: handoff queue_work_ns=\([0-9]*\) .*/BENCH-HANDOFF \1/p'
 	rmmod kfi_cntr_bench
 else
 	fail cntr add all 0 "kfi_cntr_bench failed to run"
