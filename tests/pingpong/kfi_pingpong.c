@@ -1868,6 +1868,25 @@ static int pp_kfi_post_rx(struct pp_session *s)
 }
 
 /*
+ * Posts one message of @size bytes from the current slot: injected below
+ * the inject size (which has no completion: counted as completed), else
+ * sent; does not wait.
+ */
+static int pp_kfi_send_post(struct pp_session *s, u32 size)
+{
+	struct pp_kfi *k = &s->k;
+	int ret;
+
+	if (size < k->inject_size) {
+		ret = pp_kfi_post(s, PP_OP_INJECT, size + k->tx_prefix);
+		if (!ret)
+			k->tx_cq_cntr++;	/* an inject has no completion */
+		return ret;
+	}
+	return pp_kfi_post(s, PP_OP_SEND, size + k->tx_prefix);
+}
+
+/*
  * trigger=1: the send is posted with KFI_TRIGGER at the counter's next
  * value, then one kfi_cntr_add() (timed) makes it due; its completion is
  * awaited as a plain send's is.
@@ -1905,13 +1924,7 @@ static int pp_kfi_tx(struct pp_session *s, u32 size)
 		pp_fill(s, s->tx_buf + k->tx_prefix, size);
 	if (s->o.trigger && s->active)
 		return pp_kfi_trig_tx(s, size);
-	if (size < k->inject_size) {
-		ret = pp_kfi_post(s, PP_OP_INJECT, size + k->tx_prefix);
-		if (!ret)
-			k->tx_cq_cntr++;	/* an inject has no completion */
-		return ret;
-	}
-	ret = pp_kfi_post(s, PP_OP_SEND, size + k->tx_prefix);
+	ret = pp_kfi_send_post(s, size);
 	if (ret)
 		return ret;
 	return pp_kfi_cq_wait(s, k->txcq, &k->tx_cq_cntr, k->tx_seq,
@@ -1958,13 +1971,7 @@ static int pp_kfi_stream_tx(struct pp_session *s, u32 size)
 		s->tx_off = (i % s->slots) * s->tx_len;
 		if (s->o.verify)
 			pp_fill(s, s->tx_buf + s->tx_off + k->tx_prefix, size);
-		if (size < k->inject_size) {
-			ret = pp_kfi_post(s, PP_OP_INJECT, size + k->tx_prefix);
-			if (!ret)
-				k->tx_cq_cntr++;	/* no completion */
-		} else {
-			ret = pp_kfi_post(s, PP_OP_SEND, size + k->tx_prefix);
-		}
+		ret = pp_kfi_send_post(s, size);
 		if (ret)
 			break;
 		if (++j == s->o.window) {
