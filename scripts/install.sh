@@ -67,6 +67,7 @@ install)
 	done
 	mkdir -p "$destdir$bindir"
 	for t in tools/*; do
+		[ -f "$t" ] || continue	# (e.g. a __pycache__ left by a run)
 		install -m 0755 "$t" "$destdir$bindir/"
 		record "$bindir/$(basename "$t")"
 	done
