@@ -39,7 +39,10 @@ def kfi_info(tool, *args):
 
 def main():
     tool = sys.argv[1]
-    sink = h.Sink(PORT)
+    # (the sink's own bound on its waits is hostile.py's 10 s; each
+    # kfi_info here is a Python start, several seconds on the debug
+    # kernel under emulation: the sink waits longer)
+    sink = h.Sink(PORT, "timeout_ms=120000")
     sink.start()
     s = h.connect(PORT)
     h.handshake(s)

@@ -3223,6 +3223,21 @@ static void rdm_pair_send_recv(struct kunit *test)
 				       KFI_ADDR_UNSPEC, NULL), 0);
 	KUNIT_ASSERT_EQ(test, kfi_cq_sread(b->rx, &e, 1, NULL, RDM_WAIT_MS),
 			1);
+	/*
+	 * The statistics of both (debugfs kfabric/<prov>/<domain>/endpoints):
+	 * connectionless, so a local address and no peer; what each moved
+	 */
+	{
+		const char *t = stats_text(test, f->d.list->domain_attr->name,
+					   "endpoints");
+
+		KUNIT_EXPECT_STREQ(test, stats_line(test, t, "ep0"), stats_fmt(test,
+			"ep0 type=rdm state=enabled local=%s tx_ops=3 tx_bytes=41 rx_ops=2 rx_bytes=40 tx_errors=0 rx_errors=0 tx_busy=0 rx_posted=0 triggered=0",
+			stats_name(test, a->ep)));
+		KUNIT_EXPECT_STREQ(test, stats_line(test, t, "ep1"), stats_fmt(test,
+			"ep1 type=rdm state=enabled local=%s tx_ops=2 tx_bytes=40 rx_ops=3 rx_bytes=41 tx_errors=0 rx_errors=0 tx_busy=0 rx_posted=0 triggered=0",
+			stats_name(test, b->ep)));
+	}
 	rdm_teardown(test, f);
 }
 
