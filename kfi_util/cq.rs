@@ -786,10 +786,11 @@ pub(crate) unsafe extern "C" fn kfi_util_domain_cq_open(
         }
     }
     d.children.opened();
-    d.cqs.add(p as usize);
     // SAFETY: `p` is our fresh object; the glue fills the header.
     unsafe {
         sys::kfi_util_cq_init(&mut (*p).cq, context, handler);
+        // Listed once its header is whole (statistics read its handler).
+        d.cqs.add(p as usize);
         *cq = &mut (*p).cq;
     }
     0

@@ -492,8 +492,10 @@ pub(crate) unsafe fn publish_ep<E: ProvEp>(
     // contract); the glue fills the header before the consumer sees it.
     unsafe {
         (*(*base).domain).children.opened();
-        (*(*base).domain).eps.add(p as usize);
         glue(addr_of_mut!((*base).ep), context);
+        // Listed once its header is whole (statistics readers ask the
+        // endpoint's own getname/getpeer through it).
+        (*(*base).domain).eps.add(p as usize);
         *out = addr_of_mut!((*base).ep);
     }
 }
