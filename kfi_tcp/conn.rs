@@ -431,6 +431,18 @@ impl Conn {
         self.dirty.store(true, Ordering::SeqCst);
     }
 
+    /// A transmit was queued with `KFI_MORE` and not moved: the next post
+    /// (or a CQ read, which this mark makes look) sends it with those
+    /// behind it in one socket call. If neither comes, the late check
+    /// queues the work item within a tick or two (see `conn_late`).
+    /// Any context but hard interrupts.
+    pub(crate) fn defer_tx(&self) {
+        if !self.dirty() {
+            self.set_dirty();
+        }
+        self.late.arm(1);
+    }
+
 
     /// Whom it reports to.
     pub(crate) fn owner(&self) -> Owner {

@@ -370,6 +370,28 @@ impl TxCur {
         ok
     }
 
+    /// Takes the queued item `w` (`EpData::tx_next`'s fill).
+    #[inline(always)]
+    fn take(&mut self, w: TxItem<'_>, order: ByteOrder) -> bool {
+        match w {
+            TxItem::Ack => {
+                self.more = false;
+                self.splice = false;
+                self.fill(TxWhat::Ack, &MsgHeader::ack(), order, &[], &[], &[])
+            }
+            TxItem::Op(i, op, rxm) => {
+                self.more = op.flags & rules::F_MORE != 0;
+                // Zero copy where the memory stays put until the peer has
+                // it: an operation that completes on the peer's ACK.
+                // Others complete when the socket has taken the bytes, so
+                // they are copied.
+                self.splice = op.ext.ack && !op.inject;
+                self.rxm = rxm;
+                self.fill_op(i, op, &op.chunk(0), order, rxm)
+            }
+        }
+    }
+
     /// The far payload (see `far`).
     fn far_segs(&self) -> &[Seg] {
         if self.far.is_null() {
@@ -378,6 +400,113 @@ impl TxCur {
         // SAFETY: `far_n` segments of a slot the work item holds until the
         // operation is reported (set by `fill_op`, cleared by every fill).
         unsafe { core::slice::from_raw_parts(self.far, self.far_n) }
+    }
+}
+
+/// Bytes of small frames sent together (`TxBatch`): 46 frames of a 64-byte
+/// message (a 24-byte header each), or fewer larger ones.
+const BATCH_BYTES: usize = 4096;
+/// Frames in one batch, at most.
+const BATCH_FRAMES: usize = 64;
+/// A frame longer than this (header and payload) goes by itself.
+const BATCH_FRAME_MAX: usize = 512;
+const _: () = assert!(BATCH_BYTES >= 2 * BATCH_FRAME_MAX);
+
+/// A frame of a batch: where it ends in the batch's bytes, and what it is.
+#[derive(Clone, Copy)]
+struct BatchItem {
+    end: u32,
+    /// The posted transmit's slot; `NO_SLOT`: an ACK.
+    slot: u32,
+    /// It is a read request (done on its responses, not here).
+    read: bool,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+/// Small frames that were queued together, sent with one socket call
+/// (coalescing): each is taken as [`TxCur`] takes a frame, then its header
+/// and payload are copied here, behind the previous one. A frame is done
+/// (its operation reported, as after its own send) once the socket has
+/// taken its last byte. Frames that do not qualify (see `fits`) go one by
+/// one as before; the batch is always sent before the frame taken after
+/// it.
+///
+/// The buffer is allocated when the data phase starts (the work item); a
+/// connection that could not have it sends frame by frame.
+struct TxBatch {
+    buf: KVec<u8>,
+    len: usize,
+    sent: usize,
+    items: [BatchItem; BATCH_FRAMES],
+    /// `items[done..n]` are not done yet.
+    n: usize,
+    done: usize,
+}
+
+impl TxBatch {
+    const EMPTY: TxBatch = TxBatch {
+        buf: KVec::new(),
+        len: 0,
+        sent: 0,
+        items: [BatchItem { end: 0, slot: NO_SLOT, read: false }; BATCH_FRAMES],
+        n: 0,
+        done: 0,
+    };
+
+    /// Frames are waiting to be sent or reported.
+    #[inline(always)]
+    fn busy(&self) -> bool {
+        self.n > 0
+    }
+
+    /// The frame just taken into `cur` (nothing of it sent) may join:
+    /// an ACK or a whole operation copied into `cur` (no far or spliced
+    /// payload), short enough, with room left.
+    #[inline]
+    fn fits(&self, cur: &TxCur) -> bool {
+        let kind_ok = match cur.what {
+            TxWhat::Ack => true,
+            TxWhat::Op(_) => cur.chunks == 1 && cur.far.is_null() && !cur.splice,
+            _ => false,
+        };
+        kind_ok
+            && cur.sent == 0
+            && cur.total <= BATCH_FRAME_MAX
+            && self.n < BATCH_FRAMES
+            && self.len + cur.total <= self.buf.len()
+    }
+
+    /// Moves the frame in `cur` (which `fits`) behind the others; `cur`
+    /// is idle again. False if its payload could not be copied whole.
+    fn take(&mut self, cur: &mut TxCur) -> bool {
+        let at = self.len;
+        let head = &cur.head[..cur.head_len];
+        let Some(dst) = self.buf.get_mut(at..at + cur.total) else {
+            return false;
+        };
+        let (h, p) = dst.split_at_mut(head.len());
+        h.copy_from_slice(head);
+        if !p.is_empty() && base::copy_from_segs(&cur.segs[1..cur.nseg], p) != p.len() {
+            return false;
+        }
+        let (slot, read) = match cur.what {
+            TxWhat::Op(i) => (i as u32, cur.read),
+            _ => (NO_SLOT, false),
+        };
+        self.items[self.n] = BatchItem { end: (at + cur.total) as u32, slot, read };
+        self.n += 1;
+        self.len = at + cur.total;
+        cur.what = TxWhat::Idle;
+        true
+    }
+
+    /// Empty again (every frame done or failed).
+    fn reset(&mut self) {
+        self.len = 0;
+        self.sent = 0;
+        self.n = 0;
+        self.done = 0;
     }
 }
 
@@ -497,6 +626,8 @@ enum Rx {
 /// The work item's data state (inside the connection's `io` mutex).
 pub(super) struct DataIo {
     tx: TxCur,
+    /// Small frames sent together, before `tx`'s.
+    bat: TxBatch,
     rx: Rx,
     /// The header of the frame being received (valid past `Rx::Hdr`).
     hdr: MsgHeader,
@@ -593,6 +724,7 @@ impl DataIo {
             && self.lo == self.hi
             && matches!(self.rx, Rx::Hdr)
             && self.tx.what == TxWhat::Idle
+            && !self.bat.busy()
             && self.rsp.is_empty()
             && self.trma_out.is_empty()
             && self.rndv.is_none()
@@ -647,6 +779,7 @@ impl DataIo {
     pub(super) fn new() -> DataIo {
         DataIo {
             tx: TxCur::IDLE,
+            bat: TxBatch::EMPTY,
             rx: Rx::Hdr,
             hdr: MsgHeader::ack(),
             rma: RmaSegs::EMPTY,
@@ -692,6 +825,16 @@ impl DataIo {
 enum Mode {
     Work,
     Call,
+}
+
+/// What `Conn::take_next` did.
+enum Took {
+    /// Nothing is queued.
+    None,
+    /// The operation taken could not be encoded: failed.
+    Failed,
+    /// A frame is in `DataIo::tx`.
+    Frame,
 }
 
 /// Why a step stopped short.
@@ -894,6 +1037,10 @@ impl Conn {
             d.one_way = owner.one_way();
             d.unexp.set_stream(lane);
             d.order = order;
+            // Without it frames go one by one (see `TxBatch`).
+            if let Ok(b) = base::zeroed_bytes(BATCH_BYTES, GFP_KERNEL | __GFP_NOWARN) {
+                d.bat.buf = b;
+            }
             // SAFETY: an endpoint stops its connection before its data goes.
             // (An RDM endpoint's CQ reads move the lanes whose
             // connections had events: `TcpProgress::Lanes`.)
@@ -990,6 +1137,7 @@ impl Conn {
     }
 
     /// Sends through the socket as `mode` allows.
+    #[inline(always)]
     fn sock_send(&self, mode: Mode, segs: &[sys::kfi_util_seg], skip: usize, len: usize, more: bool, splice: bool) -> Result<usize> {
         match mode {
             Mode::Work => self.sock.send(segs, skip, len, more, splice),
@@ -1005,8 +1153,12 @@ impl Conn {
         }
     }
 
-    /// Sends a piece of the current frame; true if something moved.
+    /// Sends a piece of the current frame (or of the batch of small frames
+    /// before it); true if something moved.
     fn tx_step(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder, mode: Mode) -> core::result::Result<bool, Halt> {
+        if d.bat.busy() {
+            return self.batch_send(d, ep, mode);
+        }
         if d.tx.what == TxWhat::Idle {
             // Read responses first (they answer requests already on the
             // wire), then ACKs and posted operations.
@@ -1035,38 +1187,31 @@ impl Conn {
             } else if self.rndv_frame(d, ep, order)? {
                 // A read of our rendezvous, or its reads done.
             } else {
-                // Our rendezvous reads and the consumer's are answered
-                // in order: never both out at once.
-                let reads = d.rndv.as_ref().map_or(true, |r| r.rsp == r.next && !(r.next < r.n && r.asked < r.want));
-                let t = &mut d.tx;
-                let taken = ep.tx_next(self, d.lane, reads, |w| match w {
-                    TxItem::Ack => {
-                        t.more = false;
-                        t.splice = false;
-                        t.fill(TxWhat::Ack, &MsgHeader::ack(), order, &[], &[], &[])
+                // A frame with more queued behind it, and those behind it,
+                // go together while they fit (`TxBatch`); the first that
+                // does not stays in `d.tx`, sent after the batch. (One
+                // place takes frames: `take_next` stays inlined.)
+                loop {
+                    match self.take_next(d, ep, order) {
+                        Took::None if d.bat.busy() => return self.batch_send(d, ep, mode),
+                        Took::None => return Ok(false),
+                        Took::Failed if d.bat.busy() => continue,
+                        Took::Failed => return Ok(true),
+                        Took::Frame => {}
                     }
-                    TxItem::Op(i, op, rxm) => {
-                        t.more = op.flags & rules::F_MORE != 0;
-                        // Zero copy where the memory stays put until the
-                        // peer has it: an operation that completes on the
-                        // peer's ACK. Others complete when the socket has
-                        // taken the bytes, so they are copied.
-                        t.splice = op.ext.ack && !op.inject;
-                        t.rxm = rxm;
-                        t.fill_op(i, op, &op.chunk(0), order, rxm)
-                    }
-                });
-                match taken {
-                    None => return Ok(false),
-                    Some(TxTaken { slot, ok: false, .. }) => {
-                        // Cannot happen for a validated post.
-                        if let Some(i) = slot {
-                            ep.tx_failed(i, bindings::EINVAL);
+                    if (d.tx.queued || d.bat.busy()) && d.bat.fits(&d.tx) {
+                        let queued = d.tx.queued;
+                        if d.bat.take(&mut d.tx) {
+                            if queued {
+                                continue;
+                            }
+                            return self.batch_send(d, ep, mode);
                         }
-                        d.tx.what = TxWhat::Idle;
-                        return Ok(true);
                     }
-                    Some(TxTaken { more, .. }) => d.tx.queued = more,
+                    if d.bat.busy() {
+                        return self.batch_send(d, ep, mode);
+                    }
+                    break;
                 }
             }
         }
@@ -1142,12 +1287,79 @@ impl Conn {
                 }
                 Ok(true)
             }
-            Err(e) if e == EAGAIN => {
-                trace::stall((self as *const Self).cast(), c"socket send buffer full", len as u64);
-                Ok(false)
+            Err(e) => self.send_failed(e, len),
+        }
+    }
+
+    /// A socket send of `len` bytes that took none: full (nothing moved),
+    /// owned by a process (the work item's turn), or the end.
+    fn send_failed(&self, e: Error, len: usize) -> core::result::Result<bool, Halt> {
+        if e == EAGAIN {
+            trace::stall((self as *const Self).cast(), c"socket send buffer full", len as u64);
+            Ok(false)
+        } else if e == EBUSY {
+            Err(Halt::Defer)
+        } else {
+            Err(Broken { err: errno_of(e) }.into())
+        }
+    }
+
+    /// Takes the next owed ACK or posted transmit into the idle `d.tx`.
+    /// (Inlined: it is most of a small message's send step.)
+    #[inline(always)]
+    fn take_next(&self, d: &mut DataIo, ep: &EpData, order: ByteOrder) -> Took {
+        // Our rendezvous reads and the consumer's are answered in order:
+        // never both out at once.
+        let reads = d.rndv.as_ref().map_or(true, |r| r.rsp == r.next && !(r.next < r.n && r.asked < r.want));
+        let t = &mut d.tx;
+        let taken = ep.tx_next(self, d.lane, reads, |w| t.take(w, order));
+        match taken {
+            None => Took::None,
+            Some(TxTaken { slot, ok: false, .. }) => {
+                // Cannot happen for a validated post.
+                if let Some(i) = slot {
+                    ep.tx_failed(i, bindings::EINVAL);
+                }
+                d.tx.what = TxWhat::Idle;
+                Took::Failed
             }
-            Err(e) if e == EBUSY => Err(Halt::Defer),
-            Err(e) => Err(Broken { err: errno_of(e) }.into()),
+            Some(TxTaken { more, .. }) => {
+                d.tx.queued = more;
+                Took::Frame
+            }
+        }
+    }
+
+    /// Sends what the socket takes of the batch, then reports each frame
+    /// whose last byte it took, as `tx_step` does for a frame of its own.
+    fn batch_send(&self, d: &mut DataIo, ep: &EpData, mode: Mode) -> core::result::Result<bool, Halt> {
+        // `MSG_MORE` only if something follows now: a frame taken behind
+        // the batch, a read response, or posts queued meanwhile (a
+        // `KFI_MORE` of its frames asked for the batching itself, done).
+        let more = d.tx.what != TxWhat::Idle || !d.rsp.is_empty() || self.tx_hint.load(core::sync::atomic::Ordering::Relaxed);
+        let b = &mut d.bat;
+        let left = b.len - b.sent;
+        let seg = [sock::kseg(&b.buf[b.sent..b.len])];
+        match self.sock_send(mode, &seg, 0, left, more, false) {
+            Ok(k) => {
+                b.sent += k;
+                while b.done < b.n && b.items[b.done].end as usize <= b.sent {
+                    let it = b.items[b.done];
+                    b.done += 1;
+                    match (it.slot, it.read) {
+                        (NO_SLOT, _) => {}
+                        // Its responses may come now (`read_take`); it is
+                        // reported when they are in.
+                        (i, true) => ep.read_req_sent(i as usize),
+                        (i, false) => ep.tx_complete(i as usize),
+                    }
+                }
+                if b.done == b.n {
+                    b.reset();
+                }
+                Ok(true)
+            }
+            Err(e) => self.send_failed(e, left),
         }
     }
 
@@ -2065,6 +2277,14 @@ impl Conn {
             return;
         }
         d.cleaned = true;
+        // The batch's frames are older than `tx`'s; a read is on
+        // `tx_read` (the flush below fails it).
+        for it in &d.bat.items[d.bat.done..d.bat.n] {
+            if it.slot != NO_SLOT && !it.read {
+                ep.tx_failed(it.slot as usize, err);
+            }
+        }
+        d.bat.reset();
         if let TxWhat::Op(i) = core::mem::replace(&mut d.tx.what, TxWhat::Idle) {
             // A read is on `tx_read`: the flush below fails it.
             if !d.tx.read {

@@ -23,6 +23,7 @@
 #include <linux/fault-inject.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/percpu.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -566,6 +567,31 @@ u64 kfi_tcp_stat_call_bytes(void)
 }
 EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_call_bytes, KFI_TCP_STATS);
 
+/* Socket send calls of the data path (per CPU: one plain increment each). */
+static DEFINE_PER_CPU(u64, kfi_tcp_send_calls);
+
+/**
+ * kfi_tcp_stat_send_calls() - Socket send calls made for data frames.
+ *
+ * Counts the sendmsg calls of kfi_tcp_sk_send() and kfi_tcp_sk_try_send()
+ * since the module was loaded, over all connections: small frames queued
+ * together go in one call (coalescing), so this shows how many frames
+ * shared one. For statistics and tests.
+ *
+ * Context: Any context.
+ * Return: The count (a sum over the CPUs, not a snapshot).
+ */
+u64 kfi_tcp_stat_send_calls(void)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(kfi_tcp_send_calls, cpu);
+	return n;
+}
+EXPORT_SYMBOL_NS_GPL(kfi_tcp_stat_send_calls, KFI_TCP_STATS);
+
 #ifdef KFI_TCP_TRACE
 /* One record of the timeline ring (kfi_tcp_trace.h); 16 bytes. */
 struct kfi_tcp_tr_rec {
@@ -749,6 +775,7 @@ ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 
 	if (!kfi_tcp_sk_send_prep(&v, &msg, segs, n, skip, len, more, &splice))
 		return 0;
+	this_cpu_inc(kfi_tcp_send_calls);
 	ret = sock_sendmsg(s->sock, &msg);
 	if (splice && ret > 0)
 		atomic64_add(ret, &kfi_tcp_spliced);
@@ -891,6 +918,7 @@ ssize_t kfi_tcp_sk_try_send(struct kfi_tcp_sk *s,
 	KFI_TCP_TR(SEND_TAKE);
 	if (!kfi_tcp_sk_take(sk, &h, total >= KFI_TCP_SK_OWN_MIN))
 		return -EBUSY;
+	this_cpu_inc(kfi_tcp_send_calls);
 	ret = tcp_sendmsg_locked(sk, &msg, total);
 	KFI_TCP_TR(SEND_PUSHED);
 	/* -EAGAIN with send space left is a failed atomic allocation, not a

@@ -58,6 +58,7 @@ ssize_t kfi_tcp_sk_send(struct kfi_tcp_sk *s, const struct kfi_util_seg *segs,
 			int n, size_t skip, size_t len, bool more, bool splice);
 u64 kfi_tcp_stat_spliced(void);
 u64 kfi_tcp_stat_call_bytes(void);
+u64 kfi_tcp_stat_send_calls(void);
 void kfi_tcp_stat_conn_ran(void);
 void kfi_tcp_stat_broke(int err);
 u64 kfi_tcp_stat_conn_runs(void);

@@ -235,6 +235,15 @@ impl QueueExt for TcpExt {
         }
         if kind.is_tx() {
             hint(&q.ext.peers.first);
+            if q.tx[i].flags & rules_x::F_MORE != 0 && q.cfg.quiet() {
+                // KFI_MORE: the consumer posts more right after this; the
+                // frames go together from the next post's progress, or
+                // from a CQ read (`defer_tx`).
+                if let Some(c) = &q.ext.peers.first.conn {
+                    c.defer_tx();
+                }
+                return Ok(None);
+            }
         } else if !kind.is_tagged() && !q.ext.peers.first.x.msg_waiting {
             return Ok(None);
         }
@@ -447,6 +456,8 @@ impl EpData {
     /// `reads`: a read may be taken (false while the connection's own
     /// rendezvous reads are out: responses are matched in order, so the
     /// two kinds never interleave); a read first in line waits then.
+    // (Inlined: a small message's send step is mostly this.)
+    #[inline(always)]
     pub(crate) fn tx_next(&self, conn: &Conn, lane: u32, reads: bool, fill: impl FnOnce(TxItem<'_>) -> bool) -> Option<TxTaken> {
         let hint = &conn.tx_hint;
         if !hint.load(Ordering::SeqCst) {
@@ -466,11 +477,11 @@ impl EpData {
             None
         };
         let acks = q.ext.peers.lane(lane).map_or(0, |l| l.x.acks_owed);
-        let (slot, ok) = if acks > 0 {
+        let slot = if acks > 0 {
             if let Some(l) = q.ext.peers.lane_mut(lane) {
                 l.x.acks_owed -= 1;
             }
-            (None, fill(TxItem::Ack))
+            None
         } else if let Some(i) = pending(q, lane).and_then(|(_, list)| list.front()) {
             if !reads && q.tx[i].kind == Kind::Read {
                 return None;
@@ -489,8 +500,18 @@ impl EpData {
                 q.ext.rndv_seq = q.ext.rndv_seq.wrapping_add(1);
                 op.ext.rndv_key = RNDV_KEY | ((q.ext.rndv_seq & 0x7fff_ffff) << 32) | i as u64;
             }
-            let ok = fill(TxItem::Op(i, &q.tx[i], rxm));
-            if ok && q.tx[i].kind == Kind::Read && !q.tx[i].ext.trma {
+            Some(i)
+        } else {
+            hint.store(false, Ordering::SeqCst);
+            return None;
+        };
+        // One call of `fill` (it is inlined here).
+        let ok = fill(match slot {
+            None => TxItem::Ack,
+            Some(i) => TxItem::Op(i, &q.tx[i], rxm),
+        });
+        if let (Some(i), true) = (slot, ok) {
+            if q.tx[i].kind == Kind::Read && !q.tx[i].ext.trma {
                 // A read waits for its responses from the moment its first
                 // request starts out: one sent as several requests may
                 // have responses back before its last request is sent.
@@ -498,11 +519,7 @@ impl EpData {
                     q.tx_links.push_back(&mut l.x.tx_read, i);
                 }
             }
-            (Some(i), ok)
-        } else {
-            hint.store(false, Ordering::SeqCst);
-            return None;
-        };
+        }
         let more = Self::lane_queued(q, lane);
         if !more {
             hint.store(false, Ordering::SeqCst);

@@ -423,8 +423,7 @@ pub(crate) fn kvec_filled<T: Clone>(v: T, n: usize) -> Result<KVec<T>> {
 /// instructions a byte (`make iprof` counted 12 million to set up one
 /// kfi_verbs RDM connection's 4 MiB of packet buffers). `flags` as for
 /// any allocation of `A` (`Kmalloc`: `KVec`, `Vmalloc`, `KVmalloc`).
-/// (kfi_verbs' packet buffers; kfi_tcp keeps `from_elem` for now.)
-#[allow(dead_code)]
+/// (kfi_verbs' packet buffers, kfi_tcp's frame batch.)
 pub(crate) fn zeroed_bytes<A: kernel::alloc::Allocator>(len: usize, flags: kernel::alloc::Flags) -> Result<kernel::alloc::Vec<u8, A>> {
     let mut v = kernel::alloc::Vec::<u8, A>::with_capacity(len, flags | __GFP_ZERO)?;
     // SAFETY: the allocation holds at least `len` bytes, all zeroed by the

@@ -19,7 +19,9 @@
 #                                       prov=verbs (kfi_verbs) or
 #                                       transport=ibv (ibv_pingpong's raw
 #                                       queue pair) addr=10.95.0.1: on an
-#                                       rxe device in the guest
+#                                       rxe device in the guest;
+#                                       mode=stream window=N [more=1]:
+#                                       counts per message of the stream
 # KFI_IPROF_TOP (40) functions are listed; KFI_IPROF_FOCUS=SYMBOL lists
 # the blocks of a function. Output in .iprof-logs/ (KFI_LOGDIR overrides):
 # report.txt, the snapshots (snap.N), kallsyms, the guest's log.
@@ -46,6 +48,10 @@ pingpong)
 	esac
 	[ -n "$iters" ] || { echo "iprof: pingpong needs iters=N" >&2; exit 2; }
 	per=$((2 * iters))
+	# mode=stream: one transfer per message
+	case " $* " in
+	*" mode=stream "*) per=$iters ;;
+	esac
 	;;
 *)
 	sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -85,16 +91,33 @@ python3 "$here/iprof/report.py" --syms "$logdir/kallsyms" --from "$logdir/snap.0
 	--to "$logdir/snap.1" --per "$per" --top "${KFI_IPROF_TOP:-40}" "${focus[@]}" \
 	--ko "$logdir/modules/kfi_tcp.ko" --ko "$logdir/modules/kfi_verbs.ko" | tee "$logdir/report.txt"
 # stream: the same exchange over plain kernel TCP sockets followed
-# (KUnit tcp_raw_inject_stream, marks 2 and 3), side by side in one run
+# (KUnit tcp_raw_inject_stream, marks 2 and 3), side by side in one run;
+# then the window streams (64 messages in flight: kfi_tcp, kfi_tcp with
+# KFI_MORE, raw kernel TCP with one sendmsg per message; marks 4 to 9)
 if [ "$what" = stream ] && [ -s "$logdir/snap.3" ]; then
-	python3 "$here/iprof/report.py" --syms "$logdir/kallsyms" --from "$logdir/snap.2" \
-		--to "$logdir/snap.3" --per "$per" --top "${KFI_IPROF_TOP:-40}" \
-		>"$logdir/report-raw.txt"
-	kfi=$(sed -n 's/^per unit of work.*instructions \([0-9]*\);.*/\1/p' "$logdir/report.txt")
-	raw=$(sed -n 's/^per unit of work.*instructions \([0-9]*\);.*/\1/p' "$logdir/report-raw.txt")
-	own=$(awk '$1 == "kfi_tcp" { print $3 }' "$logdir/report.txt")
+	# part NAME FROM TO: a report of snapshots FROM..TO; prints
+	# "instructions own-instructions"
+	part() {
+		python3 "$here/iprof/report.py" --syms "$logdir/kallsyms" --from "$logdir/snap.$2" \
+			--to "$logdir/snap.$3" --per "$per" --top "${KFI_IPROF_TOP:-40}" \
+			--ko "$logdir/modules/kfi_tcp.ko" >"$logdir/report-$1.txt"
+		echo "$(sed -n 's/^per unit of work.*instructions \([0-9]*\);.*/\1/p' "$logdir/report-$1.txt")" \
+			"$(awk '$1 == "kfi_tcp" { print $3 }' "$logdir/report-$1.txt")"
+	}
+	ratio() {
+		awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "?" }'
+	}
+	read -r kfi own <<<"$(part kfi 0 1)"
+	read -r raw _ <<<"$(part raw 2 3)"
 	echo
-	echo "== side by side, per 64-byte message (whole guest kernel; raw: $logdir/report-raw.txt)"
-	echo "kfi_tcp: $kfi instructions (kfi_tcp.ko's own: ${own:-?}); raw kernel TCP: $raw"
-	awk -v a="$kfi" -v b="$raw" 'BEGIN { if (b > 0) printf "ratio kfi_tcp / raw: %.2f\n", a / b }'
+	echo "== side by side, per 64-byte message (whole guest kernel; reports in $logdir/report-*.txt)"
+	echo "one at a time: kfi_tcp $kfi instructions (kfi_tcp.ko's own: ${own:-?}); raw kernel TCP: $raw"
+	echo "ratio kfi_tcp / raw: $(ratio "$kfi" "$raw")"
+	if [ -s "$logdir/snap.9" ]; then
+		read -r win wown <<<"$(part window 4 5)"
+		read -r more mown <<<"$(part more 6 7)"
+		read -r wraw _ <<<"$(part window-raw 8 9)"
+		echo "window of 64: kfi_tcp $win (own ${wown:-?}); with KFI_MORE $more (own ${mown:-?}); raw kernel TCP $wraw"
+		echo "ratio window kfi_tcp / raw: $(ratio "$win" "$wraw"); with KFI_MORE / raw: $(ratio "$more" "$wraw")"
+	fi
 fi

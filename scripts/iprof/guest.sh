@@ -17,9 +17,9 @@ if ! insmod "$kodir/kfabric.ko" || ! insmod "$kodir/kfi_tcp.ko"; then
 fi
 case $what in
 stream)
-	# Only the two cases, kfi_tcp's then raw TCP's (the glob must not
-	# end in a newline).
-	echo -n "kfi_tcp_msg.tcp_*_inject_stream" >/sys/module/kunit/parameters/filter_glob
+	# Only the stream cases: kfi_tcp's and raw TCP's inject streams,
+	# then the window streams (the glob must not end in a newline).
+	echo -n "kfi_tcp_msg.tcp_*_stream" >/sys/module/kunit/parameters/filter_glob
 	insmod "$kodir/kfi_tcp_kunit.ko" stream_msgs="$1" ${2:+stream_node="$2"}
 	grep -h "ok" /sys/kernel/debug/kunit/kfi_tcp_msg/results
 	;;
@@ -46,7 +46,7 @@ pingpong)
 	wait
 	;;
 esac
-dmesg | grep -E "(kfi|ibv)_pingpong: client|tcp_(msg|raw)_inject_stream|BUG|WARNING"
+dmesg | grep -E "(kfi|ibv)_pingpong: client|tcp_(msg|raw)_[a-z_]*stream|BUG|WARNING"
 cat /proc/kallsyms >"$out/kallsyms"
 rmmod kfi_pingpong ibv_pingpong kfi_tcp_kunit 2>/dev/null
 if [ -e /sys/module/kfi_verbs ]; then

@@ -3531,20 +3531,17 @@ static void tcp_msg_inject_stream(struct kunit *test)
 }
 
 /*
- * The same exchange as tcp_msg_inject_stream over plain kernel TCP sockets
- * (the baseline make iprof compares with: scripts/iprof.sh): a connected
- * pair on loopback (TCP_NODELAY, as kfi_tcp's), one thread sending 64-byte
- * messages without blocking and polling the other socket for each before
- * the next, every byte compared. Same node (stream_node), same count.
+ * A connected pair of plain kernel TCP sockets on stream_node's loopback
+ * (TCP_NODELAY, as kfi_tcp's), for the raw baselines below: @l the
+ * listener, @c the client's end, @s the server's.
  */
-static void tcp_raw_inject_stream(struct kunit *test)
+static void xf_raw_pair(struct kunit *test, struct socket **l,
+			struct socket **c, struct socket **s)
 {
-	struct socket *l = NULL, *c = NULL, *s = NULL;
 	struct sockaddr_storage ss = {};
 	struct sockaddr_in *in = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-	int i, n = stream_msgs > 0 ? stream_msgs : 1, len, family = AF_INET;
-	u8 msg[64], buf[64];
+	int len, family = AF_INET;
 
 	if (stream_node && strchr(stream_node, ':')) {
 		family = AF_INET6;
@@ -3562,44 +3559,321 @@ static void tcp_raw_inject_stream(struct kunit *test)
 		len = sizeof(*in);
 	}
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, family, SOCK_STREAM,
-					       IPPROTO_TCP, &l), 0);
-	KUNIT_ASSERT_EQ(test, kernel_bind(l, (struct sockaddr *)&ss, len), 0);
-	KUNIT_ASSERT_EQ(test, kernel_listen(l, 1), 0);
-	KUNIT_ASSERT_GE(test, kernel_getsockname(l, (struct sockaddr *)&ss), 0);
+					       IPPROTO_TCP, l), 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(*l, (struct sockaddr *)&ss, len), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(*l, 1), 0);
+	KUNIT_ASSERT_GE(test, kernel_getsockname(*l, (struct sockaddr *)&ss), 0);
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, family, SOCK_STREAM,
-					       IPPROTO_TCP, &c), 0);
-	KUNIT_ASSERT_EQ(test, kernel_connect(c, (struct sockaddr *)&ss, len, 0), 0);
-	KUNIT_ASSERT_EQ(test, kernel_accept(l, &s, 0), 0);
-	tcp_sock_set_nodelay(c->sk);
-	tcp_sock_set_nodelay(s->sk);
+					       IPPROTO_TCP, c), 0);
+	KUNIT_ASSERT_EQ(test, kernel_connect(*c, (struct sockaddr *)&ss, len, 0), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(*l, s, 0), 0);
+	tcp_sock_set_nodelay((*c)->sk);
+	tcp_sock_set_nodelay((*s)->sk);
+}
+
+static void xf_raw_release(struct socket *l, struct socket *c,
+			   struct socket *s)
+{
+	if (s)
+		sock_release(s);
+	if (c)
+		sock_release(c);
+	if (l)
+		sock_release(l);
+}
+
+/* One raw message of @n bytes from @c, without blocking. */
+static int xf_raw_send(struct socket *c, const void *msg, size_t n)
+{
+	struct kvec sv = { (void *)msg, n };
+	struct msghdr sm = { .msg_flags = MSG_DONTWAIT };
+
+	return kernel_sendmsg(c, &sm, &sv, 1, n);
+}
+
+/* Polls @s until @n bytes are in @buf (5 s at most); the bytes read. */
+static int xf_raw_recv(struct socket *s, void *buf, int n)
+{
+	unsigned long deadline = jiffies + 5 * HZ;
+	int got = 0, rd;
+
+	do {
+		struct kvec rv = { buf + got, n - got };
+		struct msghdr rm = {};
+
+		rd = kernel_recvmsg(s, &rm, &rv, 1, rv.iov_len, MSG_DONTWAIT);
+		if (rd > 0)
+			got += rd;
+	} while ((rd > 0 || rd == -EAGAIN) && got < n &&
+		 time_before(jiffies, deadline));
+	return got;
+}
+
+/*
+ * The same exchange as tcp_msg_inject_stream over plain kernel TCP sockets
+ * (the baseline make iprof compares with: scripts/iprof.sh): a connected
+ * pair on loopback (TCP_NODELAY, as kfi_tcp's), one thread sending 64-byte
+ * messages without blocking and polling the other socket for each before
+ * the next, every byte compared. Same node (stream_node), same count.
+ */
+static void tcp_raw_inject_stream(struct kunit *test)
+{
+	struct socket *l = NULL, *c = NULL, *s = NULL;
+	int i, n = stream_msgs > 0 ? stream_msgs : 1;
+	u8 msg[64], buf[64];
+
+	xf_raw_pair(test, &l, &c, &s);
 	KFI_IPROF_MARK();
 	for (i = 0; i < n; i++) {
-		unsigned long deadline = jiffies + 5 * HZ;
-		struct kvec sv = { msg, sizeof(msg) };
-		struct msghdr sm = { .msg_flags = MSG_DONTWAIT };
-		int got = 0, rd;
-
 		memset(msg, i & 0xff, sizeof(msg));
 		memcpy(msg, &i, sizeof(i));
 		memset(buf, 0, sizeof(buf));
-		KUNIT_ASSERT_EQ(test, kernel_sendmsg(c, &sm, &sv, 1, sizeof(msg)),
+		KUNIT_ASSERT_EQ(test, xf_raw_send(c, msg, sizeof(msg)),
 				(int)sizeof(msg));
-		do {
-			struct kvec rv = { buf + got, sizeof(buf) - got };
-			struct msghdr rm = {};
-
-			rd = kernel_recvmsg(s, &rm, &rv, 1, rv.iov_len, MSG_DONTWAIT);
-			if (rd > 0)
-				got += rd;
-		} while ((rd > 0 || rd == -EAGAIN) && got < (int)sizeof(buf) &&
-			 time_before(jiffies, deadline));
-		KUNIT_ASSERT_EQ_MSG(test, got, (int)sizeof(msg), "message %d", i);
+		KUNIT_ASSERT_EQ_MSG(test, xf_raw_recv(s, buf, sizeof(buf)),
+				    (int)sizeof(msg), "message %d", i);
 		KUNIT_ASSERT_EQ_MSG(test, memcmp(buf, msg, sizeof(msg)), 0, "message %d", i);
 	}
 	KFI_IPROF_MARK();
-	sock_release(s);
-	sock_release(c);
-	sock_release(l);
+	xf_raw_release(l, c, s);
+}
+
+/* Messages in flight in the window streams below (fi_msg_bw's -W). */
+#define XF_WINDOW 64
+
+/* Message @i of a window stream (64 bytes). */
+static void xf_window_msg(u8 *msg, int i)
+{
+	memset(msg, i & 0xff, 64);
+	memcpy(msg, &i, sizeof(i));
+}
+
+/*
+ * A window stream over kfi_tcp in one thread (the per-message path of a
+ * streaming sender and its receiver, which scripts/iprof.sh profiles
+ * between the marks): XF_WINDOW receives posted, XF_WINDOW 64-byte
+ * messages injected (with @more, all but the window's last with KFI_MORE,
+ * so that they go in one socket call), then the window's receive
+ * completions read, each checked in order with its bytes.
+ */
+static void xf_window_stream(struct kunit *test, bool more)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	int i, j, w, n = stream_msgs > 0 ? stream_msgs : 1;
+	u8 *buf, msg[64];
+
+	buf = kunit_kzalloc(test, XF_WINDOW * 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	xf_next_node = stream_node;
+	xf_setup(test, &f);
+	KFI_IPROF_MARK();
+	for (i = 0; i < n; i += w) {
+		w = min(n - i, XF_WINDOW);
+		for (j = 0; j < w; j++)
+			KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, buf + j * 64, 64,
+						       NULL, 0, buf + j * 64), 0);
+		for (j = 0; j < w; j++) {
+			struct kvec iov = { msg, sizeof(msg) };
+			struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+					     .iov_count = 1 };
+
+			xf_window_msg(msg, i + j);
+			if (more && j + 1 < w)
+				KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.c.cep, &m,
+						KFI_MORE | KFI_INJECT), 0);
+			else
+				KUNIT_ASSERT_EQ(test, kfi_inject(f.c.cep, msg,
+						sizeof(msg), 0), 0);
+		}
+		for (j = 0; j < w; j++) {
+			unsigned long deadline = jiffies + 5 * HZ;
+			ssize_t rd;
+
+			do {
+				rd = kfi_cq_read(f.srx, &e, 1);
+			} while (rd == -EAGAIN && time_before(jiffies, deadline));
+			KUNIT_ASSERT_EQ_MSG(test, rd, 1, "message %d", i + j);
+			KUNIT_ASSERT_PTR_EQ(test, e.op_context, (void *)(buf + j * 64));
+			KUNIT_ASSERT_EQ(test, e.len, 64);
+			xf_window_msg(msg, i + j);
+			KUNIT_ASSERT_EQ_MSG(test, memcmp(buf + j * 64, msg, 64), 0,
+					    "message %d", i + j);
+		}
+		/* the KFI_MORE sends' completions (injects have none) */
+		for (j = 0; more && j + 1 < w; j++) {
+			KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), 1);
+			KUNIT_ASSERT_NULL(test, e.op_context);
+		}
+	}
+	KFI_IPROF_MARK();
+	xf_expect_none(test, f.srx);
+	xf_expect_none(test, f.ctx);
+	xf_teardown(test, &f);
+}
+
+static void tcp_msg_window_stream(struct kunit *test)
+{
+	xf_window_stream(test, false);
+}
+
+static void tcp_msg_window_more_stream(struct kunit *test)
+{
+	xf_window_stream(test, true);
+}
+
+/*
+ * xf_window_stream's exchange over plain kernel TCP sockets: XF_WINDOW
+ * messages sent, one sendmsg each, then each read whole and checked.
+ */
+static void tcp_raw_window_stream(struct kunit *test)
+{
+	struct socket *l = NULL, *c = NULL, *s = NULL;
+	int i, j, w, n = stream_msgs > 0 ? stream_msgs : 1;
+	u8 msg[64], buf[64];
+
+	xf_raw_pair(test, &l, &c, &s);
+	KFI_IPROF_MARK();
+	for (i = 0; i < n; i += w) {
+		w = min(n - i, XF_WINDOW);
+		for (j = 0; j < w; j++) {
+			xf_window_msg(msg, i + j);
+			KUNIT_ASSERT_EQ(test, xf_raw_send(c, msg, sizeof(msg)),
+					(int)sizeof(msg));
+		}
+		for (j = 0; j < w; j++) {
+			KUNIT_ASSERT_EQ_MSG(test, xf_raw_recv(s, buf, sizeof(buf)),
+					    (int)sizeof(buf), "message %d", i + j);
+			xf_window_msg(msg, i + j);
+			KUNIT_ASSERT_EQ_MSG(test, memcmp(buf, msg, sizeof(msg)), 0,
+					    "message %d", i + j);
+		}
+	}
+	KFI_IPROF_MARK();
+	xf_raw_release(l, c, s);
+}
+
+/* Socket send calls kfi_tcp made for data frames (all connections). */
+u64 kfi_tcp_stat_send_calls(void);
+
+#define XF_MORE_N 48
+#define XF_MORE_BIG 20		/* the one frame too long to go in a batch */
+#define XF_MORE_BIG_LEN 8000
+
+/* Length of message @i of tcp_msg_more_coalesced. */
+static size_t xf_more_len(int i)
+{
+	return i == XF_MORE_BIG ? XF_MORE_BIG_LEN : 1 + (i * 13) % 64;
+}
+
+/*
+ * Transmits posted with KFI_MORE wait for the post that ends the run and
+ * go with it, small frames copied together into one socket call: 47 small
+ * messages (every third injected, every third from a two-segment iov) and
+ * one of 8000 bytes in the middle, which goes by itself between two
+ * batches. Every message arrives whole and in order, every transmit
+ * completes in order, and the socket send calls number a handful, not one
+ * per frame: 3 when nothing interferes, and one more at most for each
+ * clock tick the posting loop took (the late check that sends frames no
+ * post followed runs once a tick, and may cut a batch).
+ */
+static void tcp_msg_more_coalesced(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	unsigned long ticks;
+	u8 *src, *dst;
+	u64 calls;
+	int i;
+
+	src = kunit_kzalloc(test, XF_MORE_N * XF_MORE_BIG_LEN, GFP_KERNEL);
+	dst = kunit_kzalloc(test, XF_MORE_N * XF_MORE_BIG_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	xf_setup(test, &f);
+	for (i = 0; i < XF_MORE_N; i++) {
+		fill(src + i * XF_MORE_BIG_LEN, xf_more_len(i), i);
+		KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, dst + i * XF_MORE_BIG_LEN,
+					       XF_MORE_BIG_LEN, NULL, 0,
+					       dst + i * XF_MORE_BIG_LEN), 0);
+	}
+	/* the server's receives are all posted: nothing else moves now */
+	msleep(20);
+	calls = kfi_tcp_stat_send_calls();
+	ticks = jiffies;
+	for (i = 0; i < XF_MORE_N; i++) {
+		u8 *p = src + i * XF_MORE_BIG_LEN;
+		size_t n = xf_more_len(i), half = n / 2;
+		struct kvec iov[2] = { { p, half }, { p + half, n - half } };
+		struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = iov,
+				     .iov_count = 2, .context = p };
+		u64 flags = i + 1 < XF_MORE_N ? KFI_MORE : 0;
+
+		if (i % 3 == 0 && i != XF_MORE_BIG)
+			flags |= KFI_INJECT;
+		if (i % 3 != 1 || !half) {
+			iov[0].iov_len = n;
+			m.iov_count = 1;
+		}
+		KUNIT_ASSERT_EQ_MSG(test, kfi_sendmsg(f.c.cep, &m, flags), 0,
+				    "message %d", i);
+	}
+	ticks = jiffies - ticks;
+	for (i = 0; i < XF_MORE_N; i++) {
+		u8 *d = dst + i * XF_MORE_BIG_LEN;
+
+		KUNIT_ASSERT_EQ_MSG(test, xf_wait(f.srx, &e), (ssize_t)1,
+				    "message %d", i);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)d);
+		KUNIT_EXPECT_EQ(test, e.len, xf_more_len(i));
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(d, src + i * XF_MORE_BIG_LEN,
+						 xf_more_len(i)), 0,
+				    "message %d", i);
+	}
+	for (i = 0; i < XF_MORE_N; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, xf_wait(f.ctx, &e), (ssize_t)1,
+				    "completion %d", i);
+		KUNIT_EXPECT_PTR_EQ(test, e.op_context,
+				    (void *)(src + i * XF_MORE_BIG_LEN));
+		KUNIT_EXPECT_EQ(test, e.flags, (u64)(KFI_MSG | KFI_SEND));
+	}
+	calls = kfi_tcp_stat_send_calls() - calls;
+	kunit_info(test, "%d frames, %llu socket send calls, posted in %lu ticks\n",
+		   XF_MORE_N, calls, ticks);
+	KUNIT_EXPECT_GE(test, calls, 3ULL);
+	KUNIT_EXPECT_LE(test, calls, 3ULL + ticks + 1);
+	KUNIT_EXPECT_LT(test, calls, (u64)XF_MORE_N);
+	xf_expect_none(test, f.srx);
+	xf_expect_none(test, f.ctx);
+	xf_teardown(test, &f);
+}
+
+/*
+ * A transmit posted with KFI_MORE that no post follows, by a consumer
+ * that does not read its CQ either, still goes: the late check queues the
+ * connection's work item within a tick or two. The receiver's CQ reads
+ * move only the receiver's connection.
+ */
+static void tcp_msg_more_alone(struct kunit *test)
+{
+	struct xf_fixture f;
+	struct kfi_cq_tagged_entry e;
+	char out[16] = "more, then none", in[16] = "";
+	struct kvec iov = { out, sizeof(out) };
+	struct kfi_msg m = { .type = KFI_KVEC, .msg_iov = &iov,
+			     .iov_count = 1, .context = out };
+
+	xf_setup(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_recv(f.c.sep, in, sizeof(in), NULL, 0, in),
+			0);
+	KUNIT_ASSERT_EQ(test, kfi_sendmsg(f.c.cep, &m, KFI_MORE), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.srx, &e), (ssize_t)1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)in);
+	KUNIT_EXPECT_EQ(test, e.len, sizeof(out));
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, sizeof(out)), 0);
+	KUNIT_ASSERT_EQ(test, xf_wait(f.ctx, &e), (ssize_t)1);
+	KUNIT_EXPECT_PTR_EQ(test, e.op_context, (void *)out);
+	xf_teardown(test, &f);
 }
 
 /*
@@ -4073,6 +4347,11 @@ static struct kunit_case tcp_msg_cases[] = {
 	KUNIT_CASE(tcp_msg_send_recv),
 	KUNIT_CASE(tcp_msg_inject_stream),
 	KUNIT_CASE(tcp_raw_inject_stream),
+	KUNIT_CASE(tcp_msg_window_stream),
+	KUNIT_CASE(tcp_msg_window_more_stream),
+	KUNIT_CASE(tcp_raw_window_stream),
+	KUNIT_CASE(tcp_msg_more_coalesced),
+	KUNIT_CASE(tcp_msg_more_alone),
 	KUNIT_CASE(tcp_msg_buffer_types),
 	KUNIT_CASE(tcp_msg_large_and_ordered),
 	KUNIT_CASE(tcp_msg_post_errors),

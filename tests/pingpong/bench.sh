@@ -106,13 +106,15 @@ new_klog() {
 # kpair IMPL WAIT SIZE ITERS RUN: one kfi_pingpong pair (server in the
 # background, client here); prints the client's result. IMPL kfi6/raw6:
 # transport kfi/raw over ::1; kfis/raws: mode=stream window=64 (fi_msg_bw's
-# loop: usec per message one way); kfig: the client's sends triggered
+# loop: usec per message one way), kfim: the same with more=1 (KFI_MORE
+# on all but the last send of a window); kfig: the client's sends triggered
 # (trigger=1), with a BENCH-ADD line of the mean add.
 kpair() {
 	local impl=$1 wait=$2 size=$3 iters=$4 run=$5 args line addr=127.0.0.1 t=${1%6} x=
 	[ "${impl%6}" != "$impl" ] && addr=::1
 	[ "$impl" = kfir ] && t=kfi x=" ep=rdm"
 	[ "$impl" = kfis ] && t=kfi x=" mode=stream window=64"
+	[ "$impl" = kfim ] && t=kfi x=" mode=stream window=64 more=1"
 	[ "$impl" = raws ] && t=raw x=" mode=stream window=64"
 	[ "$impl" = kfig ] && t=kfi x=" trigger=1"
 	args="transport=$t addr=$addr wait=$wait sizes=$size iters=$iters$x"
@@ -262,6 +264,7 @@ for run in $(seq 1 "$tcp_runs"); do
 	# streaming, 64 B with 64 sends outstanding (fi_msg_bw's loop), and
 	# triggered sends next to the plain ones of the plan
 	kpair kfis spin 64 20000 "$run"
+	kpair kfim spin 64 20000 "$run"
 	kpair raws spin 64 20000 "$run"
 	kpair kfig spin 64 10000 "$run"
 	kpair kfig spin 4096 10000 "$run"

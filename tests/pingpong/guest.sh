@@ -302,6 +302,13 @@ tpair tool_stream_rdm_tagged -e rdm -m tagged -W 8 -c -I 100 -S 64 -- \
 	-e rdm -m tagged -W 8 -c -I 100 -S 64 127.0.0.1
 result tool_stream_rdm_tagged tables "/tmp/tool_stream_rdm_tagged.s /tmp/tool_stream_rdm_tagged.c" \
 	'64 100 =100 6.2k'
+tpair tool_stream_more -W 64 --more -c -I 2000 -S 64 -- \
+	-W 64 --more -c -I 2000 -S 64 -v 127.0.0.1
+tool_more_ok() {
+	tables "/tmp/tool_stream_more.s /tmp/tool_stream_more.c" '64 2k =2k 125k' &&
+		grep -q "client kfi .* window=64 more=1" /tmp/tool_stream_more.c
+}
+result tool_stream_more tool_more_ok
 tpair tool_stream_raw --raw -W 64 -c -I 1000 -S 64 -- --raw -W 64 -c -I 1000 -S 64 127.0.0.1
 result tool_stream_raw tables "/tmp/tool_stream_raw.s /tmp/tool_stream_raw.c" \
 	'64 1000 =1000 62k'

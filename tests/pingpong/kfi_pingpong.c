@@ -125,6 +125,11 @@
  *   mode=pingpong|stream  fi_pingpong's exchange, or fi_msg_bw's
  *                       one-way stream (pingpong)
  *   window=N            mode=stream: sends outstanding, 1 to 1024 (64)
+ *   more=0|1            mode=stream, transport=kfi: every send of a window
+ *                       but its last is posted with KFI_MORE (kfi_sendmsg,
+ *                       KFI_INJECT below the inject size; each has a
+ *                       completion), telling the provider that more
+ *                       follow at once; the line adds more=1
  *   trigger=0|1         every send of the timed loop is a triggered one
  *                       (KFI_TRIGGER, at a counter's next value) made due
  *                       by one kfi_cntr_add(): the add's cost and the
@@ -278,6 +283,7 @@ struct pp_opts {
 	bool rdm;			/* ep=rdm: connectionless endpoints */
 	bool stream;			/* mode=stream: fi_msg_bw's loop */
 	bool trigger;			/* trigger=1: sends fired by an add */
+	bool more;			/* more=1: KFI_MORE within a window */
 	u32 window;			/* mode=stream: sends outstanding */
 	/* role=sink */
 	u16 port;
@@ -452,6 +458,8 @@ static void pp_report(struct pp_session *s, u32 size, u64 ns)
 	if (s->o.stream)
 		n += scnprintf(line + n, sizeof(line) - n, " window=%u",
 			       s->o.window);
+	if (s->o.more)
+		n += scnprintf(line + n, sizeof(line) - n, " more=1");
 	if (s->o.trigger && s->k.adds) {
 		scnprintf(line + n, sizeof(line) - n, " trigger=1 add_ns=%llu",
 			  div64_u64(s->k.add_ns, s->k.adds));
@@ -1656,6 +1664,7 @@ enum pp_op {
 	PP_OP_RECV,
 	PP_OP_FIN,
 	PP_OP_TRIG,
+	PP_OP_MORE,
 };
 
 static const char * const pp_op_name[][2] = {
@@ -1665,6 +1674,7 @@ static const char * const pp_op_name[][2] = {
 	[PP_OP_FIN] = { "kfi_sendmsg", "kfi_tsendmsg" },
 	[PP_OP_TRIG] = { "kfi_sendmsg(KFI_TRIGGER)",
 			 "kfi_tsendmsg(KFI_TRIGGER)" },
+	[PP_OP_MORE] = { "kfi_sendmsg(KFI_MORE)", "kfi_tsendmsg(KFI_MORE)" },
 };
 
 static void pp_kfi_close(struct pp_session *s, struct kfid *fid,
@@ -1787,11 +1797,20 @@ static ssize_t pp_kfi_post_once(struct pp_session *s, enum pp_op op,
 		return kfi_recv(k->ep, rx, len, k->rx_desc,
 				KFI_ADDR_UNSPEC, &k->rx_ctx);
 	case PP_OP_FIN:
-	case PP_OP_TRIG: {
-		/* fin: transmit-complete; a triggered send: fired by an add */
+	case PP_OP_TRIG:
+	case PP_OP_MORE: {
+		/*
+		 * fin: transmit-complete; a triggered send: fired by an add;
+		 * more: others follow at once (injected below the inject size)
+		 */
 		bool fin = op == PP_OP_FIN;
-		void *ctx = fin ? (void *)&k->fin_ctx : (void *)&k->trig_ctx;
-		u64 flags = fin ? KFI_TRANSMIT_COMPLETE : KFI_TRIGGER;
+		void *ctx = op == PP_OP_TRIG ? (void *)&k->trig_ctx :
+			    fin ? (void *)&k->fin_ctx : (void *)&k->tx_ctx;
+		u64 flags = fin ? KFI_TRANSMIT_COMPLETE :
+			    op == PP_OP_TRIG ? KFI_TRIGGER : KFI_MORE;
+
+		if (op == PP_OP_MORE && len - k->tx_prefix < k->inject_size)
+			flags |= KFI_INJECT;
 
 		if (s->o.tagged) {
 			struct kfi_msg_tagged tmsg = {
@@ -1971,7 +1990,10 @@ static int pp_kfi_stream_tx(struct pp_session *s, u32 size)
 		s->tx_off = (i % s->slots) * s->tx_len;
 		if (s->o.verify)
 			pp_fill(s, s->tx_buf + s->tx_off + k->tx_prefix, size);
-		ret = pp_kfi_send_post(s, size);
+		if (s->o.more && j + 1 < s->o.window && i + 1 < s->o.iters)
+			ret = pp_kfi_post(s, PP_OP_MORE, size + k->tx_prefix);
+		else
+			ret = pp_kfi_send_post(s, size);
 		if (ret)
 			break;
 		if (++j == s->o.window) {
@@ -3762,6 +3784,8 @@ static int pp_parse_word(struct pp_opts *o, char *word, bool *role_set)
 	}
 	if (!strcmp(word, "trigger"))
 		return pp_parse_bool(word, val, &o->trigger);
+	if (!strcmp(word, "more"))
+		return pp_parse_bool(word, val, &o->more);
 	if (!strcmp(word, "window"))
 		return pp_parse_u32(word, val, 1, PP_MAX_WINDOW, &o->window);
 	if (!strcmp(word, "verify"))
@@ -3890,6 +3914,10 @@ static int pp_parse(struct pp_opts *o, char *line)
 	}
 	if (o->trigger && (o->transport != PP_KFI || o->stream)) {
 		pr_err("trigger=1 is for transport=kfi, mode=pingpong\n");
+		return -EINVAL;
+	}
+	if (o->more && (o->transport != PP_KFI || !o->stream)) {
+		pr_err("more=1 is for transport=kfi, mode=stream\n");
 		return -EINVAL;
 	}
 	if (o->stream && o->transport == PP_IBV) {
