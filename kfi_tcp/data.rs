@@ -225,7 +225,7 @@ impl TxCur {
         // The header's `id` numbers the frames this connection sends
         // (libfabric's debug builds check that they run 0, 1, 2...;
         // release builds ignore it).
-        let Ok(n) = h.with_id(self.seq).encode(&mut self.head[..HDR_MAX], order) else {
+        let Ok(n) = h.encode_with_id(self.seq, &mut self.head[..HDR_MAX], order) else {
             return false;
         };
         if pre.len() > PRE_MAX || inline.len() > rules::INJECT_LIMIT || payload.len() > TX_SEGS - 1 {
@@ -255,8 +255,19 @@ impl TxCur {
     /// `rxm`: on an RDM lane, the peer's connection id for rxm packets.
     #[inline]
     fn fill_op(&mut self, i: usize, op: &TxOp, c: &Chunk, order: ByteOrder, rxm: Option<u32>) -> bool {
+        match rxm {
+            Some(conn_id) => self.fill_rxm(i, op, c, order, conn_id),
+            None => match header(op, c, TagForm::Op) {
+                Ok(h) => self.fill_body(i, op, c, &h, order, &[]),
+                Err(_) => false,
+            },
+        }
+    }
+
+    /// `fill_op` on an RDM lane: rxm's packets (`conn_id` the peer's id).
+    fn fill_rxm(&mut self, i: usize, op: &TxOp, c: &Chunk, order: ByteOrder, conn_id: u32) -> bool {
         let mut pkt = [0u8; PRE_MAX];
-        if let (Some(conn_id), true) = (rxm, op.ext.trma) {
+        if op.ext.trma {
             // A tagged RMA: kfabric's request names the receive by its tag
             // (the region's key) and the offset in it (its address, in
             // `data`); a write carries its payload.
@@ -290,7 +301,7 @@ impl TxCur {
             self.chunks = 1;
             return ok;
         }
-        if let (Some(conn_id), true) = (rxm, op.ext.rndv) {
+        if op.ext.rndv {
             // A rendezvous: rxm's request names the whole buffer as one
             // piece (offset addressing, our key: see `EpData::rndv_buf`);
             // the peer reads it and answers with the key as message id.
@@ -318,10 +329,10 @@ impl TxCur {
             self.chunks = 1;
             return ok;
         }
-        let (h, pre) = match (rxm, op.kind) {
+        let (h, pre) = match op.kind {
             // An untagged message of an RDM endpoint: rxm's eager packet,
             // the CQ data in it.
-            (Some(conn_id), Kind::Send) => {
+            Kind::Send => {
                 let p = rxm::Pkt {
                     conn_id,
                     op: Some(rxm::Op::Msg),
@@ -345,21 +356,28 @@ impl TxCur {
                 }
                 (h, &pkt[..rxm::PKT_BYTES])
             }
-            _ => match header(op, c, if rxm.is_some() { TagForm::Flag } else { TagForm::Op }) {
+            _ => match header(op, c, TagForm::Flag) {
                 Ok(h) => (h, &pkt[..0]),
                 Err(_) => return false,
             },
         };
+        self.fill_body(i, op, c, &h, order, pre)
+    }
+
+    /// The rest of `fill_op`: header `h` and rxm prefix `pre` taken, the
+    /// payload as the operation has it.
+    #[inline(always)]
+    fn fill_body(&mut self, i: usize, op: &TxOp, c: &Chunk, h: &MsgHeader, order: ByteOrder, pre: &[u8]) -> bool {
         let chunks = op.chunks();
         let segs = op.buf.segs();
         let ok = if op.kind == Kind::Read {
-            self.fill(TxWhat::Op(i), &h, order, pre, &[], &[])
+            self.fill(TxWhat::Op(i), h, order, pre, &[], &[])
         } else if op.inject {
-            self.fill(TxWhat::Op(i), &h, order, pre, &op.inline[..op.buf.len as usize], &[])
+            self.fill(TxWhat::Op(i), h, order, pre, &op.inline[..op.buf.len as usize], &[])
         } else if chunks == 1 && segs.len() < TX_SEGS {
-            self.fill(TxWhat::Op(i), &h, order, pre, &[], segs)
+            self.fill(TxWhat::Op(i), h, order, pre, &[], segs)
         } else {
-            let ok = self.fill(TxWhat::Op(i), &h, order, pre, &[], &[]);
+            let ok = self.fill(TxWhat::Op(i), h, order, pre, &[], &[]);
             self.far = segs.as_ptr();
             self.far_n = segs.len();
             self.far_skip = c.offset as usize;
@@ -1001,6 +1019,7 @@ fn resolve(ep: &EpData, h: &MsgHeader, need: u64) -> core::result::Result<RmaSeg
 ///
 /// Tagged messages go in `form`: op tagged on a MSG endpoint, op msg with
 /// the tagged flag on an RDM lane (what rxm's tcp peers send and expect).
+#[inline(always)]
 fn header(op: &TxOp, c: &Chunk, form: TagForm) -> core::result::Result<MsgHeader, wire::WireError> {
     let mut h = match op.kind {
         Kind::TSend => MsgHeader::tagged(op.tag, op.buf.len, form)?,

@@ -699,6 +699,15 @@ impl MsgHeader {
         Ok(len)
     }
 
+    /// [`MsgHeader::encode`] of this header with `id` as its frame id
+    /// (what `with_id(id).encode(..)` writes, without copying the header:
+    /// a sender numbers every frame).
+    pub fn encode_with_id(&self, id: u8, buf: &mut [u8], order: ByteOrder) -> Result<usize, WireError> {
+        let len = self.encode(buf, order)?;
+        put_at(buf, OFF_ID, [id]);
+        Ok(len)
+    }
+
     /// Writes the fields into `out`, leaving out what lies past its end;
     /// returns the header's length.
     fn write_fields(&self, out: &mut [u8], order: ByteOrder) -> usize {

@@ -725,3 +725,31 @@ fn decode_into_reuses_a_header() {
     h.decode_into(&sb[..sn], order).unwrap();
     assert_eq!(h, send);
 }
+
+/// `encode_with_id` writes what `with_id(..).encode(..)` writes, for every
+/// kind of header (the sender numbers frames without copying them).
+#[test]
+fn encode_with_id_is_with_id_then_encode() {
+    let headers = [
+        MsgHeader::send(0).unwrap(),
+        MsgHeader::send(4096).unwrap(),
+        MsgHeader::read_rsp(40).unwrap(),
+        MsgHeader::ack(),
+    ];
+    for h in headers {
+        for id in [0u8, 1, 0x7f, 0xa5, 0xff] {
+            for order in [ByteOrder::Little, ByteOrder::Big] {
+                let mut a = [0u8; 64];
+                let mut b = [0u8; 64];
+                let na = h.with_id(id).encode(&mut a, order).unwrap();
+                let nb = h.encode_with_id(id, &mut b, order).unwrap();
+                assert_eq!(na, nb);
+                assert_eq!(a[..na], b[..nb]);
+                assert_eq!(b[7], id);
+            }
+        }
+        // too small a buffer fails the same way
+        let mut short = [0u8; 8];
+        assert!(h.encode_with_id(1, &mut short, ByteOrder::Little).is_err());
+    }
+}
