@@ -27,13 +27,18 @@
 //!
 //! Keeping them apart also lets `KFI_FLUSH_WORK` drain the deferred work
 //! without touching the triggered transfers' order. A triggered post (`trig.rs`) decides "already met?" and
-//! queues in one step under the lock. Every change of the values pops,
-//! under the lock, every operation now due — in threshold order, equal
-//! thresholds in post order — onto the FIFO and queues the counter's work
-//! item, which issues them in FIFO order, in process context, with no
-//! lock held (a triggered operation whose completion bumps this counter
-//! again just queues more). Tokens are `KBox<Pending>` pointers owned by
-//! the engine or the FIFO.
+//! queues in one step under the lock. A change of the values that makes
+//! something due queues the counter's work item and leaves the due
+//! operations where they are; the work item takes them one at a time
+//! under the lock — the FIFO first, then the engines in threshold order,
+//! equal thresholds in post order — and issues each in process context
+//! with no lock held (a triggered operation whose completion bumps this
+//! counter again just queues more). So an add costs the same whether it
+//! makes one operation due or a million. What goes to the FIFO: a post
+//! whose threshold is met while nothing in its engine is due, and
+//! everything due when a value is about to go down (a `set`, an add that
+//! wraps) or an engine is cancelled from or flushed. Tokens are
+//! `KBox<Pending>` pointers owned by the engine or the FIFO.
 //!
 //! Storage: the engine's slots and the FIFO are preallocated; the FIFO is
 //! always at least as long as both engines together, so popping never fails. A post
@@ -47,8 +52,8 @@
 //! increments come from the connections' work items and from the post
 //! path (cancel), reads and `add`/`set` from any consumer context but hard
 //! interrupts. The increment path takes the lock, changes two integers,
-//! pops what is due into preallocated room and wakes sleepers: it never
-//! sleeps and never allocates. `wait` sleeps on a condition variable
+//! looks at each engine's minimum and wakes sleepers and the work item:
+//! it never sleeps and never allocates. `wait` sleeps on a condition variable
 //! (process context only).
 
 use super::engine::{Counter, Engine, Full, PostOutcome, Slot, TokenRing};
@@ -116,20 +121,51 @@ struct State {
 unsafe impl Send for State {}
 
 impl State {
-    /// Pops every operation due at the current value onto the FIFO;
-    /// whether the FIFO holds anything.
-    fn pop_due(&mut self) -> bool {
-        for w in Waits::ALL {
-            let v = w.value(&self.c);
-            while let Some(f) = self.engines[w.index()].pop_ready(v) {
-                // Cannot fail: the FIFO is at least as long as the
-                // engines together.
-                if self.ready.push_back(f.token).is_err() {
-                    base::warn_once!("trigger FIFO overflow");
-                }
+    /// Both engines' values (indexed by [`Waits::index`]).
+    fn values(&self) -> [u64; 2] {
+        Waits::ALL.map(|w| w.value(&self.c))
+    }
+
+    /// Pops every operation of engine `w` due at `value` onto the FIFO.
+    fn pop_due_at(&mut self, w: Waits, value: u64) {
+        while let Some(f) = self.engines[w.index()].pop_ready(value) {
+            // Cannot fail: the FIFO is at least as long as the engines
+            // together.
+            if self.ready.push_back(f.token).is_err() {
+                base::warn_once!("trigger FIFO overflow");
             }
         }
-        !self.ready.is_empty()
+    }
+
+    /// Pops every operation of engine `w` due at the current value onto
+    /// the FIFO, where only the work item (or a close) takes it.
+    fn pop_due(&mut self, w: Waits) {
+        let v = w.value(&self.c);
+        self.pop_due_at(w, v);
+    }
+
+    /// Whether anything is due: in the FIFO, or in an engine at its value.
+    fn any_due(&self) -> bool {
+        !self.ready.is_empty() || Waits::ALL.iter().any(|&w| self.engines[w.index()].has_ready(w.value(&self.c)))
+    }
+
+    /// The next operation to issue: the FIFO's front, else the earliest
+    /// one due in an engine. Whatever is in the FIFO became due before
+    /// anything still in an engine (a post finding its threshold met goes
+    /// to the FIFO only when nothing in its engine is due, and everything
+    /// due was popped when the FIFO last took a due operation from an
+    /// engine), so this is fire order.
+    fn next_due(&mut self) -> Option<u64> {
+        if let Some(t) = self.ready.pop_front() {
+            return Some(t);
+        }
+        for w in Waits::ALL {
+            let v = w.value(&self.c);
+            if let Some(f) = self.engines[w.index()].pop_ready(v) {
+                return Some(f.token);
+            }
+        }
+        None
     }
 
     /// Operations held by both engines.
@@ -215,7 +251,11 @@ impl Cntr {
     /// yet. Any context (takes the counter's lock).
     pub(crate) fn stats(&self, w: &mut dyn core::fmt::Write) -> core::fmt::Result {
         let (ok, err, trig, trig_next, deferred, deferred_next, due) = {
-            let g = self.state.lock();
+            let mut g = self.state.lock();
+            // Shown as due (not waiting) once the value reached them.
+            for w in Waits::ALL {
+                g.pop_due(w);
+            }
             let e = &g.engines;
             (
                 g.c.success(),
@@ -265,16 +305,28 @@ impl Cntr {
         }
     }
 
-    /// Changes the values under the lock, pops what became due, then
-    /// wakes waiters and the issuing work item. Any context but hard
+    /// Changes the values under the lock, then wakes waiters, and the
+    /// issuing work item if anything is due. What became due stays in
+    /// its engine, where the work item pops it in order: the change costs
+    /// the same whether it makes one operation due or a thousand. A change
+    /// that lowers a value (`set`, `set_err`, an add that wraps) first
+    /// pops what the old value had made due onto the FIFO, since a lower
+    /// value would otherwise make it pending again. Any context but hard
     /// interrupts; no allocation.
     pub(crate) fn update(&self, f: impl FnOnce(&mut Counter)) {
         let (wake, due) = {
             let mut g = self.state.lock();
+            let old = g.values();
             f(&mut g.c);
             self.seen[0].store(g.c.success(), Ordering::Release);
             self.seen[1].store(g.c.error(), Ordering::Release);
-            (g.sleepers > 0, g.pop_due())
+            let new = g.values();
+            for w in Waits::ALL {
+                if new[w.index()] < old[w.index()] {
+                    g.pop_due_at(w, old[w.index()]);
+                }
+            }
+            (g.sleepers > 0, g.any_due())
         };
         if wake {
             self.wait.notify_all();
@@ -325,6 +377,9 @@ impl Cntr {
     /// holds and hands it back; `None` if there is none.
     pub(crate) fn cancel(&self, w: Waits, which: impl Fn(&Pending) -> bool) -> Option<KBox<Pending>> {
         let mut g = self.state.lock();
+        // What is due already is the work item's (queued by the change
+        // that made it due), not cancellable.
+        g.pop_due(w);
         let e = &mut g.engines[w.index()];
         // SAFETY (closure): tokens in the engine are live `Pending`s owned
         // by it; read under the lock.
@@ -339,6 +394,8 @@ impl Cntr {
     /// held. The other engine's operations are not touched: their order
     /// holds whatever the counter does meanwhile. Any context.
     pub(crate) fn flush(&self, w: Waits, mut f: impl FnMut(KBox<Pending>)) {
+        // What is due already stays the work item's.
+        self.state.lock().pop_due(w);
         loop {
             let Some(fired) = self.state.lock().engines[w.index()].pop_min() else {
                 break;
@@ -389,7 +446,7 @@ impl Cntr {
         let _noio = base::NoIo::enter();
         self.grow();
         for _ in 0..ISSUE_BUDGET {
-            let t = self.state.lock().ready.pop_front();
+            let t = self.state.lock().next_due();
             let Some(t) = t else {
                 return;
             };

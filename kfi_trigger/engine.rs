@@ -94,11 +94,15 @@
 //!   lock). [`Full`]: drop the lock, allocate storage twice as large, take
 //!   the lock, [`Engine::replace_storage`] (unless another poster already
 //!   grew it), post again; free the old storage after unlocking.
-//! - increment / set: under the lock, update the value, then
-//!   `while let Some(f) = pop_ready(value)` append `f.token`'s operation to
-//!   the issue list; drop the lock; issue the list in order. Issuing under
-//!   the lock would deadlock when an operation's own completion increments
-//!   the same counter.
+//! - increment: under the lock, update the value; if
+//!   [`Engine::has_ready`], wake the issuer. The issuer takes the issue
+//!   list's front, else `pop_ready(value)`, one operation per lock hold,
+//!   and issues it with the lock dropped (issuing under the lock would
+//!   deadlock when an operation's own completion increments the same
+//!   counter). So the increment is O(1) however many it makes due.
+//! - set (a value that may go down): first, under the lock,
+//!   `while let Some(f) = pop_ready(old value)` append to the issue list,
+//!   so what was due stays due; then update the value.
 //! - cancel (CANCEL_WORK): under the lock, `cancel(handle)`; flush
 //!   (FLUSH_WORK, counter close): `while let Some(f) = pop_min()`.
 

@@ -998,6 +998,41 @@ static void trig_immediate_and_set_lower(struct kunit *test)
 	trig_teardown(test, &f);
 }
 
+/*
+ * An add makes operations due and a set lowers the value before they are
+ * issued (the add only wakes the issuing work item): they still fire, in
+ * threshold order; so do those an add that wraps past U64_MAX made due.
+ * Due operations cannot be cancelled. A post after the lowering waits for
+ * its own threshold.
+ */
+static void trig_due_survives_lowering(struct kunit *test)
+{
+	static const int w1[] = { 1, 2, 0 }, w2[] = { 4 }, w3[] = { 3 };
+	struct trig_fixture f;
+
+	trig_setup(test, &f, 5);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 0, 5), 0);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 1, 3), 0);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 2, 4), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 5), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_set(f.t, 0), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cancel(&f.x.c.cep->fid, &f.tctx[0]), -ENOENT);
+	trig_expect(test, &f, w1, 3);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 3, 1), 0);
+	trig_expect_quiet(test, &f);
+	/* due at U64_MAX, then the value wraps to 1 before it is issued */
+	KUNIT_ASSERT_EQ(test, kfi_cntr_set(f.t, U64_MAX - 1), 0);
+	trig_expect(test, &f, w3, 1);
+	KUNIT_ASSERT_EQ(test, trig_send(&f, 4, U64_MAX), 0);
+	trig_expect_quiet(test, &f);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 1), 0);
+	KUNIT_ASSERT_EQ(test, kfi_cntr_add(f.t, 2), 0);
+	KUNIT_EXPECT_EQ(test, kfi_cntr_read(f.t), 1ULL);
+	trig_expect(test, &f, w2, 1);
+	trig_drain_tx(test, &f, 5);
+	trig_teardown(test, &f);
+}
+
 /* Cancel one pending operation among several. */
 static void trig_cancel_one(struct kunit *test)
 {
@@ -2107,6 +2142,7 @@ static struct kunit_case trigger_cases[] = {
 	KUNIT_CASE(trig_alias_direction),
 	KUNIT_CASE(trig_single_increments_fifo),
 	KUNIT_CASE(trig_immediate_and_set_lower),
+	KUNIT_CASE(trig_due_survives_lowering),
 	KUNIT_CASE(trig_cancel_one),
 	KUNIT_CASE(trig_near_overflow),
 	KUNIT_CASE(trig_100k_one_add),
