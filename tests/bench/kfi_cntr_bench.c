@@ -9,9 +9,9 @@
  *
  * add_ns: mean time of kfi_cntr_add(1) while N deferred CNTR_ADD works
  * wait on the counter at thresholds it never reaches (the engine's "is
- * anything due?" check); fire_add_ns: the add that makes all N due (they
- * are popped into the counter's FIFO under its lock, its work item is
- * queued), the median of 101 rounds (5 with N = 1000); fire_all_us: from
+ * anything due?" check); fire_add_ns: the add that makes all N due (it
+ * queues the counter's work item, which pops and issues them), the median
+ * of 101 rounds (5 with N = 1000); fire_all_us: from
  * that add until the N works have run (the target counter reached N),
  * the median likewise. A second line per case gives the rounds' ranges:
  *
