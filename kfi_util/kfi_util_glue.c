@@ -608,6 +608,27 @@ void kfi_util_warn(const char *what)
 	WARN(1, KBUILD_MODNAME ": broken invariant: %s\n", what);
 }
 
+/*
+ * The kernel virtual address of bytes [@skip, @skip + @len) of @segs when
+ * one segment with a kernel virtual address holds them all (a message
+ * into or out of a kvec: the common case), else NULL.
+ */
+static void *kfi_util_segs_flat(const struct kfi_util_seg *segs, int n,
+				size_t skip, size_t len)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (skip < segs[i].len) {
+			if (!segs[i].base || len > segs[i].len - skip)
+				return NULL;
+			return (char *)segs[i].base + skip;
+		}
+		skip -= segs[i].len;
+	}
+	return NULL;
+}
+
 /* Copies between @buf and the bytes of @segs after @skip, either way. */
 static size_t kfi_util_segs_copy(const struct kfi_util_seg *segs, int n,
 				 size_t skip, void *buf, size_t len, bool to_segs)
@@ -615,7 +636,16 @@ static size_t kfi_util_segs_copy(const struct kfi_util_seg *segs, int n,
 	struct kfi_util_vecs v __uninitialized;
 	struct iov_iter it;
 	size_t done = 0, total, got;
+	char *flat = kfi_util_segs_flat(segs, n, skip, len);
 
+	if (flat) {
+		/* what copy_to_iter()/copy_from_iter() do for a kvec */
+		if (to_segs)
+			memcpy(flat, buf, len);
+		else
+			memcpy(buf, flat, len);
+		return len;
+	}
 	while (done < len) {
 		total = kfi_util_segs_iter(&it, to_segs ? ITER_DEST : ITER_SOURCE,
 					   &v, segs, n, skip + done, len - done);
