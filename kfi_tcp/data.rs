@@ -532,11 +532,13 @@ impl TxBatch {
 /// matched in place, and what is large (the regions of a remote access, a
 /// read's buffer, the header) lives in [`DataIo`].
 enum Dest {
-    Op(RxWork),
-    /// A message longer than its receive: the first `room` bytes go into
-    /// the receive's buffer, the rest is read and dropped; that receive
-    /// alone fails (`KFI_ETRUNC`), the stream goes on.
-    Trunc(RxWork),
+    /// Into the receive in `DataIo::rxw`.
+    Op,
+    /// A message longer than its receive (`DataIo::rxw`): the first
+    /// `room` bytes go into the receive's buffer, the rest is read and
+    /// dropped; that receive alone fails (`KFI_ETRUNC`), the stream goes
+    /// on.
+    Trunc,
     Unexp(KVVec<u8>),
     /// A remote write into registered memory (`DataIo::rma`).
     Rma,
@@ -647,6 +649,10 @@ pub(super) struct DataIo {
     /// Small frames sent together, before `tx`'s.
     bat: TxBatch,
     rx: Rx,
+    /// The receive of `Dest::Op` and `Dest::Trunc` (stale otherwise):
+    /// kept here rather than in `Dest`, so the receive state stays small
+    /// and is not moved with it.
+    rxw: RxWork,
     /// The header of the frame being received (valid past `Rx::Hdr`).
     hdr: MsgHeader,
     /// The registered memory of the remote write being received.
@@ -799,6 +805,7 @@ impl DataIo {
             tx: TxCur::IDLE,
             bat: TxBatch::EMPTY,
             rx: Rx::Hdr,
+            rxw: RxWork::IDLE,
             hdr: MsgHeader::ack(),
             rma: RmaSegs::EMPTY,
             read_buf: Buf::EMPTY,
@@ -1803,10 +1810,12 @@ impl Conn {
                                                 let at = p.data.min(w.room);
                                                 w.offset += at;
                                                 w.room -= at;
-                                                if p.data > at || p.size > w.room {
-                                                    Dest::Trunc(w)
+                                                let trunc = p.data > at || p.size > w.room;
+                                                d.rxw = w;
+                                                if trunc {
+                                                    Dest::Trunc
                                                 } else {
-                                                    Dest::Op(w)
+                                                    Dest::Op
                                                 }
                                             }
                                             None => Dest::Drop,
@@ -1994,23 +2003,30 @@ impl Conn {
                 Rx::Await => {
                     let len = d.body_len();
                     let tagged = d.tagged();
-                    let w = if tagged {
+                    let found = if tagged {
                         // Messages that came earlier get their receives
                         // first (posted between two looks: try again).
-                        d.unexp.take_tagged(ep, d.tag(), d.from)
+                        match d.unexp.take_tagged(ep, d.tag(), d.from) {
+                            Some(w) => {
+                                d.rxw = w;
+                                true
+                            }
+                            None => false,
+                        }
                     } else {
-                        match ep.rx_take_msg(len, d.from, d.lane) {
-                            Ok(w) => w,
+                        // Written in place: the receive is not moved.
+                        match ep.rx_take_msg_into(len, d.from, d.lane, &mut d.rxw) {
+                            Ok(found) => found,
                             // No CQ slot for its entry: it waits in the
                             // socket until a read frees one.
                             Err(NoRoom) => return Ok(moved),
                         }
                     };
-                    let dest = match w {
-                        Some(w) if len > w.room => Dest::Trunc(w),
-                        Some(w) => Dest::Op(w),
-                        None if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => Dest::Unexp(unexp_buffer(d, len, mode)?),
-                        None => {
+                    let dest = match found {
+                        true if len > d.rxw.room => Dest::Trunc,
+                        true => Dest::Op,
+                        false if tagged && d.unexp.has_room(len, UNEXP_MAX, UNEXP_LIMIT) => Dest::Unexp(unexp_buffer(d, len, mode)?),
+                        false => {
                             // Nothing can move until a receive is posted.
                             self.peer_gone()?;
                             return Ok(moved);
@@ -2039,9 +2055,10 @@ impl Conn {
                         let k = (d.hi - d.lo).min((len - *got) as usize);
                         let src = &d.stage[d.lo..d.lo + k];
                         let done = match dest {
-                            Dest::Op(w) => base::copy_to_segs(w.op.buf.segs(), (w.offset + *got) as usize, src),
-                            Dest::Trunc(w) => {
+                            Dest::Op => base::copy_to_segs(d.rxw.op.buf.segs(), (d.rxw.offset + *got) as usize, src),
+                            Dest::Trunc => {
                                 // What fits is kept, the rest skipped.
+                                let w = &d.rxw;
                                 let keep = w.room.saturating_sub(*got).min(k as u64) as usize;
                                 let c = base::copy_to_segs(w.op.buf.segs(), (w.offset + *got) as usize, &src[..keep]);
                                 if c == keep { k } else { c }
@@ -2090,8 +2107,9 @@ impl Conn {
                         continue;
                     }
                     let r = match dest {
-                        Dest::Op(w) => self.sock_recv(mode, w.op.buf.segs(), (w.offset + *got) as usize, (len - *got) as usize),
-                        Dest::Trunc(w) if *got < w.room => {
+                        Dest::Op => self.sock_recv(mode, d.rxw.op.buf.segs(), (d.rxw.offset + *got) as usize, (len - *got) as usize),
+                        Dest::Trunc if *got < d.rxw.room => {
+                            let w = &d.rxw;
                             self.sock_recv(mode, w.op.buf.segs(), (w.offset + *got) as usize, (w.room - *got) as usize)
                         }
                         Dest::Sar if d.sar.as_ref().is_some_and(|x| match &x.target {
@@ -2111,7 +2129,7 @@ impl Conn {
                                 None => Err(EINVAL),
                             }
                         }
-                        Dest::Trunc(_) | Dest::Drop | Dest::Sar => {
+                        Dest::Trunc | Dest::Drop | Dest::Sar => {
                             // Dropped: read into the stage, which holds
                             // nothing now (`lo == hi`) and is not advanced.
                             let n = ((len - *got) as usize).min(STAGE);
@@ -2154,8 +2172,9 @@ impl Conn {
             let (body, tag) = (d.body_len(), d.tag());
             let mut o = TrmaOut { msg_id, is_read: false, err: 0, len: body, read: None };
             match core::mem::replace(&mut d.rx, Rx::Hdr) {
-                Rx::Body { dest: Dest::Op(w), .. } => ep.rx_done_as(&w, body, None, tag, TRMA_WRITE_RECV),
-                Rx::Body { dest: Dest::Trunc(w), .. } => {
+                Rx::Body { dest: Dest::Op, .. } => ep.rx_done_as(&d.rxw, body, None, tag, TRMA_WRITE_RECV),
+                Rx::Body { dest: Dest::Trunc, .. } => {
+                    let w = &d.rxw;
                     ep.rx_failed(&w, bindings::EMSGSIZE, w.room, body.saturating_sub(w.room));
                     o.err = bindings::EMSGSIZE;
                 }
@@ -2171,13 +2190,14 @@ impl Conn {
         let hdr = &d.hdr;
         let (body, data, tag) = (d.body_len(), d.cq_data(), d.tag());
         match &mut d.rx {
-            Rx::Body { dest: Dest::Op(w), .. } => {
+            Rx::Body { dest: Dest::Op, .. } => {
                 if hdr.needs_ack() {
                     ep.owe_ack(d.lane);
                 }
-                ep.rx_done(w, body, data, tag);
+                ep.rx_done(&d.rxw, body, data, tag);
             }
-            Rx::Body { dest: Dest::Trunc(w), .. } => {
+            Rx::Body { dest: Dest::Trunc, .. } => {
+                let w = &d.rxw;
                 // The message was consumed (the sender's ACK is owed); its
                 // receive has the bytes that fit.
                 if hdr.needs_ack() {
@@ -2311,8 +2331,8 @@ impl Conn {
             }
         }
         match core::mem::replace(&mut d.rx, Rx::Hdr) {
-            Rx::Body { dest: Dest::Op(w), got } => ep.rx_failed(&w, err, got, 0),
-            Rx::Body { dest: Dest::Trunc(w), got } => ep.rx_failed(&w, err, got.min(w.room), 0),
+            Rx::Body { dest: Dest::Op, got } => ep.rx_failed(&d.rxw, err, got, 0),
+            Rx::Body { dest: Dest::Trunc, got } => ep.rx_failed(&d.rxw, err, got.min(d.rxw.room), 0),
             Rx::Body { dest: Dest::Read { idx, last: true }, .. } => ep.tx_failed(idx, err),
             _ => {}
         }

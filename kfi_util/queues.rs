@@ -1071,6 +1071,14 @@ impl<X: QueueExt> EpQueues<X> {
     /// provider's data stream the message waits in
     /// ([`QueueExt::msg_waiting`]).
     pub(crate) fn rx_take_msg(&self, len: u64, from: u64, stream: u32) -> core::result::Result<Option<RxWork>, NoRoom> {
+        let mut w = RxWork::IDLE;
+        Ok(self.rx_take_msg_into(len, from, stream, &mut w)?.then_some(w))
+    }
+
+    /// [`EpQueues::rx_take_msg`] writing the receive into `out` (true),
+    /// for a caller that keeps it in place: the hot path of a provider
+    /// receiving one message after another.
+    pub(crate) fn rx_take_msg_into(&self, len: u64, from: u64, stream: u32, out: &mut RxWork) -> core::result::Result<bool, NoRoom> {
         loop {
             let released = {
                 let mut g = self.q.lock();
@@ -1084,14 +1092,16 @@ impl<X: QueueExt> EpQueues<X> {
                 };
                 let Some(i) = found else {
                     X::msg_waiting(q, stream, true);
-                    return Ok(None);
+                    return Ok(false);
                 };
                 X::msg_waiting(q, stream, false);
-                let op = q.rx[i];
-                let Some(mut m) = op.multi else {
+                let Some(mut m) = q.rx[i].multi else {
                     q.rx_links.remove(&mut q.rx_msg, i);
-                    return Ok(Some(RxWork { idx: i, op, offset: 0, room: op.buf.len, last: true, from }));
+                    out.op = q.rx[i];
+                    (out.idx, out.offset, out.room, out.last, out.from) = (i, 0, out.op.buf.len, true, from);
+                    return Ok(true);
                 };
+                let op = q.rx[i];
                 let used = m.used;
                 match m.carve(len) {
                     Some(c) => {
@@ -1113,12 +1123,14 @@ impl<X: QueueExt> EpQueues<X> {
                         } else {
                             q.rx[i].filling = true;
                         }
-                        return Ok(Some(RxWork { idx: i, op, offset: c.offset, room: len, last: c.last, from }));
+                        *out = RxWork { idx: i, op, offset: c.offset, room: len, last: c.last, from };
+                        return Ok(true);
                     }
                     None if used == 0 => {
                         // Fresh buffer too small: truncation.
                         q.rx_links.remove(&mut q.rx_msg, i);
-                        return Ok(Some(RxWork { idx: i, op, offset: 0, room: m.len, last: true, from }));
+                        *out = RxWork { idx: i, op, offset: 0, room: m.len, last: true, from };
+                        return Ok(true);
                     }
                     None => {
                         // Release the used buffer, try the next.

@@ -273,6 +273,11 @@ pub(crate) struct RxWork {
     pub(crate) from: u64,
 }
 
+impl RxWork {
+    /// No receive: a placeholder for a place that holds one at times.
+    pub(crate) const IDLE: RxWork = RxWork { idx: usize::MAX, op: RX_INIT, offset: 0, room: 0, last: false, from: rules::ADDR_ANY };
+}
+
 /// Counters bound to an endpoint, per event.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Cntrs {
