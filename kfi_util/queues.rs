@@ -53,7 +53,7 @@ use super::mr::ProvMr;
 use super::sync::{new_spinlock_bh, SpinLockBh};
 use super::sys;
 use super::tagmatch::TagQueues;
-use super::xfer::{self as records, errc, kind_of, AtomicArgs, Buf, Cntrs, Report, RxOp, RxWork, Seg, What, RX_INIT, TX_INIT};
+use super::xfer::{self as records, errc, kind_of, AtomicArgs, Cntrs, Report, RxOp, RxWork, Seg, What, RX_INIT, TX_INIT};
 use super::Provider;
 use crate::trigger::cntr::Cntr;
 use crate::trigger::target::FireTarget;
@@ -683,10 +683,9 @@ impl<X: QueueExt> EpQueues<X> {
         if nseg > rules::IOV_MAX {
             return neg(bindings::EINVAL);
         }
-        let mut buf = Buf::EMPTY;
         // Longer lists are described in tables of their own, owned here
         // until the operation's slot takes them (freed on every early
-        // return).
+        // return); shorter ones are copied from `x` into the slot.
         let mut seg_table = base::Table::NONE;
         if nseg > rules::IOV_LIMIT {
             // SAFETY: the C wrappers set `ext_desc` to the consumer's list
@@ -696,15 +695,9 @@ impl<X: QueueExt> EpQueues<X> {
                 Ok(t) => t,
                 Err(e) => return e as isize,
             };
-        } else {
-            for (d, s) in buf.segs.iter_mut().zip(&x.seg[..nseg]) {
-                *d = *s;
-            }
         }
-        let segs: &[Seg] = if seg_table.is_some() { seg_table.as_slice() } else { &buf.segs[..nseg] };
+        let segs: &[Seg] = if seg_table.is_some() { seg_table.as_slice() } else { &x.seg[..nseg] };
         let len = segs.iter().fold(0u64, |a, s| a.saturating_add(s.len as u64));
-        buf.nseg = nseg;
-        buf.len = len;
         let mut rma = [records::RmaIov::default(); rules::IOV_LIMIT];
         let mut rma_table = base::Table::NONE;
         let mut n_rma = 0;
@@ -846,14 +839,11 @@ impl<X: QueueExt> EpQueues<X> {
             if kind.is_atomic() {
                 op.atomic = AtomicArgs { datatype: x.atomic_type as u32, op: x.atomic_op as u32, result: x.result, compare: x.compare };
             }
-            if seg_table.is_some() {
-                buf.ext = seg_table.into_parts().0;
-            }
             if inject {
                 // Copy now: the caller may reuse its buffer on return.
                 let l = len as usize;
-                let n = base::copy_from_segs(buf.segs(), &mut X::inject_dst(&mut q.ext, op, i)[..l]);
-                buf.release();
+                let n = base::copy_from_segs(segs, &mut X::inject_dst(&mut q.ext, op, i)[..l]);
+                drop(seg_table);
                 if n != l {
                     op.inject = false;
                     q.drop_slot(true, i);
@@ -861,10 +851,9 @@ impl<X: QueueExt> EpQueues<X> {
                     unreserve(cq);
                     return neg(bindings::EINVAL);
                 }
-                op.buf = Buf::EMPTY;
-                op.buf.len = len;
+                op.buf.describe(&[], base::Table::NONE, len);
             } else {
-                op.buf = buf;
+                op.buf.describe(&x.seg[..nseg.min(rules::IOV_LIMIT)], seg_table, len);
             }
             q.tx_links.push_back(&mut q.tx_pending, i);
             i
@@ -875,28 +864,25 @@ impl<X: QueueExt> EpQueues<X> {
                 unreserve(cq);
                 return neg(bindings::EAGAIN);
             };
-            if seg_table.is_some() {
-                buf.ext = seg_table.into_parts().0;
-            }
             let multi = (flags & rules::F_MULTI_RECV != 0).then(|| MultiRecv::new(len, q.min_multi));
-            q.rx[i] = RxOp {
-                kind,
-                flags,
-                context: x.context as usize,
-                buf,
-                tag: x.tag,
-                ignore: x.ignore,
-                // A directed receive names a peer: its handle without
-                // receive-context bits (messages from any of its
-                // contexts match, as their sources are reported).
-                src: if q.cfg.directed && x.addr != rules::ADDR_ANY { x.addr & q.cfg.addr_mask } else { rules::ADDR_ANY },
-                entry,
-                multi,
-                filling: false,
-                cancelled: false,
-                extra,
-                ep_cntr: !deferred,
-            };
+            // Field by field, as for a transmit: no whole slot is copied.
+            let op = &mut q.rx[i];
+            op.kind = kind;
+            op.flags = flags;
+            op.context = x.context as usize;
+            op.buf.describe(&x.seg[..nseg.min(rules::IOV_LIMIT)], seg_table, len);
+            op.tag = x.tag;
+            op.ignore = x.ignore;
+            // A directed receive names a peer: its handle without
+            // receive-context bits (messages from any of its contexts
+            // match, as their sources are reported).
+            op.src = if q.cfg.directed && x.addr != rules::ADDR_ANY { x.addr & q.cfg.addr_mask } else { rules::ADDR_ANY };
+            op.entry = entry;
+            op.multi = multi;
+            op.filling = false;
+            op.cancelled = false;
+            op.extra = extra;
+            op.ep_cntr = !deferred;
             if kind.is_tagged() {
                 q.rx_links.push_back(&mut q.rx_tag, i);
                 // (Moved once more if the provider refuses the post: a

@@ -58,6 +58,28 @@ impl Buf {
         unsafe { core::slice::from_raw_parts(self.ext, self.nseg) }
     }
 
+    /// Describes a slot's buffer of `len` bytes: the segments of `table`
+    /// if it holds any (the buffer takes it over, see [`Buf::release`]),
+    /// else `segs` (copied; at most [`rules::IOV_LIMIT`]). Entries past
+    /// the count are left as they are: nothing reads them.
+    #[inline(always)]
+    pub(crate) fn describe(&mut self, segs: &[Seg], table: base::Table<Seg>, len: u64) {
+        self.len = len;
+        if table.is_some() {
+            let (ext, n) = table.into_parts();
+            self.ext = ext;
+            self.nseg = n;
+        } else {
+            // (A loop: `copy_from_slice`'s length check ends in a panic
+            // path objtool reports as falling through.)
+            for (d, s) in self.segs.iter_mut().zip(segs) {
+                *d = *s;
+            }
+            self.ext = core::ptr::null_mut();
+            self.nseg = segs.len().min(rules::IOV_LIMIT);
+        }
+    }
+
     /// Frees the `ext` table of a slot's buffer (the slot is being freed).
     pub(crate) fn release(&mut self) {
         if !self.ext.is_null() {
