@@ -17,6 +17,14 @@
  * the server's N endpoints accepted from a passive endpoint, all bound
  * to the one receive CQ. T runs from the start of the senders to the
  * last receive. Parameters: prov, addr, ep, peers, size, msgs, window.
+ *
+ * MSG endpoints leave flow control to the consumer, and an iWARP queue
+ * pair (siw) has no receiver-not-ready retry: a SEND that finds no
+ * receive posted breaks the connection. So with ep=msg a sender only
+ * sends into a receive its server has posted: it starts with the
+ * receives posted before the accept and gains one each time the server
+ * reposts one of its connection's (a counter in memory shared with the
+ * server thread: the credits an application would send back).
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -73,6 +81,8 @@ struct client {
 	struct task_struct *task;
 	void *buf;
 	int n, err;
+	/* ep=msg: receives the server has posted for this sender so far */
+	atomic_t credits;
 };
 
 struct bench {
@@ -224,10 +234,22 @@ static int msg_accept(struct bench *b, struct client *c, int k)
 	r = r ?: kfi_enable(b->sep[k]);
 	for (j = 0; !r && j < per; j++)
 		r = recv_post(b, b->sep[k], k * per + j);
+	atomic_set(&c->credits, per);
 	r = r ?: kfi_accept(b->sep[k], NULL, 0);
 	r = r ?: eq_wait(b->seq, KFI_CONNECTED, NULL);
 	r = r ?: eq_wait(c->eq, KFI_CONNECTED, NULL);
 	kfi_freeinfo(req);
+	return r;
+}
+
+/* A CQ read failed: says why (its error entry for -KFI_EAVAIL). */
+static int cq_failed(struct kfid_cq *cq, const char *who, int r)
+{
+	struct kfi_cq_err_entry ee = {};
+
+	if (r == -KFI_EAVAIL && kfi_cq_readerr(cq, &ee, 0) == 1)
+		pr_err("kfi_rdm_bench: %s: error entry: err %d prov_errno %d len %zu\n",
+		       who, ee.err, ee.prov_errno, ee.len);
 	return r;
 }
 
@@ -241,8 +263,9 @@ static int sender(void *arg)
 
 	atomic_inc(&b->ready);
 	wait_for_completion(&b->go);
-	while (done < c->n) {
-		while (sent < c->n && sent - done < window) {
+	while (done < c->n && !kthread_should_stop()) {
+		while (sent < c->n && sent - done < window &&
+		       (b->rdm || sent < atomic_read_acquire(&c->credits))) {
 			r = kfi_send(c->ep, c->buf, size, NULL, to, NULL);
 			if (r == -EAGAIN)
 				break;
@@ -258,7 +281,7 @@ static int sender(void *arg)
 		else if (r == -EAGAIN)
 			cond_resched();
 		else {
-			c->err = r;
+			c->err = cq_failed(c->cq, "sender", r);
 			break;
 		}
 	}
@@ -284,7 +307,7 @@ static int serve(struct bench *b)
 			continue;
 		}
 		if (r < 0)
-			return r;
+			return cq_failed(b->rcq, "server", r);
 		/*
 		 * every receive goes back (those left over are flushed at
 		 * the close)
@@ -296,6 +319,8 @@ static int serve(struct bench *b)
 
 			if (rr)
 				return rr;
+			if (!b->rdm)
+				atomic_inc_return_release(&b->c[i / per].credits);
 		}
 		got += r;
 	}
