@@ -330,9 +330,7 @@ impl Ep {
             cfg.tagged_rma = true;
             let bits = av.rx_ctx_bits();
             cfg.addr_mask = if bits == 0 { u64::MAX } else { u64::MAX >> bits };
-            // SAFETY: the domain outlives its counted endpoints.
-            let iwarp = unsafe { (*self.domain).dev().iwarp() };
-            let prep = Prepared { wrs: None, conn: core::ptr::null(), qp: false, iwarp, soft: None };
+            let prep = Prepared { wrs: None, conn: core::ptr::null(), qp: false, iwarp: false, soft: None };
             self.data.enable(cfg, prep)
         })?;
         *self.rdm.lock() = Some(m);

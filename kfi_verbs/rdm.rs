@@ -43,10 +43,8 @@
 //! connection once it moved the packets that came before it, and posts
 //! the lane's transmits when a connection event allowed them
 //! (`ProvRdm::flow` runs under the queue lock and only queues it).
-//! Completions (softirq, or a polling reader's `poll_lanes` with bottom
-//! halves off) take `VConn::s` (BH spinlock), then, released, the queue
-//! lock: a connection is never polled for completions under `q`. Lock
-//! order:
+//! Completions (softirq) take `VConn::s` (BH spinlock), then, released,
+//! the queue lock. Lock order:
 //! handler mutex, map's `st`, `VConn::rx`, queue lock `q`, `VConn::s`,
 //! the connection's post lock.
 
@@ -817,69 +815,6 @@ pub(crate) fn kick_lanes(q: &Queues<VerbsExt>) {
             c.kick();
         }
         l += 1;
-    }
-}
-
-/// Connections a polling CQ read handles on an RDM endpoint: the first
-/// lanes' that have one, in lane order (a stable set: a connection left
-/// busy but skipped would wait for its timer); the others stay with the
-/// softirq poller.
-const POLL_CONNS: usize = 16;
-
-/// A polling CQ read on an RDM endpoint over iWARP
-/// (`VerbsProgress::poll`), as a MSG endpoint's read does its one queue
-/// pair: up to `budget` completions of each of the first [`POLL_CONNS`]
-/// lanes' connections are handled in the reader's context
-/// (`Conn::poll`), so send completions and their CQ entries no longer
-/// wait for the completion softirq, which siw raises from its transmit
-/// thread, to be run by `ksoftirqd` a tick later (3.4 ms per small
-/// message before; 176 µs after). Received packets still go to the
-/// connection's work item. `busy` false (the reader is about to sleep):
-/// every lane's connection goes back to the softirq poller.
-///
-/// Not on InfiniBand or RoCE devices: there the completions already come
-/// in softirq context, and with more senders than CPUs (rxe, 4 and 16
-/// senders on 2 CPUs) a connection whose reader is preempted kept its
-/// completions until the busy timer (2 jiffies): 2.5–3.5× fewer messages
-/// per second, measured. Any context but hard interrupts; the
-/// connections are polled with `q` released (their completions take
-/// it).
-pub(crate) fn poll_lanes(d: &EpData, budget: u32, busy: bool) {
-    let mut conns: [Option<Arc<VConn>>; POLL_CONNS] = core::array::from_fn(|_| None);
-    {
-        let g = d.q.lock();
-        if !g.ext.iwarp {
-            return;
-        }
-        let (mut l, mut n) = (0, 0);
-        while let Some(x) = g.ext.peers.lane(l) {
-            if let Some(c) = &x.conn {
-                if !busy {
-                    // Hands the events back; runs no completion (safe
-                    // under `q`).
-                    c.conn.poll(0, false);
-                } else if n < POLL_CONNS {
-                    conns[n] = Some(c.clone());
-                    n += 1;
-                }
-            }
-            l += 1;
-        }
-    }
-    for c in conns.into_iter().flatten() {
-        c.conn.poll(budget, true);
-        release(c);
-    }
-}
-
-/// Drops a reference a polling reader took: if it is the last one (the
-/// map let the connection go meanwhile), the connection's own work item
-/// drops it, in process context — closing a connection sleeps, and a
-/// reader may be in softirq context. The map stops a connection before
-/// it lets it go, so that run only returns (`VConn::run`).
-fn release(c: Arc<VConn>) {
-    if let Some(u) = c.into_unique_or_drop() {
-        base::enqueue_on(None, Arc::<VConn>::from(u));
     }
 }
 

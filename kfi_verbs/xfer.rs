@@ -274,10 +274,8 @@ pub(crate) struct VerbsExt {
     /// request holds): it goes to the receive queue when that completes,
     /// and later receives wait on `rx_msg` behind it (`qp` is false).
     rx_hold: Option<usize>,
-    /// An iWARP device: no immediate data (a MSG endpoint refuses
-    /// `KFI_REMOTE_CQ_DATA`), and an RDM endpoint's polling reads handle
-    /// its lanes' completions (`rdm::poll_lanes`).
-    pub(crate) iwarp: bool,
+    /// No immediate data: `KFI_REMOTE_CQ_DATA` is refused.
+    iwarp: bool,
     /// Soft mode (`None`: direct mode).
     pub(crate) soft: Option<KBox<SoftTx>>,
     /// An RDM endpoint's lanes (`rdm.rs`, `util::peers`; a MSG
@@ -564,9 +562,8 @@ const READ_BUDGET: u32 = 16;
 /// kicks the receive work.
 pub(crate) struct VerbsProgress<'a> {
     ep: &'a EpData,
-    /// `None`: an RDM endpoint's (a polling read handles its lanes'
-    /// connections on iWARP, `rdm::poll_lanes`; a read that frees room
-    /// kicks them).
+    /// `None`: an RDM endpoint's (its connections' completions come
+    /// through the softirq poller; a read that frees room kicks them).
     conn: Option<&'a Conn>,
     /// No CQ of the endpoint has a completion handler (`Config::quiet`):
     /// only then do completions come in the reader's call.
@@ -577,16 +574,10 @@ pub(crate) struct VerbsProgress<'a> {
 
 impl crate::util::cq::ProgressRef for VerbsProgress<'_> {
     fn poll(&self, polling: bool) -> bool {
-        if !self.quiet {
+        let (true, Some(conn)) = (self.quiet, self.conn) else {
             return false;
-        }
-        match self.conn {
-            Some(conn) => {
-                conn.poll(READ_BUDGET, polling);
-            }
-            // RDM: its lanes' connections (on iWARP).
-            None => crate::rdm::poll_lanes(self.ep, READ_BUDGET, polling),
-        }
+        };
+        conn.poll(READ_BUDGET, polling);
         // Busy polling: the CQ stays marked, so that a blocking read after
         // these hands the queue pair's completions back to the softirq
         // poller (`Conn::poll` with `busy` false) before it sleeps.
