@@ -629,23 +629,18 @@ static void *kfi_util_segs_flat(const struct kfi_util_seg *segs, int n,
 	return NULL;
 }
 
-/* Copies between @buf and the bytes of @segs after @skip, either way. */
-static size_t kfi_util_segs_copy(const struct kfi_util_seg *segs, int n,
-				 size_t skip, void *buf, size_t len, bool to_segs)
+/*
+ * kfi_util_segs_copy() through an iov_iter over the segments. Not inlined:
+ * its large frame (the iterator's vectors) stays off the common path.
+ */
+static noinline size_t kfi_util_segs_copy_iter(const struct kfi_util_seg *segs,
+					       int n, size_t skip, void *buf,
+					       size_t len, bool to_segs)
 {
 	struct kfi_util_vecs v __uninitialized;
 	struct iov_iter it;
 	size_t done = 0, total, got;
-	char *flat = kfi_util_segs_flat(segs, n, skip, len);
 
-	if (flat) {
-		/* what copy_to_iter()/copy_from_iter() do for a kvec */
-		if (to_segs)
-			memcpy(flat, buf, len);
-		else
-			memcpy(buf, flat, len);
-		return len;
-	}
 	while (done < len) {
 		total = kfi_util_segs_iter(&it, to_segs ? ITER_DEST : ITER_SOURCE,
 					   &v, segs, n, skip + done, len - done);
@@ -658,6 +653,22 @@ static size_t kfi_util_segs_copy(const struct kfi_util_seg *segs, int n,
 			break;
 	}
 	return done;
+}
+
+/* Copies between @buf and the bytes of @segs after @skip, either way. */
+static size_t kfi_util_segs_copy(const struct kfi_util_seg *segs, int n,
+				 size_t skip, void *buf, size_t len, bool to_segs)
+{
+	char *flat = kfi_util_segs_flat(segs, n, skip, len);
+
+	if (!flat)
+		return kfi_util_segs_copy_iter(segs, n, skip, buf, len, to_segs);
+	/* what copy_to_iter()/copy_from_iter() do for a kvec */
+	if (to_segs)
+		memcpy(flat, buf, len);
+	else
+		memcpy(buf, flat, len);
+	return len;
 }
 
 /**
