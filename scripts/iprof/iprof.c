@@ -10,10 +10,11 @@
  * difference of two snapshots is exactly what ran between the markers, on
  * all vCPUs. A kernel block's count is an atomic add in a callback: with
  * MTTCG the vCPU threads run the same translated blocks at once, and the
- * plugin API's inline add (not atomic) loses increments then — 20 % of
- * memcpy's loop when client and server copied at once (1 MiB ping-pong). Under TCG, time follows executed blocks and instructions far
- * more than on hardware, and unlike time they do not depend on the load
- * of the host: this is the measure to compare code changes with.
+ * plugin API's inline add (not atomic) loses increments then (20 % of
+ * memcpy's loop when client and server copied at once, 1 MiB ping-pong).
+ * Under TCG, time follows executed blocks and instructions far more than
+ * on hardware, and unlike time they do not depend on the load of the
+ * host: this is the measure to compare code changes with.
  *
  * Declarations of the QEMU plugin API, version 1 (QEMU 7.2); loaded with
  * -plugin file=libiprof.so,out=PATH.
